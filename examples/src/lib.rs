@@ -1,0 +1,2 @@
+//! Runnable programs a fusion user copies from; run them with
+//! `cargo run -p examples --example <name>`.

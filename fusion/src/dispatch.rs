@@ -1,0 +1,504 @@
+//! Discriminated action dispatch (SPEC section 3): routing an argument object to an action,
+//! the routing errors, the flat input schema, and panic containment.
+
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::task::Poll;
+
+use serde_json::{Map, Value, json};
+
+use serde::de::DeserializeOwned;
+
+use crate::code::ErrorCode;
+use crate::error::ToolError;
+use crate::response::ToolResponse;
+use crate::tool::ToolDefinition;
+use crate::validation::{ArgumentValidator, SchemaError};
+
+/// Everything a tool needs per call, built once from its definition: the router and one
+/// compiled argument validator per action. Generated `Tool::call` implementations keep one in
+/// a `OnceLock`.
+#[derive(Debug)]
+pub struct ToolRuntime {
+    router: Router,
+    validators: Vec<ArgumentValidator>,
+}
+
+impl ToolRuntime {
+    /// Compiles the validators of every action of `definition`.
+    ///
+    /// # Errors
+    /// [`SchemaError`] when an action's input schema does not compile (a bug in the arguments
+    /// type's `JsonSchema` impl, reported at the first call rather than on every call).
+    pub fn new(definition: &ToolDefinition) -> Result<ToolRuntime, SchemaError> {
+        let validators = definition
+            .actions
+            .iter()
+            .map(|action| {
+                let schema = Value::Object(action.input_schema.clone());
+                let validator =
+                    ArgumentValidator::new(definition.qualified_name(&action.name), &schema)?;
+                Ok(action
+                    .secret_fields
+                    .iter()
+                    .fold(validator, |v, path| v.secret(path.as_str())))
+            })
+            .collect::<Result<_, SchemaError>>()?;
+        Ok(ToolRuntime {
+            router: Router::new(definition),
+            validators,
+        })
+    }
+
+    /// The router.
+    pub fn router(&self) -> &Router {
+        &self.router
+    }
+
+    /// Routes `arguments` to an action index (see [`Router::route`]); a routing error comes
+    /// back as the response to send.
+    pub fn route(&self, arguments: &mut Map<String, Value>) -> Result<usize, ToolResponse> {
+        self.router.route(arguments).map_err(ToolResponse::error)
+    }
+
+    /// Validates the arguments of action `index` and deserializes them into `T`, running
+    /// `rules` (the `validator` rules, when `T` has them) on the result. Every problem of all
+    /// three kinds comes back in one `<validation_error>` response.
+    pub fn parse<T, F>(
+        &self,
+        index: usize,
+        arguments: Map<String, Value>,
+        rules: F,
+    ) -> Result<T, ToolResponse>
+    where
+        T: DeserializeOwned,
+        F: FnOnce(&T) -> Option<validator::ValidationErrors>,
+    {
+        self.validators[index]
+            .parse_with(&Value::Object(arguments), rules)
+            .map_err(ToolResponse::validation)
+    }
+
+    /// Checks that an action without an arguments parameter received no arguments (beyond
+    /// the discriminator).
+    pub fn parse_none(
+        &self,
+        index: usize,
+        arguments: Map<String, Value>,
+    ) -> Result<(), ToolResponse> {
+        if arguments.is_empty() {
+            return Ok(());
+        }
+        let problems = self.validators[index].check(&Value::Object(arguments));
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(ToolResponse::validation(problems))
+        }
+    }
+}
+
+/// Routes argument objects of one tool to its actions. Built once per tool.
+#[derive(Clone, Debug)]
+pub struct Router {
+    tool: String,
+    discriminator: Option<String>,
+    actions: Vec<String>,
+    available: Vec<String>,
+}
+
+impl Router {
+    /// A router for `definition`, listing available actions as `tool.action`.
+    pub fn new(definition: &ToolDefinition) -> Router {
+        Router {
+            tool: definition.name.clone(),
+            discriminator: definition.discriminator.clone(),
+            actions: definition.actions.iter().map(|a| a.name.clone()).collect(),
+            available: definition
+                .actions
+                .iter()
+                .map(|a| definition.qualified_name(&a.name))
+                .collect(),
+        }
+    }
+
+    /// Lists available actions under other names (the flat exposition's `tool_action`).
+    pub fn with_available_actions(mut self, names: Vec<String>) -> Router {
+        self.available = names;
+        self
+    }
+
+    /// The available actions as the model should name them, in declaration order.
+    pub fn available_actions(&self) -> &[String] {
+        &self.available
+    }
+
+    /// Picks the action named by the discriminator and removes the discriminator from
+    /// `arguments`, so the rest can be validated as the action's own arguments. A
+    /// single-function tool always routes to its only action.
+    ///
+    /// # Errors
+    /// `MISSING_DISCRIMINATOR` when the field is absent, `null` or empty; `UNKNOWN_ACTION`
+    /// (with a "did you mean" when a name is close) for any other value that names no action,
+    /// non-strings included. Both list the available actions.
+    pub fn route(&self, arguments: &mut Map<String, Value>) -> Result<usize, ToolError> {
+        let Some(field) = &self.discriminator else {
+            return Ok(0);
+        };
+        let value = arguments.remove(field).unwrap_or(Value::Null);
+        match &value {
+            Value::Null => Err(self.missing(field)),
+            Value::String(s) if s.is_empty() => Err(self.missing(field)),
+            Value::String(s) => match self.actions.iter().position(|a| a == s) {
+                Some(index) => Ok(index),
+                None => Err(self.unknown(field, &format!("'{s}'"), Some(s))),
+            },
+            other => Err(self.unknown(
+                field,
+                &format!(
+                    "{} ({})",
+                    type_name(other),
+                    crate::validation::sent_value(other)
+                ),
+                None,
+            )),
+        }
+    }
+
+    fn missing(&self, field: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::MissingDiscriminator,
+            format!(
+                "The tool '{}' needs the argument '{field}' naming the action to run.",
+                self.tool
+            ),
+        )
+        .suggest(format!(
+            "Call '{}' again with '{field}' set to one of the available actions.",
+            self.tool
+        ))
+        .actions(self.available.iter().cloned())
+    }
+
+    fn unknown(&self, field: &str, sent: &str, name: Option<&str>) -> ToolError {
+        let closest = name.and_then(|n| closest(n, &self.actions));
+        let message = match name {
+            Some(_) => format!("The tool '{}' has no action {sent}.", self.tool),
+            None => format!(
+                "The argument '{field}' must be a string naming an action; you sent a {sent}."
+            ),
+        };
+        let recovery = match closest {
+            Some(near) => format!(
+                "Did you mean '{near}'? Call '{}' again with '{field}' set to one of the available actions.",
+                self.tool
+            ),
+            None => format!(
+                "Call '{}' again with '{field}' set to one of the available actions.",
+                self.tool
+            ),
+        };
+        ToolError::new(ErrorCode::UnknownAction, message)
+            .suggest(recovery)
+            .actions(self.available.iter().cloned())
+    }
+}
+
+/// The JSON type name of a value, as messages say it.
+pub(crate) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The candidate closest to `name` by Jaro-Winkler similarity, when close enough to be a
+/// plausible typo (similarity at least 0.8, or one contains the other).
+pub(crate) fn closest<'a>(name: &str, candidates: &'a [String]) -> Option<&'a str> {
+    let lower = name.to_lowercase();
+    candidates
+        .iter()
+        .map(|c| (c, strsim::jaro_winkler(&lower, &c.to_lowercase())))
+        .filter(|(c, score)| *score >= 0.8 || (!lower.is_empty() && c.contains(lower.as_str())))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(c, _)| c.as_str())
+}
+
+/// The flat input schema of a tool (SPEC section 3): one object with the discriminator as a
+/// string `enum`, the union of all actions' fields (each field's description says which
+/// actions use it and where it is required) and `required: [discriminator]`. Never a
+/// top-level `oneOf`/`anyOf`/`allOf`. A single-function tool gets its action's schema.
+pub fn flat_input_schema(definition: &ToolDefinition) -> Map<String, Value> {
+    let Some(discriminator) = &definition.discriminator else {
+        let mut schema = definition
+            .actions
+            .first()
+            .map(|a| a.input_schema.clone())
+            .unwrap_or_default();
+        schema.remove("$schema");
+        schema.remove("title");
+        schema.insert("type".into(), "object".into());
+        return schema;
+    };
+
+    let mut properties = Map::new();
+    let mut defs = Map::new();
+    // For each field: the schemas seen and, per action, whether it is required there.
+    let mut users: Vec<(String, Vec<(String, bool)>)> = Vec::new();
+    for action in &definition.actions {
+        let required: Vec<&str> = action
+            .input_schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if let Some(Value::Object(props)) = action.input_schema.get("properties") {
+            for (field, schema) in props {
+                match properties.get_mut(field) {
+                    None => {
+                        properties.insert(field.clone(), schema.clone());
+                    }
+                    Some(existing) if existing != schema => merge_alternative(existing, schema),
+                    Some(_) => {}
+                }
+                let is_required = required.contains(&field.as_str());
+                match users.iter_mut().find(|(f, _)| f == field) {
+                    Some((_, list)) => list.push((action.name.clone(), is_required)),
+                    None => users.push((field.clone(), vec![(action.name.clone(), is_required)])),
+                }
+            }
+        }
+        for key in ["$defs", "definitions"] {
+            if let Some(Value::Object(d)) = action.input_schema.get(key) {
+                for (name, def) in d {
+                    defs.entry(name.clone()).or_insert_with(|| def.clone());
+                }
+            }
+        }
+    }
+    for (field, list) in &users {
+        let used_by = list
+            .iter()
+            .map(|(a, req)| {
+                if *req {
+                    format!("{a} (required)")
+                } else {
+                    a.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        if let Some(Value::Object(schema)) = properties.get_mut(field) {
+            let note = format!("Used by: {used_by}.");
+            let description = match schema.get("description").and_then(Value::as_str) {
+                Some(d) if !d.is_empty() => format!("{d} {note}"),
+                _ => note,
+            };
+            schema.insert("description".into(), description.into());
+        }
+    }
+
+    let names: Vec<&str> = definition.actions.iter().map(|a| a.name.as_str()).collect();
+    let action_docs = definition
+        .actions
+        .iter()
+        .map(|a| format!("'{}': {}", a.name, first_line(&a.description)))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut all = Map::new();
+    all.insert(
+        discriminator.clone(),
+        json!({
+            "type": "string",
+            "enum": names,
+            "description": format!("The action to run. {action_docs}"),
+        }),
+    );
+    all.extend(properties);
+
+    let mut schema = Map::new();
+    schema.insert("type".into(), "object".into());
+    schema.insert("properties".into(), Value::Object(all));
+    schema.insert("required".into(), json!([discriminator]));
+    if !defs.is_empty() {
+        schema.insert("$defs".into(), Value::Object(defs));
+    }
+    schema
+}
+
+/// Two actions declare one field with different schemas: accept either (a nested `anyOf`,
+/// which LLM APIs allow below the top level).
+fn merge_alternative(existing: &mut Value, other: &Value) {
+    let only_any_of = existing.as_object().is_some_and(|o| o.len() == 1);
+    if let Some(Value::Array(alternatives)) = existing.get_mut("anyOf")
+        && only_any_of
+    {
+        if !alternatives.contains(other) {
+            alternatives.push(other.clone());
+        }
+        return;
+    }
+    *existing = json!({ "anyOf": [existing.clone(), other.clone()] });
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("").trim()
+}
+
+/// Runs `future`, turning a panic in any poll into an `INTERNAL_ERROR` response (the panic
+/// message is logged with the error id, never shown). The server keeps serving.
+pub async fn catch_panics<F>(future: F) -> ToolResponse
+where
+    F: Future<Output = ToolResponse>,
+{
+    let mut future = std::pin::pin!(future);
+    std::future::poll_fn(move |cx| {
+        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(poll) => poll,
+            Err(payload) => Poll::Ready(ToolResponse::error(ToolError::from_panic(&*payload))),
+        }
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::{ActionDefinition, Annotations};
+
+    fn action(name: &str, schema: Value) -> ActionDefinition {
+        ActionDefinition {
+            name: name.into(),
+            description: format!("Does {name}.\nMore text."),
+            input_schema: schema.as_object().unwrap().clone(),
+            annotations: Annotations::default(),
+            errors: Vec::new(),
+            secret_fields: Vec::new(),
+        }
+    }
+
+    fn billing() -> ToolDefinition {
+        ToolDefinition {
+            name: "billing".into(),
+            description: "Invoices.".into(),
+            discriminator: Some("action".into()),
+            actions: vec![
+                action(
+                    "list_invoices",
+                    json!({"type": "object", "properties": {"limit": {"type": "integer"}}}),
+                ),
+                action(
+                    "get_invoice",
+                    json!({"type": "object", "properties": {"id": {"type": "string", "description": "Invoice ID."}, "limit": {"type": "string"}}, "required": ["id"]}),
+                ),
+            ],
+        }
+    }
+
+    #[test]
+    fn routes_and_strips_the_discriminator() {
+        let router = Router::new(&billing());
+        let mut args = json!({"action": "get_invoice", "id": "inv_1"})
+            .as_object()
+            .unwrap()
+            .clone();
+        assert_eq!(router.route(&mut args).unwrap(), 1);
+        assert_eq!(Value::Object(args), json!({"id": "inv_1"}));
+    }
+
+    #[test]
+    fn routing_errors_list_available_actions() {
+        let router = Router::new(&billing());
+        for sent in [json!({}), json!({"action": null}), json!({"action": ""})] {
+            let err = router
+                .route(&mut sent.as_object().unwrap().clone())
+                .unwrap_err();
+            assert_eq!(*err.code(), ErrorCode::MissingDiscriminator, "{sent}");
+            assert_eq!(
+                err.available_actions(),
+                ["billing.list_invoices", "billing.get_invoice"]
+            );
+        }
+        let err = router
+            .route(
+                &mut json!({"action": "list_invoice"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            )
+            .unwrap_err();
+        assert_eq!(*err.code(), ErrorCode::UnknownAction);
+        assert!(
+            err.recovery()
+                .unwrap()
+                .starts_with("Did you mean 'list_invoices'?")
+        );
+        let err = router
+            .route(&mut json!({"action": 42}).as_object().unwrap().clone())
+            .unwrap_err();
+        assert_eq!(*err.code(), ErrorCode::UnknownAction);
+        assert!(err.message().contains("number"), "{}", err.message());
+    }
+
+    #[test]
+    fn closest_needs_a_plausible_typo() {
+        let names = vec!["list_invoices".to_owned(), "refund".to_owned()];
+        assert_eq!(closest("list_invoce", &names), Some("list_invoices"));
+        assert_eq!(closest("REFUND", &names), Some("refund"));
+        assert_eq!(closest("xyzzy", &names), None);
+    }
+
+    #[test]
+    fn flat_schema_is_one_object_with_the_union_of_fields() {
+        let schema = flat_input_schema(&billing());
+        for combinator in ["oneOf", "anyOf", "allOf"] {
+            assert!(!schema.contains_key(combinator));
+        }
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["required"], json!(["action"]));
+        let props = schema["properties"].as_object().unwrap();
+        assert_eq!(
+            props["action"]["enum"],
+            json!(["list_invoices", "get_invoice"])
+        );
+        assert_eq!(
+            props["id"]["description"],
+            "Invoice ID. Used by: get_invoice (required)."
+        );
+        // Declared differently by two actions: either is accepted.
+        assert_eq!(
+            props["limit"]["anyOf"],
+            json!([{"type": "integer"}, {"type": "string"}])
+        );
+        assert_eq!(
+            props["limit"]["description"],
+            "Used by: list_invoices, get_invoice."
+        );
+    }
+
+    #[test]
+    fn panics_become_internal_errors() {
+        let response = block_on(catch_panics(async {
+            panic!("boom");
+        }));
+        assert_eq!(
+            response.tool_error().unwrap().code(),
+            &ErrorCode::InternalError
+        );
+    }
+
+    /// Polls a future that never waits to completion (enough for these tests, no runtime).
+    fn block_on<F: Future>(future: F) -> F::Output {
+        let mut future = std::pin::pin!(future);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        loop {
+            if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+                return out;
+            }
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! Errors without a contract: `anyhow` errors, boxed `std::error::Error`s and panics become
+//! `INTERNAL_ERROR` envelopes whose cause goes to the log, never to the model.
+//!
+//! SPEC section 1, "Throwing versus returning": the model sees a fixed message, a recovery that
+//! says not to retry blindly and an error id (the `errorId` detail); the server log
+//! (`tracing`, target `fusion::internal`, level `ERROR`) gets the same id and the whole error
+//! chain. Connection strings, paths and stack traces stay on the server.
+//!
+//! A [`ToolError`] that travelled inside an `anyhow::Error` or a `Box<dyn Error>` is recovered
+//! intact: code, severity and every section survive the trip.
+//!
+//! ```
+//! use fusion::{ErrorCode, ToolError};
+//!
+//! let cause = anyhow::anyhow!("connect postgres://admin:hunter2@db/ledger: refused");
+//! let err = ToolError::from(cause);
+//! assert_eq!(*err.code(), ErrorCode::InternalError);
+//! assert!(!err.to_xml().contains("hunter2"));
+//! assert!(err.detail_value("errorId").unwrap().starts_with("err_"));
+//!
+//! // A contract error wrapped in anyhow comes back as it was.
+//! let wrapped = anyhow::Error::new(ToolError::not_found("No such invoice"));
+//! assert_eq!(*ToolError::from(wrapped).code(), ErrorCode::NotFound);
+//! ```
+
+use std::any::Any;
+use std::error::Error;
+use std::fmt::Write as _;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::code::{ErrorCategory, ErrorCode};
+use crate::error::ToolError;
+
+/// The message the model sees for every error without a contract.
+pub const MESSAGE: &str = "The server hit an unexpected internal error.";
+
+/// The recovery the model sees for every error without a contract.
+pub const RECOVERY: &str = "Do not retry this call blindly. Tell the user the action failed \
+     and quote the errorId detail, or try a different action.";
+
+/// The detail key that carries the error id.
+pub const ERROR_ID_KEY: &str = "errorId";
+
+/// A fresh error id: `err_` and 16 lowercase hex digits, unique within the process and
+/// unpredictable across processes (the hash of a counter under a randomly keyed hasher).
+pub fn new_error_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    format!("err_{:016x}", hasher.finish())
+}
+
+/// Builds the envelope the model sees and logs `cause` with the same id.
+fn contractless(kind: &'static str, cause: &str) -> ToolError {
+    let id = new_error_id();
+    tracing::error!(
+        target: "fusion::internal",
+        error_id = %id,
+        kind,
+        cause,
+        "tool call failed with an error that has no contract"
+    );
+    ToolError::new(ErrorCode::InternalError, MESSAGE)
+        .suggest(RECOVERY)
+        .category(ErrorCategory::Unknown)
+        .retryable(false)
+        .detail(ERROR_ID_KEY, id)
+}
+
+/// The error and all its sources, joined by `": "` (the `anyhow` `{:#}` form).
+fn chain(err: &(dyn Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let _ = write!(text, ": {cause}");
+        source = cause.source();
+    }
+    text
+}
+
+impl ToolError {
+    /// `INTERNAL_ERROR` for any error without a contract; the chain is logged with the id.
+    ///
+    /// If `err` is itself a [`ToolError`], it is returned unchanged (cloned).
+    pub fn from_internal(err: &(dyn Error + 'static)) -> ToolError {
+        match err.downcast_ref::<ToolError>() {
+            Some(contract) => contract.clone(),
+            None => contractless("error", &chain(err)),
+        }
+    }
+
+    /// `INTERNAL_ERROR` for a caught panic (the payload of
+    /// [`std::panic::catch_unwind`]); the panic message is logged with the id.
+    pub fn from_panic(payload: &(dyn Any + Send)) -> ToolError {
+        let message = payload
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("a panic payload that is not a string");
+        contractless("panic", message)
+    }
+}
+
+/// `INTERNAL_ERROR` for a value that only implements `Display` (a `#[tool_error(internal)]`
+/// variant of a type that is not a `std::error::Error`); the text is logged with the id.
+pub fn from_display(value: &dyn std::fmt::Display) -> ToolError {
+    contractless("error", &value.to_string())
+}
+
+impl From<anyhow::Error> for ToolError {
+    fn from(err: anyhow::Error) -> ToolError {
+        match err.downcast::<ToolError>() {
+            Ok(contract) => contract,
+            Err(err) => contractless("error", &format!("{err:#}")),
+        }
+    }
+}
+
+impl From<Box<dyn Error + Send + Sync>> for ToolError {
+    fn from(err: Box<dyn Error + Send + Sync>) -> ToolError {
+        match err.downcast::<ToolError>() {
+            Ok(contract) => *contract,
+            Err(err) => contractless("error", &chain(&*err)),
+        }
+    }
+}
+
+impl From<Box<dyn Error>> for ToolError {
+    fn from(err: Box<dyn Error>) -> ToolError {
+        match err.downcast::<ToolError>() {
+            Ok(contract) => *contract,
+            Err(err) => contractless("error", &chain(&*err)),
+        }
+    }
+}
+
+impl From<std::io::Error> for ToolError {
+    fn from(err: std::io::Error) -> ToolError {
+        ToolError::from_internal(&err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_distinct_and_well_formed() {
+        let a = new_error_id();
+        let b = new_error_id();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 20);
+        assert!(
+            a[4..]
+                .bytes()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        );
+    }
+
+    #[test]
+    fn boxed_tool_error_survives() {
+        let boxed: Box<dyn Error + Send + Sync> =
+            Box::new(ToolError::rate_limited("slow", 7).critical());
+        let back = ToolError::from(boxed);
+        assert_eq!(*back.code(), ErrorCode::RateLimited);
+        assert_eq!(back.retry_after_secs(), Some(7));
+        assert!(back.detail_value(ERROR_ID_KEY).is_none());
+    }
+
+    #[test]
+    fn chain_joins_sources() {
+        let io = std::io::Error::other("disk full");
+        let outer = anyhow::Error::new(io).context("writing ledger");
+        let inner: &(dyn Error + 'static) = outer.as_ref();
+        assert_eq!(chain(inner), "writing ledger: disk full");
+    }
+
+    #[test]
+    fn panic_payloads_of_both_string_kinds() {
+        let err = ToolError::from_panic(&"boom");
+        assert_eq!(*err.code(), ErrorCode::InternalError);
+        let err = ToolError::from_panic(&String::from("boom"));
+        assert!(!err.is_retryable());
+        assert_eq!(err.error_category(), ErrorCategory::Unknown);
+    }
+}

@@ -1,0 +1,223 @@
+//! `ToolResponse`: the outcome of one MCP tool call, and its conversion into rmcp's
+//! `CallToolResult`.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use rmcp::model::{CallToolResult, ContentBlock, MetaObject};
+
+use crate::error::ToolError;
+use crate::validation::ValidationError;
+
+/// The `_meta` key under which the typed flags travel (SPEC section 1).
+pub const FLAGS_META_KEY: &str = "fusion/error";
+
+/// The outcome of one tool call, as a model and a client will receive it.
+///
+/// Converting it into [`rmcp::model::CallToolResult`] gives (SPEC section 1):
+///
+/// | outcome | `content` | `isError` | `_meta["fusion/error"]` |
+/// |---|---|---|---|
+/// | success | the payload text, then one envelope per warning | `false` | the first warning's flags, if any |
+/// | [`ToolError`] | the `<tool_error>` envelope, then warnings | by severity | the error's flags |
+/// | [`ValidationError`] | the `<validation_error>` envelope | `true` | the validation flags |
+///
+/// `structuredContent` carries the value given to
+/// [`with_structured_content`](ToolResponse::with_structured_content); on error results it
+/// carries the flags only when [`flags_in_structured_content`](ToolResponse::flags_in_structured_content)
+/// is set, because some clients validate `structuredContent` against the tool's `outputSchema`
+/// even on errors.
+///
+/// ```
+/// use fusion::{ToolError, ToolResponse};
+/// use rmcp::model::CallToolResult;
+/// use serde_json::json;
+///
+/// let response = ToolResponse::json(&json!({"invoices": []}))
+///     .with_warning(ToolError::deprecated("Parameter 'limit' is deprecated; use 'page_size'."));
+/// let result = CallToolResult::from(response);
+/// assert_eq!(result.is_error, Some(false));
+/// assert_eq!(result.content.len(), 2);
+/// let flags = &result.meta.unwrap().0["fusion/error"];
+/// assert_eq!(flags["code"], "DEPRECATED");
+/// assert_eq!(flags["isError"], false);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolResponse {
+    outcome: Outcome,
+    warnings: Vec<ToolError>,
+    structured: Option<Value>,
+    flags_in_structured: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Outcome {
+    Success(String),
+    Error(ToolError),
+    Validation(ValidationError),
+}
+
+impl ToolResponse {
+    fn new(outcome: Outcome) -> ToolResponse {
+        ToolResponse {
+            outcome,
+            warnings: Vec::new(),
+            structured: None,
+            flags_in_structured: false,
+        }
+    }
+
+    /// A success whose payload is `text`, verbatim.
+    pub fn text(text: impl Into<String>) -> ToolResponse {
+        ToolResponse::new(Outcome::Success(text.into()))
+    }
+
+    /// A success whose payload is `value` as compact JSON text. If `value` cannot be
+    /// serialized (a map with non-string keys, a failing `Serialize` impl), the response is an
+    /// `INTERNAL_ERROR` and the cause is logged.
+    pub fn json<T: Serialize + ?Sized>(value: &T) -> ToolResponse {
+        match serde_json::to_string(value) {
+            Ok(text) => ToolResponse::text(text),
+            Err(err) => ToolResponse::error(ToolError::from_internal(&err)),
+        }
+    }
+
+    /// A failed (or, for a warning severity, guided) call carrying `error`'s envelope.
+    pub fn error(error: impl Into<ToolError>) -> ToolResponse {
+        ToolResponse::new(Outcome::Error(error.into()))
+    }
+
+    /// A call rejected for invalid arguments.
+    pub fn validation(error: ValidationError) -> ToolResponse {
+        ToolResponse::new(Outcome::Validation(error))
+    }
+
+    /// Adds a warning that rides next to the payload as a further text block. Its severity is
+    /// forced to `warning`, so it can never turn a success into a failure.
+    pub fn with_warning(mut self, warning: ToolError) -> ToolResponse {
+        self.warnings.push(warning.warning());
+        self
+    }
+
+    /// Sets `structuredContent` (for actions that declare an output schema).
+    pub fn with_structured_content(mut self, value: Value) -> ToolResponse {
+        self.structured = Some(value);
+        self
+    }
+
+    /// Copies the flags into `structuredContent` on error results (opt-in server option).
+    pub fn flags_in_structured_content(mut self, enabled: bool) -> ToolResponse {
+        self.flags_in_structured = enabled;
+        self
+    }
+
+    /// The MCP `isError` value: `false` for successes and warning-severity errors.
+    pub fn is_error(&self) -> bool {
+        match &self.outcome {
+            Outcome::Success(_) => false,
+            Outcome::Error(e) => e.is_error(),
+            Outcome::Validation(_) => true,
+        }
+    }
+
+    /// The success payload text, if this is a success.
+    pub fn payload(&self) -> Option<&str> {
+        match &self.outcome {
+            Outcome::Success(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The error, if the outcome is a [`ToolError`].
+    pub fn tool_error(&self) -> Option<&ToolError> {
+        match &self.outcome {
+            Outcome::Error(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The validation error, if the arguments were rejected.
+    pub fn validation_error(&self) -> Option<&ValidationError> {
+        match &self.outcome {
+            Outcome::Validation(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The warnings riding next to the outcome.
+    pub fn warnings(&self) -> &[ToolError] {
+        &self.warnings
+    }
+
+    /// The flags that travel in `_meta["fusion/error"]`: the error's, else the first
+    /// warning's, else `None` for a plain success.
+    pub fn flags(&self) -> Option<Value> {
+        match &self.outcome {
+            Outcome::Error(e) => Some(e.flags()),
+            Outcome::Validation(v) => Some(v.flags()),
+            Outcome::Success(_) => self.warnings.first().map(ToolError::flags),
+        }
+    }
+
+    /// The text blocks of the result, in order: the outcome, then each warning's envelope.
+    pub fn content_texts(&self) -> Vec<String> {
+        let mut texts = Vec::with_capacity(1 + self.warnings.len());
+        texts.push(match &self.outcome {
+            Outcome::Success(text) => text.clone(),
+            Outcome::Error(e) => e.to_xml(),
+            Outcome::Validation(v) => v.to_xml(),
+        });
+        texts.extend(self.warnings.iter().map(ToolError::to_xml));
+        texts
+    }
+}
+
+impl From<ToolError> for ToolResponse {
+    fn from(error: ToolError) -> ToolResponse {
+        ToolResponse::error(error)
+    }
+}
+
+impl From<ValidationError> for ToolResponse {
+    fn from(error: ValidationError) -> ToolResponse {
+        ToolResponse::validation(error)
+    }
+}
+
+impl From<ToolResponse> for CallToolResult {
+    fn from(response: ToolResponse) -> CallToolResult {
+        let is_error = response.is_error();
+        let flags = response.flags();
+        if let Outcome::Error(e) = &response.outcome
+            && e.is_uncategorised()
+        {
+            tracing::warn!(
+                target: "fusion::response",
+                code = e.code().as_str(),
+                "error code has no category; clients will treat it as `unknown`"
+            );
+        }
+        let blocks = response
+            .content_texts()
+            .into_iter()
+            .map(ContentBlock::text)
+            .collect();
+        let mut result = if is_error {
+            CallToolResult::error(blocks)
+        } else {
+            CallToolResult::success(blocks)
+        };
+        let failed = !matches!(response.outcome, Outcome::Success(_));
+        result.structured_content = match (response.structured, &flags) {
+            (Some(value), _) => Some(value),
+            (None, Some(flags)) if failed && response.flags_in_structured => Some(flags.clone()),
+            _ => None,
+        };
+        if let Some(flags) = flags {
+            let mut meta = Map::with_capacity(1);
+            meta.insert(FLAGS_META_KEY.to_owned(), flags);
+            result.meta = Some(MetaObject(meta));
+        }
+        result
+    }
+}

@@ -1,0 +1,224 @@
+//! The `Tool` trait `#[fusion::tool]` implements, the tool and action definitions it reports,
+//! and the request context handed to actions.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::code::{ErrorCategory, ErrorCode, Severity};
+use crate::response::ToolResponse;
+
+/// A boxed, sendable future: what [`Tool::call`] returns.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// An MCP tool whose actions fail well. `#[fusion::tool]` implements it; a server registers
+/// values of implementing types.
+pub trait Tool: Send + Sync + 'static {
+    /// The tool's definition: name, description, discriminator and actions.
+    fn definition(&self) -> ToolDefinition;
+
+    /// Runs one call: `arguments` is the MCP `arguments` object (discriminator included for
+    /// multi-action tools). Every failure, including a panic in the action, comes back as a
+    /// [`ToolResponse`] error; this never panics and never hangs on its own.
+    fn call<'a>(
+        &'a self,
+        arguments: Map<String, Value>,
+        context: RequestContext,
+    ) -> BoxFuture<'a, ToolResponse>;
+}
+
+/// One error an action can produce: its code and the flags it carries. Fed by
+/// `#[derive(ToolErrors)]`; part of the tool's contract (`_meta` and the lockfile).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ErrorContract {
+    /// The code.
+    pub code: ErrorCode,
+    /// The severity the code is produced with.
+    pub severity: Severity,
+    /// The category client code sees.
+    pub category: ErrorCategory,
+    /// Whether an identical retry can succeed.
+    pub retryable: bool,
+}
+
+impl ErrorContract {
+    /// A contract entry with the defaults of SPEC section 1 filled in: the category falls back
+    /// to the code's default (then `unknown`), retryability to the category's default.
+    pub fn new(
+        code: ErrorCode,
+        severity: Severity,
+        category: Option<ErrorCategory>,
+        retryable: Option<bool>,
+    ) -> ErrorContract {
+        let category = category
+            .or_else(|| code.default_category())
+            .unwrap_or(ErrorCategory::Unknown);
+        ErrorContract {
+            retryable: retryable.unwrap_or_else(|| category.is_retryable_by_default()),
+            code,
+            severity,
+            category,
+        }
+    }
+}
+
+/// A domain error type with an error contract: `#[derive(ToolErrors)]` implements it, along
+/// with `From<Self> for ToolError` (SPEC section 8).
+pub trait ToolErrors: Into<crate::ToolError> {
+    /// Every code the type can produce, with its severity, category and retryability, in
+    /// declaration order. Feeds the tool definition and the lockfile.
+    fn error_contracts() -> Vec<ErrorContract>;
+}
+
+/// MCP tool annotations (MCP specification 2025-06-18, "Tool annotations"): hints about an
+/// action's behaviour. `None` leaves the hint unset, so clients apply the MCP defaults
+/// (not read-only, destructive, not idempotent, open world).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Annotations {
+    /// The action does not modify its environment (`readOnlyHint`).
+    pub read_only: Option<bool>,
+    /// The action may perform destructive updates (`destructiveHint`).
+    pub destructive: Option<bool>,
+    /// Calling it repeatedly with the same arguments has no further effect (`idempotentHint`).
+    pub idempotent: Option<bool>,
+    /// The action talks to an open world of external entities (`openWorldHint`).
+    pub open_world: Option<bool>,
+}
+
+/// One action of a tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ActionDefinition {
+    /// The action's name, the discriminator value (`list_invoices`). For a single-function
+    /// tool, the tool's own name.
+    pub name: String,
+    /// What the action does, for the model (from the doc comment or `description = "…"`).
+    pub description: String,
+    /// The JSON Schema of the action's own arguments (an object schema, discriminator
+    /// excluded; `$defs` kept).
+    pub input_schema: Map<String, Value>,
+    /// The behaviour hints.
+    pub annotations: Annotations,
+    /// The errors the action's error type can produce, in declaration order.
+    pub errors: Vec<ErrorContract>,
+    /// Argument paths whose values must never be echoed (`(redacted)` in validation errors).
+    pub secret_fields: Vec<String>,
+}
+
+/// A tool: a name, a description and its actions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolDefinition {
+    /// The MCP tool name (`billing`).
+    pub name: String,
+    /// What the tool is for, for the model.
+    pub description: String,
+    /// The discriminator field naming the action (`action` by default); `None` for a
+    /// single-function tool, whose arguments are the action's arguments.
+    pub discriminator: Option<String>,
+    /// The actions, in declaration order.
+    pub actions: Vec<ActionDefinition>,
+}
+
+impl ToolDefinition {
+    /// The qualified name of an action as models see it: `tool.action`, or `tool` alone for a
+    /// single-function tool (SPEC section 2).
+    pub fn qualified_name(&self, action: &str) -> String {
+        match self.discriminator {
+            Some(_) => format!("{}.{}", self.name, action),
+            None => self.name.clone(),
+        }
+    }
+
+    /// The action named `name`.
+    pub fn action(&self, name: &str) -> Option<&ActionDefinition> {
+        self.actions.iter().find(|a| a.name == name)
+    }
+}
+
+/// Reports progress of a long call to the client (`notifications/progress`): progress so far,
+/// the total when known, and a message.
+pub type ProgressReporter = Arc<dyn Fn(f64, Option<f64>, Option<String>) + Send + Sync>;
+
+/// What an action may know about the request it serves. Take it as a parameter
+/// (`ctx: fusion::RequestContext`) to read request metadata, notice cancellation or report
+/// progress.
+#[derive(Clone, Default)]
+pub struct RequestContext {
+    meta: Map<String, Value>,
+    cancellation: CancellationToken,
+    progress: Option<ProgressReporter>,
+    client: Option<String>,
+}
+
+pub use tokio_util::sync::CancellationToken;
+
+impl RequestContext {
+    /// A context with no metadata, a fresh cancellation token and no progress channel.
+    pub fn new() -> RequestContext {
+        RequestContext::default()
+    }
+
+    /// Sets the request's `_meta` object.
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> RequestContext {
+        self.meta = meta;
+        self
+    }
+
+    /// Sets the token cancelled when the client cancels the request.
+    pub fn with_cancellation(mut self, token: CancellationToken) -> RequestContext {
+        self.cancellation = token;
+        self
+    }
+
+    /// Sets where progress reports go.
+    pub fn with_progress(mut self, reporter: ProgressReporter) -> RequestContext {
+        self.progress = Some(reporter);
+        self
+    }
+
+    /// Sets the identity of the calling client (used as a rate-limit key, never echoed).
+    pub fn with_client(mut self, client: impl Into<String>) -> RequestContext {
+        self.client = Some(client.into());
+        self
+    }
+
+    /// The request's `_meta` object (empty when the client sent none).
+    pub fn meta(&self) -> &Map<String, Value> {
+        &self.meta
+    }
+
+    /// The cancellation token of this request.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// Whether the client has cancelled this request.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+
+    /// The calling client's identity, when the transport knows it.
+    pub fn client(&self) -> Option<&str> {
+        self.client.as_deref()
+    }
+
+    /// Reports progress; does nothing when the client asked for no progress.
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(report) = &self.progress {
+            report(progress, total, message.map(str::to_owned));
+        }
+    }
+}
+
+impl fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("meta", &self.meta)
+            .field("cancelled", &self.is_cancelled())
+            .field("progress", &self.progress.is_some())
+            .field("client", &self.client)
+            .finish()
+    }
+}

@@ -1,0 +1,154 @@
+//! Deserialization problems: the first serde error on the way into the handler's argument
+//! type, located with `serde_path_to_error` and reworded from serde's standard messages.
+
+use serde::de::DeserializeOwned;
+use serde_path_to_error::{Path, Segment};
+
+use super::path::FieldPath;
+use super::report::{Check, Report, Source, line};
+
+/// Deserializes the arguments of `report` into `T` again, tracking the path, and adds the
+/// failure as a problem. Called only after a plain deserialization failed, so the happy path
+/// pays nothing for tracking.
+pub(crate) fn collect<T: DeserializeOwned>(report: &mut Report<'_>) {
+    if let Err(error) = serde_path_to_error::deserialize::<_, T>(report.args()) {
+        add(report, error.path(), &error.inner().to_string());
+    }
+}
+
+/// Adds the problem for serde's `message` at `at`.
+pub(crate) fn add(report: &mut Report<'_>, at: &Path, message: &str) {
+    let mut path = FieldPath::root();
+    for segment in at {
+        match segment {
+            Segment::Seq { index } => path.push_index(*index),
+            Segment::Map { key } | Segment::Enum { variant: key } => path.push_key(key.as_str()),
+            Segment::Unknown => {}
+        }
+    }
+    let (path, text) = reword(report, path, message);
+    report.push(path, text, Source::Serde, Check::Other);
+}
+
+/// serde's standard messages (`serde::de::Error`'s provided constructors), in plain words.
+fn reword(report: &Report<'_>, path: FieldPath, message: &str) -> (FieldPath, String) {
+    let ticked = backticked(message);
+    if let Some(rest) = message.strip_prefix("missing field ") {
+        let path = with_field(path, first_ticked(rest));
+        let text = report.missing_line(&path);
+        return (path, text);
+    }
+    if let Some(rest) = message.strip_prefix("unknown field ") {
+        let name = first_ticked(rest);
+        let path = with_field(path, name);
+        let known: Vec<&str> = ticked.iter().skip(1).copied().collect();
+        let text = report.unknown_field_line(&path, &known);
+        return (path, text);
+    }
+    let sent = report.sent(&path);
+    let text = if message.starts_with("unknown variant ") {
+        if report.is_secret(&path) {
+            line(
+                "Value not allowed",
+                &sent,
+                "one of the allowed values (not listed for a secret field)",
+            )
+        } else {
+            let options: Vec<String> = ticked.iter().skip(1).map(|v| format!("'{v}'")).collect();
+            let expected = match options.as_slice() {
+                [] => "no value here".to_owned(),
+                [one] => format!("exactly {one}"),
+                many => format!("one of: {}", many.join(", ")),
+            };
+            line("Value not allowed", &sent, &expected)
+        }
+    } else if let Some(expected) = after_expected(message, "invalid type: ") {
+        line("Wrong type", &sent, &plain_expectation(expected))
+    } else if let Some(expected) = after_expected(message, "invalid value: ") {
+        line("Invalid value", &sent, &plain_expectation(expected))
+    } else if let Some(expected) = after_expected(message, "invalid length ") {
+        line("Wrong number of items", &sent, expected)
+    } else if report.is_secret(&path) {
+        // A custom message may quote the value: keep it out.
+        line("Invalid value", &sent, "a value this field accepts")
+    } else {
+        line(
+            &format!("Invalid value: {message}"),
+            &sent,
+            "a value this field accepts",
+        )
+    };
+    (path, text)
+}
+
+/// `path` extended by `name`, unless serde already put `name` last.
+fn with_field(path: FieldPath, name: &str) -> FieldPath {
+    if path.last_key() == Some(name) {
+        path
+    } else {
+        path.child_key(name)
+    }
+}
+
+/// The text after `, expected ` in a message starting with `prefix`.
+fn after_expected<'m>(message: &'m str, prefix: &str) -> Option<&'m str> {
+    let rest = message.strip_prefix(prefix)?;
+    rest.rfind(", expected ")
+        .map(|at| &rest[at + ", expected ".len()..])
+}
+
+/// The names between backticks: `unknown field `amt`, expected `amount` or `currency``
+/// gives `amt`, `amount`, `currency`.
+fn backticked(message: &str) -> Vec<&str> {
+    message.split('`').skip(1).step_by(2).collect()
+}
+
+fn first_ticked(rest: &str) -> &str {
+    rest.split('`').nth(1).unwrap_or(rest)
+}
+
+/// serde's expectation (`u32`, `a sequence`, `struct Address`) in the words a model knows.
+fn plain_expectation(expected: &str) -> String {
+    let words = match expected {
+        "u8" => "an integer from 0 to 255",
+        "u16" => "an integer from 0 to 65535",
+        "u32" => "an integer from 0 to 4294967295",
+        "u64" | "u128" | "usize" => "a non-negative integer",
+        "i8" => "an integer from -128 to 127",
+        "i16" => "an integer from -32768 to 32767",
+        "i32" => "an integer from -2147483648 to 2147483647",
+        "i64" | "i128" | "isize" => "an integer",
+        "f32" | "f64" => "a number",
+        "a string" | "a borrowed string" | "a string or bytes" => "a string",
+        "a character" => "a single character",
+        "a boolean" => "a boolean (true or false)",
+        "a sequence" | "a tuple" => "an array",
+        "a map" => "an object",
+        "unit" => "null",
+        e if e.starts_with("struct ") || e.starts_with("a map") => "an object",
+        e if e.starts_with("tuple struct ") || e.starts_with("a tuple of size ") => "an array",
+        e if e.starts_with("enum ") => "one of the allowed values",
+        other => return other.to_owned(),
+    };
+    words.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backticks_are_split_out() {
+        assert_eq!(
+            backticked("unknown field `amt`, expected one of `amount`, `currency`"),
+            ["amt", "amount", "currency"]
+        );
+        assert_eq!(
+            after_expected(
+                "invalid type: string \"a, expected b\", expected u32",
+                "invalid type: "
+            ),
+            Some("u32")
+        );
+    }
+}

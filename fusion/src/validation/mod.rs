@@ -1,0 +1,252 @@
+//! The `<validation_error>` envelope: every problem with a tool call's arguments, one line per
+//! field, sorted by path, written so a model fixes everything in one turn (SPEC section 2).
+//!
+//! Three sources feed one envelope: the action's JSON Schema (`jsonschema`), deserialization
+//! into the handler's argument type (serde, with the failing path from `serde_path_to_error`),
+//! and `validator` rules. [`ArgumentValidator`] runs all three; [`ValidationError`] is the
+//! envelope, and can also be built by hand or from `validator::ValidationErrors` alone.
+
+mod argument;
+mod deser;
+mod path;
+mod report;
+mod rules;
+mod schema;
+mod sent;
+mod shape;
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::xml::{Context, escaped_len, push_escaped};
+
+pub use argument::{ArgumentValidator, SchemaError};
+
+/// The closing instruction of every validation envelope, verbatim (SPEC section 2). "Do not
+/// explain the error" is there because a model's instinct is to apologise to the user instead
+/// of calling again.
+pub const RECOVERY: &str =
+    "Fix the fields above and call the tool again. Do not explain the error.";
+
+/// A value as the `You sent:` part of a line (`'text'` cut at 50 characters, `12`, `null`,
+/// `array(3)`, compact JSON), for other envelopes that echo what the model sent.
+pub(crate) fn sent_value(value: &Value) -> String {
+    sent::render(value)
+}
+
+/// One problem: the field's path and the line the model reads.
+///
+/// The path is `name`, `address.zip`, `items[0].sku`, or `(root)` for the arguments object as
+/// a whole. The line reads `{problem}. You sent: {value}. Expected {expectation}.`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldProblem {
+    path: String,
+    line: String,
+}
+
+impl FieldProblem {
+    /// A problem at `path` (see the type docs for the path syntax) with its full line.
+    pub fn new(path: impl Into<String>, line: impl Into<String>) -> FieldProblem {
+        FieldProblem {
+            path: path.into(),
+            line: line.into(),
+        }
+    }
+
+    /// The field path: `items[0].sku`, or `(root)`.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The full line: `Wrong type. You sent: 'abc'. Expected a number.`
+    pub fn line(&self) -> &str {
+        &self.line
+    }
+}
+
+/// A failed validation of a tool call's arguments: the action and every problem found, kept
+/// sorted by field path.
+///
+/// Paths sort segment by segment with array indices compared as numbers (`items[2]` before
+/// `items[10]`), `(root)` first; problems with equal paths keep insertion order. Rendering with
+/// [`ValidationError::to_xml`] gives the `<validation_error>` envelope, byte-exact:
+///
+/// ```
+/// use fusion::ValidationError;
+///
+/// let err = ValidationError::new("billing.get_invoice").with_problem(
+///     "id",
+///     "Invalid email format. You sent: 'not-an-email'. Expected a valid email address.",
+/// );
+/// assert_eq!(
+///     err.to_xml(),
+///     "<validation_error action=\"billing.get_invoice\">\n\
+///      <field name=\"id\">Invalid email format. You sent: 'not-an-email'. Expected a valid email address.</field>\n\
+///      <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n\
+///      </validation_error>"
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValidationError {
+    action: String,
+    problems: Vec<FieldProblem>,
+}
+
+impl ValidationError {
+    /// An error with no problems yet for `action`: `tool.action`, or just `tool` for a
+    /// single-function tool.
+    pub fn new(action: impl Into<String>) -> ValidationError {
+        ValidationError {
+            action: action.into(),
+            problems: Vec::new(),
+        }
+    }
+
+    /// Adds a problem at `path` (`items[0].sku`, `(root)`) with its full line, at its sorted
+    /// place (after problems with the same path).
+    pub fn push(&mut self, path: impl Into<String>, line: impl Into<String>) {
+        self.push_problem(FieldProblem::new(path, line));
+    }
+
+    /// [`ValidationError::push`] for an already built problem.
+    pub fn push_problem(&mut self, problem: FieldProblem) {
+        let at = self
+            .problems
+            .partition_point(|p| path::compare(&p.path, &problem.path).is_le());
+        self.problems.insert(at, problem);
+    }
+
+    /// Consuming [`ValidationError::push`], for chains.
+    pub fn with_problem(
+        mut self,
+        path: impl Into<String>,
+        line: impl Into<String>,
+    ) -> ValidationError {
+        self.push(path, line);
+        self
+    }
+
+    /// Moves every problem of `other` into this error (its action is ignored).
+    pub fn merge(&mut self, other: ValidationError) {
+        for problem in other.problems {
+            self.push_problem(problem);
+        }
+    }
+
+    /// A validation error from `validator` rule failures alone, for a handler that runs
+    /// `validator::Validate` itself. `args` are the arguments as sent: the `You sent:` values
+    /// come from there (so they show what the model wrote), else from the rule's `value` param.
+    ///
+    /// Nested structs and lists give paths like `address.zip` and `items[0].sku`; a struct-level
+    /// rule (`__all__`) is reported at the struct's own path. Rust field names are matched to
+    /// the JSON names in `args` (`customer_id` is reported as `customerId` when that is what
+    /// was sent). Nothing is redacted: use [`ArgumentValidator::rule_errors`] for secrets.
+    pub fn from_validator_errors(
+        action: impl Into<String>,
+        errors: &validator::ValidationErrors,
+        args: &Value,
+    ) -> ValidationError {
+        let mut out = ValidationError::new(action);
+        let mut found = report::Report::new(args, None, &[], false);
+        rules::collect(&mut found, errors);
+        found.finish_into(&mut out);
+        out
+    }
+
+    /// The action: `tool.action` or `tool`.
+    pub fn action(&self) -> &str {
+        &self.action
+    }
+
+    /// The problems, sorted by path.
+    pub fn problems(&self) -> &[FieldProblem] {
+        &self.problems
+    }
+
+    /// Whether no problem was found (the arguments are valid).
+    pub fn is_empty(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    /// How many problems there are.
+    pub fn len(&self) -> usize {
+        self.problems.len()
+    }
+
+    /// The `<validation_error>` envelope, byte-exact (SPEC section 2): the opening tag with the
+    /// action, one `<field name="PATH">LINE</field>` per problem, the recovery line, the closing
+    /// tag; joined with `\n`, no trailing newline. Attribute values escape `& < > " '`, field
+    /// text escapes `&` and `<`. One allocation, sized exactly.
+    pub fn to_xml(&self) -> String {
+        let mut out = String::with_capacity(self.xml_len());
+        self.write_xml(&mut out);
+        out
+    }
+
+    /// Appends the envelope to `out`, for callers that reuse a buffer.
+    pub fn write_xml(&self, out: &mut String) {
+        out.reserve(self.xml_len());
+        out.push_str("<validation_error action=\"");
+        push_escaped(out, &self.action, Context::Attr);
+        out.push_str("\">\n");
+        for problem in &self.problems {
+            out.push_str("<field name=\"");
+            push_escaped(out, &problem.path, Context::Attr);
+            out.push_str("\">");
+            push_escaped(out, &problem.line, Context::Text);
+            out.push_str("</field>\n");
+        }
+        out.push_str("<recovery>");
+        out.push_str(RECOVERY);
+        out.push_str("</recovery>\n</validation_error>");
+    }
+
+    /// The exact length in bytes of [`ValidationError::to_xml`]'s output.
+    fn xml_len(&self) -> usize {
+        // Fixed parts, counted from the literals in `write_xml`.
+        const OPEN: usize = "<validation_error action=\"\">\n".len();
+        const FIELD: usize = "<field name=\"\"></field>\n".len();
+        const CLOSE: usize = "<recovery></recovery>\n</validation_error>".len() + RECOVERY.len();
+
+        let mut len = OPEN + CLOSE + escaped_len(&self.action, Context::Attr);
+        for problem in &self.problems {
+            len += FIELD
+                + escaped_len(&problem.path, Context::Attr)
+                + escaped_len(&problem.line, Context::Text);
+        }
+        len
+    }
+
+    /// The typed flags (SPEC section 1), in the key order of `ToolError::flags`:
+    /// `{"isError": true, "errorCategory": "validation", "isRetryable": false,
+    /// "code": "VALIDATION_ERROR", "severity": "error"}`. Not retryable as-is: the same
+    /// arguments fail the same way.
+    pub fn flags(&self) -> Value {
+        let mut flags = Map::with_capacity(5);
+        flags.insert("isError".into(), Value::Bool(true));
+        flags.insert("errorCategory".into(), Value::from("validation"));
+        flags.insert("isRetryable".into(), Value::Bool(false));
+        flags.insert("code".into(), Value::from("VALIDATION_ERROR"));
+        flags.insert("severity".into(), Value::from("error"));
+        Value::Object(flags)
+    }
+}
+
+/// `VALIDATION_ERROR: action: path: line; path: line`, for logs. The model sees
+/// [`ValidationError::to_xml`]. Secrets are already redacted in the lines.
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "VALIDATION_ERROR: {}", self.action)?;
+        for (n, problem) in self.problems.iter().enumerate() {
+            f.write_str(if n == 0 { ": " } else { "; " })?;
+            write!(f, "{}: {}", problem.path, problem.line)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ValidationError {}
+
+#[cfg(test)]
+mod tests;

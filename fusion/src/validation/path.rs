@@ -1,0 +1,340 @@
+//! Field paths: building `items[0].sku` from JSON pointers, serde and `validator` paths, ordering
+//! them with numeric indices, and matching them against the paths marked secret.
+
+use std::cmp::Ordering;
+
+use serde_json::Value;
+
+/// The path of problems that concern the whole arguments object (SPEC section 2).
+pub(crate) const ROOT: &str = "(root)";
+
+/// One step from a JSON value into a child.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Segment {
+    /// A property of an object.
+    Key(String),
+    /// An element of an array.
+    Index(usize),
+}
+
+/// A field path as segments, rendered as `items[0].sku` (or `(root)` when empty).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FieldPath(Vec<Segment>);
+
+impl FieldPath {
+    /// The path of the arguments object itself.
+    pub(crate) fn root() -> FieldPath {
+        FieldPath(Vec::new())
+    }
+
+    pub(crate) fn segments(&self) -> &[Segment] {
+        &self.0
+    }
+
+    pub(crate) fn push_key(&mut self, key: impl Into<String>) {
+        self.0.push(Segment::Key(key.into()));
+    }
+
+    pub(crate) fn push_index(&mut self, index: usize) {
+        self.0.push(Segment::Index(index));
+    }
+
+    pub(crate) fn child_key(&self, key: impl Into<String>) -> FieldPath {
+        let mut child = self.clone();
+        child.push_key(key);
+        child
+    }
+
+    pub(crate) fn child_index(&self, index: usize) -> FieldPath {
+        let mut child = self.clone();
+        child.push_index(index);
+        child
+    }
+
+    /// The path one step up (the root for the root).
+    pub(crate) fn parent(&self) -> FieldPath {
+        let mut parent = self.clone();
+        parent.0.pop();
+        parent
+    }
+
+    /// Whether `ancestor` is this path or one of its ancestors.
+    pub(crate) fn starts_with(&self, ancestor: &FieldPath) -> bool {
+        self.0.starts_with(&ancestor.0)
+    }
+
+    /// The last segment when it is a key.
+    pub(crate) fn last_key(&self) -> Option<&str> {
+        match self.0.last() {
+            Some(Segment::Key(k)) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// Converts a JSON pointer (`/items/0/sku`, as `jsonschema` reports instance locations) into
+    /// a field path. `instance` disambiguates numeric tokens: `0` is an index only where the
+    /// value at that point is an array (an object may have a property named `0`).
+    pub(crate) fn from_pointer(pointer: &str, instance: &Value) -> FieldPath {
+        let mut path = FieldPath::root();
+        let mut current = Some(instance);
+        for token in pointer.split('/').skip(1) {
+            let key = unescape_pointer_token(token);
+            let index = key.parse::<usize>().ok();
+            match (current, index) {
+                (Some(Value::Array(items)), Some(i)) => {
+                    current = items.get(i);
+                    path.push_index(i);
+                }
+                (Some(Value::Object(map)), _) => {
+                    current = map.get(key.as_str());
+                    path.push_key(key);
+                }
+                (None, Some(i)) => path.push_index(i),
+                _ => {
+                    current = None;
+                    path.push_key(key);
+                }
+            }
+        }
+        path
+    }
+
+    /// The value at this path inside `root`, if there is one.
+    pub(crate) fn lookup<'v>(&self, root: &'v Value) -> Option<&'v Value> {
+        self.0
+            .iter()
+            .try_fold(root, |value, segment| match segment {
+                Segment::Key(k) => value.as_object()?.get(k),
+                Segment::Index(i) => value.as_array()?.get(*i),
+            })
+    }
+
+    /// The rendered path: `name`, `address.zip`, `items[0].sku`, or `(root)`.
+    pub(crate) fn render(&self) -> String {
+        if self.0.is_empty() {
+            return ROOT.to_owned();
+        }
+        let mut out = String::with_capacity(
+            self.0
+                .iter()
+                .map(|s| match s {
+                    Segment::Key(k) => k.len() + 1,
+                    Segment::Index(_) => 4,
+                })
+                .sum(),
+        );
+        for (n, segment) in self.0.iter().enumerate() {
+            match segment {
+                Segment::Key(k) => {
+                    if n > 0 {
+                        out.push('.');
+                    }
+                    out.push_str(k);
+                }
+                Segment::Index(i) => {
+                    out.push('[');
+                    out.push_str(&i.to_string());
+                    out.push(']');
+                }
+            }
+        }
+        out
+    }
+}
+
+fn unescape_pointer_token(token: &str) -> String {
+    if token.contains('~') {
+        token.replace("~1", "/").replace("~0", "~")
+    } else {
+        token.to_owned()
+    }
+}
+
+/// One step of a rendered path, borrowed from the string; the variant order is the sort order
+/// between an index and a key at the same depth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Part<'a> {
+    Index(usize),
+    Key(&'a str),
+}
+
+/// The steps of a rendered path, parsed lazily (no allocation): `items[10].sku` yields
+/// `Key("items")`, `Index(10)`, `Key("sku")`; `(root)` yields nothing. A `[` not followed by
+/// digits and `]` is part of a key.
+struct Parts<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Parts<'a> {
+    fn new(path: &'a str) -> Parts<'a> {
+        Parts {
+            rest: if path == ROOT { "" } else { path },
+        }
+    }
+}
+
+/// `[digits]` at the start of `s`: the index and the length of the bracket group.
+fn bracket_index(s: &str) -> Option<(usize, usize)> {
+    let inner = s.strip_prefix('[')?;
+    let end = inner.find(']')?;
+    let digits = &inner[..end];
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((digits.parse().ok()?, end + 2))
+}
+
+impl<'a> Iterator for Parts<'a> {
+    type Item = Part<'a>;
+
+    fn next(&mut self) -> Option<Part<'a>> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        if let Some((index, len)) = bracket_index(self.rest) {
+            self.rest = &self.rest[len..];
+            return Some(Part::Index(index));
+        }
+        let s = self.rest.strip_prefix('.').unwrap_or(self.rest);
+        let mut end = s.len();
+        for (i, b) in s.bytes().enumerate() {
+            if b == b'.' || (b == b'[' && bracket_index(&s[i..]).is_some()) {
+                end = i;
+                break;
+            }
+        }
+        self.rest = &s[end..];
+        Some(Part::Key(&s[..end]))
+    }
+}
+
+/// Orders rendered paths: `(root)` first, then segment by segment, keys by bytes and array
+/// indices numerically (`items[2]` before `items[10]`), a path before its children.
+pub(crate) fn compare(a: &str, b: &str) -> Ordering {
+    Parts::new(a).cmp(Parts::new(b))
+}
+
+/// A path marked secret, with `[]` or `[*]` standing for any index: `password`,
+/// `cards[].cvv`. It covers everything below it too.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SecretPath(Vec<SecretPart>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum SecretPart {
+    Key(String),
+    Index(usize),
+    AnyIndex,
+}
+
+impl SecretPath {
+    pub(crate) fn parse(path: &str) -> SecretPath {
+        // `[]` and `[*]` are not indices to `Parts`, so turn them into a marker first.
+        let normalized = path.replace("[*]", "[]");
+        let mut parts = Vec::new();
+        for (n, piece) in normalized.split("[]").enumerate() {
+            if n > 0 {
+                parts.push(SecretPart::AnyIndex);
+            }
+            parts.extend(Parts::new(piece).map(|p| match p {
+                Part::Index(i) => SecretPart::Index(i),
+                Part::Key(k) => SecretPart::Key(k.to_owned()),
+            }));
+        }
+        SecretPath(parts)
+    }
+
+    /// Whether `path` is this secret path or lies below it.
+    pub(crate) fn covers(&self, path: &FieldPath) -> bool {
+        self.0.len() <= path.0.len() && same_steps(&self.0, &path.0)
+    }
+}
+
+/// Whether the common prefix of `secret` and `path` matches step by step.
+fn same_steps(secret: &[SecretPart], path: &[Segment]) -> bool {
+    secret
+        .iter()
+        .zip(path)
+        .all(|(want, have)| match (want, have) {
+            (SecretPart::Key(w), Segment::Key(h)) => w == h,
+            (SecretPart::Index(w), Segment::Index(h)) => w == h,
+            (SecretPart::AnyIndex, Segment::Index(_)) => true,
+            _ => false,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parts(s: &str) -> Vec<Part<'_>> {
+        Parts::new(s).collect()
+    }
+
+    #[test]
+    fn rendered_paths_parse_back() {
+        assert_eq!(
+            parts("items[10].sku"),
+            [Part::Key("items"), Part::Index(10), Part::Key("sku")]
+        );
+        assert_eq!(parts("(root)"), []);
+        assert_eq!(parts("[0].a"), [Part::Index(0), Part::Key("a")]);
+        assert_eq!(parts("a[x].b"), [Part::Key("a[x]"), Part::Key("b")]);
+    }
+
+    #[test]
+    fn indices_compare_numerically() {
+        let mut paths = vec![
+            "items[10].sku",
+            "name",
+            "(root)",
+            "items[2].sku",
+            "items",
+            "address.zip",
+        ];
+        paths.sort_by(|a, b| compare(a, b));
+        assert_eq!(
+            paths,
+            [
+                "(root)",
+                "address.zip",
+                "items",
+                "items[2].sku",
+                "items[10].sku",
+                "name"
+            ]
+        );
+    }
+
+    #[test]
+    fn pointers_become_dotted_paths() {
+        let args = json!({"items": [{"sku": 1}], "map": {"0": {"a/b": 1}}});
+        assert_eq!(
+            FieldPath::from_pointer("/items/0/sku", &args).render(),
+            "items[0].sku"
+        );
+        assert_eq!(
+            FieldPath::from_pointer("/map/0/a~1b", &args).render(),
+            "map.0.a/b"
+        );
+        assert_eq!(FieldPath::from_pointer("", &args).render(), "(root)");
+    }
+
+    #[test]
+    fn secret_paths_cover_their_subtree() {
+        let secret = SecretPath::parse("cards[].cvv");
+        let mut path = FieldPath::root();
+        path.push_key("cards");
+        path.push_index(3);
+        assert!(!secret.covers(&path));
+        path.push_key("cvv");
+        assert!(secret.covers(&path));
+        assert!(secret.covers(&path.child_key("x")));
+        assert!(
+            !SecretPath::parse("cards[0].cvv").covers(&FieldPath::from_pointer(
+                "/cards/1/cvv",
+                &json!({"cards": [{}, {}]})
+            ))
+        );
+    }
+}

@@ -1,0 +1,353 @@
+//! `validator` rule failures turned into field paths and lines: each built-in rule worded on
+//! its own (email, url, length, range, regex, contains, must_match, ...), custom rules by
+//! their message and params. `ValidationErrors` is a tree of hash maps: it is walked in
+//! sorted key order so the envelope is deterministic.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde_json::Value;
+use validator::{ValidationError as RuleFailure, ValidationErrors, ValidationErrorsKind};
+
+use super::path::FieldPath;
+use super::report::{Check, Report, Source, line};
+use super::schema::count;
+use super::sent::{self, REDACTED};
+
+/// The key `validator` uses for struct-level (`#[validate(schema(..))]`) failures.
+const STRUCT_LEVEL: &str = "__all__";
+/// The key `validator` wraps list failures in when a collection is validated directly.
+const LIST_WRAPPER: &str = "_tmp_validator";
+
+/// Adds a problem for every rule failure in `errors`.
+pub(crate) fn collect(report: &mut Report<'_>, errors: &ValidationErrors) {
+    walk(report, errors, &FieldPath::root());
+}
+
+fn walk(report: &mut Report<'_>, errors: &ValidationErrors, base: &FieldPath) {
+    let mut entries: Vec<_> = errors.errors().iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    for (name, kind) in entries {
+        let path = if name == STRUCT_LEVEL || name == LIST_WRAPPER {
+            base.clone()
+        } else {
+            base.child_key(json_name(report, base, name))
+        };
+        match kind {
+            ValidationErrorsKind::Field(failures) => {
+                for failure in failures {
+                    let (text, check) = rule_line(report, &path, failure);
+                    report.push(path.clone(), text, Source::Rule, check);
+                }
+            }
+            ValidationErrorsKind::Struct(inner) => walk(report, inner, &path),
+            ValidationErrorsKind::List(items) => {
+                for (index, inner) in items {
+                    walk(report, inner, &path.child_index(*index));
+                }
+            }
+        }
+    }
+}
+
+/// The JSON name of Rust field `rust` under `base`: the name itself when the arguments or the
+/// schema know it, else its camelCase, PascalCase or kebab-case form when one of those is
+/// known (`#[serde(rename_all = ..)]`), else the Rust name.
+fn json_name(report: &Report<'_>, base: &FieldPath, rust: &str) -> String {
+    let sent = base.lookup(report.args()).and_then(Value::as_object);
+    let declared = report
+        .shape()
+        .zip(report.node(base))
+        .map(|(shape, node)| shape.known_properties(node))
+        .unwrap_or_default();
+    let known = |name: &str| sent.is_some_and(|m| m.contains_key(name)) || declared.contains(&name);
+    if known(rust) {
+        return rust.to_owned();
+    }
+    let camel = camel_case(rust);
+    let mut pascal = camel.clone();
+    if let Some(first) = pascal.get(..1) {
+        let upper = first.to_ascii_uppercase();
+        pascal.replace_range(..1, &upper);
+    }
+    let kebab = rust.replace('_', "-");
+    [camel, pascal, kebab]
+        .into_iter()
+        .find(|c| known(c))
+        .unwrap_or_else(|| rust.to_owned())
+}
+
+fn camel_case(snake: &str) -> String {
+    let mut out = String::with_capacity(snake.len());
+    let mut upper = false;
+    for c in snake.chars() {
+        if c == '_' {
+            upper = !out.is_empty();
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The line for one rule failure at `path`, and what it checks.
+fn rule_line(report: &Report<'_>, path: &FieldPath, failure: &RuleFailure) -> (String, Check) {
+    let params = &failure.params;
+    // What the model wrote wins over the Rust value `validator` recorded.
+    let value = path
+        .lookup(report.args())
+        .or_else(|| params.get("value").filter(|v| !v.is_null()));
+    let mut sent = report.sent_value(path, value);
+    let (problem, expected, check): (Cow<'static, str>, String, Check) = match failure.code.as_ref()
+    {
+        "email" => (
+            "Invalid email format".into(),
+            "a valid email address".into(),
+            Check::Email,
+        ),
+        "url" => (
+            "Invalid URL format".into(),
+            "a valid URL such as 'https://example.com/path'".into(),
+            Check::Url,
+        ),
+        "length" => {
+            let (problem, expected) = length_words(params, value);
+            (problem.into(), expected, Check::Length)
+        }
+        "range" => {
+            let (problem, expected) = range_words(params, value);
+            (problem.into(), expected, Check::Range)
+        }
+        "regex" => {
+            let expected = report
+                .shape()
+                .zip(report.node(path))
+                .and_then(|(shape, node)| shape.pattern(node))
+                .map_or_else(
+                    || "text in the required format".to_owned(),
+                    |p| format!("text matching the pattern {p}"),
+                );
+            (
+                "Does not match the required pattern".into(),
+                expected,
+                Check::Pattern,
+            )
+        }
+        "contains" => (
+            "Missing required text".into(),
+            format!("text containing {}", needle(params)),
+            Check::Pattern,
+        ),
+        "does_not_contain" => (
+            "Contains forbidden text".into(),
+            format!("text without {}", needle(params)),
+            Check::Other,
+        ),
+        "must_match" => {
+            let other = matching_field(report, path, params.get("other"));
+            if other.as_ref().is_some_and(|o| report.is_secret(o)) {
+                // A near copy of a secret is as good as the secret.
+                sent = REDACTED.to_owned();
+            }
+            let expected = match other.as_ref().and_then(FieldPath::last_key) {
+                Some(name) => format!("the same value as '{name}'"),
+                None => "the same value as the field it must match".to_owned(),
+            };
+            (
+                "Does not match the other field".into(),
+                expected,
+                Check::Other,
+            )
+        }
+        "credit_card" => (
+            "Invalid credit card number".into(),
+            "a valid credit card number".into(),
+            Check::Other,
+        ),
+        "non_control_character" => (
+            "Contains control characters".into(),
+            "text without control characters".into(),
+            Check::Other,
+        ),
+        "required" => {
+            let expected = report.expectation(path, "a value");
+            let expected = expected
+                .strip_suffix(" or null")
+                .unwrap_or(&expected)
+                .to_owned();
+            ("Missing required field".into(), expected, Check::Required)
+        }
+        "ip" => (
+            "Invalid IP address".into(),
+            "a valid IPv4 or IPv6 address".into(),
+            Check::Other,
+        ),
+        code => {
+            let mut expected = format!("a value the '{code}' rule accepts");
+            if !report.is_secret(path) {
+                push_params(&mut expected, params);
+            }
+            (
+                format!("Rejected by the '{code}' rule").into(),
+                expected,
+                Check::Other,
+            )
+        }
+    };
+    let problem = failure.message.as_deref().unwrap_or(&problem);
+    (line(problem, &sent, &expected), check)
+}
+
+/// `'needle'` from a `contains`/`does_not_contain` failure.
+fn needle(params: &HashMap<Cow<'static, str>, Value>) -> String {
+    params
+        .get("needle")
+        .map_or_else(|| "the required text".to_owned(), sent::render)
+}
+
+/// The sibling of `path` holding `other` (`must_match` records the other field's value, not
+/// its name): the first sibling, in key order, whose value equals it.
+fn matching_field(
+    report: &Report<'_>,
+    path: &FieldPath,
+    other: Option<&Value>,
+) -> Option<FieldPath> {
+    let other = other.filter(|v| !v.is_null())?;
+    let parent = path.parent();
+    let own = path.last_key();
+    let siblings = parent.lookup(report.args())?.as_object()?;
+    let mut names: Vec<&String> = siblings
+        .iter()
+        .filter(|(_, v)| *v == other)
+        .map(|(k, _)| k)
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .find(|k| Some(k.as_str()) != own)
+        .map(|k| parent.child_key(k.as_str()))
+}
+
+/// ` (max: 3, min: 1)`: a custom failure's params other than `value`, sorted by name.
+fn push_params(out: &mut String, params: &HashMap<Cow<'static, str>, Value>) {
+    let mut named: Vec<_> = params.iter().filter(|(k, _)| *k != "value").collect();
+    if named.is_empty() {
+        return;
+    }
+    named.sort_by(|a, b| a.0.cmp(b.0));
+    out.push_str(" (");
+    for (n, (key, value)) in named.into_iter().enumerate() {
+        if n > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(key);
+        out.push_str(": ");
+        sent::push_value(out, value);
+    }
+    out.push(')');
+}
+
+/// The problem and expectation for a `length` failure: characters for text (counted as
+/// `validator` counts them, in chars), items for lists.
+fn length_words(
+    params: &HashMap<Cow<'static, str>, Value>,
+    value: Option<&Value>,
+) -> (&'static str, String) {
+    let (unit, short, long, actual) = match value {
+        Some(Value::Array(items)) => (
+            "item",
+            "Too few items",
+            "Too many items",
+            Some(items.len() as u64),
+        ),
+        Some(Value::Object(map)) => (
+            "field",
+            "Too few fields",
+            "Too many fields",
+            Some(map.len() as u64),
+        ),
+        Some(Value::String(s)) => (
+            "character",
+            "Too short",
+            "Too long",
+            Some(s.chars().count() as u64),
+        ),
+        _ => ("character", "Too short", "Too long", None),
+    };
+    let min = params.get("min").and_then(Value::as_u64);
+    let max = params.get("max").and_then(Value::as_u64);
+    if let Some(equal) = params.get("equal").and_then(Value::as_u64) {
+        return ("Wrong length", format!("exactly {}", count(equal, unit)));
+    }
+    let expected = match (min, max) {
+        (Some(min), Some(max)) => format!("between {min} and {max} {unit}s"),
+        (Some(min), None) => format!("at least {}", count(min, unit)),
+        (None, Some(max)) => format!("at most {}", count(max, unit)),
+        (None, None) => "a different length".to_owned(),
+    };
+    let problem = match actual {
+        Some(n) if min.is_some_and(|m| n < m) => short,
+        Some(n) if max.is_some_and(|m| n > m) => long,
+        _ => "Wrong length",
+    };
+    (problem, expected)
+}
+
+/// The problem and expectation for a `range` failure.
+fn range_words(
+    params: &HashMap<Cow<'static, str>, Value>,
+    value: Option<&Value>,
+) -> (&'static str, String) {
+    let get = |name: &str| params.get(name).filter(|v| v.is_number());
+    let (min, max) = (get("min"), get("max"));
+    let (exclusive_min, exclusive_max) = (get("exclusive_min"), get("exclusive_max"));
+    let v = value.and_then(Value::as_f64);
+    let num = |limit: Option<&Value>| limit.and_then(Value::as_f64);
+    let below = |limit: Option<&Value>, strict: bool| {
+        v.zip(num(limit))
+            .is_some_and(|(v, l)| if strict { v <= l } else { v < l })
+    };
+    let above = |limit: Option<&Value>, strict: bool| {
+        v.zip(num(limit))
+            .is_some_and(|(v, l)| if strict { v >= l } else { v > l })
+    };
+    let problem = if below(min, false) || below(exclusive_min, true) {
+        "Number too small"
+    } else if above(max, false) || above(exclusive_max, true) {
+        "Number too large"
+    } else {
+        "Out of range"
+    };
+    let expected = match (min, max, exclusive_min, exclusive_max) {
+        (Some(min), Some(max), None, None) => format!("a number from {min} to {max}"),
+        (None, None, None, None) => "a number in the allowed range".to_owned(),
+        _ => {
+            let conditions: Vec<String> = [
+                (">=", min),
+                (">", exclusive_min),
+                ("<=", max),
+                ("<", exclusive_max),
+            ]
+            .into_iter()
+            .filter_map(|(op, limit)| limit.map(|l| format!("{op} {l}")))
+            .collect();
+            format!("a number {}", conditions.join(" and "))
+        }
+    };
+    (problem, expected)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snake_case_becomes_camel_case() {
+        assert_eq!(camel_case("customer_id"), "customerId");
+        assert_eq!(camel_case("a_b_c"), "aBC");
+        assert_eq!(camel_case("plain"), "plain");
+    }
+}

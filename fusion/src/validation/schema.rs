@@ -1,0 +1,410 @@
+//! Structural problems: `jsonschema` errors turned into field paths and lines, one line per
+//! problem (a missing field, a wrong type, each unknown field, a value outside an enum, ...).
+
+use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
+use jsonschema::{JsonType, ValidationError as SchemaFailure};
+use serde_json::Value;
+
+use super::path::FieldPath;
+use super::report::{Check, Report, Source, line};
+use super::sent;
+use super::shape::{join_or, type_phrase};
+
+/// Adds a problem for every error `validator` finds in the arguments of `report`.
+pub(crate) fn collect(report: &mut Report<'_>, validator: &jsonschema::Validator) {
+    for error in validator.iter_errors(report.args()) {
+        convert(report, &error);
+    }
+}
+
+fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
+    let path = FieldPath::from_pointer(error.instance_path().as_str(), report.args());
+    let sent = || report.sent(&path);
+    let (line, check, path) = match error.kind() {
+        Kind::Required { property } => {
+            let field = path.child_key(property.as_str().unwrap_or_default());
+            (report.missing_line(&field), Check::Required, field)
+        }
+        Kind::AdditionalProperties { unexpected } | Kind::UnevaluatedProperties { unexpected } => {
+            let known = report
+                .node(&path)
+                .map(|node| {
+                    report
+                        .shape()
+                        .map_or_else(Vec::new, |s| s.known_properties(node))
+                })
+                .unwrap_or_default();
+            let mut names: Vec<&String> = unexpected.iter().collect();
+            names.sort();
+            for name in names {
+                let field = path.child_key(name.as_str());
+                let text = report.unknown_field_line(&field, &known);
+                report.push(field, text, Source::Schema, Check::Other);
+            }
+            return;
+        }
+        Kind::AnyOf { context } | Kind::OneOfNotValid { context } => {
+            if let Some(branch) = only_applicable_branch(error.instance_path().as_str(), context) {
+                for inner in branch {
+                    convert(report, inner);
+                }
+                return;
+            }
+            (no_branch_line(report, &path), Check::Other, path)
+        }
+        Kind::Type { kind } => (
+            line("Wrong type", &sent(), &type_expectation(kind)),
+            Check::Other,
+            path,
+        ),
+        Kind::Enum { options } => {
+            let options: Vec<&Value> = options
+                .as_array()
+                .map(|o| o.iter().collect())
+                .unwrap_or_default();
+            (
+                not_allowed_line(report, &path, &options),
+                Check::Other,
+                path,
+            )
+        }
+        Kind::Constant { expected_value } => (
+            not_allowed_line(report, &path, &[expected_value.as_ref()]),
+            Check::Other,
+            path,
+        ),
+        Kind::Minimum { limit } => (
+            bound(&sent(), "Number too small", ">=", limit),
+            Check::Range,
+            path,
+        ),
+        Kind::ExclusiveMinimum { limit } => (
+            bound(&sent(), "Number too small", ">", limit),
+            Check::Range,
+            path,
+        ),
+        Kind::Maximum { limit } => (
+            bound(&sent(), "Number too large", "<=", limit),
+            Check::Range,
+            path,
+        ),
+        Kind::ExclusiveMaximum { limit } => (
+            bound(&sent(), "Number too large", "<", limit),
+            Check::Range,
+            path,
+        ),
+        Kind::MultipleOf { multiple_of } => (
+            line(
+                "Number not allowed",
+                &sent(),
+                &format!("a multiple of {multiple_of}"),
+            ),
+            Check::Other,
+            path,
+        ),
+        Kind::MinLength { limit } => (
+            line(
+                "Too short",
+                &sent(),
+                &format!("at least {}", count(*limit, "character")),
+            ),
+            Check::Length,
+            path,
+        ),
+        Kind::MaxLength { limit } => (
+            line(
+                "Too long",
+                &sent(),
+                &format!("at most {}", count(*limit, "character")),
+            ),
+            Check::Length,
+            path,
+        ),
+        Kind::MinItems { limit } => (
+            line(
+                "Too few items",
+                &sent(),
+                &format!("at least {}", count(*limit, "item")),
+            ),
+            Check::Length,
+            path,
+        ),
+        Kind::MaxItems { limit } => (
+            line(
+                "Too many items",
+                &sent(),
+                &format!("at most {}", count(*limit, "item")),
+            ),
+            Check::Length,
+            path,
+        ),
+        Kind::AdditionalItems { limit } => (
+            line(
+                "Too many items",
+                &sent(),
+                &format!("at most {}", count(*limit as u64, "item")),
+            ),
+            Check::Other,
+            path,
+        ),
+        Kind::UnevaluatedItems { .. } => (
+            line(
+                "Too many items",
+                &sent(),
+                "fewer items (remove the extra ones)",
+            ),
+            Check::Other,
+            path,
+        ),
+        Kind::MinProperties { limit } => (
+            line(
+                "Too few fields",
+                &sent(),
+                &format!("at least {}", count(*limit, "field")),
+            ),
+            Check::Other,
+            path,
+        ),
+        Kind::MaxProperties { limit } => (
+            line(
+                "Too many fields",
+                &sent(),
+                &format!("at most {}", count(*limit, "field")),
+            ),
+            Check::Other,
+            path,
+        ),
+        Kind::Pattern { pattern } => (
+            line(
+                "Does not match the required pattern",
+                &sent(),
+                &format!("text matching the pattern {pattern}"),
+            ),
+            Check::Pattern,
+            path,
+        ),
+        Kind::Format { format } => {
+            let (problem, expected, check) = format_words(format);
+            (line(&problem, &sent(), &expected), check, path)
+        }
+        Kind::UniqueItems => (
+            line("Duplicate items", &sent(), "every item to be unique"),
+            Check::Other,
+            path,
+        ),
+        Kind::Contains => (
+            line(
+                "No matching item",
+                &sent(),
+                "at least one item of the required kind",
+            ),
+            Check::Other,
+            path,
+        ),
+        Kind::OneOfMultipleValid { .. } => (
+            line(
+                "Ambiguous value",
+                &sent(),
+                "a value that matches exactly one of the allowed shapes",
+            ),
+            Check::Other,
+            path,
+        ),
+        Kind::Not { .. } => (
+            line("Value not allowed", &sent(), "a different value"),
+            Check::Other,
+            path,
+        ),
+        Kind::FalseSchema => (
+            line(
+                "Value not allowed here",
+                &sent(),
+                "no value at this position",
+            ),
+            Check::Other,
+            path,
+        ),
+        Kind::PropertyNames { .. } => (
+            line(
+                "Invalid field name",
+                &sent(),
+                "field names the schema allows",
+            ),
+            Check::Other,
+            path,
+        ),
+        other => (
+            line(
+                "Invalid value",
+                &sent(),
+                &format!("a value valid for the '{}' rule", other.keyword()),
+            ),
+            Check::Other,
+            path,
+        ),
+    };
+    report.push(path, line, Source::Schema, check);
+}
+
+/// The one branch of an `anyOf`/`oneOf` whose type fits the value, when there is exactly one:
+/// reporting its errors gives precise paths (`address.zip` for an `Option<Address>`, which
+/// schemars writes as `anyOf: [{$ref}, {type: null}]`) instead of "matches no shape".
+fn only_applicable_branch<'e>(
+    at: &str,
+    context: &'e [Vec<SchemaFailure<'static>>],
+) -> Option<&'e [SchemaFailure<'static>]> {
+    let type_mismatch = |branch: &[SchemaFailure<'static>]| {
+        !branch.is_empty()
+            && branch
+                .iter()
+                .all(|e| matches!(e.kind(), Kind::Type { .. }) && e.instance_path().as_str() == at)
+    };
+    let mut fitting = context.iter().filter(|branch| !type_mismatch(branch));
+    match (fitting.next(), fitting.next()) {
+        (Some(only), None) if !only.is_empty() => Some(only),
+        _ => None,
+    }
+}
+
+/// The line for a value that matches none of several alternatives.
+fn no_branch_line(report: &Report<'_>, path: &FieldPath) -> String {
+    if let Some(shape) = report.shape()
+        && let Some(node) = report.node(path)
+        && let Some(literals) = shape.literals(node, 0)
+    {
+        return not_allowed_line(report, path, &literals);
+    }
+    let expected = report.expectation(path, "a value matching one of the allowed shapes");
+    line(
+        "Does not match any allowed shape",
+        &report.sent(path),
+        &expected,
+    )
+}
+
+/// The line for a value outside an enum (or a `const`). The allowed values are listed, except
+/// for a secret field: a near miss there would put most of the secret into the envelope.
+fn not_allowed_line(report: &Report<'_>, path: &FieldPath, options: &[&Value]) -> String {
+    let sent = report.sent(path);
+    if report.is_secret(path) {
+        return line(
+            "Value not allowed",
+            &sent,
+            "one of the allowed values (not listed for a secret field)",
+        );
+    }
+    let expected = match options {
+        [one] => format!("exactly {}", sent::render(one)),
+        many => format!("one of: {}", sent::render_list(many.iter().copied())),
+    };
+    line("Value not allowed", &sent, &expected)
+}
+
+fn type_expectation(kind: &TypeKind) -> String {
+    match kind {
+        TypeKind::Single(t) => type_phrase(t.as_str()).to_owned(),
+        // A fixed order, `null` last: "a string or null" reads better than the set's bit order.
+        TypeKind::Multiple(set) => join_or(
+            [
+                JsonType::String,
+                JsonType::Integer,
+                JsonType::Number,
+                JsonType::Boolean,
+                JsonType::Array,
+                JsonType::Object,
+                JsonType::Null,
+            ]
+            .into_iter()
+            .filter(|t| set.contains(*t))
+            .map(|t| type_phrase(t.as_str())),
+        ),
+    }
+}
+
+/// `Number too small. You sent: 0. Expected a number >= 1.`
+fn bound(sent: &str, problem: &str, op: &str, limit: &Value) -> String {
+    line(problem, sent, &format!("a number {op} {limit}"))
+}
+
+/// `1 character`, `3 characters`.
+pub(crate) fn count(n: u64, unit: &str) -> String {
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
+    }
+}
+
+/// The problem and expectation for a string that fails a `format`, and what it checks.
+fn format_words(format: &str) -> (String, String, Check) {
+    let (problem, expected, check) = match format {
+        "email" | "idn-email" => (
+            "Invalid email format",
+            "a valid email address",
+            Check::Email,
+        ),
+        "uri" | "iri" | "url" => (
+            "Invalid URL format",
+            "a valid URL such as 'https://example.com/path'",
+            Check::Url,
+        ),
+        "uri-reference" | "iri-reference" => (
+            "Invalid URI reference",
+            "a valid URI or relative reference",
+            Check::Url,
+        ),
+        "date-time" => (
+            "Invalid date-time format",
+            "an RFC 3339 date-time such as '2026-01-31T09:30:00Z'",
+            Check::Other,
+        ),
+        "date" => (
+            "Invalid date format",
+            "a date such as '2026-01-31'",
+            Check::Other,
+        ),
+        "time" => (
+            "Invalid time format",
+            "a time such as '09:30:00Z'",
+            Check::Other,
+        ),
+        "duration" => (
+            "Invalid duration format",
+            "an ISO 8601 duration such as 'P3DT4H'",
+            Check::Other,
+        ),
+        "uuid" => (
+            "Invalid UUID format",
+            "a UUID such as '123e4567-e89b-12d3-a456-426614174000'",
+            Check::Other,
+        ),
+        "ipv4" => (
+            "Invalid IPv4 address",
+            "an IPv4 address such as '192.0.2.1'",
+            Check::Other,
+        ),
+        "ipv6" => (
+            "Invalid IPv6 address",
+            "an IPv6 address such as '2001:db8::1'",
+            Check::Other,
+        ),
+        "hostname" | "idn-hostname" => (
+            "Invalid hostname",
+            "a valid hostname such as 'example.com'",
+            Check::Other,
+        ),
+        "regex" => (
+            "Invalid regular expression",
+            "a valid regular expression",
+            Check::Other,
+        ),
+        other => {
+            return (
+                format!("Invalid {other} format"),
+                format!("a valid {other} value"),
+                Check::Other,
+            );
+        }
+    };
+    (problem.to_owned(), expected.to_owned(), check)
+}

@@ -1,0 +1,363 @@
+//! Reading the input schema along a field path: local `$ref`s, properties, items, the
+//! `allOf`/`anyOf`/`oneOf` branches, `writeOnly`, and the plain-words expectation of a node.
+//!
+//! Only used after a validation failed, to word the lines; it never decides validity.
+
+use serde_json::Value;
+
+use super::path::{FieldPath, Segment};
+use super::sent;
+
+/// How deep `$ref` chains and combinator branches are followed (recursive schemas stop here).
+const MAX_DEPTH: u8 = 16;
+
+/// An input schema, kept for wording lines.
+#[derive(Clone, Debug)]
+pub(crate) struct Shape {
+    root: Value,
+}
+
+impl Shape {
+    pub(crate) fn new(root: Value) -> Shape {
+        Shape { root }
+    }
+
+    pub(crate) fn root(&self) -> &Value {
+        &self.root
+    }
+
+    /// The target of a local reference (`#`, `#/$defs/Address`); `None` for anything else.
+    fn reference(&self, reference: &str) -> Option<&Value> {
+        let pointer = reference.strip_prefix('#')?;
+        if pointer.is_empty() {
+            return Some(&self.root);
+        }
+        if pointer.contains('%') {
+            self.root.pointer(&percent_decode(pointer))
+        } else {
+            self.root.pointer(pointer)
+        }
+    }
+
+    /// Calls `f` on `node`, then on what it references and on its combinator branches, depth
+    /// first, and returns the first `Some`.
+    fn find<'a, T>(
+        &'a self,
+        node: &'a Value,
+        depth: u8,
+        f: &mut impl FnMut(&'a Value) -> Option<T>,
+    ) -> Option<T> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        if let Some(found) = f(node) {
+            return Some(found);
+        }
+        if let Some(target) = node
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| self.reference(r))
+            && let Some(found) = self.find(target, depth + 1, f)
+        {
+            return Some(found);
+        }
+        for key in ["allOf", "anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = node.get(key) {
+                for branch in branches {
+                    if let Some(found) = self.find(branch, depth + 1, f) {
+                        return Some(found);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The schema of property `name` of an object described by `node`: a declared property,
+    /// else a schema-valued `additionalProperties` (maps).
+    pub(crate) fn property<'a>(&'a self, node: &'a Value, name: &str) -> Option<&'a Value> {
+        self.find(node, 0, &mut |n| n.get("properties")?.get(name))
+            .or_else(|| {
+                self.find(node, 0, &mut |n| {
+                    n.get("additionalProperties").filter(|v| v.is_object())
+                })
+            })
+    }
+
+    /// The schema of element `index` of an array described by `node`.
+    pub(crate) fn item<'a>(&'a self, node: &'a Value, index: usize) -> Option<&'a Value> {
+        self.find(node, 0, &mut |n| {
+            n.get("prefixItems")
+                .and_then(|p| p.get(index))
+                .or_else(|| match n.get("items") {
+                    Some(Value::Array(tuple)) => tuple.get(index),
+                    Some(items @ Value::Object(_)) => Some(items),
+                    _ => None,
+                })
+        })
+    }
+
+    /// The schema at `path`, walking from the root.
+    pub(crate) fn at(&self, path: &FieldPath) -> Option<&Value> {
+        path.segments()
+            .iter()
+            .try_fold(&self.root, |node, segment| match segment {
+                Segment::Key(k) => self.property(node, k),
+                Segment::Index(i) => self.item(node, *i),
+            })
+    }
+
+    /// Whether `node` (or what it references, or one of its branches) says `writeOnly: true`.
+    fn write_only(&self, node: &Value) -> bool {
+        self.find(node, 0, &mut |n| {
+            (n.get("writeOnly") == Some(&Value::Bool(true))).then_some(())
+        })
+        .is_some()
+    }
+
+    /// Whether `path` or one of its ancestors is `writeOnly` in the schema (a secret).
+    pub(crate) fn is_write_only(&self, path: &FieldPath) -> bool {
+        let mut node = &self.root;
+        for segment in path.segments() {
+            let next = match segment {
+                Segment::Key(k) => self.property(node, k),
+                Segment::Index(i) => self.item(node, *i),
+            };
+            match next {
+                Some(n) if self.write_only(n) => return true,
+                Some(n) => node = n,
+                None => return false,
+            }
+        }
+        false
+    }
+
+    /// The names of the properties an object described by `node` declares, sorted and
+    /// deduplicated (declared order depends on serde_json's `preserve_order` feature).
+    pub(crate) fn known_properties<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
+        let mut names = Vec::new();
+        self.visit(node, 0, &mut |n| {
+            if let Some(Value::Object(props)) = n.get("properties") {
+                names.extend(props.keys().map(String::as_str));
+            }
+        });
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// Calls `f` on every node [`Shape::find`] would reach.
+    fn visit<'a>(&'a self, node: &'a Value, depth: u8, f: &mut impl FnMut(&'a Value)) {
+        let _ = self.find(node, depth, &mut |n| {
+            f(n);
+            None::<()>
+        });
+    }
+
+    /// The first `pattern` that applies to `node`.
+    pub(crate) fn pattern<'a>(&'a self, node: &'a Value) -> Option<&'a str> {
+        self.find(node, 0, &mut |n| n.get("pattern").and_then(Value::as_str))
+    }
+
+    /// The literal values `node` allows, when it is made only of `const` and `enum` (possibly
+    /// spread over `anyOf`/`oneOf` branches, as schemars writes documented enums).
+    pub(crate) fn literals<'a>(&'a self, node: &'a Value, depth: u8) -> Option<Vec<&'a Value>> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        if let Some(c) = node.get("const") {
+            return Some(vec![c]);
+        }
+        if let Some(Value::Array(options)) = node.get("enum") {
+            return Some(options.iter().collect());
+        }
+        if let Some(target) = node
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| self.reference(r))
+        {
+            return self.literals(target, depth + 1);
+        }
+        let branches = node
+            .get("anyOf")
+            .or_else(|| node.get("oneOf"))?
+            .as_array()?;
+        let mut all = Vec::new();
+        for branch in branches {
+            all.extend(self.literals(branch, depth + 1)?);
+        }
+        Some(all)
+    }
+
+    /// What `node` expects, in words: `a string`, `an object or null`, `one of: 'EUR', 'USD'`.
+    /// `None` when the schema says nothing useful (`{}`).
+    pub(crate) fn describe(&self, node: &Value) -> Option<String> {
+        self.describe_at(node, 0)
+    }
+
+    fn describe_at(&self, node: &Value, depth: u8) -> Option<String> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        if let Some(literals) = self.literals(node, 0) {
+            return Some(match literals.as_slice() {
+                [one] => format!("exactly {}", sent::render(one)),
+                many => format!("one of: {}", sent::render_list(many.iter().copied())),
+            });
+        }
+        match node.get("type") {
+            Some(Value::String(t)) => return Some(type_phrase(t).to_owned()),
+            Some(Value::Array(types)) => {
+                return Some(join_or(
+                    types.iter().filter_map(Value::as_str).map(type_phrase),
+                ));
+            }
+            _ => {}
+        }
+        if let Some(target) = node
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| self.reference(r))
+        {
+            return self.describe_at(target, depth + 1);
+        }
+        if let Some(Value::Array(branches)) = node.get("anyOf").or_else(|| node.get("oneOf")) {
+            let mut phrases: Vec<String> = Vec::new();
+            for branch in branches {
+                let phrase = self.describe_at(branch, depth + 1)?;
+                if !phrases.contains(&phrase) {
+                    phrases.push(phrase);
+                }
+            }
+            return Some(join_or(phrases.iter().map(String::as_str)));
+        }
+        if let Some(Value::Array(all)) = node.get("allOf") {
+            return all
+                .iter()
+                .find_map(|branch| self.describe_at(branch, depth + 1));
+        }
+        if node.get("properties").is_some() {
+            return Some("an object".to_owned());
+        }
+        if node.get("items").is_some() || node.get("prefixItems").is_some() {
+            return Some("an array".to_owned());
+        }
+        None
+    }
+}
+
+/// `string` → `a string`, `integer` → `an integer`, and so on.
+pub(crate) fn type_phrase(json_type: &str) -> &'static str {
+    match json_type {
+        "string" => "a string",
+        "integer" => "an integer",
+        "number" => "a number",
+        "boolean" => "a boolean (true or false)",
+        "array" => "an array",
+        "object" => "an object",
+        "null" => "null",
+        _ => "a value",
+    }
+}
+
+/// `a`, `a or b`, `a, b or c`.
+pub(crate) fn join_or<'s>(phrases: impl IntoIterator<Item = &'s str>) -> String {
+    let phrases: Vec<&str> = phrases.into_iter().collect();
+    let mut out = String::new();
+    for (n, phrase) in phrases.iter().enumerate() {
+        if n > 0 {
+            out.push_str(if n + 1 == phrases.len() { " or " } else { ", " });
+        }
+        out.push_str(phrase);
+    }
+    out
+}
+
+/// Decodes `%XX` escapes in a URI fragment (schemars percent-encodes some `$defs` names).
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(hex) = s.get(i + 1..i + 3)
+            && let Ok(b) = u8::from_str_radix(hex, 16)
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn shape() -> Shape {
+        Shape::new(json!({
+            "type": "object",
+            "properties": {
+                "address": {"anyOf": [{"$ref": "#/$defs/Address"}, {"type": "null"}]},
+                "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+                "currency": {"type": "string", "enum": ["EUR", "USD"]},
+                "kind": {"oneOf": [{"const": "a"}, {"const": "b"}]},
+                "token": {"type": "string", "writeOnly": true}
+            },
+            "$defs": {
+                "Address": {"type": "object", "properties": {"zip": {"type": "string"}}},
+                "Item": {"type": "object", "properties": {"sku": {"type": ["string", "null"]}}}
+            }
+        }))
+    }
+
+    fn path(pointer: &str) -> FieldPath {
+        FieldPath::from_pointer(pointer, &Value::Null)
+    }
+
+    #[test]
+    fn walks_refs_and_branches() {
+        let s = shape();
+        assert_eq!(
+            s.describe(s.at(&path("/address/zip")).unwrap()).unwrap(),
+            "a string"
+        );
+        assert_eq!(
+            s.describe(s.at(&path("/items/3/sku")).unwrap()).unwrap(),
+            "a string or null"
+        );
+        assert_eq!(
+            s.describe(s.at(&path("/address")).unwrap()).unwrap(),
+            "an object or null"
+        );
+        assert_eq!(
+            s.describe(s.at(&path("/currency")).unwrap()).unwrap(),
+            "one of: 'EUR', 'USD'"
+        );
+        assert_eq!(
+            s.describe(s.at(&path("/kind")).unwrap()).unwrap(),
+            "one of: 'a', 'b'"
+        );
+        assert!(s.at(&path("/nope")).is_none());
+        assert_eq!(
+            s.known_properties(s.at(&path("/address")).unwrap()),
+            ["zip"]
+        );
+    }
+
+    #[test]
+    fn write_only_marks_the_subtree() {
+        let s = shape();
+        assert!(s.is_write_only(&path("/token")));
+        assert!(!s.is_write_only(&path("/currency")));
+    }
+
+    #[test]
+    fn percent_escapes_decode() {
+        assert_eq!(percent_decode("/$defs/A%3CB%3E"), "/$defs/A<B>");
+    }
+}

@@ -1,0 +1,432 @@
+//! Unit tests of the envelope and of the schema wording: rendering, ordering, escaping, flags,
+//! and one exact line per structural problem kind.
+
+use serde_json::{Value, json};
+
+use super::*;
+
+const CLOSE: &str = "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>";
+
+/// The only problem `args` has against `schema`, as `(path, line)`.
+fn only(schema: Value, args: Value) -> (String, String) {
+    let validator = ArgumentValidator::new("t", &schema).unwrap();
+    let err = validator.check(&args);
+    assert_eq!(err.len(), 1, "{err}");
+    let p = &err.problems()[0];
+    (p.path().to_owned(), p.line().to_owned())
+}
+
+fn pair(path: &str, line: &str) -> (String, String) {
+    (path.to_owned(), line.to_owned())
+}
+
+#[test]
+fn empty_envelope_still_has_recovery() {
+    assert_eq!(
+        ValidationError::new("billing").to_xml(),
+        format!("<validation_error action=\"billing\">\n{CLOSE}")
+    );
+}
+
+#[test]
+fn to_xml_allocates_exactly_once() {
+    let err = ValidationError::new("a\"<&>'")
+        .with_problem("x<\"&", "y & z < w > \"q\" \u{1}")
+        .with_problem("(root)", "plain");
+    let xml = err.to_xml();
+    assert_eq!(xml.len(), xml.capacity(), "{xml}");
+}
+
+#[test]
+fn write_xml_appends() {
+    let err = ValidationError::new("a").with_problem("b", "c");
+    let mut buf = String::from("prefix:");
+    err.write_xml(&mut buf);
+    assert_eq!(buf, format!("prefix:{}", err.to_xml()));
+}
+
+#[test]
+fn problems_sort_by_path_and_keep_insertion_order_for_ties() {
+    let err = ValidationError::new("t")
+        .with_problem("items[10].sku", "4")
+        .with_problem("name", "1")
+        .with_problem("items[2].sku", "3")
+        .with_problem("name", "2")
+        .with_problem("(root)", "0")
+        .with_problem("address.zip", "5");
+    let order: Vec<(&str, &str)> = err
+        .problems()
+        .iter()
+        .map(|p| (p.path(), p.line()))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            ("(root)", "0"),
+            ("address.zip", "5"),
+            ("items[2].sku", "3"),
+            ("items[10].sku", "4"),
+            ("name", "1"),
+            ("name", "2"),
+        ]
+    );
+}
+
+#[test]
+fn merge_keeps_the_order() {
+    let mut a = ValidationError::new("t").with_problem("b", "1");
+    a.merge(ValidationError::new("other").with_problem("a", "2"));
+    assert_eq!(a.action(), "t");
+    assert_eq!(a.problems()[0], FieldProblem::new("a", "2"));
+}
+
+#[test]
+fn flags_are_fixed_and_in_tool_error_key_order() {
+    let flags = ValidationError::new("t").flags();
+    assert_eq!(
+        flags,
+        json!({"isError": true, "errorCategory": "validation", "isRetryable": false,
+               "code": "VALIDATION_ERROR", "severity": "error"})
+    );
+    let keys: Vec<&String> = flags.as_object().unwrap().keys().collect();
+    // Without serde_json's preserve_order the map sorts keys; either way the set is exact.
+    assert_eq!(keys.len(), 5);
+}
+
+#[test]
+fn display_is_one_log_line() {
+    let err = ValidationError::new("billing.charge")
+        .with_problem("a", "A.")
+        .with_problem("b", "B.");
+    assert_eq!(
+        err.to_string(),
+        "VALIDATION_ERROR: billing.charge: a: A.; b: B."
+    );
+}
+
+#[test]
+fn sent_value_renders_like_lines() {
+    assert_eq!(sent_value(&json!("x")), "'x'");
+    assert_eq!(sent_value(&json!([1])), "array(1)");
+}
+
+// --- one exact line per structural problem kind ------------------------------------------
+
+#[test]
+fn type_mismatch() {
+    let schema = json!({"properties": {"n": {"type": "number"}}});
+    assert_eq!(
+        only(schema, json!({"n": "abc"})),
+        pair("n", "Wrong type. You sent: 'abc'. Expected a number.")
+    );
+}
+
+#[test]
+fn type_mismatch_with_several_types() {
+    let schema = json!({"properties": {"n": {"type": ["string", "integer", "null"]}}});
+    assert_eq!(
+        only(schema, json!({"n": true})),
+        pair(
+            "n",
+            "Wrong type. You sent: true. Expected a string, an integer or null."
+        )
+    );
+}
+
+#[test]
+fn arguments_that_are_not_an_object() {
+    let schema = json!({"type": "object", "properties": {}});
+    assert_eq!(
+        only(schema, json!([1, 2])),
+        pair(
+            "(root)",
+            "Wrong type. You sent: array(2). Expected an object."
+        )
+    );
+}
+
+#[test]
+fn required_field() {
+    let schema = json!({"properties": {"id": {"type": "string"}}, "required": ["id"]});
+    assert_eq!(
+        only(schema, json!({})),
+        pair(
+            "id",
+            "Missing required field. You sent: (missing). Expected a string."
+        )
+    );
+}
+
+#[test]
+fn unknown_field_is_denied_by_default() {
+    let schema = json!({"properties": {"amount": {}, "currency": {}}});
+    assert_eq!(
+        only(schema, json!({"amout": 5})),
+        pair(
+            "amout",
+            "Unknown field. You sent: 5. Expected one of the known fields: amount, currency; did you mean 'amount'?"
+        )
+    );
+}
+
+#[test]
+fn unknown_field_without_a_close_name() {
+    let schema = json!({"properties": {"amount": {}}, "additionalProperties": false});
+    assert_eq!(
+        only(schema, json!({"zzz": null})),
+        pair(
+            "zzz",
+            "Unknown field. You sent: null. Expected one of the known fields: amount."
+        )
+    );
+}
+
+#[test]
+fn additional_properties_stay_allowed_when_the_schema_says_so() {
+    let schema = json!({"properties": {"a": {}}, "additionalProperties": true});
+    assert!(
+        ArgumentValidator::new("t", &schema)
+            .unwrap()
+            .check(&json!({"b": 1}))
+            .is_empty()
+    );
+}
+
+#[test]
+fn enum_lists_the_allowed_values() {
+    let schema = json!({"properties": {"c": {"enum": ["EUR", "USD"]}}});
+    assert_eq!(
+        only(schema, json!({"c": "eur"})),
+        pair(
+            "c",
+            "Value not allowed. You sent: 'eur'. Expected one of: 'EUR', 'USD'."
+        )
+    );
+}
+
+#[test]
+fn const_names_the_value() {
+    let schema = json!({"properties": {"v": {"const": 2}}});
+    assert_eq!(
+        only(schema, json!({"v": 3})),
+        pair("v", "Value not allowed. You sent: 3. Expected exactly 2.")
+    );
+}
+
+#[test]
+fn one_of_documented_enum_variants() {
+    let schema = json!({"properties": {"k": {"oneOf": [{"const": "a"}, {"const": "b"}]}}});
+    assert_eq!(
+        only(schema, json!({"k": "c"})),
+        pair(
+            "k",
+            "Value not allowed. You sent: 'c'. Expected one of: 'a', 'b'."
+        )
+    );
+}
+
+#[test]
+fn any_of_shapes() {
+    let schema = json!({"properties": {"k": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}});
+    assert_eq!(
+        only(schema, json!({"k": 1.5})),
+        pair(
+            "k",
+            "Does not match any allowed shape. You sent: 1.5. Expected a string or an integer."
+        )
+    );
+}
+
+#[test]
+fn numeric_bounds() {
+    let schema = |kw: &str| json!({"properties": {"n": {kw: 10}}});
+    let cases = [
+        (
+            "minimum",
+            1,
+            "Number too small. You sent: 1. Expected a number >= 10.",
+        ),
+        (
+            "exclusiveMinimum",
+            10,
+            "Number too small. You sent: 10. Expected a number > 10.",
+        ),
+        (
+            "maximum",
+            11,
+            "Number too large. You sent: 11. Expected a number <= 10.",
+        ),
+        (
+            "exclusiveMaximum",
+            10,
+            "Number too large. You sent: 10. Expected a number < 10.",
+        ),
+        (
+            "multipleOf",
+            15,
+            "Number not allowed. You sent: 15. Expected a multiple of 10.",
+        ),
+    ];
+    for (kw, n, line) in cases {
+        assert_eq!(only(schema(kw), json!({"n": n})), pair("n", line), "{kw}");
+    }
+}
+
+#[test]
+fn string_lengths() {
+    let schema = json!({"properties": {"s": {"minLength": 3, "maxLength": 4}}});
+    assert_eq!(
+        only(schema.clone(), json!({"s": "ab"})),
+        pair(
+            "s",
+            "Too short. You sent: 'ab'. Expected at least 3 characters."
+        )
+    );
+    assert_eq!(
+        only(schema, json!({"s": "abcde"})),
+        pair(
+            "s",
+            "Too long. You sent: 'abcde'. Expected at most 4 characters."
+        )
+    );
+}
+
+#[test]
+fn array_sizes_and_uniqueness() {
+    let schema = json!({"properties": {"a": {"minItems": 2, "maxItems": 3, "uniqueItems": true}}});
+    assert_eq!(
+        only(schema.clone(), json!({"a": [1]})),
+        pair(
+            "a",
+            "Too few items. You sent: array(1). Expected at least 2 items."
+        )
+    );
+    assert_eq!(
+        only(schema.clone(), json!({"a": [1, 2, 3, 4]})),
+        pair(
+            "a",
+            "Too many items. You sent: array(4). Expected at most 3 items."
+        )
+    );
+    assert_eq!(
+        only(schema, json!({"a": [1, 1]})),
+        pair(
+            "a",
+            "Duplicate items. You sent: array(2). Expected every item to be unique."
+        )
+    );
+}
+
+#[test]
+fn object_sizes() {
+    let schema = json!({"properties": {"o": {"minProperties": 1}}});
+    assert_eq!(
+        only(schema, json!({"o": {}})),
+        pair(
+            "o",
+            "Too few fields. You sent: {}. Expected at least 1 field."
+        )
+    );
+}
+
+#[test]
+fn pattern_is_quoted_literally() {
+    let schema = json!({"properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$"}}});
+    assert_eq!(
+        only(schema, json!({"code": "eu"})),
+        pair(
+            "code",
+            "Does not match the required pattern. You sent: 'eu'. Expected text matching the pattern ^[A-Z]{3}$."
+        )
+    );
+}
+
+#[test]
+fn formats_are_asserted() {
+    let schema = |f: &str| json!({"properties": {"v": {"type": "string", "format": f}}});
+    let cases = [
+        (
+            "email",
+            "Invalid email format. You sent: 'x'. Expected a valid email address.",
+        ),
+        (
+            "date",
+            "Invalid date format. You sent: 'x'. Expected a date such as '2026-01-31'.",
+        ),
+        (
+            "uuid",
+            "Invalid UUID format. You sent: 'x'. Expected a UUID such as '123e4567-e89b-12d3-a456-426614174000'.",
+        ),
+    ];
+    for (format, line) in cases {
+        assert_eq!(
+            only(schema(format), json!({"v": "x"})),
+            pair("v", line),
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn contains_and_not() {
+    let schema =
+        json!({"properties": {"a": {"contains": {"const": 1}}, "b": {"not": {"const": 0}}}});
+    assert_eq!(
+        only(schema.clone(), json!({"a": [2]})),
+        pair(
+            "a",
+            "No matching item. You sent: array(1). Expected at least one item of the required kind."
+        )
+    );
+    assert_eq!(
+        only(schema, json!({"b": 0})),
+        pair(
+            "b",
+            "Value not allowed. You sent: 0. Expected a different value."
+        )
+    );
+}
+
+#[test]
+fn nested_refs_give_dotted_paths() {
+    let schema = json!({
+        "properties": {"items": {"type": "array", "items": {"$ref": "#/$defs/Item"}}},
+        "$defs": {"Item": {"type": "object", "properties": {"sku": {"type": "string"}}, "required": ["sku"]}}
+    });
+    assert_eq!(
+        only(schema, json!({"items": [{"sku": "a"}, {}]})),
+        pair(
+            "items[1].sku",
+            "Missing required field. You sent: (missing). Expected a string."
+        )
+    );
+}
+
+#[test]
+fn unknown_fields_next_to_composition_use_unevaluated_properties() {
+    let schema = json!({
+        "properties": {"a": {}},
+        "allOf": [{"properties": {"b": {}}}]
+    });
+    let validator = ArgumentValidator::new("t", &schema).unwrap();
+    assert!(validator.check(&json!({"a": 1, "b": 2})).is_empty());
+    assert_eq!(
+        validator.check(&json!({"a": 1, "bb": 2})).problems()[0].line(),
+        "Unknown field. You sent: 2. Expected one of the known fields: a, b; did you mean 'b'?"
+    );
+}
+
+#[test]
+fn nested_unknown_fields_suggest_the_nested_names() {
+    let schema = json!({
+        "properties": {"address": {"$ref": "#/$defs/Address"}},
+        "$defs": {"Address": {"properties": {"zip": {}}, "additionalProperties": false}}
+    });
+    assert_eq!(
+        only(schema, json!({"address": {"zp": 1}})),
+        pair(
+            "address.zp",
+            "Unknown field. You sent: 1. Expected one of the known fields: zip; did you mean 'zip'?"
+        )
+    );
+}

@@ -1,0 +1,170 @@
+//! XML escaping for envelopes: the asymmetric text/attribute rules and the XML 1.0 character rule.
+//!
+//! SPEC section 1, rules 4 and 5. Element text escapes only `&` and `<` (so `Must be > 0` and
+//! `"id"` stay readable for the model); attribute values escape all five special characters.
+//! Characters XML 1.0 forbids (C0 controls other than tab, LF and CR; U+FFFE; U+FFFF) become
+//! U+FFFD. Nothing else changes. Every function here has an exact-length twin so renderers can
+//! size their buffer once.
+
+/// Where a string is written, which decides what gets escaped.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Context {
+    /// Element content: `&` and `<`.
+    Text,
+    /// Attribute value in double quotes: `&`, `<`, `>`, `"` and `'`.
+    Attr,
+}
+
+/// Byte classes: 0 = copied as-is, 1 = special in text and attributes, 2 = special in attributes
+/// only, 3 = a forbidden C0 control, 4 = a lead byte of U+FFFE/U+FFFF (needs a closer look).
+const CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        if b != b'\t' as usize && b != b'\n' as usize && b != b'\r' as usize {
+            table[b] = 3;
+        }
+        b += 1;
+    }
+    table[b'&' as usize] = 1;
+    table[b'<' as usize] = 1;
+    table[b'>' as usize] = 2;
+    table[b'"' as usize] = 2;
+    table[b'\'' as usize] = 2;
+    table[0xEF] = 4;
+    table
+};
+
+const REPLACEMENT: &str = "\u{FFFD}";
+
+/// The replacement for the special byte at `bytes[i]`, and how many input bytes it covers.
+/// `None` when the byte is copied as-is in this context.
+#[inline]
+fn replacement(bytes: &[u8], i: usize, ctx: Context) -> Option<(&'static str, usize)> {
+    match CLASS[bytes[i] as usize] {
+        0 => None,
+        1 | 2 if ctx == Context::Text && bytes[i] != b'&' && bytes[i] != b'<' => None,
+        1 | 2 => Some((
+            match bytes[i] {
+                b'&' => "&amp;",
+                b'<' => "&lt;",
+                b'>' => "&gt;",
+                b'"' => "&quot;",
+                _ => "&apos;",
+            },
+            1,
+        )),
+        3 => Some((REPLACEMENT, 1)),
+        // U+FFFE is EF BF BE and U+FFFF is EF BF BF in UTF-8.
+        _ => match bytes.get(i + 1..i + 3) {
+            Some([0xBF, 0xBE | 0xBF]) => Some((REPLACEMENT, 3)),
+            _ => None,
+        },
+    }
+}
+
+/// The length in bytes of `s` once escaped for `ctx`.
+pub(crate) fn escaped_len(s: &str, ctx: Context) -> usize {
+    let bytes = s.as_bytes();
+    let mut len = bytes.len();
+    let mut i = 0;
+    while i < bytes.len() {
+        if CLASS[bytes[i] as usize] != 0
+            && let Some((rep, covered)) = replacement(bytes, i, ctx)
+        {
+            len = len + rep.len() - covered;
+            i += covered;
+            continue;
+        }
+        i += 1;
+    }
+    len
+}
+
+/// Appends `s` to `out`, escaped for `ctx`. Runs of ordinary bytes are copied in one piece.
+pub(crate) fn push_escaped(out: &mut String, s: &str, ctx: Context) {
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if CLASS[bytes[i] as usize] != 0
+            && let Some((rep, covered)) = replacement(bytes, i, ctx)
+        {
+            // `i` is always at a char boundary here: special bytes are ASCII or UTF-8 lead bytes.
+            out.push_str(&s[start..i]);
+            out.push_str(rep);
+            i += covered;
+            start = i;
+            continue;
+        }
+        i += 1;
+    }
+    out.push_str(&s[start..]);
+}
+
+/// `s` escaped as element text, as a new string.
+#[cfg(test)]
+pub(crate) fn escape_text(s: &str) -> String {
+    let mut out = String::with_capacity(escaped_len(s, Context::Text));
+    push_escaped(&mut out, s, Context::Text);
+    out
+}
+
+/// `s` escaped as an attribute value, as a new string.
+#[cfg(test)]
+pub(crate) fn escape_attr(s: &str) -> String {
+    let mut out = String::with_capacity(escaped_len(s, Context::Attr));
+    push_escaped(&mut out, s, Context::Attr);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_escapes_only_ampersand_and_less_than() {
+        assert_eq!(
+            escape_text(r#"a < b && c > d "q" 's'"#),
+            r#"a &lt; b &amp;&amp; c > d "q" 's'"#
+        );
+    }
+
+    #[test]
+    fn attributes_escape_all_five() {
+        assert_eq!(escape_attr(r#"A"B<C>&'"#), "A&quot;B&lt;C&gt;&amp;&apos;");
+    }
+
+    #[test]
+    fn existing_entities_are_escaped_again() {
+        assert_eq!(escape_text("&amp;"), "&amp;amp;");
+    }
+
+    #[test]
+    fn forbidden_characters_become_replacement_char() {
+        assert_eq!(
+            escape_text("a\u{1}b\u{0}c\td\u{b}e\u{FFFF}z"),
+            "a\u{FFFD}b\u{FFFD}c\td\u{FFFD}e\u{FFFD}z"
+        );
+        assert_eq!(escape_attr("\u{FFFE}\r\n"), "\u{FFFD}\r\n");
+        // Other characters whose UTF-8 starts with 0xEF are left alone.
+        assert_eq!(
+            escape_text("\u{FFFD}\u{F000}\u{FFFC}"),
+            "\u{FFFD}\u{F000}\u{FFFC}"
+        );
+    }
+
+    #[test]
+    fn escaped_len_matches_output_length() {
+        for s in [
+            "",
+            "plain",
+            "<&>\"'",
+            "\u{0}\u{FFFE}\u{FFFF}ok",
+            "é—请🚫\u{EFFF}",
+        ] {
+            assert_eq!(escaped_len(s, Context::Text), escape_text(s).len(), "{s:?}");
+            assert_eq!(escaped_len(s, Context::Attr), escape_attr(s).len(), "{s:?}");
+        }
+    }
+}
