@@ -8,6 +8,16 @@
 //! return a `String` verbatim, `()` as "OK" and anything `Serialize` as JSON, and lets an
 //! arguments type be validated with `validator` only when it implements `Validate`.
 
+// Tests write the probes exactly as generated code does; the "needless" borrows are what
+// selects the impl.
+#![cfg_attr(
+    test,
+    allow(
+        clippy::needless_borrow,
+        reason = "autoref specialization: the extra references pick the impl"
+    )
+)]
+
 pub use ::core;
 pub use ::schemars;
 pub use ::serde;
@@ -308,7 +318,7 @@ pub use crate::tool::ToolErrors;
 /// section 1). Implemented for the integer types (a count of seconds; negative means unset),
 /// `std::time::Duration` (rounded up, so 1.2 s is 2 s: a retry must not come early) and
 /// `Option` of those (`None` means unset). Generated code:
-/// `::fusion::__private::retry_after_secs(&field)`.
+/// `::fusion::__private::RetryAfterSecs::retry_after_secs(&field)`.
 #[diagnostic::on_unimplemented(
     message = "`#[retry_after]` needs a whole number of seconds or a `std::time::Duration`, not `{Self}`",
     label = "not a retry delay",
@@ -363,11 +373,6 @@ impl<T: RetryAfterSecs + ?Sized> RetryAfterSecs for &T {
     fn retry_after_secs(&self) -> u64 {
         T::retry_after_secs(self)
     }
-}
-
-/// The delay of a `#[retry_after]` field, in whole seconds (see [`RetryAfterSecs`]).
-pub fn retry_after_secs<T: RetryAfterSecs + ?Sized>(value: &T) -> u64 {
-    value.retry_after_secs()
 }
 
 #[cfg(test)]
@@ -479,10 +484,6 @@ impl<T, E> ResultParts for ::core::result::Result<T, E> {
     type Err = E;
 }
 
-/// Compiles only when `T` can be an action's arguments type. Generated code calls it spanned
-/// on the user's type (`check_arguments::<Args>()`), so an unsatisfied bound is reported there.
-pub fn check_arguments<T: ::serde::de::DeserializeOwned + ::schemars::JsonSchema>() {}
-
 /// Every autoref-specialization trait above, for one glob import in generated code
 /// (`use ::fusion::__private::autoref::*;`): method-call syntax only finds trait methods whose
 /// trait is in scope.
@@ -568,6 +569,10 @@ mod tool_macro_tests {
 mod tool_errors_tests {
     use super::*;
     use std::time::Duration;
+
+    fn retry_after_secs<T: RetryAfterSecs + ?Sized>(value: &T) -> u64 {
+        value.retry_after_secs()
+    }
 
     #[test]
     fn integer_delays_are_whole_seconds() {
