@@ -61,7 +61,7 @@ fn main() {
     let validator = ArgumentValidator::new("billing.charge", &schema).expect("the schema compiles");
     let args = json!({"id": "invoice-7", "amount": 0, "curency": "EUR"});
     show(
-        "three problems at once",
+        "four problems at once",
         ToolResponse::validation(validator.check(&args)),
     );
 }
