@@ -237,7 +237,7 @@ pub fn flat_input_schema(definition: &ToolDefinition) -> Map<String, Value> {
         let mut schema = definition
             .actions
             .first()
-            .map(|a| a.input_schema.clone())
+            .map(|a| flatten_top_level(&a.input_schema))
             .unwrap_or_default();
         schema.remove("$schema");
         schema.remove("title");
@@ -249,14 +249,18 @@ pub fn flat_input_schema(definition: &ToolDefinition) -> Map<String, Value> {
     let mut defs = Map::new();
     // For each field: the schemas seen and, per action, whether it is required there.
     let mut users: Vec<(String, Vec<(String, bool)>)> = Vec::new();
-    for action in &definition.actions {
-        let required: Vec<&str> = action
-            .input_schema
+    let flattened: Vec<Map<String, Value>> = definition
+        .actions
+        .iter()
+        .map(|a| flatten_top_level(&a.input_schema))
+        .collect();
+    for (action, input_schema) in definition.actions.iter().zip(&flattened) {
+        let required: Vec<&str> = input_schema
             .get("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        if let Some(Value::Object(props)) = action.input_schema.get("properties") {
+        if let Some(Value::Object(props)) = input_schema.get("properties") {
             for (field, schema) in props {
                 match properties.get_mut(field) {
                     None => {
@@ -273,7 +277,7 @@ pub fn flat_input_schema(definition: &ToolDefinition) -> Map<String, Value> {
             }
         }
         for key in ["$defs", "definitions"] {
-            if let Some(Value::Object(d)) = action.input_schema.get(key) {
+            if let Some(Value::Object(d)) = input_schema.get(key) {
                 for (name, def) in d {
                     defs.entry(name.clone()).or_insert_with(|| def.clone());
                 }
@@ -328,6 +332,93 @@ pub fn flat_input_schema(definition: &ToolDefinition) -> Map<String, Value> {
         schema.insert("$defs".into(), Value::Object(defs));
     }
     schema
+}
+
+/// An arguments schema with a top-level `oneOf`/`anyOf`/`allOf` (an enum arguments type, a
+/// flattened struct) rewritten as one object for advertising: the union of the alternatives'
+/// fields (a field declared differently becomes a nested `anyOf`), required where every
+/// alternative requires it (`allOf`: where any part does). Validation keeps the original
+/// schema, so nothing is accepted that the arguments type rejects.
+fn flatten_top_level(schema: &Map<String, Value>) -> Map<String, Value> {
+    let combinator = ["oneOf", "anyOf", "allOf"]
+        .into_iter()
+        .find(|k| matches!(schema.get(*k), Some(Value::Array(_))));
+    let Some(combinator) = combinator else {
+        return schema.clone();
+    };
+    let defs = schema.get("$defs").and_then(Value::as_object);
+    let resolve = |branch: &'_ Value| -> Option<Map<String, Value>> {
+        let object = branch.as_object()?;
+        match object.get("$ref").and_then(Value::as_str) {
+            Some(reference) => {
+                let name = reference.strip_prefix("#/$defs/")?;
+                defs?.get(name)?.as_object().cloned()
+            }
+            None => Some(object.clone()),
+        }
+    };
+    let mut out: Map<String, Value> = schema
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "oneOf" | "anyOf" | "allOf"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let mut properties = match out.remove("properties") {
+        Some(Value::Object(p)) => p,
+        _ => Map::new(),
+    };
+    let mut required: Vec<Value> = match out.remove("required") {
+        Some(Value::Array(r)) => r,
+        _ => Vec::new(),
+    };
+    let branches: Vec<Map<String, Value>> = schema[combinator]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(resolve)
+        .map(|b| flatten_top_level(&b))
+        .collect();
+    let branch_required = |b: &Map<String, Value>| -> Vec<Value> {
+        b.get("required")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    for branch in &branches {
+        if let Some(Value::Object(props)) = branch.get("properties") {
+            for (field, field_schema) in props {
+                match properties.get_mut(field) {
+                    None => {
+                        properties.insert(field.clone(), field_schema.clone());
+                    }
+                    Some(existing) if existing != field_schema => {
+                        merge_alternative(existing, field_schema)
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    let extra: Vec<Value> = if combinator == "allOf" {
+        branches.iter().flat_map(branch_required).collect()
+    } else {
+        let mut common = branches.first().map(branch_required).unwrap_or_default();
+        for branch in branches.iter().skip(1) {
+            let theirs = branch_required(branch);
+            common.retain(|f| theirs.contains(f));
+        }
+        common
+    };
+    for field in extra {
+        if !required.contains(&field) {
+            required.push(field);
+        }
+    }
+    out.insert("type".into(), "object".into());
+    out.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        out.insert("required".into(), Value::Array(required));
+    }
+    out
 }
 
 /// Two actions declare one field with different schemas: accept either (a nested `anyOf`,
@@ -477,6 +568,43 @@ mod tests {
         assert_eq!(
             props["limit"]["description"],
             "Used by: list_invoices, get_invoice."
+        );
+    }
+
+    #[test]
+    fn enum_arguments_are_advertised_as_one_object() {
+        // What schemars emits for `#[serde(tag = "kind")] enum Pay { Card { number }, Iban { iban } }`.
+        let schema = json!({
+            "oneOf": [
+                {"type": "object", "properties": {"kind": {"const": "Card"}, "number": {"type": "string"}}, "required": ["kind", "number"]},
+                {"$ref": "#/$defs/Iban"}
+            ],
+            "$defs": {"Iban": {"type": "object", "properties": {"kind": {"const": "Iban"}, "iban": {"type": "string"}}, "required": ["kind", "iban"]}}
+        });
+        let single = ToolDefinition {
+            name: "pay".into(),
+            description: String::new(),
+            discriminator: None,
+            actions: vec![action("pay", schema.clone())],
+        };
+        let flat = flat_input_schema(&single);
+        assert!(!flat.contains_key("oneOf"));
+        assert_eq!(flat["type"], "object");
+        assert_eq!(flat["required"], json!(["kind"]));
+        assert_eq!(
+            flat["properties"]["kind"],
+            json!({"anyOf": [{"const": "Card"}, {"const": "Iban"}]})
+        );
+        assert_eq!(flat["properties"]["iban"], json!({"type": "string"}));
+
+        let mut multi = billing();
+        multi.actions.push(action("pay", schema));
+        let flat = flat_input_schema(&multi);
+        assert!(
+            flat["properties"]["number"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("Used by: pay.")
         );
     }
 

@@ -5,6 +5,111 @@
 //! code receives typed flags (category, retryable, retry-after) it can branch on without
 //! reading prose.
 //!
+//! # A tool in full
+//!
+//! A billing tool with two actions and an error contract. `#[fusion::tool]` generates the
+//! [`Tool`] implementation (definition, input schema, routing on the `action` discriminator,
+//! validation); `#[derive(ToolErrors)]` turns the error enum into envelopes.
+//!
+//! ```
+//! use fusion::{RequestContext, Tool, ToolErrors};
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//! use serde_json::json;
+//!
+//! pub struct Billing;
+//!
+//! #[derive(Deserialize, JsonSchema, validator::Validate)]
+//! pub struct GetInvoice {
+//!     /// The invoice ID, like `inv_2026_0001`.
+//!     #[validate(length(min = 5))]
+//!     pub id: String,
+//! }
+//!
+//! #[derive(Serialize)]
+//! pub struct Invoice {
+//!     pub id: String,
+//!     pub amount_cents: u64,
+//! }
+//!
+//! #[derive(Debug, ToolErrors)]
+//! #[tool_error(tool = Billing)]
+//! pub enum BillingError {
+//!     #[tool_error(
+//!         NOT_FOUND,
+//!         recovery = "List invoices first, then retry with a real ID",
+//!         actions(list_invoices)
+//!     )]
+//!     InvoiceNotFound {
+//!         #[detail(key = "requestedId")]
+//!         id: String,
+//!     },
+//! }
+//!
+//! impl std::fmt::Display for BillingError {
+//!     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+//!         match self {
+//!             BillingError::InvoiceNotFound { .. } => f.write_str("No invoice with that ID"),
+//!         }
+//!     }
+//! }
+//!
+//! /// Invoices of the billing system.
+//! #[fusion::tool]
+//! impl Billing {
+//!     /// Lists invoice IDs, newest first.
+//!     #[action(read_only)]
+//!     pub fn list_invoices(&self) -> Vec<String> {
+//!         vec!["inv_2026_0001".into()]
+//!     }
+//!
+//!     /// Fetches one invoice by ID.
+//!     #[action(read_only, idempotent)]
+//!     pub async fn get_invoice(&self, args: GetInvoice) -> Result<Invoice, BillingError> {
+//!         match args.id.as_str() {
+//!             "inv_2026_0001" => Ok(Invoice { id: args.id, amount_cents: 1200 }),
+//!             _ => Err(BillingError::InvoiceNotFound { id: args.id }),
+//!         }
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let call = |args: serde_json::Value| {
+//!     Billing.call(args.as_object().unwrap().clone(), RequestContext::new())
+//! };
+//!
+//! let found = call(json!({"action": "get_invoice", "id": "inv_2026_0001"})).await;
+//! assert_eq!(found.payload(), Some(r#"{"id":"inv_2026_0001","amount_cents":1200}"#));
+//!
+//! let missing = call(json!({"action": "get_invoice", "id": "inv_2026_9999"})).await;
+//! assert_eq!(missing.tool_error().unwrap().to_xml(), "\
+//! <tool_error code=\"NOT_FOUND\" severity=\"error\">
+//! <message>No invoice with that ID</message>
+//! <recovery>List invoices first, then retry with a real ID</recovery>
+//! <available_actions>
+//!   <action>billing.list_invoices</action>
+//! </available_actions>
+//! <details>
+//!   <detail key=\"requestedId\">inv_2026_9999</detail>
+//! </details>
+//! </tool_error>");
+//!
+//! let invalid = call(json!({"action": "get_invoice", "id": "inv", "extra": 1})).await;
+//! assert_eq!(invalid.validation_error().unwrap().to_xml(), "\
+//! <validation_error action=\"billing.get_invoice\">
+//! <field name=\"extra\">Unknown field. You sent: 1. Expected one of the known fields: id.</field>
+//! <field name=\"id\">Too short. You sent: 'inv'. Expected at least 5 characters.</field>
+//! <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>
+//! </validation_error>");
+//!
+//! let typo = call(json!({"action": "get_invoices"})).await;
+//! assert_eq!(typo.tool_error().unwrap().code().as_str(), "UNKNOWN_ACTION");
+//! # }
+//! ```
+//!
+//! The sections below take the pieces one at a time.
+//!
 //! # The `<tool_error>` envelope
 //!
 //! [`ToolError`] is both the error value and its builder:
@@ -103,10 +208,18 @@ pub use tool::{
 };
 pub use validation::ValidationError;
 
-/// Derives an error contract for a domain error type.
+#[doc = include_str!("docs/tool_errors.md")]
 pub use fusion_macros::ToolErrors;
-/// Declares an MCP tool. Reference: the macro issue (attributes are documented as they land).
+#[doc = include_str!("docs/tool.md")]
 pub use fusion_macros::tool;
+
+// rustdoc does not run the examples in docs attached to re-exports; these run them.
+#[cfg(doctest)]
+#[doc = include_str!("docs/tool.md")]
+mod tool_reference {}
+#[cfg(doctest)]
+#[doc = include_str!("docs/tool_errors.md")]
+mod tool_errors_reference {}
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -1,8 +1,23 @@
-//! `#[derive(ToolErrors)]`: parse, validate, expand.
+//! `#[derive(ToolErrors)]`: read the input (`ast`, attributes in `attr`), check it (`valid`),
+//! generate the impls (`expand`), or on error report everything next to stub impls (`fallback`).
+
+mod ast;
+mod attr;
+mod expand;
+mod fallback;
+mod valid;
 
 use proc_macro2::TokenStream;
 
 pub(crate) fn expand(input: syn::DeriveInput) -> TokenStream {
-    syn::Error::new_spanned(&input.ident, "`#[derive(ToolErrors)]` is not built yet")
-        .to_compile_error()
+    let mut errors = darling::Error::accumulator();
+    let ast = ast::Input::from_syn(&input, &mut errors);
+    ast.validate(&mut errors);
+    match errors.finish() {
+        Ok(()) => expand::derive(&ast),
+        Err(errors) => fallback::stub(&input, errors.write_errors()),
+    }
 }
+
+#[cfg(test)]
+mod tests;

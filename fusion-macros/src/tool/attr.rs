@@ -1,0 +1,225 @@
+//! The options of `#[fusion::tool(...)]` and `#[action(...)]` (parsed with darling), and doc
+//! comments turned into descriptions.
+
+use darling::FromMeta;
+use darling::ast::NestedMeta;
+use darling::util::SpannedValue;
+use proc_macro2::TokenStream;
+use syn::{Attribute, Meta};
+
+use super::Errors;
+
+/// `#[fusion::tool(name = "billing", description = "…", discriminator = "op")]`.
+#[derive(Debug, Default, FromMeta)]
+pub(crate) struct ToolArgs {
+    /// The MCP tool name; defaults to the type or function name in snake_case.
+    pub(crate) name: Option<SpannedValue<String>>,
+    /// The tool's description; defaults to its doc comment.
+    pub(crate) description: Option<String>,
+    /// The field naming the action (`action` by default); multi-action tools only.
+    pub(crate) discriminator: Option<SpannedValue<String>>,
+}
+
+/// `#[action(name = "list", description = "…", read_only, destructive = false, …)]`.
+///
+/// Each option is one field: the guard options (`timeout`, `rate_limit`, `concurrency`) land
+/// here as fields when the runtime guards do. Until then darling rejects them like any other
+/// unknown key.
+#[derive(Debug, Default, FromMeta)]
+pub(crate) struct ActionArgs {
+    /// The action name, the discriminator value; defaults to the method name.
+    pub(crate) name: Option<SpannedValue<String>>,
+    /// The action's description; defaults to its doc comment.
+    pub(crate) description: Option<SpannedValue<String>>,
+    /// The behaviour hints, written next to the other options (`#[action(read_only)]`).
+    #[darling(flatten)]
+    pub(crate) annotations: Annotations,
+}
+
+/// MCP tool annotations (MCP specification 2025-06-18, "Tool annotations"). A bare word means
+/// `true` (`read_only`); `read_only = false` states the opposite; leaving one out leaves the
+/// hint unset.
+#[derive(Debug, Default, Clone, Copy, FromMeta)]
+pub(crate) struct Annotations {
+    /// `readOnlyHint`.
+    pub(crate) read_only: Option<bool>,
+    /// `destructiveHint`.
+    pub(crate) destructive: Option<bool>,
+    /// `idempotentHint`.
+    pub(crate) idempotent: Option<bool>,
+    /// `openWorldHint`.
+    pub(crate) open_world: Option<bool>,
+}
+
+/// Parses the attribute's own arguments (the tokens inside `#[fusion::tool(...)]`).
+pub(crate) fn tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
+    let parsed = NestedMeta::parse_meta_list(args)
+        .map_err(darling::Error::from)
+        .and_then(|items| ToolArgs::from_list(&items));
+    errors.darling(parsed).unwrap_or_default()
+}
+
+/// Whether `attr` is an `#[action]` marker.
+pub(crate) fn is_action(attr: &Attribute) -> bool {
+    attr.path().is_ident("action")
+}
+
+/// Parses the `#[action]` attributes of one method: `None` when it has none (an ordinary
+/// method), the options otherwise. A repeated `#[action]` is an error.
+pub(crate) fn action_args(attrs: &[Attribute], errors: &mut Errors) -> Option<ActionArgs> {
+    let mut found: Option<ActionArgs> = None;
+    for attr in attrs.iter().filter(|a| is_action(a)) {
+        if found.is_some() {
+            errors.at(attr, "duplicate `#[action]` attribute");
+            continue;
+        }
+        let args = match &attr.meta {
+            Meta::Path(_) => ActionArgs::default(),
+            // darling parses the list's tokens into its nested-meta form itself.
+            Meta::List(list) => {
+                let parsed = NestedMeta::parse_meta_list(list.tokens.clone())
+                    .map_err(darling::Error::from)
+                    .and_then(|items| ActionArgs::from_list(&items));
+                errors.darling(parsed).unwrap_or_default()
+            }
+            Meta::NameValue(nv) => {
+                errors.at(
+                    nv.eq_token,
+                    "expected `#[action]` or `#[action(...)]`, found `#[action = ...]`",
+                );
+                ActionArgs::default()
+            }
+        };
+        found = Some(args);
+    }
+    found
+}
+
+/// The doc comment of an item as a description: the `#[doc]` lines joined with newlines, the
+/// common indentation removed, runs of blank lines kept as one paragraph break, the whole
+/// trimmed. `None` when there is no doc comment.
+pub(crate) fn docs(attrs: &[Attribute]) -> Option<String> {
+    let mut lines = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
+        if let Meta::NameValue(nv) = &attr.meta
+            && let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(text),
+                ..
+            }) = &nv.value
+        {
+            // `split`, not `lines`: an empty `///` line is a paragraph break to keep.
+            let value = text.value();
+            lines.extend(
+                value
+                    .split('\n')
+                    .map(|l| l.trim_end_matches('\r').to_owned()),
+            );
+        }
+    }
+    let text = join_doc_lines(&lines);
+    (!text.is_empty()).then_some(text)
+}
+
+/// See [`docs`]; separate so it can be tested without syntax trees.
+fn join_doc_lines(lines: &[String]) -> String {
+    let indent = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut out = String::new();
+    let mut blank = false;
+    for line in lines {
+        let line = line.get(indent..).unwrap_or("").trim_end();
+        if line.is_empty() {
+            blank = !out.is_empty();
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(if blank { "\n\n" } else { "\n" });
+        }
+        out.push_str(line);
+        blank = false;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn join(lines: &[&str]) -> String {
+        join_doc_lines(&lines.iter().map(|l| (*l).to_owned()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn doc_lines_lose_the_space_after_the_slashes() {
+        assert_eq!(
+            join(&[" Lists invoices.", " Newest first."]),
+            "Lists invoices.\nNewest first."
+        );
+    }
+
+    #[test]
+    fn blank_lines_become_one_paragraph_break_and_the_ends_are_trimmed() {
+        assert_eq!(
+            join(&["", " First.", "", "", " Second.", " ", ""]),
+            "First.\n\nSecond."
+        );
+    }
+
+    #[test]
+    fn deeper_indentation_is_kept() {
+        assert_eq!(join(&[" Steps:", "   - one"]), "Steps:\n  - one");
+    }
+
+    #[test]
+    fn no_docs_is_empty() {
+        assert_eq!(join(&[]), "");
+        assert_eq!(join(&["", "  "]), "");
+    }
+
+    #[test]
+    fn doc_attributes_are_read_in_order() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            /// Adds two numbers.
+            ///
+            /// Both must be finite.
+            #[inline]
+            fn add() {}
+        };
+        assert_eq!(
+            docs(&item.attrs).as_deref(),
+            Some("Adds two numbers.\n\nBoth must be finite.")
+        );
+    }
+
+    #[test]
+    fn action_options_parse_words_and_booleans() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            #[action(name = "list", read_only, destructive = false)]
+            fn list_all() {}
+        };
+        let mut errors = Errors::default();
+        let args = action_args(&item.attrs, &mut errors).unwrap();
+        assert!(errors.finish().is_none());
+        assert_eq!(args.name.as_deref().map(String::as_str), Some("list"));
+        assert_eq!(args.annotations.read_only, Some(true));
+        assert_eq!(args.annotations.destructive, Some(false));
+        assert_eq!(args.annotations.idempotent, None);
+    }
+
+    #[test]
+    fn unknown_action_options_suggest_the_closest() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            #[action(read_onyl)]
+            fn list_all() {}
+        };
+        let mut errors = Errors::default();
+        action_args(&item.attrs, &mut errors);
+        let message = errors.finish().unwrap().to_string();
+        assert!(message.contains("`read_onyl`"), "{message}");
+        assert!(message.contains("`read_only`"), "{message}");
+    }
+}

@@ -1,0 +1,373 @@
+//! Every check of a tool that `expand` relies on, each error on the smallest offending token
+//! and all of them reported at once.
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::{GenericParam, Ident, Receiver, Type};
+
+use super::Errors;
+use super::ast::{Action, Name, ParamKind, Shape, Tool};
+
+/// Checks the whole tool.
+pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
+    check_name(&tool.name, "tool name", errors);
+    if let Some(discriminator) = &tool.discriminator
+        && discriminator.value.is_empty()
+    {
+        errors.at_span(discriminator.span, "the discriminator cannot be empty");
+    }
+    if let Some(span) = tool.stray_discriminator {
+        errors.at_span(
+            span,
+            "a function tool has no discriminator; `discriminator` applies to tools declared on an `impl` block",
+        );
+    }
+
+    let function = matches!(tool.shape, Shape::Function { .. });
+    if let Shape::Impl(item) = tool.shape
+        && tool.actions.is_empty()
+    {
+        errors.at(
+            &item.self_ty,
+            "this tool has no actions; mark each method the model may call with `#[action]`",
+        );
+    }
+    let impl_params = match tool.shape {
+        Shape::Impl(item) => type_params(&item.generics.params),
+        Shape::Function { .. } => Vec::new(),
+    };
+
+    for (index, action) in tool.actions.iter().enumerate() {
+        if !function {
+            check_name(&action.name, "action name", errors);
+            if let Some(first) = tool.actions[..index]
+                .iter()
+                .find(|a| a.name.value == action.name.value)
+            {
+                errors.at_span(
+                    action.name.span,
+                    format_args!(
+                        "duplicate action name `{}`; the method `{}` already uses it",
+                        action.name.value, first.sig.ident
+                    ),
+                );
+            }
+        }
+        for span in &action.misplaced {
+            errors.at_span(
+                *span,
+                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations",
+            );
+        }
+        check_signature(action, function, errors);
+        check_params(action, &impl_params, errors);
+    }
+}
+
+/// Names the model calls must survive every LLM API: `[A-Za-z0-9_-]`, not empty (SPEC
+/// section 3: flat exposition joins them as `tool_action`).
+fn check_name(name: &Name, what: &str, errors: &mut Errors) {
+    if name.value.is_empty() {
+        errors.at_span(name.span, format_args!("the {what} cannot be empty"));
+    } else if let Some(bad) = name
+        .value
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        errors.at_span(
+            name.span,
+            format_args!(
+                "the {what} `{}` contains `{bad}`; LLM APIs accept only ASCII letters, digits, `_` and `-` in tool names",
+                name.value
+            ),
+        );
+    }
+}
+
+/// Receiver, generics, `unsafe`.
+fn check_signature(action: &Action<'_>, function: bool, errors: &mut Errors) {
+    let sig = action.sig;
+    if let Some(unsafety) = &sig.unsafety {
+        errors.at(unsafety, "an action cannot be an `unsafe fn`");
+    }
+    for param in &sig.generics.params {
+        match param {
+            GenericParam::Type(_) | GenericParam::Const(_) => {
+                errors.at(param, "actions cannot be generic");
+            }
+            // Lifetimes are inferred at the call; they cannot make the call ambiguous.
+            GenericParam::Lifetime(_) => {}
+        }
+    }
+    if let Some(receiver) = action.receiver {
+        if function {
+            errors.at(receiver, "a function tool has no `self`");
+        } else {
+            check_receiver(receiver, errors);
+        }
+    }
+}
+
+/// Only `&self`: a tool serves concurrent calls, so it is shared and never consumed.
+fn check_receiver(receiver: &Receiver, errors: &mut Errors) {
+    match &*receiver.ty {
+        Type::Reference(r) if is_self(&r.elem) => {
+            if r.mutability.is_some() {
+                errors.at(
+                    receiver,
+                    "an action takes `&self`, not `&mut self`: a tool serves concurrent calls; keep mutable state behind a `Mutex` or an atomic",
+                );
+            }
+        }
+        ty if is_self(ty) => errors.at(
+            receiver,
+            "an action takes `&self`, not `self`: a tool serves concurrent calls and is never consumed",
+        ),
+        _ => errors.at(
+            receiver,
+            "an action takes `&self` or no receiver: a tool serves concurrent calls",
+        ),
+    }
+}
+
+fn is_self(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("Self"))
+}
+
+/// At most one arguments parameter, taken by value and not depending on the impl's type
+/// parameters; at most one context, by value or `&`.
+fn check_params(action: &Action<'_>, impl_params: &[&Ident], errors: &mut Errors) {
+    let mut arguments = 0;
+    let mut contexts = 0;
+    for param in &action.params {
+        match param.kind {
+            ParamKind::Arguments => {
+                arguments += 1;
+                if arguments > 1 {
+                    errors.at(
+                        param.arg,
+                        "an action takes at most one arguments parameter; put every argument in one struct",
+                    );
+                    continue;
+                }
+                check_arguments_type(&param.arg.ty, impl_params, errors);
+            }
+            ParamKind::Context | ParamKind::ContextRef | ParamKind::ContextMut => {
+                contexts += 1;
+                if contexts > 1 {
+                    errors.at(
+                        param.arg,
+                        "an action takes at most one `RequestContext` parameter",
+                    );
+                } else if param.kind == ParamKind::ContextMut {
+                    errors.at(
+                        &param.arg.ty,
+                        "take the `RequestContext` by value or by `&`, not by `&mut`",
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn check_arguments_type(ty: &Type, impl_params: &[&Ident], errors: &mut Errors) {
+    match ty {
+        Type::Reference(r) => errors.at(
+            r.and_token,
+            "the arguments parameter takes its type by value: it is deserialized from each call",
+        ),
+        Type::ImplTrait(_) => errors.at(ty, "actions cannot be generic"),
+        _ => {
+            // The runtime (router and validators) is built once per tool and shared by every
+            // instantiation of a generic impl, so the schema must not depend on its parameters.
+            if let Some(ident) = mentions(ty.to_token_stream(), impl_params) {
+                errors.at(
+                    &ident,
+                    format_args!(
+                        "the arguments type cannot use the impl's parameter `{ident}`: a tool's input schema is the same for every instantiation"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// The type and const parameters of an impl.
+fn type_params(params: &syn::punctuated::Punctuated<GenericParam, syn::Token![,]>) -> Vec<&Ident> {
+    params
+        .iter()
+        .filter_map(|p| match p {
+            GenericParam::Type(t) => Some(&t.ident),
+            GenericParam::Const(c) => Some(&c.ident),
+            GenericParam::Lifetime(_) => None,
+        })
+        .collect()
+}
+
+/// The first identifier in `tokens` that is one of `names`.
+fn mentions(tokens: TokenStream, names: &[&Ident]) -> Option<Ident> {
+    if names.is_empty() {
+        return None;
+    }
+    tokens.into_iter().find_map(|tree| match tree {
+        TokenTree::Ident(ident) if names.iter().any(|n| **n == ident) => Some(ident),
+        TokenTree::Group(group) => mentions(group.stream(), names),
+        _ => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::super::{Errors, ast::Tool};
+    use super::validate;
+
+    /// The messages the pipeline reports for `#[fusion::tool(args)] item`, in order.
+    fn messages(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> Vec<String> {
+        let item: syn::Item = syn::parse2(item).unwrap();
+        let mut errors = Errors::default();
+        if let Some(tool) = Tool::from_syn(args, &item, &mut errors) {
+            validate(&tool, &mut errors);
+        }
+        errors
+            .finish()
+            .map(|e| e.into_iter().map(|e| e.to_string()).collect())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_valid_tool_has_no_errors() {
+        let item = quote! {
+            impl Billing {
+                #[action(read_only)]
+                fn list(&self, args: List, ctx: &::fusion::RequestContext) -> Result<u8, E> {}
+                #[action]
+                async fn get(Args { id }: Args) {}
+                fn helper(&mut self, a: u8, b: u8) {}
+            }
+        };
+        assert_eq!(messages(quote!(), item), Vec::<String>::new());
+    }
+
+    #[test]
+    fn every_mistake_is_reported_at_once() {
+        let item = quote! {
+            impl Billing {
+                #[action(name = "list")]
+                fn list_all(&mut self, a: A, b: B) {}
+                #[action(name = "list")]
+                fn list_some<T>(self, ctx: RequestContext, again: RequestContext) {}
+                #[action(name = "")]
+                unsafe fn nameless(&self, args: &A) {}
+                #[action(bogus)]
+                fn bogus(&self) {}
+            }
+        };
+        assert_eq!(
+            messages(quote!(discriminator = ""), item),
+            [
+                "Unknown field: `bogus`. Available values: `description`, `destructive`, `idempotent`, `name`, `open_world`, `read_only`",
+                "the discriminator cannot be empty",
+                "an action takes `&self`, not `&mut self`: a tool serves concurrent calls; keep mutable state behind a `Mutex` or an atomic",
+                "an action takes at most one arguments parameter; put every argument in one struct",
+                "duplicate action name `list`; the method `list_all` already uses it",
+                "actions cannot be generic",
+                "an action takes `&self`, not `self`: a tool serves concurrent calls and is never consumed",
+                "an action takes at most one `RequestContext` parameter",
+                "the action name cannot be empty",
+                "an action cannot be an `unsafe fn`",
+                "the arguments parameter takes its type by value: it is deserialized from each call",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_function_tool_takes_no_self_no_discriminator_and_no_action_name() {
+        let item = quote! {
+            #[action(name = "other", read_only)]
+            fn ping(&self) {}
+        };
+        assert_eq!(
+            messages(quote!(discriminator = "op"), item),
+            [
+                "a function tool has no discriminator; `discriminator` applies to tools declared on an `impl` block",
+                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations",
+                "a function tool has no `self`",
+            ]
+        );
+    }
+
+    #[test]
+    fn names_must_suit_every_llm_api() {
+        let item = quote! {
+            impl Billing {
+                #[action(name = "list invoices")]
+                fn list(&self) {}
+            }
+        };
+        assert_eq!(
+            messages(quote!(name = "billing.v2"), item),
+            [
+                "the tool name `billing.v2` contains `.`; LLM APIs accept only ASCII letters, digits, `_` and `-` in tool names",
+                "the action name `list invoices` contains ` `; LLM APIs accept only ASCII letters, digits, `_` and `-` in tool names",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_generic_impl_keeps_its_parameters_out_of_the_arguments() {
+        let item = quote! {
+            impl<S: Store, const N: usize> Inventory<S> {
+                #[action]
+                fn find(&self, args: Query<Vec<S>>) {}
+                #[action]
+                fn top(&self, args: Top<N>) {}
+                #[action]
+                fn fine(&self, args: Query<String>) -> S {}
+            }
+        };
+        assert_eq!(
+            messages(quote!(), item),
+            [
+                "the arguments type cannot use the impl's parameter `S`: a tool's input schema is the same for every instantiation",
+                "the arguments type cannot use the impl's parameter `N`: a tool's input schema is the same for every instantiation",
+            ]
+        );
+    }
+
+    #[test]
+    fn misplaced_markers_and_items_are_errors() {
+        let item = quote! {
+            impl Billing {
+                #[action]
+                const LIMIT: u8 = 3;
+                #[action]
+                #[action]
+                fn twice(&self) {}
+            }
+        };
+        assert_eq!(
+            messages(quote!(), item),
+            [
+                "`#[action]` goes on a method",
+                "duplicate `#[action]` attribute"
+            ]
+        );
+        assert_eq!(
+            messages(
+                quote!(),
+                quote!(
+                    enum Billing {}
+                )
+            ),
+            ["`#[fusion::tool]` goes on an `impl` block or a function"]
+        );
+        assert_eq!(
+            messages(quote!(), quote!(impl [u8] { #[action] fn a(&self) {} })),
+            [
+                "cannot derive a tool name from this type; name the tool with `#[fusion::tool(name = \"...\")]`"
+            ]
+        );
+    }
+}

@@ -1,0 +1,16 @@
+#[derive(schemars::JsonSchema)]
+struct GetInvoice {
+    id: String,
+}
+
+struct Billing;
+
+#[fusion::tool]
+impl Billing {
+    #[action]
+    fn get_invoice(&self, args: GetInvoice) -> String {
+        args.id
+    }
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[fusion::tool(discriminator = "op")]
+fn ping() -> &'static str {
+    "pong"
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[fusion::tool]
+struct Billing {
+    currency: String,
+}
+
+fn main() {}

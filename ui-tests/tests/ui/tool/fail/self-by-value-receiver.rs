@@ -1,0 +1,9 @@
+struct Counter;
+
+#[fusion::tool]
+impl Counter {
+    #[action]
+    fn consume(self) {}
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+#[derive(Debug, fusion::ToolErrors)]
+enum BillingError {
+    #[tool_error(NOT_FOUND)]
+    InvoiceNotFound,
+    #[tool_error(CONFLICT)]
+    AlreadyPaid,
+}
+
+fn main() {}

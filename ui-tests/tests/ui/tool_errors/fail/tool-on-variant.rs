@@ -1,0 +1,17 @@
+use std::fmt;
+
+struct Billing;
+
+#[derive(Debug, fusion::ToolErrors)]
+enum BillingError {
+    #[tool_error(NOT_FOUND, tool = Billing)]
+    InvoiceNotFound,
+}
+
+impl fmt::Display for BillingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("No invoice with that ID")
+    }
+}
+
+fn main() {}
