@@ -5,7 +5,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::code::{ErrorCategory, ErrorCode, Severity};
-use crate::xml::{Context, escaped_len, push_escaped};
+use crate::xml::{Context, PlainMemo};
 
 /// A tool error: the facts a language model needs to recover, and the flags client code
 /// branches on.
@@ -297,32 +297,39 @@ impl ToolError {
 
     /// The `<tool_error>` envelope, byte-exact (SPEC section 1). One allocation, sized exactly.
     pub fn to_xml(&self) -> String {
-        let mut out = String::with_capacity(self.xml_len());
-        self.write_xml(&mut out);
+        let mut memo = PlainMemo::default();
+        let mut out = String::with_capacity(self.xml_len(&mut memo));
+        self.write_sections(&mut out, &mut memo);
         out
     }
 
-    /// Appends the envelope to `out`, for callers that reuse a buffer.
+    /// Appends the envelope to `out`, for callers that reuse a buffer (grows it at most once).
     pub fn write_xml(&self, out: &mut String) {
+        let mut memo = PlainMemo::default();
+        out.reserve(self.xml_len(&mut memo));
+        self.write_sections(out, &mut memo);
+    }
+
+    /// Writes the envelope; the caller has reserved room for it and measured it with `memo`.
+    fn write_sections(&self, out: &mut String, memo: &mut PlainMemo) {
         let e = &*self.0;
-        out.reserve(self.xml_len());
         out.push_str("<tool_error code=\"");
-        push_escaped(out, e.code.as_str(), Context::Attr);
+        memo.write(out, e.code.as_str(), Context::Attr);
         out.push_str("\" severity=\"");
         out.push_str(e.severity.as_str());
         out.push_str("\">\n<message>");
-        push_escaped(out, &e.message, Context::Text);
+        memo.write(out, &e.message, Context::Text);
         out.push_str("</message>\n");
         if !e.recovery.is_empty() {
             out.push_str("<recovery>");
-            push_escaped(out, &e.recovery, Context::Text);
+            memo.write(out, &e.recovery, Context::Text);
             out.push_str("</recovery>\n");
         }
         if !e.actions.is_empty() {
             out.push_str("<available_actions>\n");
             for action in &e.actions {
                 out.push_str("  <action>");
-                push_escaped(out, action, Context::Text);
+                memo.write(out, action, Context::Text);
                 out.push_str("</action>\n");
             }
             out.push_str("</available_actions>\n");
@@ -331,9 +338,9 @@ impl ToolError {
             out.push_str("<details>\n");
             for (key, value) in &e.details {
                 out.push_str("  <detail key=\"");
-                push_escaped(out, key, Context::Attr);
+                memo.write(out, key, Context::Attr);
                 out.push_str("\">");
-                push_escaped(out, value, Context::Text);
+                memo.write(out, value, Context::Text);
                 out.push_str("</detail>\n");
             }
             out.push_str("</details>\n");
@@ -347,7 +354,7 @@ impl ToolError {
     }
 
     /// The exact length in bytes of [`ToolError::to_xml`]'s output.
-    fn xml_len(&self) -> usize {
+    fn xml_len(&self, memo: &mut PlainMemo) -> usize {
         // Fixed parts, counted from the literals in `write_xml`.
         const OPEN: usize = "<tool_error code=\"\" severity=\"\">\n<message></message>\n".len();
         const CLOSE: usize = "</tool_error>".len();
@@ -361,22 +368,23 @@ impl ToolError {
         let e = &*self.0;
         let mut len = OPEN
             + CLOSE
-            + escaped_len(e.code.as_str(), Context::Attr)
+            + memo.measure(e.code.as_str(), Context::Attr)
             + e.severity.as_str().len()
-            + escaped_len(&e.message, Context::Text);
+            + memo.measure(&e.message, Context::Text);
         if !e.recovery.is_empty() {
-            len += RECOVERY + escaped_len(&e.recovery, Context::Text);
+            len += RECOVERY + memo.measure(&e.recovery, Context::Text);
         }
         if !e.actions.is_empty() {
             len += ACTIONS;
             for action in &e.actions {
-                len += ACTION + escaped_len(action, Context::Text);
+                len += ACTION + memo.measure(action, Context::Text);
             }
         }
         if !e.details.is_empty() {
             len += DETAILS;
             for (key, value) in &e.details {
-                len += DETAIL + escaped_len(key, Context::Attr) + escaped_len(value, Context::Text);
+                len +=
+                    DETAIL + memo.measure(key, Context::Attr) + memo.measure(value, Context::Text);
             }
         }
         if e.retry_after > 0 {

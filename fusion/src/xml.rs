@@ -63,20 +63,82 @@ fn replacement(bytes: &[u8], i: usize, ctx: Context) -> Option<(&'static str, us
     }
 }
 
+/// Whether no byte of `bytes` needs a closer look in `ctx`: the common case, checked without
+/// branches per byte so the compiler vectorizes it, in blocks so a long string with an early
+/// special byte is not scanned to its end.
+#[inline]
+fn is_plain(bytes: &[u8], ctx: Context) -> bool {
+    bytes.chunks(64).all(|block| {
+        let found = match ctx {
+            Context::Text => block.iter().fold(false, |found, &b| {
+                found | (b < 0x20) | (b == b'&') | (b == b'<') | (b == 0xEF)
+            }),
+            Context::Attr => block.iter().fold(false, |found, &b| {
+                found
+                    | (b < 0x20)
+                    | (b == b'&')
+                    | (b == b'<')
+                    | (b == 0xEF)
+                    | (b == b'>')
+                    | (b == b'"')
+                    | (b == b'\'')
+            }),
+        };
+        !found
+    })
+}
+
+/// Remembers which strings needed no escaping while an envelope is measured, so writing it
+/// copies those without scanning them a second time. Strings are identified by the order in
+/// which they are measured and written (the first 64; later ones are scanned again).
+#[derive(Default)]
+pub(crate) struct PlainMemo {
+    plain: u64,
+    measured: u32,
+    written: u32,
+}
+
+impl PlainMemo {
+    /// The escaped length of `s`, remembering whether it was plain.
+    #[inline]
+    pub(crate) fn measure(&mut self, s: &str, ctx: Context) -> usize {
+        let plain = is_plain(s.as_bytes(), ctx);
+        if plain && self.measured < 64 {
+            self.plain |= 1 << self.measured;
+        }
+        self.measured += 1;
+        if plain { s.len() } else { escaped_len(s, ctx) }
+    }
+
+    /// Appends `s` escaped for `ctx`; the strings must come in the order they were measured.
+    #[inline]
+    pub(crate) fn write(&mut self, out: &mut String, s: &str, ctx: Context) {
+        let index = self.written;
+        self.written += 1;
+        if index < 64 && self.plain & (1 << index) != 0 {
+            out.push_str(s);
+        } else {
+            push_escaped(out, s, ctx);
+        }
+    }
+}
+
 /// The length in bytes of `s` once escaped for `ctx`.
 pub(crate) fn escaped_len(s: &str, ctx: Context) -> usize {
     let bytes = s.as_bytes();
+    if is_plain(bytes, ctx) {
+        return bytes.len();
+    }
     let mut len = bytes.len();
     let mut i = 0;
     while i < bytes.len() {
-        if CLASS[bytes[i] as usize] != 0
-            && let Some((rep, covered)) = replacement(bytes, i, ctx)
-        {
-            len = len + rep.len() - covered;
-            i += covered;
-            continue;
+        match replacement(bytes, i, ctx) {
+            Some((rep, covered)) => {
+                len = len + rep.len() - covered;
+                i += covered;
+            }
+            None => i += 1,
         }
-        i += 1;
     }
     len
 }
@@ -84,20 +146,23 @@ pub(crate) fn escaped_len(s: &str, ctx: Context) -> usize {
 /// Appends `s` to `out`, escaped for `ctx`. Runs of ordinary bytes are copied in one piece.
 pub(crate) fn push_escaped(out: &mut String, s: &str, ctx: Context) {
     let bytes = s.as_bytes();
+    if is_plain(bytes, ctx) {
+        out.push_str(s);
+        return;
+    }
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
-        if CLASS[bytes[i] as usize] != 0
-            && let Some((rep, covered)) = replacement(bytes, i, ctx)
-        {
-            // `i` is always at a char boundary here: special bytes are ASCII or UTF-8 lead bytes.
-            out.push_str(&s[start..i]);
-            out.push_str(rep);
-            i += covered;
-            start = i;
-            continue;
+        match replacement(bytes, i, ctx) {
+            Some((rep, covered)) => {
+                // `i` is at a char boundary: special bytes are ASCII or UTF-8 lead bytes.
+                out.push_str(&s[start..i]);
+                out.push_str(rep);
+                i += covered;
+                start = i;
+            }
+            None => i += 1,
         }
-        i += 1;
     }
     out.push_str(&s[start..]);
 }
@@ -152,6 +217,33 @@ mod tests {
             escape_text("\u{FFFD}\u{F000}\u{FFFC}"),
             "\u{FFFD}\u{F000}\u{FFFC}"
         );
+    }
+
+    #[test]
+    fn special_bytes_are_found_at_every_position_of_a_word() {
+        // Each special byte at each offset around the eight-byte words.
+        for special in ["&", "<", "\u{1}", "\u{FFFF}", ">", "\"", "'"] {
+            for offset in 0..20 {
+                let s = format!("{}{special}{}", "a".repeat(offset), "b".repeat(9));
+                let naive_text: String = s
+                    .chars()
+                    .map(|c| match c {
+                        '&' => "&amp;".to_owned(),
+                        '<' => "&lt;".to_owned(),
+                        '\u{1}' | '\u{FFFF}' => "\u{FFFD}".to_owned(),
+                        c => c.to_string(),
+                    })
+                    .collect();
+                assert_eq!(escape_text(&s), naive_text, "{s:?}");
+                assert_eq!(escaped_len(&s, Context::Text), naive_text.len());
+                let attr = escape_attr(&s);
+                assert!(
+                    !attr.contains(['>', '"', '\'']) || special == "\u{FFFF}" || special == "\u{1}",
+                    "{attr:?}"
+                );
+                assert_eq!(escaped_len(&s, Context::Attr), attr.len());
+            }
+        }
     }
 
     #[test]

@@ -4,62 +4,40 @@
 use std::fmt;
 use std::time::Duration;
 
-use fusion::__private::ActionRef;
 use fusion::{ErrorCategory, ErrorCode, ErrorContract, Severity, ToolError, ToolErrors};
 use serde_json::json;
 
 // --- action references --------------------------------------------------------------------------
 //
-// STAND-IN for `#[fusion::tool]`, which is being written at the same time: these are the hidden
-// action-reference constants that macro emits, exactly as the contract between the two macros
-// specifies them. Swap each block for the real `#[fusion::tool] impl …` / `#[fusion::tool] fn …`
-// once it lands; the tests below must not change.
+// Real tools: `#[fusion::tool]` emits the action-reference constants `actions(..)` names.
 
 /// The multi-action tool `billing`.
 pub struct Billing;
 
+#[fusion::tool]
 impl Billing {
-    #[doc(hidden)]
-    #[allow(non_upper_case_globals)]
-    pub const __fusion_action_list_invoices: ActionRef = ActionRef {
-        tool: "billing",
-        action: "list_invoices",
-        single: false,
-    };
-    #[doc(hidden)]
-    #[allow(non_upper_case_globals)]
-    pub const __fusion_action_get_invoice: ActionRef = ActionRef {
-        tool: "billing",
-        action: "get_invoice",
-        single: false,
-    };
+    /// Lists invoices.
+    #[action]
+    fn list_invoices(&self) {}
+
+    /// Fetches one invoice.
+    #[action]
+    fn get_invoice(&self) {}
 }
 
 /// The multi-action tool `invoices`.
 pub struct Invoices;
 
+#[fusion::tool]
 impl Invoices {
-    #[doc(hidden)]
-    #[allow(non_upper_case_globals)]
-    pub const __fusion_action_search: ActionRef = ActionRef {
-        tool: "invoices",
-        action: "search",
-        single: false,
-    };
+    /// Searches invoices.
+    #[action]
+    fn search(&self) {}
 }
 
-/// What `#[fusion::tool] fn calculator(..)` generates: a unit struct named after the function.
-pub struct Calculator;
-
-impl Calculator {
-    #[doc(hidden)]
-    #[allow(non_upper_case_globals)]
-    pub const __fusion_action_calculator: ActionRef = ActionRef {
-        tool: "calculator",
-        action: "calculator",
-        single: true,
-    };
-}
+/// A single-function tool: generates the unit struct `Calculator`.
+#[fusion::tool]
+fn calculator() {}
 
 // --- the domain errors under test ---------------------------------------------------------------
 

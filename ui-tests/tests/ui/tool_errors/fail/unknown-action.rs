@@ -1,19 +1,12 @@
 use std::fmt;
 
-use fusion::__private::ActionRef;
-
 struct Billing;
 
-// Stand-in for `#[fusion::tool] impl Billing { fn list_invoices(..) }`: the action-reference
-// constant that macro emits (swap for the real macro once it lands).
+#[fusion::tool]
 impl Billing {
-    #[doc(hidden)]
-    #[allow(non_upper_case_globals)]
-    pub const __fusion_action_list_invoices: ActionRef = ActionRef {
-        tool: "billing",
-        action: "list_invoices",
-        single: false,
-    };
+    /// Lists invoices.
+    #[action]
+    fn list_invoices(&self) {}
 }
 
 #[derive(Debug, fusion::ToolErrors)]
