@@ -282,7 +282,7 @@ fn every_problem_in_one_envelope_in_path_order() {
         "<validation_error action=\"billing.create_invoice\">\n\
          <field name=\"address.zip\">Too short. You sent: '1'. Expected between 5 and 10 characters.</field>\n\
          <field name=\"amount\">Number too small. You sent: 0. Expected a number >= 1.</field>\n\
-         <field name=\"amout\">Unknown field. You sent: 5. Expected one of the known fields: address, amount, billing, callback, currency, email, items; did you mean 'amount'?</field>\n\
+         <field name=\"amout\">Unknown field. You sent: 5. Expected one of the known fields: address, amount, billing, callback, currency, email, items (did you mean 'amount'?).</field>\n\
          <field name=\"billing.zip\">Too short. You sent: '123'. Expected between 5 and 10 characters.</field>\n\
          <field name=\"callback\">Invalid URL format. You sent: 'notaurl'. Expected a valid URL such as 'https://example.com/path'.</field>\n\
          <field name=\"email\">Invalid email format. You sent: 'not-an-email'. Expected a valid email address.</field>\n\
@@ -461,7 +461,7 @@ fn unknown_field_with_did_you_mean() {
         lines(&err),
         [(
             "emial",
-            "Unknown field. You sent: 'x'. Expected one of the known fields: address, amount, billing, callback, currency, email, items; did you mean 'email'?"
+            "Unknown field. You sent: 'x'. Expected one of the known fields: address, amount, billing, callback, currency, email, items (did you mean 'email'?)."
         )]
     );
 }
@@ -516,7 +516,7 @@ fn serde_reports_what_a_loose_schema_misses() {
         lines(&unknown),
         [(
             "amont",
-            "Unknown field. You sent: 2. Expected one of the known fields: amount, currency; did you mean 'amount'?"
+            "Unknown field. You sent: 2. Expected one of the known fields: amount, currency (did you mean 'amount'?)."
         )]
     );
 }
@@ -742,7 +742,7 @@ fn rule_regex_and_credit_card_from_hand_built_failures() {
         .rule_errors(&errors, &args);
     assert_eq!(
         err.problems()[1].line(),
-        "Does not match the required pattern. You sent: 'Bad Slug'. Expected text matching the pattern ^[a-z-]+$."
+        "Does not match the required pattern. You sent: 'Bad Slug'. Expected text matching the pattern '^[a-z-]+$'."
     );
 }
 
@@ -881,7 +881,7 @@ fn secret_fields_are_redacted_everywhere() {
             ),
             (
                 "pasword",
-                "Unknown field. You sent: (redacted). Expected one of the known fields: card, otp, password, password_again, user; did you mean 'password'?"
+                "Unknown field. You sent: (redacted). Expected one of the known fields: card, otp, password, password_again, user (did you mean 'password'?)."
             ),
             (
                 "user",

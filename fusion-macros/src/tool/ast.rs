@@ -14,6 +14,7 @@ use syn::{
 
 use super::Errors;
 use super::attr::{self, ActionArgs, Annotations};
+use crate::crate_path::CratePath;
 
 /// A tool: an `impl` block with `#[action]` methods, or one function.
 pub(crate) struct Tool<'a> {
@@ -29,6 +30,8 @@ pub(crate) struct Tool<'a> {
     pub(crate) stray_discriminator: Option<Span>,
     /// The actions, in source order (one for a function tool).
     pub(crate) actions: Vec<Action<'a>>,
+    /// The path generated code names fusion by (`crate = …`, `::fusion` by default).
+    pub(crate) krate: CratePath,
 }
 
 /// What `#[fusion::tool]` sits on.
@@ -207,6 +210,7 @@ impl<'a> Tool<'a> {
             discriminator,
             stray_discriminator,
             actions,
+            krate: args.krate,
         })
     }
 }

@@ -8,8 +8,9 @@ use proc_macro2::TokenStream;
 use syn::{Attribute, Meta};
 
 use super::Errors;
+use crate::crate_path::CratePath;
 
-/// `#[fusion::tool(name = "billing", description = "…", discriminator = "op")]`.
+/// `#[fusion::tool(name = "billing", description = "…", discriminator = "op", crate = ::fu)]`.
 #[derive(Debug, Default, FromMeta)]
 pub(crate) struct ToolArgs {
     /// The MCP tool name; defaults to the type or function name in snake_case.
@@ -18,6 +19,9 @@ pub(crate) struct ToolArgs {
     pub(crate) description: Option<String>,
     /// The field naming the action (`action` by default); multi-action tools only.
     pub(crate) discriminator: Option<SpannedValue<String>>,
+    /// The path generated code names fusion by (`::fusion` by default).
+    #[darling(default, rename = "crate")]
+    pub(crate) krate: CratePath,
 }
 
 /// `#[action(name = "list", description = "…", read_only, destructive = false, …)]`.
@@ -53,10 +57,16 @@ pub(crate) struct Annotations {
 
 /// Parses the attribute's own arguments (the tokens inside `#[fusion::tool(...)]`).
 pub(crate) fn tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
-    let parsed = NestedMeta::parse_meta_list(args)
-        .map_err(darling::Error::from)
-        .and_then(|items| ToolArgs::from_list(&items));
-    errors.darling(parsed).unwrap_or_default()
+    let parsed = NestedMeta::parse_meta_list(args).map_err(darling::Error::from);
+    let Some(items) = errors.darling(parsed) else {
+        return ToolArgs::default();
+    };
+    let parsed = ToolArgs::from_list(&items);
+    errors.darling(parsed).unwrap_or_else(|| ToolArgs {
+        // The stub still names the runtime through the user's path (see `CratePath::find`).
+        krate: CratePath::find(&items).unwrap_or_default(),
+        ..ToolArgs::default()
+    })
 }
 
 /// Whether `attr` is an `#[action]` marker.

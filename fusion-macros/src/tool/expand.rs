@@ -1,5 +1,6 @@
 //! The generated code of a valid tool: the user's item, the action constants, the definition
-//! and the `Tool` impl. Cannot fail; behaviour lives in `::fusion::__private`.
+//! and the `Tool` impl. Cannot fail; behaviour lives in `::fusion::__private` (or under the
+//! path `crate = …` gives: every runtime path goes through `CratePath::private`).
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -23,6 +24,7 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
     let consts = tool.actions.iter().map(|action| action_const(tool, action));
     let definition = definition(tool);
     let call = call(tool);
+    let private = tool.krate.private();
 
     quote! {
         #user_item
@@ -33,25 +35,25 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
             #(#consts)*
 
             #[doc(hidden)]
-            pub fn __fusion_definition() -> ::fusion::__private::ToolDefinition {
+            pub fn __fusion_definition() -> #private::ToolDefinition {
                 #definition
             }
         }
 
         #(#cfg)*
-        impl #impl_generics ::fusion::__private::Tool for #self_ty #where_clause {
-            fn definition(&self) -> ::fusion::__private::ToolDefinition {
+        impl #impl_generics #private::Tool for #self_ty #where_clause {
+            fn definition(&self) -> #private::ToolDefinition {
                 Self::__fusion_definition()
             }
 
             fn call<'__fusion>(
                 &'__fusion self,
-                __fusion_arguments: ::fusion::__private::serde_json::Map<
+                __fusion_arguments: #private::serde_json::Map<
                     ::std::string::String,
-                    ::fusion::__private::serde_json::Value,
+                    #private::serde_json::Value,
                 >,
-                __fusion_context: ::fusion::__private::RequestContext,
-            ) -> ::fusion::__private::BoxFuture<'__fusion, ::fusion::__private::ToolResponse> {
+                __fusion_context: #private::RequestContext,
+            ) -> #private::BoxFuture<'__fusion, #private::ToolResponse> {
                 #call
             }
         }
@@ -158,10 +160,11 @@ pub(crate) fn action_const(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream 
     let tool_name = &tool.name.value;
     let action_name = &action.name.value;
     let single = tool.discriminator.is_none();
+    let private = tool.krate.private();
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, reason = "named after the method it refers to")]
-        pub const #ident: ::fusion::__private::ActionRef = ::fusion::__private::ActionRef {
+        pub const #ident: #private::ActionRef = #private::ActionRef {
             tool: #tool_name,
             action: #action_name,
             single: #single,
@@ -185,17 +188,21 @@ fn definition(tool: &Tool<'_>) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
-    let actions = tool.actions.iter().map(action_definition);
+    let private = tool.krate.private();
+    let actions = tool
+        .actions
+        .iter()
+        .map(|action| action_definition(tool, action));
     // The contract probes call trait methods, which need their traits in scope; an unused
     // glob import would warn, so it is only emitted when a probe is.
     let probes = tool
         .actions
         .iter()
         .any(|a| matches!(a.output, Output::Result(_)))
-        .then(autoref_import);
+        .then(|| autoref_import(tool));
     quote! {
         #probes
-        ::fusion::__private::ToolDefinition {
+        #private::ToolDefinition {
             name: ::std::string::String::from(#name),
             description: ::std::string::String::from(#description),
             discriminator: #discriminator,
@@ -205,7 +212,8 @@ fn definition(tool: &Tool<'_>) -> TokenStream {
 }
 
 /// One `ActionDefinition`.
-fn action_definition(action: &Action<'_>) -> TokenStream {
+fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
+    let private = tool.krate.private();
     let name = &action.name.value;
     let description = &action.description;
     let input_schema = match action.arguments() {
@@ -214,9 +222,10 @@ fn action_definition(action: &Action<'_>) -> TokenStream {
         // trait is reported once.
         Some(param) => {
             let ty = &param.arg.ty;
-            quote_spanned!(ty.span()=> ::fusion::__private::schema_for::<#ty>())
+            let private = tool.krate.private_at(ty.span());
+            quote_spanned!(ty.span()=> #private::schema_for::<#ty>())
         }
-        None => quote!(::fusion::__private::empty_object_schema()),
+        None => quote!(#private::empty_object_schema()),
     };
     let hint = |hint: Option<bool>| match hint {
         Some(value) => quote!(::core::option::Option::Some(#value)),
@@ -229,19 +238,19 @@ fn action_definition(action: &Action<'_>) -> TokenStream {
     let open_world = hint(annotations.open_world);
     let errors = match action.output {
         Output::Result(ty) => quote! {
-            (&&::fusion::__private::Contracts::<
-                <#ty as ::fusion::__private::ResultParts>::Err,
+            (&&#private::Contracts::<
+                <#ty as #private::ResultParts>::Err,
             >::NEW)
                 .__fusion_contracts()
         },
         Output::Unit | Output::Value => quote!(::std::vec::Vec::new()),
     };
     quote! {
-        ::fusion::__private::ActionDefinition {
+        #private::ActionDefinition {
             name: ::std::string::String::from(#name),
             description: ::std::string::String::from(#description),
             input_schema: #input_schema,
-            annotations: ::fusion::__private::Annotations {
+            annotations: #private::Annotations {
                 read_only: #read_only,
                 destructive: #destructive,
                 idempotent: #idempotent,
@@ -281,14 +290,15 @@ fn call(tool: &Tool<'_>) -> TokenStream {
         .actions
         .iter()
         .any(|a| a.arguments().is_some() || !matches!(a.output, Output::Unit))
-        .then(autoref_import);
+        .then(|| autoref_import(tool));
+    let private = tool.krate.private();
     quote! {
         #probes
-        static __FUSION_RUNTIME: ::fusion::__private::RuntimeCell =
-            ::fusion::__private::RuntimeCell::new();
-        ::std::boxed::Box::pin(::fusion::__private::catch_panics(async move {
+        static __FUSION_RUNTIME: #private::RuntimeCell =
+            #private::RuntimeCell::new();
+        ::std::boxed::Box::pin(#private::catch_panics(async move {
             let __fusion_runtime =
-                match ::fusion::__private::runtime(&__FUSION_RUNTIME, Self::__fusion_definition) {
+                match #private::runtime(&__FUSION_RUNTIME, Self::__fusion_definition) {
                     ::core::result::Result::Ok(__fusion_runtime) => __fusion_runtime,
                     ::core::result::Result::Err(__fusion_response) => return __fusion_response,
                 };
@@ -299,18 +309,22 @@ fn call(tool: &Tool<'_>) -> TokenStream {
 
 /// One action's branch of `call`: parse its arguments, call it, render the outcome.
 fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: usize) -> TokenStream {
+    let private = tool.krate.private();
     let parse = match action.arguments() {
         Some(param) => {
             let ty = &param.arg.ty;
             let rules = quote! {
                 |__fusion_args: &#ty| {
-                    (&&::fusion::__private::Validate(__fusion_args)).__fusion_validate()
+                    (&&#private::Validate(__fusion_args)).__fusion_validate()
                 }
             };
             // Spanned on the user's type: "`Args: DeserializeOwned` is not satisfied" lands
-            // there (see `action_definition` for `JsonSchema`).
+            // there (see `action_definition` for `JsonSchema`). The locals keep the call
+            // site's resolution, so they stay the expansion's own when a `macro_rules!` writes
+            // the attribute around the user's item.
+            let (runtime, arguments) = (quote!(__fusion_runtime), quote!(__fusion_arguments));
             let parse = quote_spanned! {ty.span()=>
-                __fusion_runtime.parse::<#ty, _>(#index, __fusion_arguments, #rules)
+                #runtime.parse::<#ty, _>(#index, #arguments, #rules)
             };
             quote! {
                 let __fusion_args: #ty = match #parse {
@@ -346,13 +360,13 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: usize) -> TokenStream
 
     let render = |value: TokenStream| {
         quote! {
-            (&&&::fusion::__private::Out(&#value)).__fusion_render_kind().render(#value)
+            (&&&#private::Out(&#value)).__fusion_render_kind().render(#value)
         }
     };
     let outcome = match action.output {
         Output::Unit => quote! {
             #invoke;
-            ::fusion::__private::UnitTag.render(())
+            #private::UnitTag.render(())
         },
         Output::Value => {
             let render = render(quote!(__fusion_value));
@@ -367,8 +381,8 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: usize) -> TokenStream
                 match #invoke {
                     ::core::result::Result::Ok(__fusion_value) => #render,
                     ::core::result::Result::Err(__fusion_error) => {
-                        ::fusion::__private::ToolResponse::error(
-                            (&&::fusion::__private::ErrOf(&__fusion_error))
+                        #private::ToolResponse::error(
+                            (&&#private::ErrOf(&__fusion_error))
                                 .__fusion_error_kind()
                                 .convert(__fusion_error),
                         )
@@ -384,8 +398,93 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: usize) -> TokenStream
 }
 
 /// Brings the autoref-specialization traits into scope for the probes' method calls.
-fn autoref_import() -> TokenStream {
+fn autoref_import(tool: &Tool<'_>) -> TokenStream {
+    let private = tool.krate.private();
     quote! {
-        use ::fusion::__private::autoref::*;
+        use #private::autoref::*;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::TokenStream;
+    use quote::quote;
+
+    use crate::crate_path::assert_runtime_only_through;
+
+    /// An impl block with every kind of action: each probe, parameter and outcome the
+    /// expansion writes runtime paths for.
+    fn every_kind_of_action() -> TokenStream {
+        quote! {
+            impl<S: Store> Billing<S> where S: Send {
+                #[action(read_only)]
+                fn get(&self, args: Get, ctx: &RequestContext) -> Result<Invoice, BillingError> {}
+                #[action]
+                async fn list(args: List, ctx: RequestContext) -> Vec<Invoice> {}
+                #[action(destructive)]
+                fn purge(&self) {}
+                #[action]
+                fn count(&self) -> anyhow::Result<u32> {}
+            }
+        }
+    }
+
+    #[test]
+    fn the_runtime_is_fusion_by_default() {
+        let out = super::super::expand(quote!(), every_kind_of_action());
+        assert_runtime_only_through(&out, ":: fusion");
+    }
+
+    #[test]
+    fn every_runtime_path_goes_through_the_crate_option() {
+        for krate in [quote!(crate = ::my::rt), quote!(crate = "::my::rt")] {
+            let out = super::super::expand(krate, every_kind_of_action());
+            assert!(!out.to_string().contains("compile_error"), "{out}");
+            assert_runtime_only_through(&out, ":: my :: rt");
+        }
+        let out = super::super::expand(
+            quote!(name = "weather", crate = fu),
+            quote!(
+                async fn get_weather(args: Place) -> Result<String, anyhow::Error> {}
+            ),
+        );
+        assert!(!out.to_string().contains("compile_error"), "{out}");
+        assert_runtime_only_through(&out, "fu");
+    }
+
+    #[test]
+    fn the_stub_of_a_tool_with_errors_goes_through_the_crate_option_too() {
+        // An error in the item: the options were read.
+        let out = super::super::expand(
+            quote!(crate = ::my::rt),
+            quote!(impl Billing { #[action] fn list(&mut self) {} }),
+        );
+        assert!(out.to_string().contains("compile_error"), "{out}");
+        assert_runtime_only_through(&out, ":: my :: rt");
+        // An error in the options themselves: `crate` is still found.
+        let out = super::super::expand(
+            quote!(nme = "billing", crate = ::my::rt),
+            quote!(impl Billing { #[action] fn list(&self) {} }),
+        );
+        assert!(out.to_string().contains("Unknown field: `nme`"), "{out}");
+        assert_runtime_only_through(&out, ":: my :: rt");
+    }
+
+    #[test]
+    fn a_bad_crate_option_is_reported_on_its_value() {
+        let out = super::super::expand(
+            quote!(crate = 5),
+            quote!(
+                fn ping() {}
+            ),
+        );
+        let text = out.to_string();
+        assert!(
+            text.contains(
+                "expected the path to fusion, as in `crate = \\\"::fu\\\"` or `crate = ::fu`"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains(" at crate"), "{text}");
     }
 }

@@ -36,6 +36,7 @@ fn stub(tool: &Tool<'_>) -> TokenStream {
         where_clause,
     } = Target::of(tool);
     let consts = tool.actions.iter().map(|action| action_const(tool, action));
+    let private = tool.krate.private();
     quote! {
         #unit_struct
 
@@ -45,19 +46,19 @@ fn stub(tool: &Tool<'_>) -> TokenStream {
         }
 
         #(#cfg)*
-        impl #impl_generics ::fusion::__private::Tool for #self_ty #where_clause {
-            fn definition(&self) -> ::fusion::__private::ToolDefinition {
+        impl #impl_generics #private::Tool for #self_ty #where_clause {
+            fn definition(&self) -> #private::ToolDefinition {
                 ::core::unimplemented!()
             }
 
             fn call<'__fusion>(
                 &'__fusion self,
-                _: ::fusion::__private::serde_json::Map<
+                _: #private::serde_json::Map<
                     ::std::string::String,
-                    ::fusion::__private::serde_json::Value,
+                    #private::serde_json::Value,
                 >,
-                _: ::fusion::__private::RequestContext,
-            ) -> ::fusion::__private::BoxFuture<'__fusion, ::fusion::__private::ToolResponse> {
+                _: #private::RequestContext,
+            ) -> #private::BoxFuture<'__fusion, #private::ToolResponse> {
                 ::core::unimplemented!()
             }
         }

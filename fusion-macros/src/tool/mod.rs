@@ -60,12 +60,14 @@ impl Errors {
     /// Records every error of a darling result, keeping darling's spans and wording.
     ///
     /// Keeps darling's errors one by one, each with its own span, so they combine with ours.
+    /// darling's own conversion leaves out the option's name (` at crate`) when the error
+    /// already points at the option.
     pub(crate) fn darling<T>(&mut self, result: darling::Result<T>) -> Option<T> {
         match result {
             Ok(value) => Some(value),
             Err(error) => {
                 for single in error.flatten() {
-                    self.errors.push(syn::Error::new(single.span(), &single));
+                    self.errors.push(single.into());
                 }
                 None
             }

@@ -7,6 +7,7 @@ use darling::{Error, Result};
 use proc_macro2::Span;
 
 use super::attr::{FieldAttrs, Place, ToolErrorAttr, closest};
+use crate::crate_path::CratePath;
 use syn::ext::IdentExt;
 use syn::{Attribute, Data, DeriveInput, Fields, Generics, Ident, LitStr, Member, Type};
 
@@ -19,6 +20,9 @@ pub(super) struct Input<'a> {
     pub attr: ToolErrorAttr,
     /// Whether `attr` was read without error (see [`Variant::read`]).
     pub read: bool,
+    /// The path generated code names fusion by: `crate = …` on the type, else `::fusion`.
+    /// Read leniently when `attr` has errors, for the stub impls.
+    pub krate: CratePath,
     pub body: Body<'a>,
 }
 
@@ -100,10 +104,16 @@ impl<'a> Input<'a> {
                 (Some(ToolErrorAttr::default()), Body::Enum(Vec::new()))
             }
         };
+        let krate = attr
+            .as_ref()
+            .and_then(|a| a.krate.clone())
+            .or_else(|| ToolErrorAttr::crate_path(&node.attrs))
+            .unwrap_or_default();
         Input {
             ident: &node.ident,
             generics: &node.generics,
             read: attr.is_some(),
+            krate,
             attr: attr.unwrap_or_default(),
             body,
         }

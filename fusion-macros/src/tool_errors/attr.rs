@@ -10,6 +10,8 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Attribute, LitStr, Meta, Path};
 
+use crate::crate_path::CratePath;
+
 /// The canonical codes of SPEC section 1, in its order: the wire string and the
 /// `fusion::ErrorCode` variant it maps to.
 pub(super) const CANONICAL: [(&str, &str); 17] = [
@@ -80,6 +82,8 @@ pub(super) struct ToolErrorAttr {
     pub actions: Vec<Path>,
     pub internal: bool,
     pub tool: Option<Path>,
+    /// `crate = …`: the path generated code names fusion by.
+    pub krate: Option<CratePath>,
     /// Each key as written and its span, for errors about combinations of keys.
     pub keys: Vec<(String, Span)>,
 }
@@ -95,6 +99,8 @@ struct Keys {
     actions: Option<PathList>,
     internal: Flag,
     tool: Option<Path>,
+    #[darling(rename = "crate")]
+    krate: Option<CratePath>,
 }
 
 impl ToolErrorAttr {
@@ -140,6 +146,7 @@ impl ToolErrorAttr {
             out.actions = keys.actions.map(|list| list.to_vec()).unwrap_or_default();
             out.internal = keys.internal.is_present();
             out.tool = keys.tool;
+            out.krate = keys.krate;
         }
         errors.finish_with(out)
     }
@@ -180,7 +187,7 @@ impl ToolErrorAttr {
                 "code" | "retryable" | "recovery" | "actions" | "internal" => {
                     misplaced(&format!("`{name}`"), place, Place::Enum)
                 }
-                "tool" => misplaced("`tool`", place, Place::Variant),
+                "tool" | "crate" => misplaced(&format!("`{name}`"), place, Place::Variant),
                 _ => None,
             };
             if let Some(error) = misplaced {
@@ -200,6 +207,18 @@ impl ToolErrorAttr {
             rest.push(item);
         }
         rest
+    }
+
+    /// The `crate = …` of the type's `#[tool_error(…)]`, read leniently for the fallback (see
+    /// [`CratePath::find`]): the stub impls name the runtime through it even when the
+    /// attribute has errors.
+    pub(super) fn crate_path(attrs: &[Attribute]) -> Option<CratePath> {
+        attrs
+            .iter()
+            .filter(|a| a.path().is_ident("tool_error"))
+            .filter_map(|a| a.meta.require_list().ok())
+            .filter_map(|list| NestedMeta::parse_meta_list(list.tokens.clone()).ok())
+            .find_map(|items| CratePath::find(&items))
     }
 
     /// Where `key` was written, if it was.

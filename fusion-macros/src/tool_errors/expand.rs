@@ -1,6 +1,7 @@
 //! Code generation for a validated input; cannot fail. Emits the `ToolErrors` impl (one
 //! `ErrorContract` per variant, in declaration order) and `From<E> for ToolError` (the envelope:
-//! the type's `Display` as the message, then one builder call per declared section).
+//! the type's `Display` as the message, then one builder call per declared section). Every
+//! runtime path goes through `Input::krate` (`::fusion` unless `crate = …` names another).
 
 use std::fmt::Write as _;
 
@@ -19,23 +20,24 @@ pub(super) fn derive(input: &Input<'_>) -> TokenStream {
     let where_clause = where_clause(input);
     let contracts = input.variants().iter().map(|v| contract(input, v));
     let body = from_body(input);
+    let private = input.krate.private();
     // `unused_qualifications`: the absolute paths are deliberate (hygiene), even where the
     // user's scope would make them redundant.
     quote! {
         #[automatically_derived]
         #[allow(unused_qualifications)]
-        impl #impl_generics ::fusion::__private::ToolErrors for #ty #ty_generics #where_clause {
-            fn error_contracts() -> ::std::vec::Vec<::fusion::__private::ErrorContract> {
+        impl #impl_generics #private::ToolErrors for #ty #ty_generics #where_clause {
+            fn error_contracts() -> ::std::vec::Vec<#private::ErrorContract> {
                 ::std::vec![#(#contracts),*]
             }
         }
 
         #[automatically_derived]
         #[allow(unused_qualifications)]
-        impl #impl_generics ::core::convert::From<#ty #ty_generics> for ::fusion::__private::ToolError
+        impl #impl_generics ::core::convert::From<#ty #ty_generics> for #private::ToolError
         #where_clause
         {
-            fn from(__fusion_error: #ty #ty_generics) -> ::fusion::__private::ToolError {
+            fn from(__fusion_error: #ty #ty_generics) -> #private::ToolError {
                 #body
             }
         }
@@ -56,9 +58,9 @@ fn binding(index: usize, at: Span) -> Ident {
 /// One `ErrorContract::new(code, severity, category, retryable)`.
 fn contract(input: &Input<'_>, variant: &Variant<'_>) -> TokenStream {
     let attr = &variant.attr;
-    let private = quote!(::fusion::__private);
+    let private = &input.krate.private();
     if attr.internal {
-        let severity = severity(attr.severity.unwrap_or(Severity::Error));
+        let severity = severity(private, attr.severity.unwrap_or(Severity::Error));
         return quote! {
             #private::ErrorContract::new(
                 #private::ErrorCode::InternalError,
@@ -68,13 +70,18 @@ fn contract(input: &Input<'_>, variant: &Variant<'_>) -> TokenStream {
             )
         };
     }
-    let code = code(attr.code.as_ref());
+    let code = code(private, attr.code.as_ref());
     let severity = severity(
+        private,
         attr.severity
             .or(input.attr.severity)
             .unwrap_or(Severity::Error),
     );
-    let category = option(attr.category.or(input.attr.category).map(category));
+    let category = option(
+        attr.category
+            .or(input.attr.category)
+            .map(|c| category(private, c)),
+    );
     let retryable = option(attr.retryable.map(|r| quote!(#r)));
     quote!(#private::ErrorContract::new(#code, #severity, #category, #retryable))
 }
@@ -99,8 +106,9 @@ fn from_body(input: &Input<'_>) -> TokenStream {
     });
     let autoref = variants.iter().any(|v| v.attr.internal) && input.generics.params.is_empty();
     let imports = autoref.then(|| {
+        let private = input.krate.private();
         quote!(
-            use ::fusion::__private::{InternalChain as _, InternalDisplay as _};
+            use #private::{InternalChain as _, InternalDisplay as _};
         )
     });
     let arms = variants.iter().map(|variant| {
@@ -166,18 +174,19 @@ fn internal(input: &Input<'_>, variant: &Variant<'_>) -> TokenStream {
     // `Display` otherwise. It cannot see through generic parameters (and the chain needs
     // `'static`), so a generic type always logs its `Display`.
     let span = located(input.ident.span());
+    let private = input.krate.private_at(span);
     let envelope = if input.generics.params.is_empty() {
-        quote_spanned!(span=> (&&::fusion::__private::Internal(&__fusion_error)).__fusion_internal())
+        quote_spanned!(span=> (&&#private::Internal(&__fusion_error)).__fusion_internal())
     } else {
         quote_spanned! {span=>
-            ::fusion::__private::InternalDisplay::__fusion_internal(
-                &::fusion::__private::Internal(&__fusion_error),
+            #private::InternalDisplay::__fusion_internal(
+                &#private::Internal(&__fusion_error),
             )
         }
     };
     match variant.attr.severity {
         Some(level) => {
-            let level = severity(level);
+            let level = severity(&input.krate.private(), level);
             quote!(#envelope.severity(#level))
         }
         None => envelope,
@@ -187,11 +196,12 @@ fn internal(input: &Input<'_>, variant: &Variant<'_>) -> TokenStream {
 /// `ToolError::new(code, message)` and one builder call per declared section.
 fn envelope(input: &Input<'_>, variant: &Variant<'_>) -> TokenStream {
     let attr = &variant.attr;
-    let code = code(attr.code.as_ref());
+    let private = &input.krate.private();
+    let code = code(private, attr.code.as_ref());
     let message = quote_spanned!(located(input.ident.span())=> __fusion_display(&__fusion_error));
-    let mut chain = quote!(::fusion::__private::ToolError::new(#code, #message));
+    let mut chain = quote!(#private::ToolError::new(#code, #message));
     if let Some(level) = attr.severity.or(input.attr.severity) {
-        let level = severity(level);
+        let level = severity(private, level);
         chain.extend(quote!(.severity(#level)));
     }
     if let Some(template) = &variant.recovery {
@@ -202,7 +212,7 @@ fn envelope(input: &Input<'_>, variant: &Variant<'_>) -> TokenStream {
         let tool = input.attr.tool.as_ref().or(attr.tool.as_ref());
         let actions = attr.actions.iter().map(|action| {
             let constant = action_constant(action, tool);
-            quote!(::fusion::__private::ActionRef::qualified(#constant))
+            quote!(#private::ActionRef::qualified(#constant))
         });
         chain.extend(quote!(.actions([#(#actions),*])));
     }
@@ -222,13 +232,14 @@ fn envelope(input: &Input<'_>, variant: &Variant<'_>) -> TokenStream {
         if field.attrs.retry_after.is_some() {
             let at = located(field.ty.span());
             let value = binding(index, at);
+            let private = input.krate.private_at(at);
             chain.extend(quote_spanned! {at=>
-                .retry_after(::fusion::__private::RetryAfterSecs::retry_after_secs(#value))
+                .retry_after(#private::RetryAfterSecs::retry_after_secs(#value))
             });
         }
     }
     if let Some(c) = attr.category.or(input.attr.category) {
-        let c = category(c);
+        let c = category(private, c);
         chain.extend(quote!(.category(#c)));
     }
     if let Some(retryable) = attr.retryable {
@@ -288,28 +299,29 @@ fn action_constant(action: &Path, tool: Option<&Path>) -> TokenStream {
     quote!(#leading #(#init::)* #constant)
 }
 
-fn code(code: Option<&Code>) -> TokenStream {
+/// `private` is the runtime module (`CratePath::private`); likewise for `severity` and `category`.
+fn code(private: &TokenStream, code: Option<&Code>) -> TokenStream {
     match code {
         Some(Code::Canonical(variant)) => {
             let variant = Ident::new(variant, Span::call_site());
-            quote!(::fusion::__private::ErrorCode::#variant)
+            quote!(#private::ErrorCode::#variant)
         }
-        Some(Code::Custom(code)) => quote!(::fusion::__private::ErrorCode::custom(#code)),
+        Some(Code::Custom(code)) => quote!(#private::ErrorCode::custom(#code)),
         // Unreachable: a variant without a code is rejected in `valid.rs`.
-        None => quote!(::fusion::__private::ErrorCode::InternalError),
+        None => quote!(#private::ErrorCode::InternalError),
     }
 }
 
-fn severity(severity: Severity) -> TokenStream {
+fn severity(private: &TokenStream, severity: Severity) -> TokenStream {
     let variant = match severity {
         Severity::Warning => quote!(Warning),
         Severity::Error => quote!(Error),
         Severity::Critical => quote!(Critical),
     };
-    quote!(::fusion::__private::Severity::#variant)
+    quote!(#private::Severity::#variant)
 }
 
-fn category(category: Category) -> TokenStream {
+fn category(private: &TokenStream, category: Category) -> TokenStream {
     let variant = match category {
         Category::Auth => quote!(Auth),
         Category::RateLimit => quote!(RateLimit),
@@ -318,7 +330,7 @@ fn category(category: Category) -> TokenStream {
         Category::Transient => quote!(Transient),
         Category::Unknown => quote!(Unknown),
     };
-    quote!(::fusion::__private::ErrorCategory::#variant)
+    quote!(#private::ErrorCategory::#variant)
 }
 
 fn option(value: Option<TokenStream>) -> TokenStream {
@@ -356,7 +368,7 @@ fn where_clause(input: &Input<'_>) -> TokenStream {
             for index in used_fields(variant) {
                 let field = &variant.fields[index];
                 if mentions(field.ty.to_token_stream(), &params) {
-                    push_field_bounds(&mut bounds, variant, index, field);
+                    push_field_bounds(&mut bounds, input, variant, index, field);
                 }
             }
         }
@@ -378,6 +390,7 @@ fn where_clause(input: &Input<'_>) -> TokenStream {
 /// The traits the envelope uses field `index` through.
 fn push_field_bounds(
     bounds: &mut Vec<TokenStream>,
+    input: &Input<'_>,
     variant: &Variant<'_>,
     index: usize,
     field: &Field<'_>,
@@ -387,7 +400,8 @@ fn push_field_bounds(
         bounds.push(quote!(#ty: ::core::fmt::Display));
     }
     if field.attrs.retry_after.is_some() {
-        bounds.push(quote!(#ty: ::fusion::__private::RetryAfterSecs));
+        let private = input.krate.private();
+        bounds.push(quote!(#ty: #private::RetryAfterSecs));
     }
     for piece in variant.recovery.iter().flat_map(|t| &t.pieces) {
         match piece {

@@ -7,8 +7,11 @@ use quote::quote;
 
 use syn::DeriveInput;
 
-pub(super) fn stub(input: &DeriveInput, errors: TokenStream) -> TokenStream {
+use crate::crate_path::CratePath;
+
+pub(super) fn stub(input: &DeriveInput, krate: &CratePath, errors: TokenStream) -> TokenStream {
     let ty = &input.ident;
+    let private = krate.private();
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     // `unused_qualifications`: the absolute paths are deliberate (hygiene).
     quote! {
@@ -16,18 +19,18 @@ pub(super) fn stub(input: &DeriveInput, errors: TokenStream) -> TokenStream {
 
         #[automatically_derived]
         #[allow(unused_qualifications)]
-        impl #impl_generics ::fusion::__private::ToolErrors for #ty #ty_generics #where_clause {
-            fn error_contracts() -> ::std::vec::Vec<::fusion::__private::ErrorContract> {
+        impl #impl_generics #private::ToolErrors for #ty #ty_generics #where_clause {
+            fn error_contracts() -> ::std::vec::Vec<#private::ErrorContract> {
                 ::core::unimplemented!()
             }
         }
 
         #[automatically_derived]
         #[allow(unused_qualifications)]
-        impl #impl_generics ::core::convert::From<#ty #ty_generics> for ::fusion::__private::ToolError
+        impl #impl_generics ::core::convert::From<#ty #ty_generics> for #private::ToolError
         #where_clause
         {
-            fn from(_: #ty #ty_generics) -> ::fusion::__private::ToolError {
+            fn from(_: #ty #ty_generics) -> #private::ToolError {
                 ::core::unimplemented!()
             }
         }

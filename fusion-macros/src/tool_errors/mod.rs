@@ -15,7 +15,7 @@ pub(crate) fn expand(input: syn::DeriveInput) -> TokenStream {
     ast.validate(&mut errors);
     match errors.finish() {
         Ok(()) => expand::derive(&ast),
-        Err(errors) => fallback::stub(&input, errors.write_errors()),
+        Err(errors) => fallback::stub(&input, &ast.krate, errors.write_errors()),
     }
 }
 

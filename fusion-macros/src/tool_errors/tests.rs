@@ -271,3 +271,101 @@ fn canonical_table_matches_error_code_variants() {
         assert_eq!(wire.to_lowercase().to_upper_camel_case(), variant);
     }
 }
+
+/// Every section and probe the derive writes runtime paths for, on a concrete type and on a
+/// generic one (whose where clause and internal envelope differ).
+fn every_section(krate: TokenStream) -> [syn::DeriveInput; 3] {
+    [
+        parse_quote! {
+            #[tool_error(crate = #krate, tool = Billing, category = "not_found")]
+            enum BillingError {
+                #[tool_error(NOT_FOUND, severity = "warning", recovery = "list {id}", actions(list))]
+                Missing { #[detail] id: String, #[retry_after] after: u64 },
+                #[tool_error(code = "ALREADY_PAID", retryable = false)]
+                Paid,
+                #[tool_error(internal, severity = "critical")]
+                Database(std::io::Error),
+            }
+        },
+        parse_quote! {
+            #[tool_error(crate = #krate)]
+            enum Generic<T, D> {
+                #[tool_error(TIMEOUT, recovery = "{0:?}")]
+                Slow(#[detail(key = "k")] T, #[retry_after] D),
+                #[tool_error(internal)]
+                Other(T),
+            }
+        },
+        parse_quote! {
+            #[tool_error(CONFLICT, crate = #krate, category = "validation")]
+            struct Stale;
+        },
+    ]
+}
+
+#[test]
+fn the_runtime_is_fusion_by_default() {
+    for input in every_section(quote::quote!(::fusion)) {
+        let (errors, _) = expand(input.clone());
+        assert!(errors.is_empty(), "{errors:?}");
+        crate::crate_path::assert_runtime_only_through(&super::expand(input), ":: fusion");
+    }
+}
+
+#[test]
+fn every_runtime_path_goes_through_the_crate_option() {
+    for krate in [quote::quote!("::my::rt"), quote::quote!(::my::rt)] {
+        for input in every_section(krate.clone()) {
+            let (errors, _) = expand(input.clone());
+            assert!(errors.is_empty(), "{errors:?}");
+            crate::crate_path::assert_runtime_only_through(&super::expand(input), ":: my :: rt");
+        }
+    }
+}
+
+#[test]
+fn the_stubs_go_through_the_crate_option_too() {
+    let inputs: [syn::DeriveInput; 3] = [
+        // An error in a variant: the type's attribute was read.
+        parse_quote! {
+            #[tool_error(crate = fu)]
+            enum E { #[tool_error(NOT_FUOND)] A }
+        },
+        // An error next to `crate` itself: it is still found.
+        parse_quote! {
+            #[tool_error(crate = fu, severty = "warning")]
+            enum E { #[tool_error(NOT_FOUND)] A }
+        },
+        parse_quote! {
+            #[tool_error(crate = "fu")]
+            union U { a: u8 }
+        },
+    ];
+    for input in inputs {
+        let (errors, _) = expand(input.clone());
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        crate::crate_path::assert_runtime_only_through(&super::expand(input), "fu");
+    }
+}
+
+#[test]
+fn crate_goes_on_the_type() {
+    let (errors, _) = expand(parse_quote! {
+        enum E {
+            #[tool_error(NOT_FOUND, crate = fu)]
+            A,
+        }
+    });
+    assert_eq!(errors, ["`crate` goes on the enum, not on a variant"]);
+    let (errors, _) = expand(parse_quote! {
+        #[tool_error(crate = "fu::<T>")]
+        enum E {
+            #[tool_error(NOT_FOUND)]
+            A,
+        }
+    });
+    assert_eq!(
+        errors,
+        ["`fu::<T>` is not a path; `crate` takes the path to fusion, as in `crate = \"::fu\"`"]
+    );
+}

@@ -1,15 +1,21 @@
 //! `ArgumentValidator`: an action's input schema compiled once at startup, then used on every
 //! call to check, deserialize and rule-validate the arguments into one `ValidationError`.
 
+use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::path::SecretPath;
-use super::report::Report;
-use super::shape::Shape;
+use super::path::{ROOT, SecretPath};
+use super::report::{Report, line};
+use super::schema::count;
+use super::shape::{Shape, percent_decode};
 use super::{ValidationError, deser, rules, schema};
+
+/// The deepest nesting of arrays and objects [`ArgumentValidator`] accepts unless told
+/// otherwise with [`ArgumentValidator::max_depth`].
+pub const DEFAULT_MAX_DEPTH: usize = 64;
 
 /// The validator of one action's arguments: its JSON Schema compiled once, the paths whose
 /// values must never be shown, and the three checks merged into one envelope.
@@ -17,15 +23,30 @@ use super::{ValidationError, deser, rules, schema};
 /// * The schema is compiled offline (a `$ref` to anything outside the schema is an error, never
 ///   a network fetch); local `$ref`s into `$defs`, as `schemars::schema_for!` writes them,
 ///   resolve. `format` is asserted (`email`, `uri`, `date-time`, ...).
-/// * Unknown top-level fields are rejected: a root schema with `properties` and no
-///   `additionalProperties` is treated as if it said `additionalProperties: false` (or
-///   `unevaluatedProperties: false` when it also composes `allOf`/`anyOf`/`oneOf`/`$ref`), so a
-///   schemars schema without `deny_unknown_fields` still catches typos, with a "did you mean".
+/// * Unknown fields are rejected at every level: an object schema with `properties` that says
+///   nothing about other fields (no `additionalProperties`, `unevaluatedProperties` or
+///   `patternProperties`) is treated as if it said `additionalProperties: false`, so a
+///   schemars schema without `deny_unknown_fields` still catches typos, with a "did you mean"
+///   against that object's own fields (`address.zp`: did you mean 'zip'?). This applies to the
+///   root and to every object schema reached through `properties`, `items`, `prefixItems`,
+///   schema-valued `additionalProperties`, `$defs` and `definitions`. An object schema that
+///   also composes (`allOf`/`anyOf`/`oneOf`/`$ref`/`if`/`dependentSchemas`) gets
+///   `unevaluatedProperties: false` instead, which sees the fields of its branches (drafts
+///   2019-09 and 2020-12 only; older drafts leave it open). A schema that other schemas
+///   combine with their own fields (an `allOf` branch, the target of a `$ref` that has sibling
+///   `properties`, as schemars writes internally tagged enum variants) is left open, since
+///   closing it would reject the fields it is combined with. `anyOf`/`oneOf` branches
+///   themselves are left as written.
 /// * Secret fields show `(redacted)`: those marked with [`ArgumentValidator::secret`] and every
-///   property whose schema says `"writeOnly": true`.
+///   property whose schema says `"writeOnly": true`. A value sent anywhere else that equals a
+///   secret value, or contains one of at least 4 characters (the password pasted into a
+///   `note`), shows `(redacted)` too, and so does such a string inside an echoed object or a
+///   rule's param. Only echoed values are redacted, never the wording around them.
+/// * Arguments nested deeper than [`ArgumentValidator::max_depth`] (64 levels by default) are
+///   refused up front with a single `(root)` problem, before the schema or serde sees them.
 ///
 /// Build it once per action and share it (`Send + Sync`); each call allocates nothing beyond
-/// what serde needs unless the arguments are invalid.
+/// what serde needs and a small stack for the nesting check unless the arguments are invalid.
 ///
 /// ```
 /// use fusion::validation::ArgumentValidator;
@@ -58,7 +79,7 @@ use super::{ValidationError, deser, rules, schema};
 ///     err.to_xml(),
 ///     "<validation_error action=\"billing.charge\">\n\
 ///      <field name=\"amount\">Wrong type. You sent: '5'. Expected an integer.</field>\n\
-///      <field name=\"curency\">Unknown field. You sent: 'eur'. Expected one of the known fields: amount, currency; did you mean 'currency'?</field>\n\
+///      <field name=\"curency\">Unknown field. You sent: 'eur'. Expected one of the known fields: amount, currency (did you mean 'currency'?).</field>\n\
 ///      <field name=\"currency\">Missing required field. You sent: (missing). Expected one of: 'EUR', 'USD'.</field>\n\
 ///      <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n\
 ///      </validation_error>"
@@ -71,6 +92,8 @@ pub struct ArgumentValidator {
     secrets: Vec<SecretPath>,
     /// Whether the schema says `writeOnly` anywhere (saves schema walks when it does not).
     write_only: bool,
+    /// The deepest nesting of arrays and objects accepted.
+    max_depth: usize,
 }
 
 /// The input schema of an action could not be compiled: it is not a valid JSON Schema, or it
@@ -119,7 +142,7 @@ impl ArgumentValidator {
         schema: &Value,
     ) -> Result<ArgumentValidator, SchemaError> {
         let action = action.into();
-        let schema = deny_unknown_top_level(schema);
+        let schema = deny_unknown_fields(schema);
         let validator = jsonschema::options()
             .offline()
             .should_validate_formats(true)
@@ -134,7 +157,34 @@ impl ArgumentValidator {
             write_only: mentions_write_only(&schema),
             shape: Shape::new(schema),
             secrets: Vec::new(),
+            max_depth: DEFAULT_MAX_DEPTH,
         })
+    }
+
+    /// Sets the deepest nesting of arrays and objects accepted, [`DEFAULT_MAX_DEPTH`] (64) by
+    /// default. The arguments object itself is level 1, an object or array inside it level 2,
+    /// and so on; scalars add no level.
+    ///
+    /// Every entry point ([`check`](ArgumentValidator::check),
+    /// [`parse`](ArgumentValidator::parse), [`parse_validated`](ArgumentValidator::parse_validated),
+    /// [`parse_with`](ArgumentValidator::parse_with),
+    /// [`rule_errors`](ArgumentValidator::rule_errors) and
+    /// [`is_valid`](ArgumentValidator::is_valid)) measures the nesting first, without recursion,
+    /// and refuses deeper arguments with one `(root)` problem, without running the schema,
+    /// serde or the rules:
+    ///
+    /// `Arguments nested too deeply. You sent: an object nested 100 levels deep. Expected at
+    /// most 64 levels of nesting.`
+    ///
+    /// The depth is counted in full (`an array nested ...` when the arguments are an array).
+    /// The schema validator and serde recurse once per level, so deep arguments could
+    /// otherwise overflow the stack and abort the process. Arguments parsed from JSON text by
+    /// serde_json are nested at most 127 levels (its parser refuses the 128th); a `Value` built
+    /// in memory has no such bound. Raising the limit brings the risk back (on a 2 MiB thread
+    /// the schema validator overflowed at about 1,000 levels in a debug build).
+    pub fn max_depth(mut self, levels: usize) -> ArgumentValidator {
+        self.max_depth = levels;
+        self
     }
 
     /// Marks the field at `path` secret, with everything below it: its value shows as
@@ -155,9 +205,32 @@ impl ArgumentValidator {
         self.shape.root()
     }
 
-    /// Whether `args` satisfy the schema. Allocates nothing.
+    /// Whether `args` satisfy the schema (and are nested no deeper than
+    /// [`ArgumentValidator::max_depth`]).
     pub fn is_valid(&self, args: &Value) -> bool {
-        self.validator.is_valid(args)
+        nesting_depth(args) <= self.max_depth && self.validator.is_valid(args)
+    }
+
+    /// The envelope refusing `args` when they are nested deeper than allowed.
+    fn too_deep(&self, args: &Value) -> Option<ValidationError> {
+        let depth = nesting_depth(args);
+        if depth <= self.max_depth {
+            return None;
+        }
+        let what = if args.is_array() {
+            "an array"
+        } else {
+            "an object"
+        };
+        let text = line(
+            "Arguments nested too deeply",
+            &format!("{what} nested {} deep", count(depth as u64, "level")),
+            &format!(
+                "at most {} of nesting",
+                count(self.max_depth as u64, "level")
+            ),
+        );
+        Some(ValidationError::new(self.action.as_str()).with_problem(ROOT, text))
     }
 
     fn report<'a>(&'a self, args: &'a Value) -> Report<'a> {
@@ -173,6 +246,9 @@ impl ArgumentValidator {
     /// The structural problems of `args` against the schema (missing and unknown fields, wrong
     /// types, enums, bounds, formats, ...): empty when they are valid.
     pub fn check(&self, args: &Value) -> ValidationError {
+        if let Some(error) = self.too_deep(args) {
+            return error;
+        }
         let mut report = self.report(args);
         if !self.validator.is_valid(args) {
             schema::collect(&mut report, &self.validator);
@@ -187,6 +263,9 @@ impl ArgumentValidator {
     /// A [`ValidationError`] with every schema problem, plus the serde failure when it is at a
     /// path the schema did not already report (serde stops at its first failure).
     pub fn parse<T: DeserializeOwned>(&self, args: &Value) -> Result<T, ValidationError> {
+        if let Some(error) = self.too_deep(args) {
+            return Err(error);
+        }
         let valid = self.validator.is_valid(args);
         match T::deserialize(args) {
             Ok(value) if valid => Ok(value),
@@ -230,6 +309,9 @@ impl ArgumentValidator {
         T: DeserializeOwned,
         F: FnOnce(&T) -> Option<validator::ValidationErrors>,
     {
+        if let Some(error) = self.too_deep(args) {
+            return Err(error);
+        }
         let valid = self.validator.is_valid(args);
         let outcome = match T::deserialize(args) {
             Ok(value) if valid => {
@@ -257,12 +339,16 @@ impl ArgumentValidator {
 
     /// A [`ValidationError`] from `validator` rule failures alone, worded with this schema
     /// (patterns, types of missing fields, JSON field names) and with secrets redacted. `args`
-    /// are the arguments as sent.
+    /// are the arguments as sent. Arguments nested deeper than
+    /// [`ArgumentValidator::max_depth`] give the one `(root)` problem saying so instead.
     pub fn rule_errors(
         &self,
         failures: &validator::ValidationErrors,
         args: &Value,
     ) -> ValidationError {
+        if let Some(error) = self.too_deep(args) {
+            return error;
+        }
         let mut report = self.report(args);
         rules::collect(&mut report, failures);
         self.finish(report)
@@ -274,32 +360,217 @@ impl fmt::Debug for ArgumentValidator {
         f.debug_struct("ArgumentValidator")
             .field("action", &self.action)
             .field("secrets", &self.secrets)
+            .field("max_depth", &self.max_depth)
             .finish_non_exhaustive()
     }
 }
 
-/// `schema` with unknown top-level fields denied, unless it already says how to treat them.
-fn deny_unknown_top_level(schema: &Value) -> Value {
+/// Keywords that apply other schemas to the same instance as the object they sit in: an
+/// object schema using one is closed with `unevaluatedProperties`, which sees their fields.
+const COMPOSING: [&str; 6] = ["allOf", "anyOf", "oneOf", "$ref", "if", "dependentSchemas"];
+
+/// Keywords through which a schema brings fields into the object it describes.
+const FIELD_SOURCES: [&str; 11] = [
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "$ref",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+];
+
+/// `schema` with unknown fields denied in every object schema that does not already say how to
+/// treat them (see [`ArgumentValidator`]). Walks the schema without recursion.
+fn deny_unknown_fields(schema: &Value) -> Value {
     let mut schema = schema.clone();
-    if let Value::Object(root) = &mut schema
-        && root.contains_key("properties")
-        && !root.contains_key("additionalProperties")
-        && !root.contains_key("unevaluatedProperties")
-        && !root.contains_key("patternProperties")
-    {
-        // `additionalProperties` only sees sibling `properties`: with composition it would
-        // reject the branches' fields, so use the keyword that sees through it.
-        let composed = ["allOf", "anyOf", "oneOf", "$ref", "if", "dependentSchemas"]
-            .iter()
-            .any(|k| root.contains_key(*k));
-        let keyword = if composed {
-            "unevaluatedProperties"
-        } else {
-            "additionalProperties"
-        };
-        root.insert(keyword.to_owned(), Value::Bool(false));
+    let unevaluated = knows_unevaluated(&schema);
+    let shared = combined_targets(&schema);
+    let mut stack: Vec<(String, &mut Value)> = vec![(String::new(), &mut schema)];
+    while let Some((pointer, node)) = stack.pop() {
+        let Value::Object(map) = node else { continue };
+        let says_nothing = map.contains_key("properties")
+            && !map.contains_key("additionalProperties")
+            && !map.contains_key("unevaluatedProperties")
+            && !map.contains_key("patternProperties");
+        if says_nothing && !shared.contains(&pointer) {
+            // `additionalProperties` only sees sibling `properties`: with composition it would
+            // reject the branches' fields, so use the keyword that sees through it.
+            if !COMPOSING.iter().any(|k| map.contains_key(*k)) {
+                map.insert("additionalProperties".to_owned(), Value::Bool(false));
+            } else if unevaluated {
+                map.insert("unevaluatedProperties".to_owned(), Value::Bool(false));
+            }
+        }
+        for (key, child) in map.iter_mut() {
+            let at = format!("{pointer}/{}", escape_pointer(key));
+            match (key.as_str(), child) {
+                ("properties" | "$defs" | "definitions", Value::Object(children)) => {
+                    stack.extend(
+                        children
+                            .iter_mut()
+                            .map(|(name, c)| (format!("{at}/{}", escape_pointer(name)), c)),
+                    );
+                }
+                ("items" | "prefixItems", Value::Array(children)) => {
+                    stack.extend(
+                        children
+                            .iter_mut()
+                            .enumerate()
+                            .map(|(i, c)| (format!("{at}/{i}"), c)),
+                    );
+                }
+                ("items" | "additionalProperties", child @ Value::Object(_)) => {
+                    stack.push((at, child));
+                }
+                _ => {}
+            }
+        }
     }
     schema
+}
+
+/// Whether the schema's draft knows `unevaluatedProperties` (2019-09 and later; `jsonschema`
+/// assumes 2020-12 without `$schema`).
+fn knows_unevaluated(root: &Value) -> bool {
+    root.get("$schema")
+        .and_then(Value::as_str)
+        .is_none_or(|s| s.contains("2019-09") || s.contains("2020-12"))
+}
+
+/// The JSON pointers of the schemas that are combined with other fields on the same object
+/// (an `allOf`, `if`/`then`/`else` or `dependentSchemas` branch, or a `$ref`/`anyOf`/`oneOf`
+/// next to another source of fields), and of what they stand for in turn: closing one would
+/// reject the fields it is combined with.
+fn combined_targets(root: &Value) -> HashSet<String> {
+    let mut direct = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        match node {
+            Value::Object(map) => {
+                let sources = FIELD_SOURCES
+                    .iter()
+                    .filter(|k| map.contains_key(**k))
+                    .count();
+                for (key, child) in map {
+                    match key.as_str() {
+                        "allOf" | "if" | "then" | "else" | "dependentSchemas" => {
+                            instance_refs(child, key == "dependentSchemas", &mut direct, 0);
+                        }
+                        "anyOf" | "oneOf" if sources > 1 => {
+                            instance_refs(child, false, &mut direct, 0);
+                        }
+                        "$ref" if sources > 1 => direct.extend(local_pointer(child)),
+                        _ => {}
+                    }
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    // What a combined schema stands for (`{$ref}` aliases, `anyOf` of one object and null) is
+    // combined too.
+    let mut shared = HashSet::new();
+    while let Some(pointer) = direct.pop() {
+        if shared.insert(pointer.clone())
+            && let Some(target) = root.pointer(&pointer)
+        {
+            let mut more = Vec::new();
+            instance_refs(target, false, &mut more, 0);
+            direct.extend(more);
+        }
+    }
+    shared
+}
+
+/// The local `$ref` targets that `schema` (or each of its values, for `map_of_schemas`, or
+/// each item of an array of schemas) applies to the same instance: its own `$ref` and those of
+/// its `allOf`/`anyOf`/`oneOf` branches.
+fn instance_refs(schema: &Value, map_of_schemas: bool, out: &mut Vec<String>, depth: u8) {
+    const MAX_DEPTH: u8 = 16;
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match schema {
+        Value::Array(items) => {
+            for item in items {
+                instance_refs(item, false, out, depth + 1);
+            }
+        }
+        Value::Object(map) if map_of_schemas => {
+            for value in map.values() {
+                instance_refs(value, false, out, depth + 1);
+            }
+        }
+        Value::Object(map) => {
+            if let Some(reference) = map.get("$ref") {
+                out.extend(local_pointer(reference));
+            }
+            for key in ["allOf", "anyOf", "oneOf"] {
+                if let Some(branches) = map.get(key) {
+                    instance_refs(branches, false, out, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The JSON pointer of a local `$ref` (`#/$defs/A%3CB%3E` → `/$defs/A<B>`).
+fn local_pointer(reference: &Value) -> Option<String> {
+    let fragment = reference.as_str()?.strip_prefix('#')?;
+    Some(percent_decode(fragment))
+}
+
+/// `name` as a JSON pointer token (`~` → `~0`, `/` → `~1`).
+fn escape_pointer(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
+}
+
+/// The nesting depth of `value`: 0 for a scalar, 1 for an object or array holding only
+/// scalars (or nothing), one more for each level of objects and arrays inside. Without
+/// recursion: the stack holds one iterator per open level.
+fn nesting_depth(value: &Value) -> usize {
+    enum Level<'v> {
+        Object(serde_json::map::Values<'v>),
+        Array(std::slice::Iter<'v, Value>),
+    }
+    fn open(value: &Value) -> Option<Level<'_>> {
+        match value {
+            Value::Object(map) => Some(Level::Object(map.values())),
+            Value::Array(items) => Some(Level::Array(items.iter())),
+            _ => None,
+        }
+    }
+    let Some(root) = open(value) else {
+        return 0;
+    };
+    let mut stack = vec![root];
+    let mut deepest = 1;
+    while let Some(level) = stack.last_mut() {
+        let next = match level {
+            Level::Object(values) => values.next(),
+            Level::Array(items) => items.next(),
+        };
+        match next {
+            Some(child) => {
+                if let Some(inner) = open(child) {
+                    stack.push(inner);
+                    deepest = deepest.max(stack.len());
+                }
+            }
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    deepest
 }
 
 /// Whether `writeOnly: true` appears anywhere in `schema`.

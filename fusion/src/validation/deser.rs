@@ -68,7 +68,7 @@ fn reword(report: &Report<'_>, path: FieldPath, message: &str) -> (FieldPath, St
         line("Invalid value", &sent, &plain_expectation(expected))
     } else if let Some(expected) = after_expected(message, "invalid length ") {
         line("Wrong number of items", &sent, expected)
-    } else if report.is_secret(&path) {
+    } else if report.is_secret(&path) || report.is_secret_text(message) {
         // A custom message may quote the value: keep it out.
         line("Invalid value", &sent, "a value this field accepts")
     } else {

@@ -19,9 +19,9 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::xml::{Context, escaped_len, push_escaped};
+use crate::xml::{Context, PlainMemo};
 
-pub use argument::{ArgumentValidator, SchemaError};
+pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH, SchemaError};
 
 /// The closing instruction of every validation envelope, verbatim (SPEC section 2). "Do not
 /// explain the error" is there because a model's instinct is to apologise to the user instead
@@ -129,9 +129,29 @@ impl ValidationError {
 
     /// Moves every problem of `other` into this error (its action is ignored).
     pub fn merge(&mut self, other: ValidationError) {
-        for problem in other.problems {
-            self.push_problem(problem);
+        self.push_all(other.problems);
+    }
+
+    /// Adds every problem of `problems` at its sorted place, as [`ValidationError::push`] one
+    /// by one would (equal paths keep insertion order, after the problems already here), in
+    /// O(n log n): one stable sort and one merge instead of an insertion each.
+    pub(crate) fn push_all(&mut self, mut problems: Vec<FieldProblem>) {
+        problems.sort_by(|a, b| path::compare(&a.path, &b.path));
+        if self.problems.is_empty() {
+            self.problems = problems;
+            return;
         }
+        let existing = std::mem::take(&mut self.problems);
+        let mut merged = Vec::with_capacity(existing.len() + problems.len());
+        let mut new = problems.into_iter().peekable();
+        for problem in existing {
+            while let Some(next) = new.next_if(|n| path::compare(&problem.path, &n.path).is_gt()) {
+                merged.push(next);
+            }
+            merged.push(problem);
+        }
+        merged.extend(new);
+        self.problems = merged;
     }
 
     /// A validation error from `validator` rule failures alone, for a handler that runs
@@ -179,22 +199,29 @@ impl ValidationError {
     /// tag; joined with `\n`, no trailing newline. Attribute values escape `& < > " '`, field
     /// text escapes `&` and `<`. One allocation, sized exactly.
     pub fn to_xml(&self) -> String {
-        let mut out = String::with_capacity(self.xml_len());
-        self.write_xml(&mut out);
+        let mut memo = PlainMemo::default();
+        let mut out = String::with_capacity(self.xml_len(&mut memo));
+        self.write_sections(&mut out, &mut memo);
         out
     }
 
-    /// Appends the envelope to `out`, for callers that reuse a buffer.
+    /// Appends the envelope to `out`, for callers that reuse a buffer (grows it at most once).
     pub fn write_xml(&self, out: &mut String) {
-        out.reserve(self.xml_len());
+        let mut memo = PlainMemo::default();
+        out.reserve(self.xml_len(&mut memo));
+        self.write_sections(out, &mut memo);
+    }
+
+    /// Writes the envelope; the caller has reserved room for it and measured it with `memo`.
+    fn write_sections(&self, out: &mut String, memo: &mut PlainMemo) {
         out.push_str("<validation_error action=\"");
-        push_escaped(out, &self.action, Context::Attr);
+        memo.write(out, &self.action, Context::Attr);
         out.push_str("\">\n");
         for problem in &self.problems {
             out.push_str("<field name=\"");
-            push_escaped(out, &problem.path, Context::Attr);
+            memo.write(out, &problem.path, Context::Attr);
             out.push_str("\">");
-            push_escaped(out, &problem.line, Context::Text);
+            memo.write(out, &problem.line, Context::Text);
             out.push_str("</field>\n");
         }
         out.push_str("<recovery>");
@@ -203,22 +230,22 @@ impl ValidationError {
     }
 
     /// The exact length in bytes of [`ValidationError::to_xml`]'s output.
-    fn xml_len(&self) -> usize {
+    fn xml_len(&self, memo: &mut PlainMemo) -> usize {
         // Fixed parts, counted from the literals in `write_xml`.
         const OPEN: usize = "<validation_error action=\"\">\n".len();
         const FIELD: usize = "<field name=\"\"></field>\n".len();
         const CLOSE: usize = "<recovery></recovery>\n</validation_error>".len() + RECOVERY.len();
 
-        let mut len = OPEN + CLOSE + escaped_len(&self.action, Context::Attr);
+        let mut len = OPEN + CLOSE + memo.measure(&self.action, Context::Attr);
         for problem in &self.problems {
             len += FIELD
-                + escaped_len(&problem.path, Context::Attr)
-                + escaped_len(&problem.line, Context::Text);
+                + memo.measure(&problem.path, Context::Attr)
+                + memo.measure(&problem.line, Context::Text);
         }
         len
     }
 
-    /// The typed flags (SPEC section 1), in the key order of `ToolError::flags`:
+    /// The typed flags (SPEC section 1), the same keys as `ToolError::flags`:
     /// `{"isError": true, "errorCategory": "validation", "isRetryable": false,
     /// "code": "VALIDATION_ERROR", "severity": "error"}`. Not retryable as-is: the same
     /// arguments fail the same way.

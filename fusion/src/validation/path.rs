@@ -9,7 +9,7 @@ use serde_json::Value;
 pub(crate) const ROOT: &str = "(root)";
 
 /// One step from a JSON value into a child.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Segment {
     /// A property of an object.
     Key(String),
@@ -18,7 +18,7 @@ pub(crate) enum Segment {
 }
 
 /// A field path as segments, rendered as `items[0].sku` (or `(root)` when empty).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) struct FieldPath(Vec<Segment>);
 
 impl FieldPath {
@@ -39,6 +39,11 @@ impl FieldPath {
         self.0.push(Segment::Index(index));
     }
 
+    /// Removes the last segment (nothing for the root).
+    pub(crate) fn pop(&mut self) {
+        self.0.pop();
+    }
+
     pub(crate) fn child_key(&self, key: impl Into<String>) -> FieldPath {
         let mut child = self.clone();
         child.push_key(key);
@@ -56,11 +61,6 @@ impl FieldPath {
         let mut parent = self.clone();
         parent.0.pop();
         parent
-    }
-
-    /// Whether `ancestor` is this path or one of its ancestors.
-    pub(crate) fn starts_with(&self, ancestor: &FieldPath) -> bool {
-        self.0.starts_with(&ancestor.0)
     }
 
     /// The last segment when it is a key.

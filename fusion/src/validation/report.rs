@@ -1,18 +1,18 @@
 //! The accumulator the three sources (schema, serde, `validator`) write into: secrecy, sent
 //! values, shared line shapes, and the merge that drops duplicates before the envelope.
 
-use std::borrow::Cow;
+use std::collections::HashSet;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::ValidationError;
-use super::path::{FieldPath, SecretPath};
-use super::sent::{self, MISSING, REDACTED};
+use super::path::{FieldPath, SecretPath, Segment};
+use super::sent::{self, MISSING, REDACTED, Redact};
 use super::shape::Shape;
+use super::{FieldProblem, ValidationError};
 
-/// Secret strings shorter than this are not scrubbed from free text: they collide with
-/// ordinary words. Their own field still shows `(redacted)`.
-const MIN_SCRUBBED_CHARS: usize = 4;
+/// Secret values shorter than this (in characters) are only hidden where a value equals them,
+/// not where a longer value contains them: they collide with ordinary text.
+const MIN_CONTAINED_CHARS: usize = 4;
 
 /// Which source found a problem; decides what a duplicate gives way to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,7 +24,7 @@ pub(crate) enum Source {
 
 /// What a problem checks, so the schema keyword schemars derived from a `validator` rule and
 /// the rule itself are reported once (the rule's wording wins: it carries custom messages).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Check {
     Required,
     Length,
@@ -49,6 +49,9 @@ pub(crate) struct Report<'a> {
     secrets: &'a [SecretPath],
     /// Whether the schema has any `writeOnly` at all (skips schema walks when it has none).
     write_only: bool,
+    /// The values sent at secret paths (strings, and numbers as written), so that a copy of
+    /// one anywhere else in an echoed value is hidden too.
+    secret_values: Vec<String>,
     found: Vec<Found>,
 }
 
@@ -59,13 +62,16 @@ impl<'a> Report<'a> {
         secrets: &'a [SecretPath],
         write_only: bool,
     ) -> Report<'a> {
-        Report {
+        let mut report = Report {
             args,
             shape,
             secrets,
             write_only,
+            secret_values: Vec::new(),
             found: Vec::new(),
-        }
+        };
+        report.secret_values = report.collect_secret_values();
+        report
     }
 
     pub(crate) fn args(&self) -> &'a Value {
@@ -96,6 +102,27 @@ impl<'a> Report<'a> {
             || (self.write_only && self.shape.is_some_and(|s| s.is_write_only(path)))
     }
 
+    /// Whether `text` (a string sent, or a number as written) is a secret value or contains
+    /// one (of at least [`MIN_CONTAINED_CHARS`] characters).
+    pub(crate) fn is_secret_text(&self, text: &str) -> bool {
+        self.secret_values.iter().any(|secret| {
+            text == secret
+                || (secret.chars().nth(MIN_CONTAINED_CHARS - 1).is_some()
+                    && text.contains(secret.as_str()))
+        })
+    }
+
+    /// Whether echoing `value` would show a secret value (see [`Report::is_secret_text`]).
+    pub(crate) fn is_secret_value(&self, value: &Value) -> bool {
+        match value {
+            Value::String(s) => self.is_secret_text(s),
+            Value::Number(n) => {
+                !self.secret_values.is_empty() && self.is_secret_text(&n.to_string())
+            }
+            _ => false,
+        }
+    }
+
     /// The `You sent:` text for `path`: the value in the arguments, `(missing)`, or
     /// `(redacted)` for a secret. Secrets nested in a sent object are redacted inside it.
     pub(crate) fn sent(&self, path: &FieldPath) -> String {
@@ -107,44 +134,19 @@ impl<'a> Report<'a> {
         let Some(value) = value else {
             return MISSING.to_owned();
         };
-        if self.is_secret(path) {
-            return REDACTED.to_owned();
-        }
-        match value {
-            Value::Object(_) if self.has_any_secret() => sent::render(&self.redacted(path, value)),
-            _ => sent::render(value),
-        }
+        let mut out = String::new();
+        sent::push_redacted(&mut out, value, Some(path), self);
+        out
+    }
+
+    /// Appends `value`, which is not at a field path (a rule's param), with every copy of a
+    /// secret value in it redacted.
+    pub(crate) fn push_echoed(&self, out: &mut String, value: &Value) {
+        sent::push_redacted(out, value, None, self);
     }
 
     fn has_any_secret(&self) -> bool {
         !self.secrets.is_empty() || self.write_only
-    }
-
-    /// `value` (found at `path`) with every secret below it replaced by `"(redacted)"`.
-    fn redacted<'v>(&self, path: &FieldPath, value: &'v Value) -> Cow<'v, Value> {
-        if self.is_secret(path) {
-            return Cow::Owned(Value::String(REDACTED.to_owned()));
-        }
-        match value {
-            Value::Object(map) => {
-                let mut out = Map::new();
-                for (k, v) in map {
-                    out.insert(
-                        k.clone(),
-                        self.redacted(&path.child_key(k.as_str()), v).into_owned(),
-                    );
-                }
-                Cow::Owned(Value::Object(out))
-            }
-            Value::Array(items) => Cow::Owned(Value::Array(
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| self.redacted(&path.child_index(i), v).into_owned())
-                    .collect(),
-            )),
-            _ => Cow::Borrowed(value),
-        }
     }
 
     /// What the schema expects at `path`, in words (`a string`), or `fallback`.
@@ -178,90 +180,108 @@ impl<'a> Report<'a> {
             format!("one of the known fields: {}", known.join(", "))
         };
         if let Some(s) = suggestion {
-            expected.push_str("; did you mean '");
+            expected.push_str(" (did you mean '");
             expected.push_str(s);
-            expected.push_str("'?");
+            expected.push_str("'?)");
         }
         line("Unknown field", &sent, &expected)
     }
 
     /// Merges what was found into `error`: drops a schema problem that a `validator` rule
     /// reports too (same path, same check), a serde problem at or below a path the schema
-    /// already reported, and exact repeats; then scrubs secret strings out of every line.
+    /// already reported, and exact repeats. O(n log n) in the number of problems (hash sets
+    /// keyed by path, one stable sort), in the order found; the lines are kept as worded.
     pub(crate) fn finish_into(self, error: &mut ValidationError) {
-        let scrub = self.secret_strings();
-        let found = &self.found;
-        let mut kept: Vec<&Found> = Vec::with_capacity(found.len());
-        for f in found {
-            let covered = match f.source {
-                Source::Schema => {
-                    f.check != Check::Other
-                        && found.iter().any(|o| {
-                            o.source == Source::Rule && o.check == f.check && o.path == f.path
-                        })
-                }
-                // The schema's words are richer, and a problem at an ancestor (the whole
-                // object has the wrong type) explains whatever serde tripped over below it.
-                Source::Serde => found
-                    .iter()
-                    .any(|o| o.source == Source::Schema && f.path.starts_with(&o.path)),
-                Source::Rule => false,
-            };
-            let repeat = kept.iter().any(|o| o.path == f.path && o.line == f.line);
-            if covered || repeat {
-                continue;
-            }
-            kept.push(f);
-            let mut text = f.line.clone();
-            for secret in &scrub {
-                if text.contains(secret.as_str()) {
-                    text = text.replace(secret.as_str(), REDACTED);
-                }
-            }
-            error.push(f.path.render(), text);
-        }
+        let found = self.found;
+        let keep: Vec<bool> = {
+            let ruled: HashSet<(&FieldPath, Check)> = found
+                .iter()
+                .filter(|o| o.source == Source::Rule)
+                .map(|o| (&o.path, o.check))
+                .collect();
+            let schema_paths: HashSet<&[Segment]> = found
+                .iter()
+                .filter(|o| o.source == Source::Schema)
+                .map(|o| o.path.segments())
+                .collect();
+            let mut seen: HashSet<(&FieldPath, &str)> = HashSet::with_capacity(found.len());
+            found
+                .iter()
+                .map(|f| {
+                    let covered = match f.source {
+                        Source::Schema => {
+                            f.check != Check::Other && ruled.contains(&(&f.path, f.check))
+                        }
+                        // The schema's words are richer, and a problem at an ancestor (the
+                        // whole object has the wrong type) explains whatever serde tripped
+                        // over below it.
+                        Source::Serde => {
+                            let segments = f.path.segments();
+                            (0..=segments.len()).any(|n| schema_paths.contains(&segments[..n]))
+                        }
+                        Source::Rule => false,
+                    };
+                    !covered && seen.insert((&f.path, f.line.as_str()))
+                })
+                .collect()
+        };
+        let kept = found
+            .into_iter()
+            .zip(keep)
+            .filter(|(_, keep)| *keep)
+            .map(|(f, _)| FieldProblem::new(f.path.render(), f.line))
+            .collect();
+        error.push_all(kept);
     }
 
-    /// Every secret string in the arguments long enough to scrub, longest first.
-    fn secret_strings(&self) -> Vec<String> {
+    /// Every value sent at a secret path (strings and numbers, as written), sorted and
+    /// deduplicated. Walks the arguments without recursion.
+    fn collect_secret_values(&self) -> Vec<String> {
         let mut out = Vec::new();
-        if self.has_any_secret() {
-            self.collect_secrets(&FieldPath::root(), self.args, false, &mut out);
+        if !self.has_any_secret() {
+            return out;
         }
-        out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        // (path, value): the path is `None` at and below a secret, where it is not needed.
+        let mut stack: Vec<(Option<FieldPath>, &Value)> =
+            vec![(Some(FieldPath::root()), self.args)];
+        while let Some((path, value)) = stack.pop() {
+            let path = path.filter(|p| !self.is_secret(p));
+            let secret = path.is_none();
+            match value {
+                Value::String(s) if secret && !s.is_empty() => out.push(s.clone()),
+                Value::Number(n) if secret => out.push(n.to_string()),
+                Value::Object(map) => stack.extend(
+                    map.iter()
+                        .map(|(k, v)| (path.as_ref().map(|p| p.child_key(k.as_str())), v)),
+                ),
+                Value::Array(items) => stack.extend(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| (path.as_ref().map(|p| p.child_index(i)), v)),
+                ),
+                _ => {}
+            }
+        }
+        out.sort_unstable();
         out.dedup();
         out
     }
+}
 
-    fn collect_secrets(
-        &self,
-        path: &FieldPath,
-        value: &Value,
-        inherited: bool,
-        out: &mut Vec<String>,
-    ) {
-        let secret = inherited || self.is_secret(path);
-        match value {
-            Value::String(s) if secret && s.chars().count() >= MIN_SCRUBBED_CHARS => {
-                out.push(s.clone());
-            }
-            Value::Object(map) => {
-                for (k, v) in map {
-                    self.collect_secrets(&path.child_key(k.as_str()), v, secret, out);
-                }
-            }
-            Value::Array(items) => {
-                for (i, v) in items.iter().enumerate() {
-                    self.collect_secrets(&path.child_index(i), v, secret, out);
-                }
-            }
-            _ => {}
-        }
+impl Redact for Report<'_> {
+    fn secret_path(&self, path: &FieldPath) -> bool {
+        self.has_any_secret() && self.is_secret(path)
+    }
+
+    fn secret_text(&self, text: &str) -> bool {
+        self.is_secret_text(text)
     }
 }
 
-/// One line: `{problem}. You sent: {sent}. Expected {expected}.` A problem or expectation that
-/// already ends in `.`, `?` or `!` gets no extra period.
+/// One line: `{problem}. You sent: {sent}. Expected {expected}.` A problem that already ends in
+/// `.`, `?` or `!` (a custom message) gets no extra period; the line always ends with the
+/// period after the expectation, even when the expectation ends with one (a quoted pattern).
 pub(crate) fn line(problem: &str, sent: &str, expected: &str) -> String {
     let problem = problem.trim_end();
     let expected = expected.trim_end();
@@ -274,9 +294,7 @@ pub(crate) fn line(problem: &str, sent: &str, expected: &str) -> String {
     out.push_str(sent);
     out.push_str(". Expected ");
     out.push_str(expected);
-    if !expected.ends_with(['.', '?', '!']) {
-        out.push('.');
-    }
+    out.push('.');
     out
 }
 
@@ -322,7 +340,15 @@ mod tests {
             line("Wrong type", "'abc'", "a number"),
             "Wrong type. You sent: 'abc'. Expected a number."
         );
-        assert_eq!(line("Bad.", "1", "x?"), "Bad. You sent: 1. Expected x?");
+        assert_eq!(line("Bad.", "1", "x?"), "Bad. You sent: 1. Expected x?.");
+        assert_eq!(
+            line(
+                "No match",
+                "'v1'",
+                "text matching the pattern '^v[0-9]+\\.'"
+            ),
+            "No match. You sent: 'v1'. Expected text matching the pattern '^v[0-9]+\\.'."
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use validator::{ValidationError as RuleFailure, ValidationErrors, ValidationErro
 use super::path::FieldPath;
 use super::report::{Check, Report, Source, line};
 use super::schema::count;
-use super::sent::{self, REDACTED};
+use super::sent::REDACTED;
 
 /// The key `validator` uses for struct-level (`#[validate(schema(..))]`) failures.
 const STRUCT_LEVEL: &str = "__all__";
@@ -128,7 +128,7 @@ fn rule_line(report: &Report<'_>, path: &FieldPath, failure: &RuleFailure) -> (S
                 .and_then(|(shape, node)| shape.pattern(node))
                 .map_or_else(
                     || "text in the required format".to_owned(),
-                    |p| format!("text matching the pattern {p}"),
+                    |p| format!("text matching the pattern '{p}'"),
                 );
             (
                 "Does not match the required pattern".into(),
@@ -138,18 +138,21 @@ fn rule_line(report: &Report<'_>, path: &FieldPath, failure: &RuleFailure) -> (S
         }
         "contains" => (
             "Missing required text".into(),
-            format!("text containing {}", needle(params)),
+            format!("text containing {}", needle(report, params)),
             Check::Pattern,
         ),
         "does_not_contain" => (
             "Contains forbidden text".into(),
-            format!("text without {}", needle(params)),
+            format!("text without {}", needle(report, params)),
             Check::Other,
         ),
         "must_match" => {
-            let other = matching_field(report, path, params.get("other"));
-            if other.as_ref().is_some_and(|o| report.is_secret(o)) {
-                // A near copy of a secret is as good as the secret.
+            let other_value = params.get("other");
+            let other = matching_field(report, path, other_value);
+            if other.as_ref().is_some_and(|o| report.is_secret(o))
+                || other_value.is_some_and(|v| report.is_secret_value(v))
+            {
+                // The confirmation of a secret: a near copy of it is as good as the secret.
                 sent = REDACTED.to_owned();
             }
             let expected = match other.as_ref().and_then(FieldPath::last_key) {
@@ -188,7 +191,7 @@ fn rule_line(report: &Report<'_>, path: &FieldPath, failure: &RuleFailure) -> (S
         code => {
             let mut expected = format!("a value the '{code}' rule accepts");
             if !report.is_secret(path) {
-                push_params(&mut expected, params);
+                push_params(report, &mut expected, params);
             }
             (
                 format!("Rejected by the '{code}' rule").into(),
@@ -197,19 +200,30 @@ fn rule_line(report: &Report<'_>, path: &FieldPath, failure: &RuleFailure) -> (S
             )
         }
     };
-    let problem = failure.message.as_deref().unwrap_or(&problem);
+    // A custom message that quotes a secret value gives way to the built-in words: they are
+    // never rewritten, and a message is not a value that can be redacted in place.
+    let problem = failure
+        .message
+        .as_deref()
+        .filter(|m| !report.is_secret_text(m))
+        .unwrap_or(&problem);
     (line(problem, &sent, &expected), check)
 }
 
 /// `'needle'` from a `contains`/`does_not_contain` failure.
-fn needle(params: &HashMap<Cow<'static, str>, Value>) -> String {
-    params
-        .get("needle")
-        .map_or_else(|| "the required text".to_owned(), sent::render)
+fn needle(report: &Report<'_>, params: &HashMap<Cow<'static, str>, Value>) -> String {
+    let mut out = String::new();
+    match params.get("needle") {
+        Some(needle) => report.push_echoed(&mut out, needle),
+        None => out.push_str("the required text"),
+    }
+    out
 }
 
 /// The sibling of `path` holding `other` (`must_match` records the other field's value, not
-/// its name): the first sibling, in key order, whose value equals it.
+/// its name): among the other siblings whose value equals it, a secret one first (the field a
+/// confirmation confirms is the password, not a hint that happens to hold the same text), then
+/// the first in the schema's property order, then the first by name.
 fn matching_field(
     report: &Report<'_>,
     path: &FieldPath,
@@ -219,20 +233,33 @@ fn matching_field(
     let parent = path.parent();
     let own = path.last_key();
     let siblings = parent.lookup(report.args())?.as_object()?;
-    let mut names: Vec<&String> = siblings
+    let declared = report
+        .shape()
+        .zip(report.node(&parent))
+        .map(|(shape, node)| shape.declared_properties(node))
+        .unwrap_or_default();
+    siblings
         .iter()
-        .filter(|(_, v)| *v == other)
-        .map(|(k, _)| k)
-        .collect();
-    names.sort();
-    names
-        .into_iter()
-        .find(|k| Some(k.as_str()) != own)
-        .map(|k| parent.child_key(k.as_str()))
+        .filter(|(k, v)| *v == other && Some(k.as_str()) != own)
+        .map(|(k, _)| {
+            let field = parent.child_key(k.as_str());
+            let rank = (
+                !report.is_secret(&field),
+                declared
+                    .iter()
+                    .position(|d| *d == k.as_str())
+                    .unwrap_or(usize::MAX),
+                k.as_str(),
+            );
+            (rank, field)
+        })
+        .min_by(|a, b| a.0.cmp(&b.0))
+        .map(|(_, field)| field)
 }
 
-/// ` (max: 3, min: 1)`: a custom failure's params other than `value`, sorted by name.
-fn push_params(out: &mut String, params: &HashMap<Cow<'static, str>, Value>) {
+/// ` (max: 3, min: 1)`: a custom failure's params other than `value`, sorted by name, each
+/// with copies of secret values redacted.
+fn push_params(report: &Report<'_>, out: &mut String, params: &HashMap<Cow<'static, str>, Value>) {
     let mut named: Vec<_> = params.iter().filter(|(k, _)| *k != "value").collect();
     if named.is_empty() {
         return;
@@ -245,7 +272,7 @@ fn push_params(out: &mut String, params: &HashMap<Cow<'static, str>, Value>) {
         }
         out.push_str(key);
         out.push_str(": ");
-        sent::push_value(out, value);
+        report.push_echoed(out, value);
     }
     out.push(')');
 }

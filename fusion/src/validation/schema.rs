@@ -178,7 +178,7 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
             line(
                 "Does not match the required pattern",
                 &sent(),
-                &format!("text matching the pattern {pattern}"),
+                &format!("text matching the pattern '{pattern}'"),
             ),
             Check::Pattern,
             path,

@@ -135,14 +135,27 @@ impl Shape {
     /// The names of the properties an object described by `node` declares, sorted and
     /// deduplicated (declared order depends on serde_json's `preserve_order` feature).
     pub(crate) fn known_properties<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
-        let mut names = Vec::new();
+        let mut names = self.declared_properties(node);
+        names.sort_unstable();
+        names
+    }
+
+    /// The names of the properties an object described by `node` declares, in the schema's
+    /// order (the order of its `properties` maps, `$ref` targets and branches depth first),
+    /// each once.
+    pub(crate) fn declared_properties<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
+        let mut names: Vec<&str> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         self.visit(node, 0, &mut |n| {
             if let Some(Value::Object(props)) = n.get("properties") {
-                names.extend(props.keys().map(String::as_str));
+                names.extend(
+                    props
+                        .keys()
+                        .map(String::as_str)
+                        .filter(|name| seen.insert(*name)),
+                );
             }
         });
-        names.sort_unstable();
-        names.dedup();
         names
     }
 
@@ -274,7 +287,7 @@ pub(crate) fn join_or<'s>(phrases: impl IntoIterator<Item = &'s str>) -> String 
 }
 
 /// Decodes `%XX` escapes in a URI fragment (schemars percent-encodes some `$defs` names).
-fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -164,7 +164,7 @@ fn unknown_field_is_denied_by_default() {
         only(schema, json!({"amout": 5})),
         pair(
             "amout",
-            "Unknown field. You sent: 5. Expected one of the known fields: amount, currency; did you mean 'amount'?"
+            "Unknown field. You sent: 5. Expected one of the known fields: amount, currency (did you mean 'amount'?)."
         )
     );
 }
@@ -336,7 +336,7 @@ fn pattern_is_quoted_literally() {
         only(schema, json!({"code": "eu"})),
         pair(
             "code",
-            "Does not match the required pattern. You sent: 'eu'. Expected text matching the pattern ^[A-Z]{3}$."
+            "Does not match the required pattern. You sent: 'eu'. Expected text matching the pattern '^[A-Z]{3}$'."
         )
     );
 }
@@ -412,7 +412,7 @@ fn unknown_fields_next_to_composition_use_unevaluated_properties() {
     assert!(validator.check(&json!({"a": 1, "b": 2})).is_empty());
     assert_eq!(
         validator.check(&json!({"a": 1, "bb": 2})).problems()[0].line(),
-        "Unknown field. You sent: 2. Expected one of the known fields: a, b; did you mean 'b'?"
+        "Unknown field. You sent: 2. Expected one of the known fields: a, b (did you mean 'b'?)."
     );
 }
 
@@ -426,7 +426,131 @@ fn nested_unknown_fields_suggest_the_nested_names() {
         only(schema, json!({"address": {"zp": 1}})),
         pair(
             "address.zp",
-            "Unknown field. You sent: 1. Expected one of the known fields: zip; did you mean 'zip'?"
+            "Unknown field. You sent: 1. Expected one of the known fields: zip (did you mean 'zip'?)."
         )
+    );
+}
+
+// --- hardening: redaction, closing nested objects, line shape -----------------------------
+
+#[test]
+fn nested_objects_are_closed_with_the_keyword_their_draft_knows() {
+    let nested = |draft: Option<&str>| {
+        let mut schema = json!({
+            "properties": {
+                "plain": {"properties": {"b": {}}},
+                "composed": {"properties": {"x": {}}, "allOf": [{"properties": {"c": {}}}]},
+                "list": {"items": {"properties": {"d": {}}}}
+            }
+        });
+        if let Some(draft) = draft {
+            schema["$schema"] = json!(draft);
+        }
+        ArgumentValidator::new("t", &schema).unwrap()
+    };
+    let args = json!({
+        "plain": {"b": 1, "zz": 1},
+        "composed": {"x": 1, "c": 1, "zz": 1},
+        "list": [{"d": 1, "zz": 1}]
+    });
+    let paths = |err: ValidationError| -> Vec<String> {
+        err.problems().iter().map(|p| p.path().to_owned()).collect()
+    };
+    for draft in [None, Some("https://json-schema.org/draft/2020-12/schema")] {
+        assert_eq!(
+            paths(nested(draft).check(&args)),
+            ["composed.zz", "list[0].zz", "plain.zz"],
+            "{draft:?}"
+        );
+    }
+    // Draft 7 has no `unevaluatedProperties`: the composed object stays open.
+    assert_eq!(
+        paths(nested(Some("http://json-schema.org/draft-07/schema#")).check(&args)),
+        ["list[0].zz", "plain.zz"]
+    );
+}
+
+#[test]
+fn schemas_combined_with_other_fields_stay_open() {
+    let schema = json!({
+        "properties": {
+            "a": {"allOf": [{"$ref": "#/$defs/B"}], "properties": {"x": {}}},
+            "t": {"$ref": "#/$defs/Alias", "properties": {"kind": {}}},
+            "b": {"$ref": "#/$defs/B"}
+        },
+        "$defs": {
+            "B": {"properties": {"b": {}}},
+            "Alias": {"$ref": "#/$defs/C"},
+            "C": {"properties": {"c": {}}}
+        }
+    });
+    let validator = ArgumentValidator::new("t", &schema).unwrap();
+    assert!(
+        validator
+            .check(&json!({"a": {"x": 1, "b": 1}, "t": {"kind": 1, "c": 1}}))
+            .is_empty()
+    );
+    let err = validator
+        .check(&json!({"a": {"x": 1, "b": 1, "zz": 1}, "t": {"kind": 1, "c": 1, "zz": 1}}));
+    assert_eq!(
+        err.problems()
+            .iter()
+            .map(|p| (p.path(), p.line()))
+            .collect::<Vec<_>>(),
+        [
+            (
+                "a.zz",
+                "Unknown field. You sent: 1. Expected one of the known fields: b, x."
+            ),
+            (
+                "t.zz",
+                "Unknown field. You sent: 1. Expected one of the known fields: c, kind."
+            ),
+        ]
+    );
+    // `B` is combined in `a`, so it is open everywhere, `b` included.
+    assert!(validator.check(&json!({"b": {"b": 1, "zz": 1}})).is_empty());
+}
+
+#[test]
+fn copies_of_secret_numbers_and_strings_are_redacted_but_schema_words_are_not() {
+    let schema = json!({"properties": {
+        "pin": {"type": "integer"},
+        "pw": {"type": "string"},
+        "n": {"type": "string"},
+        "c": {"enum": ["EUR", "USD"]},
+        "o": {"type": "object", "properties": {"k": {}}, "minProperties": 9}
+    }});
+    let validator = ArgumentValidator::new("t", &schema)
+        .unwrap()
+        .secret("pin")
+        .secret("pw");
+    let err = validator.check(&json!({
+        "pin": 123456,
+        "pw": "EUR",
+        "n": 123456,
+        "c": "eur",
+        "o": {"k": [1, "EUR", 123456, "eur"]}
+    }));
+    let lines: Vec<(&str, &str)> = err
+        .problems()
+        .iter()
+        .map(|p| (p.path(), p.line()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            // The allowed values are the schema's, not what was sent: redacting the one equal
+            // to the password would tell the reader the password.
+            (
+                "c",
+                "Value not allowed. You sent: 'eur'. Expected one of: 'EUR', 'USD'."
+            ),
+            ("n", "Wrong type. You sent: (redacted). Expected a string."),
+            (
+                "o",
+                "Too few fields. You sent: {\"k\":[1,\"(redacted)\",\"(redacted)\",\"eur\"]}. Expected at least 9 fields."
+            ),
+        ]
     );
 }

@@ -266,7 +266,7 @@ async fn every_argument_problem_comes_back_in_one_envelope() {
         "<validation_error action=\"billing.create_invoice\">
 <field name=\"amount\">Wrong type. You sent: 'twelve'. Expected an integer.</field>
 <field name=\"customer\">Missing required field. You sent: (missing). Expected a string.</field>
-<field name=\"customr\">Unknown field. You sent: 'acme'. Expected one of the known fields: amount, customer; did you mean 'customer'?</field>
+<field name=\"customr\">Unknown field. You sent: 'acme'. Expected one of the known fields: amount, customer (did you mean 'customer'?).</field>
 <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>
 </validation_error>"
     );
