@@ -195,6 +195,7 @@ pub mod dispatch;
 mod error;
 pub mod internal;
 mod response;
+pub mod server;
 mod tool;
 pub mod validation;
 mod xml;

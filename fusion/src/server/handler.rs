@@ -1,0 +1,248 @@
+//! `Server` as an rmcp `ServerHandler`: server info, `tools/list`, and `tools/call` with its
+//! request context, progress forwarding, cancellation, panic containment and size guard.
+
+use std::io::Write;
+use std::pin::pin;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
+    ErrorData, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{Peer, RequestContext as RmcpContext, RoleServer};
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+
+use crate::code::ErrorCode;
+use crate::dispatch::{catch_panics, closest};
+use crate::error::ToolError;
+use crate::response::ToolResponse;
+use crate::tool::{ProgressReporter, RequestContext};
+
+use super::Server;
+use super::malformed;
+
+impl rmcp::ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(self.inner.info.clone());
+        config.instructions = self.inner.instructions.clone();
+        config
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RmcpContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        // One page: a server has tens of tools, not thousands.
+        Ok(ListToolsResult::with_all_items(
+            self.inner.catalog.definitions().cloned().collect(),
+        ))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.inner.catalog.get(name).map(|e| e.definition.clone())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RmcpContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let inner = &self.inner;
+        let Some(entry) = inner.catalog.get(&request.name) else {
+            return self.unknown_tool(&request.name);
+        };
+        let mut arguments = request.arguments.unwrap_or_default();
+        if let Some(limit) = inner.max_argument_bytes
+            && let Some(size) = oversized(&arguments, limit)
+        {
+            return Ok(self.finish(ToolResponse::error(too_large(size, limit))));
+        }
+        if let Some((discriminator, action)) = &entry.inject {
+            arguments.insert(discriminator.clone(), Value::String(action.clone()));
+        }
+
+        let (ctx, reports) = request_context(&context);
+
+        // A hand-written `Tool` may panic in `call` itself or while polled: both are caught.
+        let tool = entry.tool.clone();
+        let call = catch_panics(async move { tool.call(arguments, ctx).await });
+        let response = tokio::select! {
+            biased;
+            // Dropping `call` here drops the action's future: the client cancelled
+            // (`notifications/cancelled`) or the connection is shutting down. rmcp has already
+            // forgotten the request, so this error is never sent (MCP: a cancelled request gets
+            // no response).
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("The request was cancelled.", None));
+            }
+            response = forward_progress(call, reports, &context.peer) => response,
+        };
+        Ok(self.finish(response))
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RmcpContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        // rmcp parses requests as an untagged union: a standard request whose params do not
+        // fit lands here as a "custom" request. Say what is wrong with the params instead of
+        // claiming the method does not exist.
+        Err(malformed::explain_custom_request(
+            &request.method,
+            request.params.as_ref(),
+        ))
+    }
+}
+
+impl Server {
+    /// Renders a response as the MCP result: the server's structured-content option, then the
+    /// flat names in available actions.
+    fn finish(&self, response: ToolResponse) -> CallToolResponse {
+        let response = response.flags_in_structured_content(self.inner.flags_in_structured_content);
+        let mut result = CallToolResult::from(response);
+        self.inner.catalog.rename_available_actions(&mut result);
+        result.into()
+    }
+
+    /// The answer to a call naming no tool: JSON-RPC `-32602` (MCP specification, tools,
+    /// "Error Handling"), or a `VALIDATION_ERROR` envelope when the server opted in.
+    fn unknown_tool(&self, name: &str) -> Result<CallToolResponse, ErrorData> {
+        let sent = crate::validation::sent_value(&Value::String(name.to_owned()));
+        if !self.inner.unknown_tool_as_envelope {
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {sent}"),
+                None,
+            ));
+        }
+        let names = self.inner.catalog.names();
+        let recovery = match closest(name, &names) {
+            Some(near) => format!("Did you mean '{near}'? Call one of the available tools."),
+            None => "Call one of the available tools.".to_owned(),
+        };
+        let error = ToolError::new(ErrorCode::ValidationError, format!("No tool named {sent}."))
+            .suggest(recovery)
+            .actions(names);
+        Ok(self.finish(ToolResponse::error(error)))
+    }
+}
+
+/// The fusion request context of an rmcp request: its `_meta` (progress token included), its
+/// cancellation token, a progress reporter when the client sent a progress token (with the
+/// receiving end of the reports), and the client's self-reported name (`clientInfo.name` of
+/// `initialize`, or of the request's `_meta` in the 2026-07-28 lifecycle).
+fn request_context(
+    context: &RmcpContext<RoleServer>,
+) -> (
+    RequestContext,
+    Option<mpsc::UnboundedReceiver<ProgressNotificationParam>>,
+) {
+    let mut ctx = RequestContext::new()
+        .with_meta(context.meta.0.0.clone())
+        .with_cancellation(context.ct.clone());
+    if let Some(client) = context.client_info() {
+        ctx = ctx.with_client(client.name);
+    }
+    let Some(token) = context.meta.get_progress_token() else {
+        return (ctx, None);
+    };
+    let (tx, rx) = mpsc::unbounded_channel();
+    let reporter: ProgressReporter = Arc::new(move |progress, total, message| {
+        let mut param = ProgressNotificationParam::new(token.clone(), progress);
+        param.total = total;
+        param.message = message;
+        // The receiver lives as long as the call; a report after that is moot.
+        let _ = tx.send(param);
+    });
+    (ctx.with_progress(reporter), Some(rx))
+}
+
+/// Runs the call while forwarding its progress reports to the client as
+/// `notifications/progress`, in order, all of them before the result.
+async fn forward_progress<F>(
+    call: F,
+    reports: Option<mpsc::UnboundedReceiver<ProgressNotificationParam>>,
+    peer: &Peer<RoleServer>,
+) -> ToolResponse
+where
+    F: Future<Output = ToolResponse>,
+{
+    let mut call = pin!(call);
+    let Some(mut reports) = reports else {
+        return call.await;
+    };
+    loop {
+        tokio::select! {
+            biased;
+            response = &mut call => {
+                while let Ok(report) = reports.try_recv() {
+                    notify(peer, report).await;
+                }
+                return response;
+            }
+            Some(report) = reports.recv() => notify(peer, report).await,
+        }
+    }
+}
+
+async fn notify(peer: &Peer<RoleServer>, report: ProgressNotificationParam) {
+    if let Err(err) = peer.notify_progress(report).await {
+        tracing::debug!(target: "fusion::server", %err, "progress notification not sent");
+    }
+}
+
+/// The serialized size of `arguments` when it exceeds `limit` bytes. Counting stops just past
+/// the limit, so a huge argument costs no more than the limit to measure.
+fn oversized(arguments: &Map<String, Value>, limit: usize) -> Option<usize> {
+    struct Counter {
+        bytes: usize,
+        limit: usize,
+    }
+    impl Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.bytes += buf.len();
+            if self.bytes > self.limit {
+                // Stops serialization early; the count is what matters.
+                return Err(std::io::Error::other("over the limit"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter { bytes: 0, limit };
+    match serde_json::to_writer(&mut counter, arguments) {
+        Ok(()) => None,
+        Err(_) => Some(counter.bytes),
+    }
+}
+
+fn too_large(size: usize, limit: usize) -> ToolError {
+    ToolError::new(
+        ErrorCode::ValidationError,
+        format!("The arguments are over {limit} bytes of JSON (at least {size} bytes sent)."),
+    )
+    .suggest(format!(
+        "Send arguments under {limit} bytes: shorten the longest values or split the work into several calls."
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn oversized_stops_counting_past_the_limit() {
+        let args = json!({"text": "x".repeat(1000)});
+        let args = args.as_object().unwrap();
+        assert_eq!(oversized(args, 2000), None);
+        let size = oversized(args, 100).unwrap();
+        assert!(size > 100 && size < 1100, "{size}");
+    }
+}

@@ -1,0 +1,409 @@
+//! Serving fusion tools over MCP (SPEC section 5): [`Server`], an rmcp `ServerHandler` that
+//! advertises each tool with its flat input schema, annotations and error contract, and
+//! answers every call with an envelope-carrying result.
+//!
+//! ```no_run
+//! use fusion::server::{Exposition, Server};
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! pub struct AddArgs {
+//!     pub a: f64,
+//!     pub b: f64,
+//! }
+//!
+//! /// Adds two numbers.
+//! #[fusion::tool]
+//! #[action(read_only, idempotent)]
+//! pub fn add(args: AddArgs) -> f64 {
+//!     args.a + args.b
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     // Name and version come from *your* Cargo.toml.
+//!     Server::with_info(fusion::server_info!())
+//!         .tool(Add)
+//!         .exposition(Exposition::Grouped)
+//!         .serve_stdio()
+//!         .await?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! # What a client sees
+//!
+//! - `initialize`: the server's own name and version (from [`server_info!`](crate::server_info)
+//!   or [`Server::new`]), the `tools` capability, and the instructions if set.
+//! - `tools/list`: one MCP tool per fusion tool ([`Exposition::Grouped`], the default) or per
+//!   action ([`Exposition::Flat`]). Each carries its description, a single flat object input
+//!   schema (never a top-level `oneOf`/`anyOf`/`allOf`), MCP annotations, and its error
+//!   contract in `_meta["fusion/errors"]` ([`ERRORS_META_KEY`]):
+//!   `[{"action": "get_invoice", "code": "NOT_FOUND", "severity": "error", "category":
+//!   "not_found", "retryable": false}, …]`.
+//! - `tools/call`: the [`ToolResponse`](crate::ToolResponse) of the tool as an MCP result: the
+//!   payload or the envelope as the first text block, warnings as further blocks, `isError` by
+//!   severity, the typed flags in `_meta["fusion/error"]`.
+//!
+//! # The request context
+//!
+//! Each call's [`RequestContext`](crate::RequestContext) carries:
+//!
+//! - `meta()`: the request's `_meta` object as sent (rmcp clients put a `progressToken` in
+//!   every request);
+//! - `cancellation()`: cancelled when the client sends `notifications/cancelled` for the
+//!   request or the connection shuts down. The server also drops the action's future then, so
+//!   an action need not watch it; it is for work spawned outside the future;
+//! - `report_progress(..)`: when the request carried a progress token, each report becomes a
+//!   `notifications/progress` to the client, in order, all sent before the result;
+//! - `client()`: the name the client reported in `clientInfo` at `initialize` (or, in the
+//!   2026-07-28 lifecycle without `initialize`, in the request's `_meta`). It is
+//!   self-reported, not authenticated: a fair key for rate limits among cooperating clients,
+//!   never an identity to authorize by.
+//!
+//! # Failure modes
+//!
+//! | the client sends | it receives |
+//! |---|---|
+//! | a call naming no tool | JSON-RPC `-32602` `Unknown tool: 'x'` (MCP specification, tools, "Error Handling"); with [`Server::unknown_tool_as_envelope`], a `VALIDATION_ERROR` envelope listing the tools with a "did you mean" |
+//! | no `arguments` | the call proceeds with an empty object |
+//! | arguments over [`Server::max_argument_bytes`] (4 MiB by default) | a `VALIDATION_ERROR` envelope; the tool is not called |
+//! | arguments the tool rejects | the tool's `<validation_error>` or routing envelope |
+//! | a call whose action panics | `INTERNAL_ERROR` with an error id; the connection keeps serving |
+//! | `notifications/cancelled` for a running call | no answer (MCP); the action's future is dropped |
+//! | `tools/call` params that do not fit (no `name`, `arguments` not an object) | JSON-RPC `-32602` saying what is wrong |
+//!
+//! Over [`Server::serve_io`] and [`Server::serve_stdio`] lines the JSON-RPC parser rejects are
+//! answered too, with the request's id when a shallow scan finds it: `-32700` for text that is
+//! not JSON, `-32600` for JSON nested deeper than 128 levels or a line over 16 MiB (dropped
+//! unread). Notifications and responses are never answered (JSON-RPC 2.0).
+
+mod catalog;
+mod handler;
+mod malformed;
+mod transport;
+
+use std::fmt;
+use std::sync::Arc;
+
+use rmcp::service::{RoleServer, RunningService, ServerInitializeError};
+use tokio::io::{AsyncRead, AsyncWrite};
+
+pub use catalog::ERRORS_META_KEY;
+pub use rmcp::model::Implementation;
+
+use crate::tool::Tool;
+use catalog::{Catalog, Registered};
+
+/// Expands to the calling crate's [`Implementation`] (`serverInfo`): the `name` and `version`
+/// of the `Cargo.toml` of the crate that writes it, read with `env!` in the caller's tokens.
+///
+/// ```
+/// let info = fusion::server_info!();
+/// assert_eq!(info.name, env!("CARGO_PKG_NAME"));
+/// assert_eq!(info.version, env!("CARGO_PKG_VERSION"));
+/// let server = fusion::server::Server::with_info(info);
+/// ```
+#[macro_export]
+macro_rules! server_info {
+    () => {
+        $crate::server::Implementation::new(
+            ::core::env!("CARGO_PKG_NAME"),
+            ::core::env!("CARGO_PKG_VERSION"),
+        )
+    };
+}
+
+/// How fusion tools map to MCP tools (SPEC section 3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Exposition {
+    /// One MCP tool per fusion tool (`billing`), its actions chosen by the discriminator; the
+    /// input schema is [`flat_input_schema`](crate::dispatch::flat_input_schema). Available
+    /// actions read `billing.list_invoices`.
+    #[default]
+    Grouped,
+    /// One MCP tool per action, named `tool_action` (`billing_list_invoices`), its input schema
+    /// the action's own. The server injects the discriminator, and available actions in
+    /// `<tool_error>` envelopes name the flat tools (`billing_list_invoices`, not
+    /// `billing.list_invoices`). A single-function tool keeps its name.
+    Flat,
+}
+
+/// The default of [`Server::max_argument_bytes`]: 4 MiB, the request body limit of rmcp's
+/// Streamable HTTP server.
+pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 4 * 1024 * 1024;
+
+/// An MCP server of fusion tools: a builder, then an [`rmcp::ServerHandler`].
+///
+/// Build it once at startup; it is cheap to clone (one `Arc`), and every clone serves the same
+/// tools. Builder methods consume and return the server.
+///
+/// ```
+/// use fusion::server::{Exposition, Server};
+/// # pub struct Billing;
+/// # #[fusion::tool]
+/// # impl Billing {
+/// #     /// Lists invoices.
+/// #     #[action(read_only)]
+/// #     pub fn list_invoices(&self) -> Vec<String> { Vec::new() }
+/// #     /// Refunds one.
+/// #     #[action(destructive)]
+/// #     pub fn refund(&self) {}
+/// # }
+///
+/// let server = Server::new("billing-server", "1.2.0")
+///     .tool(Billing)
+///     .exposition(Exposition::Flat);
+/// let names: Vec<_> = server.tool_definitions().into_iter().map(|t| t.name).collect();
+/// assert_eq!(names, ["billing_list_invoices", "billing_refund"]);
+/// ```
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<Inner>,
+}
+
+#[derive(Clone)]
+struct Inner {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<Registered>,
+    exposition: Exposition,
+    catalog: Catalog,
+    unknown_tool_as_envelope: bool,
+    flags_in_structured_content: bool,
+    max_argument_bytes: Option<usize>,
+}
+
+impl Server {
+    /// A server advertising `name` and `version` as its `serverInfo`, with no tools yet.
+    /// Prefer [`Server::with_info`]`(fusion::server_info!())`, which reads both from your
+    /// `Cargo.toml`.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Server {
+        Server::with_info(Implementation::new(name, version))
+    }
+
+    /// A server advertising `info` (name, version, and optionally title, description, icons,
+    /// website) as its `serverInfo`.
+    pub fn with_info(info: Implementation) -> Server {
+        Server {
+            inner: Arc::new(Inner {
+                info,
+                instructions: None,
+                tools: Vec::new(),
+                exposition: Exposition::Grouped,
+                catalog: Catalog::default(),
+                unknown_tool_as_envelope: false,
+                flags_in_structured_content: false,
+                max_argument_bytes: Some(DEFAULT_MAX_ARGUMENT_BYTES),
+            }),
+        }
+    }
+
+    /// Registers a tool. Its definition is read once, now.
+    ///
+    /// # Panics
+    /// When an MCP tool name would be served twice (two tools named `billing`; in flat
+    /// exposition, tool `billing` action `list_invoices` and tool `billing_list` action
+    /// `invoices`), or is not a valid tool name for LLM APIs (1 to 128 ASCII letters, digits,
+    /// `_`, `-`). Like axum's `Router::route` on overlapping routes: a startup bug, reported
+    /// before the server serves anything. The message names both claimants.
+    #[track_caller]
+    pub fn tool(self, tool: impl Tool) -> Server {
+        let definition = tool.definition();
+        self.update(|inner| {
+            inner.tools.push(Registered {
+                tool: Arc::new(tool),
+                definition,
+            })
+        })
+    }
+
+    /// Chooses grouped (the default) or flat exposition; see [`Exposition`].
+    ///
+    /// # Panics
+    /// When flat names clash or are invalid, as for [`Server::tool`].
+    #[track_caller]
+    pub fn exposition(self, exposition: Exposition) -> Server {
+        self.update(|inner| inner.exposition = exposition)
+    }
+
+    /// Sets the `instructions` of the `initialize` result: how to use this server, for the
+    /// model.
+    pub fn instructions(self, instructions: impl Into<String>) -> Server {
+        let instructions = instructions.into();
+        self.update(|inner| inner.instructions = Some(instructions))
+    }
+
+    /// Answers a call naming no tool with a `VALIDATION_ERROR` envelope (message
+    /// `No tool named 'x'.`, a "did you mean" recovery, the tool names as available actions)
+    /// instead of the JSON-RPC `-32602` error the MCP specification prescribes. For clients
+    /// that show protocol errors to the model as an opaque failure.
+    pub fn unknown_tool_as_envelope(self, enabled: bool) -> Server {
+        self.update(|inner| inner.unknown_tool_as_envelope = enabled)
+    }
+
+    /// Copies the typed flags into `structuredContent` on error results, next to
+    /// `_meta["fusion/error"]` (SPEC section 1). Off by default: some clients validate
+    /// `structuredContent` against a tool's `outputSchema` even on errors.
+    pub fn flags_in_structured_content(self, enabled: bool) -> Server {
+        self.update(|inner| inner.flags_in_structured_content = enabled)
+    }
+
+    /// Rejects calls whose arguments serialize to more than `bytes` bytes of JSON with a
+    /// `VALIDATION_ERROR` envelope, before the tool sees them; `None` removes the limit.
+    /// Default: [`DEFAULT_MAX_ARGUMENT_BYTES`] (4 MiB).
+    pub fn max_argument_bytes(self, bytes: Option<usize>) -> Server {
+        self.update(|inner| inner.max_argument_bytes = bytes)
+    }
+
+    /// The `serverInfo` advertised.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+
+    /// The MCP tool definitions `tools/list` returns, in registration order (then action
+    /// declaration order in flat exposition).
+    pub fn tool_definitions(&self) -> Vec<rmcp::model::Tool> {
+        self.inner.catalog.definitions().cloned().collect()
+    }
+
+    /// Serves over a pair of byte streams carrying newline-delimited JSON-RPC (one message per
+    /// line; lines up to 16 MiB), for in-process duplex transports and pipes. Returns once the
+    /// `initialize` handshake is done; the returned service runs until the client closes the
+    /// stream (`.waiting().await`) or is cancelled (`.cancel().await`).
+    ///
+    /// ```
+    /// # async fn demo(server: fusion::server::Server) -> Result<(), Box<dyn std::error::Error>> {
+    /// let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+    /// let (read, write) = tokio::io::split(server_end);
+    /// let serving = tokio::spawn(server.serve_io(read, write));
+    /// // ... run an MCP client on `client_end` ...
+    /// # drop(client_end);
+    /// # let _ = serving.await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// rmcp's [`ServerInitializeError`] when the handshake fails (the stream closes first,
+    /// the first message is not `initialize`, no protocol version can be agreed).
+    pub async fn serve_io<R, W>(
+        self,
+        reader: R,
+        writer: W,
+    ) -> Result<RunningService<RoleServer, Server>, ServerInitializeError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        rmcp::serve_server(self, transport::LineTransport::new(reader, writer)).await
+    }
+
+    /// Serves over standard input and output, the way MCP clients launch local servers, until
+    /// the client closes the connection. Must run inside a Tokio runtime with I/O enabled
+    /// (`#[tokio::main]`). Log to standard error: standard output carries the protocol.
+    ///
+    /// # Errors
+    /// [`ServeError`] when the handshake fails or the serving task panics.
+    #[cfg(feature = "stdio")]
+    pub async fn serve_stdio(self) -> Result<rmcp::service::QuitReason, ServeError> {
+        let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
+        let running = self
+            .serve_io(stdin, stdout)
+            .await
+            .map_err(|err| ServeError::Initialize(Box::new(err)))?;
+        running.waiting().await.map_err(ServeError::Task)
+    }
+
+    /// A tower service speaking MCP Streamable HTTP with rmcp's default configuration
+    /// (sessions kept in memory, only loopback `Host`s accepted). Mount it in axum with
+    /// `Router::new().nest_service("/mcp", server.streamable_http_service())`.
+    #[cfg(feature = "http")]
+    pub fn streamable_http_service(self) -> HttpService {
+        self.streamable_http_service_with(StreamableHttpServerConfig::default())
+    }
+
+    /// [`Server::streamable_http_service`] with a configuration: allowed hosts and origins,
+    /// JSON responses, keep-alive, a cancellation token for shutdown.
+    #[cfg(feature = "http")]
+    pub fn streamable_http_service_with(self, config: StreamableHttpServerConfig) -> HttpService {
+        rmcp::transport::StreamableHttpService::new(
+            move || Ok(self.clone()),
+            Arc::new(rmcp::transport::streamable_http_server::session::local::LocalSessionManager::default()),
+            config,
+        )
+    }
+
+    /// Applies a builder change, then rebuilds the catalog.
+    #[track_caller]
+    fn update(mut self, change: impl FnOnce(&mut Inner)) -> Server {
+        let inner = Arc::make_mut(&mut self.inner);
+        change(inner);
+        match Catalog::build(&inner.tools, inner.exposition) {
+            Ok(catalog) => inner.catalog = catalog,
+            Err(message) => panic!("fusion::server::Server: {message}"),
+        }
+        self
+    }
+}
+
+/// Streamable HTTP configuration, re-exported from rmcp.
+#[cfg(feature = "http")]
+pub use rmcp::transport::StreamableHttpServerConfig;
+
+/// The tower service [`Server::streamable_http_service`] returns.
+#[cfg(feature = "http")]
+pub type HttpService = rmcp::transport::StreamableHttpService<
+    Server,
+    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+>;
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &self.inner;
+        f.debug_struct("Server")
+            .field("name", &inner.info.name)
+            .field("version", &inner.info.version)
+            .field("exposition", &inner.exposition)
+            .field("tools", &inner.catalog.names())
+            .field("unknown_tool_as_envelope", &inner.unknown_tool_as_envelope)
+            .field(
+                "flags_in_structured_content",
+                &inner.flags_in_structured_content,
+            )
+            .field("max_argument_bytes", &inner.max_argument_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why [`Server::serve_stdio`] stopped with an error.
+#[cfg(feature = "stdio")]
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The `initialize` handshake failed (boxed: rmcp's error is large).
+    Initialize(Box<ServerInitializeError>),
+    /// The task serving the connection panicked or was aborted.
+    Task(tokio::task::JoinError),
+}
+
+#[cfg(feature = "stdio")]
+impl fmt::Display for ServeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServeError::Initialize(err) => write!(f, "MCP initialization failed: {err}"),
+            ServeError::Task(err) => write!(f, "the MCP serving task failed: {err}"),
+        }
+    }
+}
+
+#[cfg(feature = "stdio")]
+impl std::error::Error for ServeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ServeError::Initialize(err) => Some(&**err),
+            ServeError::Task(err) => Some(err),
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! What a client learns before calling: `initialize` and `tools/list`, grouped and flat.
+
+use std::panic::AssertUnwindSafe;
+
+use fusion::server::{Exposition, Server};
+use rmcp::model::ToolAnnotations;
+use serde_json::{Value, json};
+
+use super::tools::{Billing, Lab, Named, connect, server, within};
+
+#[tokio::test]
+async fn initialize_reports_the_servers_own_name_and_version() {
+    let client = connect(server(&Lab::default()).instructions("Call billing first.")).await;
+    let info = client.peer_info().expect("server info after initialize");
+    let implementation = info.server_info.as_ref().expect("serverInfo");
+    assert_eq!(implementation.name, "billing-server");
+    assert_eq!(implementation.version, "1.2.3");
+    assert!(info.capabilities.tools.is_some());
+    assert_eq!(info.instructions.as_deref(), Some("Call billing first."));
+}
+
+#[test]
+fn server_info_reads_the_callers_cargo_toml() {
+    // Expanded here, so it names this package (`fusion`'s tests), not a dependency.
+    let info = fusion::server_info!();
+    assert_eq!(info.name, env!("CARGO_PKG_NAME"));
+    assert_eq!(info.version, env!("CARGO_PKG_VERSION"));
+    let server = Server::with_info(info);
+    assert_eq!(server.info().name, "fusion");
+}
+
+#[tokio::test]
+async fn tools_list_advertises_grouped_tools() {
+    let client = connect(server(&Lab::default())).await;
+    let tools = within(client.list_all_tools()).await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["billing", "add", "lab"]);
+
+    let billing = &tools[0];
+    assert_eq!(
+        billing.description.as_deref(),
+        Some("Invoices of the billing system.")
+    );
+    let schema = Value::Object((*billing.input_schema).clone());
+    assert_flat_object(&schema);
+    assert_eq!(schema["required"], json!(["action"]));
+    assert_eq!(
+        schema["properties"]["action"]["enum"],
+        json!(["list_invoices", "get_invoice", "refund"])
+    );
+    // Declared by two actions with different descriptions: either schema is accepted.
+    let id = &schema["properties"]["id"];
+    assert_eq!(id["anyOf"].as_array().unwrap().len(), 2, "{id}");
+    assert_eq!(
+        id["description"],
+        "Used by: get_invoice (required), refund (required)."
+    );
+
+    // One action is destructive and not read-only: the tool as a whole is neither read-only
+    // nor idempotent, and may be destructive and open-world.
+    assert_eq!(
+        billing.annotations,
+        Some(ToolAnnotations::from_raw(
+            None,
+            Some(false),
+            Some(true),
+            Some(false),
+            Some(true)
+        ))
+    );
+    let meta = &billing.meta.as_ref().expect("_meta").0;
+    assert_eq!(
+        meta["fusion/errors"],
+        json!([
+            {"action": "get_invoice", "code": "NOT_FOUND", "severity": "error", "category": "not_found", "retryable": false},
+            {"action": "get_invoice", "code": "RATE_LIMITED", "severity": "error", "category": "rate_limit", "retryable": true},
+        ])
+    );
+
+    let add = &tools[1];
+    let schema = Value::Object((*add.input_schema).clone());
+    assert_flat_object(&schema);
+    assert_eq!(schema["required"], json!(["a", "b"]));
+    assert_eq!(
+        add.annotations,
+        Some(ToolAnnotations::from_raw(
+            None,
+            Some(true),
+            None,
+            Some(true),
+            None
+        ))
+    );
+    assert_eq!(add.meta.as_ref().unwrap().0["fusion/errors"], json!([]));
+
+    // The wire form uses the MCP names.
+    let wire = serde_json::to_value(add).unwrap();
+    assert_eq!(
+        wire["annotations"],
+        json!({"readOnlyHint": true, "idempotentHint": true})
+    );
+    assert_eq!(wire["_meta"], json!({"fusion/errors": []}));
+}
+
+#[tokio::test]
+async fn tools_list_advertises_flat_tools() {
+    let server = server(&Lab::default()).exposition(Exposition::Flat);
+    let client = connect(server).await;
+    let tools = within(client.list_all_tools()).await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        [
+            "billing_list_invoices",
+            "billing_get_invoice",
+            "billing_refund",
+            "add",
+            "lab_explode",
+            "lab_wait",
+            "lab_progress",
+            "lab_whoami",
+            "lab_echo",
+        ]
+    );
+    let get_invoice = &tools[1];
+    assert_eq!(
+        get_invoice.description.as_deref(),
+        Some("Fetches one invoice by ID.")
+    );
+    let schema = Value::Object((*get_invoice.input_schema).clone());
+    assert_flat_object(&schema);
+    assert!(schema.get("$schema").is_none() && schema.get("title").is_none());
+    assert!(schema["properties"].get("action").is_none(), "{schema}");
+    assert_eq!(schema["required"], json!(["id"]));
+    // Each flat tool carries its own action's hints and errors.
+    assert_eq!(
+        get_invoice.annotations,
+        Some(ToolAnnotations::from_raw(
+            None,
+            Some(true),
+            None,
+            Some(true),
+            Some(false)
+        ))
+    );
+    let errors = &get_invoice.meta.as_ref().unwrap().0["fusion/errors"];
+    assert_eq!(errors.as_array().unwrap().len(), 2);
+    assert_eq!(
+        tools[2].annotations.as_ref().unwrap().destructive_hint,
+        Some(true)
+    );
+    assert_eq!(
+        tools[0].meta.as_ref().unwrap().0["fusion/errors"],
+        json!([])
+    );
+}
+
+#[test]
+fn get_tool_finds_definitions_by_mcp_name() {
+    use rmcp::ServerHandler;
+    let grouped = Server::new("s", "1").tool(Billing);
+    assert!(grouped.get_tool("billing").is_some());
+    assert!(grouped.get_tool("billing_refund").is_none());
+    let flat = grouped.exposition(Exposition::Flat);
+    assert!(flat.get_tool("billing").is_none());
+    assert_eq!(
+        flat.get_tool("billing_refund").unwrap().name,
+        "billing_refund"
+    );
+}
+
+#[test]
+#[should_panic(expected = "two MCP tools are named `billing`: tool `billing` and tool `billing`")]
+fn registering_a_tool_name_twice_panics() {
+    let _ = Server::new("s", "1").tool(Billing).tool(Billing);
+}
+
+#[test]
+#[should_panic(
+    expected = "two MCP tools are named `billing_refund`: action `refund` of tool \
+                           `billing` and tool `billing_refund`"
+)]
+fn a_flat_name_clashing_with_a_tool_panics() {
+    let _ = Server::new("s", "1")
+        .tool(Billing)
+        .tool(Named::single("billing_refund"))
+        .exposition(Exposition::Flat);
+}
+
+#[test]
+#[should_panic(expected = "`billing.v2` (tool `billing.v2`) is not a valid MCP tool name")]
+fn a_tool_name_llm_apis_reject_panics() {
+    let _ = Server::new("s", "1").tool(Named::new("billing.v2", &["list"]));
+}
+
+#[test]
+fn names_clash_only_in_the_exposition_that_produces_them() {
+    let named = Named::new;
+    // Grouped: `billing_list` and `billing` are distinct tools.
+    let server = Server::new("s", "1")
+        .tool(named("billing_list", &["invoices"]))
+        .tool(named("billing", &["refund"]));
+    assert_eq!(server.tool_definitions().len(), 2);
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| server.exposition(Exposition::Flat)));
+    assert!(
+        result.is_ok(),
+        "billing_list_invoices and billing_refund do not clash"
+    );
+    let clash = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        Server::new("s", "1")
+            .tool(named("billing_list", &["invoices"]))
+            .tool(named("billing", &["list_invoices"]))
+            .exposition(Exposition::Flat)
+    }));
+    let message = *clash.unwrap_err().downcast::<String>().unwrap();
+    assert_eq!(
+        message,
+        "fusion::server::Server: two MCP tools are named `billing_list_invoices`: action \
+         `invoices` of tool `billing_list` and action `list_invoices` of tool `billing`; rename \
+         one with `#[fusion::tool(name = \"...\")]` or `#[action(name = \"...\")]`"
+    );
+}
+
+/// A single object schema: `type: object`, and no top-level combinator LLM APIs reject.
+fn assert_flat_object(schema: &Value) {
+    assert_eq!(schema["type"], "object", "{schema}");
+    for combinator in ["oneOf", "anyOf", "allOf"] {
+        assert!(schema.get(combinator).is_none(), "{combinator} in {schema}");
+    }
+}

@@ -1,0 +1,91 @@
+//! `Server::streamable_http_service` (feature `http`) answers MCP over Streamable HTTP: called
+//! as the tower service axum would mount, without a socket.
+#![cfg(feature = "http")]
+
+use fusion::server::{Server, StreamableHttpServerConfig};
+use http_body_util::BodyExt;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tower_service::Service;
+
+#[derive(Deserialize, JsonSchema)]
+struct AddArgs {
+    a: f64,
+    b: f64,
+}
+
+/// Adds two numbers.
+#[fusion::tool]
+#[action(read_only)]
+fn add(args: AddArgs) -> f64 {
+    args.a + args.b
+}
+
+async fn post(service: &mut fusion::server::HttpService, body: Value) -> Value {
+    let request = http::Request::builder()
+        .method("POST")
+        .uri("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .body(body.to_string())
+        .unwrap();
+    let response = service.call(request).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    serde_json::from_slice(&bytes)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&bytes)))
+}
+
+#[tokio::test]
+async fn the_http_service_serves_tools_statelessly() {
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true);
+    let mut service = Server::new("calc", "0.3.0")
+        .tool(Add)
+        .streamable_http_service_with(config);
+
+    let init = post(
+        &mut service,
+        json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "curl", "version": "8"},
+            },
+        }),
+    )
+    .await;
+    assert_eq!(
+        init["result"]["serverInfo"],
+        json!({"name": "calc", "version": "0.3.0"})
+    );
+
+    let sum = post(
+        &mut service,
+        json!({
+            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "add", "arguments": {"a": 2, "b": 3}},
+        }),
+    )
+    .await;
+    assert_eq!(sum["result"]["content"][0]["text"], "5.0", "{sum}");
+
+    let invalid = post(
+        &mut service,
+        json!({
+            "jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "add", "arguments": {"a": "two"}},
+        }),
+    )
+    .await;
+    assert_eq!(invalid["result"]["isError"], true, "{invalid}");
+    assert_eq!(
+        invalid["result"]["_meta"]["fusion/error"]["code"],
+        "VALIDATION_ERROR"
+    );
+}
