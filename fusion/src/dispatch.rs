@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use crate::code::ErrorCode;
 use crate::error::ToolError;
 use crate::response::ToolResponse;
-use crate::tool::ToolDefinition;
+use crate::tool::{ActionDefinition, ToolDefinition};
 use crate::validation::{ArgumentValidator, SchemaError};
 
 /// Everything a tool needs per call, built once from its definition: the router and one
@@ -31,6 +31,7 @@ impl ToolRuntime {
     /// [`SchemaError`] when an action's input schema does not compile (a bug in the arguments
     /// type's `JsonSchema` impl, reported at the first call rather than on every call).
     pub fn new(definition: &ToolDefinition) -> Result<ToolRuntime, SchemaError> {
+        check_definition(definition)?;
         let validators = definition
             .actions
             .iter()
@@ -151,12 +152,14 @@ impl Router {
             Value::String(s) if s.is_empty() => Err(self.missing(field)),
             Value::String(s) => match self.actions.iter().position(|a| a == s) {
                 Some(index) => Ok(index),
-                None => Err(self.unknown(field, &format!("'{s}'"), Some(s))),
+                // The sent value is cut like every echoed value (SPEC section 2).
+                None => Err(self.unknown(field, &crate::validation::sent_value(&value), Some(s))),
             },
             other => Err(self.unknown(
                 field,
                 &format!(
-                    "{} ({})",
+                    "{} {} ({})",
+                    article(type_name(other)),
                     type_name(other),
                     crate::validation::sent_value(other)
                 ),
@@ -185,7 +188,7 @@ impl Router {
         let message = match name {
             Some(_) => format!("The tool '{}' has no action {sent}.", self.tool),
             None => format!(
-                "The argument '{field}' must be a string naming an action; you sent a {sent}."
+                "The argument '{field}' must be a string naming an action; you sent {sent}."
             ),
         };
         let recovery = match closest {
@@ -201,6 +204,74 @@ impl Router {
         ToolError::new(ErrorCode::UnknownAction, message)
             .suggest(recovery)
             .actions(self.available.iter().cloned())
+    }
+}
+
+/// The checks a definition must pass before it is served, made by [`ToolRuntime::new`] (at a
+/// generated tool's first call) and by `Server::tool` (at registration, which panics):
+///
+/// - no action's arguments declare a field named like the discriminator (see
+///   [`discriminator_clash`]);
+/// - every action's arguments are a JSON object: an input schema whose top-level `type` (after
+///   merging a top-level `oneOf`/`anyOf`/`allOf`) is present and not `"object"` (a unit or
+///   newtype struct, a `Vec`, a number) could never be called, since MCP arguments are an
+///   object.
+///
+/// # Errors
+/// A [`SchemaError`] naming the first offending action.
+pub fn check_definition(definition: &ToolDefinition) -> Result<(), SchemaError> {
+    if let Some(action) = discriminator_clash(definition) {
+        return Err(SchemaError::new(
+            definition.qualified_name(&action.name),
+            format!(
+                "the arguments of `{}` have a field named `{}`, which is the tool's \
+                 discriminator; rename the field or choose another discriminator with \
+                 `#[fusion::tool(discriminator = \"...\")]`",
+                action.name,
+                definition.discriminator.as_deref().unwrap_or_default()
+            ),
+        ));
+    }
+    let not_object = definition.actions.iter().find_map(|action| {
+        match flatten_top_level(&action.input_schema).get("type") {
+            Some(Value::String(ty)) if ty == "object" => None,
+            // `["object", "null"]`: an object is accepted.
+            Some(Value::Array(types)) if types.iter().any(|t| t == "object") => None,
+            Some(ty) => Some((action, ty.to_string())),
+            None => None,
+        }
+    });
+    if let Some((action, ty)) = not_object {
+        return Err(SchemaError::new(
+            definition.qualified_name(&action.name),
+            format!(
+                "the arguments of `{}` have the JSON type {ty}; the arguments type must be a \
+                 struct with named fields (a JSON object)",
+                action.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The first action whose arguments declare a field with the discriminator's name: such an
+/// action could never be called (the router consumes the field), so tools are refused.
+pub fn discriminator_clash(definition: &ToolDefinition) -> Option<&ActionDefinition> {
+    let discriminator = definition.discriminator.as_deref()?;
+    definition.actions.iter().find(|action| {
+        flatten_top_level(&action.input_schema)
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|props| props.contains_key(discriminator))
+    })
+}
+
+/// The indefinite article for a JSON type name: "an array", "an object", "a number".
+fn article(type_name: &str) -> &'static str {
+    if type_name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
     }
 }
 
@@ -261,7 +332,9 @@ pub fn flat_input_schema(definition: &ToolDefinition) -> Map<String, Value> {
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         if let Some(Value::Object(props)) = input_schema.get("properties") {
-            for (field, schema) in props {
+            // A field named like the discriminator never overwrites it (see
+            // `discriminator_clash`, which refuses such tools at their first call).
+            for (field, schema) in props.iter().filter(|(f, _)| *f != discriminator) {
                 match properties.get_mut(field) {
                     None => {
                         properties.insert(field.clone(), schema.clone());
@@ -310,9 +383,16 @@ pub fn flat_input_schema(definition: &ToolDefinition) -> Map<String, Value> {
     let action_docs = definition
         .actions
         .iter()
-        .map(|a| format!("'{}': {}", a.name, first_line(&a.description)))
+        .map(|a| {
+            let summary = first_line(&a.description).trim_end_matches('.');
+            if summary.is_empty() {
+                format!("'{}'.", a.name)
+            } else {
+                format!("'{}': {summary}.", a.name)
+            }
+        })
         .collect::<Vec<_>>()
-        .join("; ");
+        .join(" ");
     let mut all = Map::new();
     all.insert(
         discriminator.clone(),
@@ -469,6 +549,7 @@ mod tests {
             annotations: Annotations::default(),
             errors: Vec::new(),
             secret_fields: Vec::new(),
+            output_schema: None,
         }
     }
 
@@ -532,7 +613,27 @@ mod tests {
             .route(&mut json!({"action": 42}).as_object().unwrap().clone())
             .unwrap_err();
         assert_eq!(*err.code(), ErrorCode::UnknownAction);
-        assert!(err.message().contains("number"), "{}", err.message());
+        assert_eq!(
+            err.message(),
+            "The argument 'action' must be a string naming an action; you sent a number (42)."
+        );
+        let err = router
+            .route(&mut json!({"action": [1]}).as_object().unwrap().clone())
+            .unwrap_err();
+        assert!(
+            err.message().ends_with("you sent an array (array(1))."),
+            "{}",
+            err.message()
+        );
+        let long = "x".repeat(5_000);
+        let err = router
+            .route(&mut json!({"action": long}).as_object().unwrap().clone())
+            .unwrap_err();
+        assert!(
+            err.message().len() < 120,
+            "echoed whole: {}",
+            err.message().len()
+        );
     }
 
     #[test]
@@ -555,6 +656,10 @@ mod tests {
         assert_eq!(
             props["action"]["enum"],
             json!(["list_invoices", "get_invoice"])
+        );
+        assert_eq!(
+            props["action"]["description"],
+            "The action to run. 'list_invoices': Does list_invoices. 'get_invoice': Does get_invoice."
         );
         assert_eq!(
             props["id"]["description"],
@@ -605,6 +710,29 @@ mod tests {
                 .as_str()
                 .unwrap()
                 .contains("Used by: pay.")
+        );
+    }
+
+    #[test]
+    fn a_field_named_like_the_discriminator_is_refused_and_never_clobbers_it() {
+        let mut clash = billing();
+        clash.actions.push(action(
+            "withaction",
+            json!({"type": "object", "properties": {"action": {"type": "string"}}, "required": ["action"]}),
+        ));
+        assert_eq!(discriminator_clash(&clash).unwrap().name, "withaction");
+        assert!(discriminator_clash(&billing()).is_none());
+        let err = ToolRuntime::new(&clash).unwrap_err();
+        assert_eq!(err.action(), "billing.withaction");
+        assert!(
+            err.message().contains("field named `action`"),
+            "{}",
+            err.message()
+        );
+        let flat = flat_input_schema(&clash);
+        assert_eq!(
+            flat["properties"]["action"]["enum"],
+            json!(["list_invoices", "get_invoice", "withaction"])
         );
     }
 

@@ -69,10 +69,20 @@ impl UnitTag {
 pub struct JsonTag;
 impl JsonTag {
     /// A JSON text response (an unserializable value becomes `INTERNAL_ERROR`).
-    pub fn render<T: Serialize>(self, value: T) -> ToolResponse {
+    pub fn render<T: SuccessValue>(self, value: T) -> ToolResponse {
         ToolResponse::json(&value)
     }
 }
+
+/// `Serialize`, under a name whose unmet bound tells an action's author what to implement (the
+/// JSON rendering is picked for every type, so a missing `Serialize` is reported here, on the
+/// return type, rather than as a missing method of an internal probe).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an action's success value: implement `serde::Serialize`, or return `String`, `()` or `fusion::ToolResponse`",
+    label = "not `serde::Serialize`"
+)]
+pub trait SuccessValue: Serialize {}
+impl<T: Serialize> SuccessValue for T {}
 
 /// Picks [`ResponseTag`].
 pub trait ResponseKind {
@@ -112,12 +122,86 @@ impl UnitKind for &&Out<'_, ()> {
     }
 }
 
-/// Picks [`JsonTag`].
+/// Stands in for the rendering of a `Result` that reached the plain-value path: the macro reads
+/// a return type as fallible by its name (`Result<T, E>`, or an alias whose name ends in
+/// `Result`), so `type R<T> = Result<T, E>` returned as `R<T>` would otherwise render `Err` as a
+/// JSON success. Its `render` requires [`SpelledResult`], which nothing implements: the crate
+/// does not compile, and rustc's message says how to write the return type.
+pub struct ResultTag;
+impl ResultTag {
+    /// Never called: the bound is never satisfied.
+    pub fn render<R: SpelledResult>(self, value: R) -> ToolResponse {
+        value.__fusion_never()
+    }
+
+    /// The same check for an action with `output_schema`, which renders without a tag.
+    pub fn check<R: SpelledResult>(self, _: &R) {}
+}
+
+/// Implemented by no type: the bound that makes a `Result` behind an alias the macro cannot
+/// read a compile error (see [`ResultTag`]).
+#[diagnostic::on_unimplemented(
+    message = "an action returning `{Self}` must spell its return type `Result<T, E>`, or use an alias whose name ends in `Result`",
+    label = "read as a plain value, so `Err` would be answered as a success",
+    note = "`#[fusion::tool]` recognizes a fallible action by the name of its return type: write `Result<T, E>` or rename the alias (`type BillingResult<T> = Result<T, BillingError>;`)"
+)]
+pub trait SpelledResult {
+    /// Never called.
+    fn __fusion_never(self) -> ToolResponse;
+}
+
+/// Picks [`ResultTag`] (more specific than [`JsonKind`], which every `Result` of serializable
+/// halves would otherwise take).
+pub trait ResultKind {
+    /// The tag.
+    fn __fusion_render_kind(self) -> ResultTag;
+}
+impl<T, E> ResultKind for &&Out<'_, ::core::result::Result<T, E>> {
+    fn __fusion_render_kind(self) -> ResultTag {
+        ResultTag
+    }
+}
+
+/// What an action with `output_schema` checks its plain success value with: a `Result` picks
+/// [`ResultTag`] (see there), anything else [`PlainTag`]. Generated code:
+/// `(&&Plain(&value)).__fusion_plain_kind().check(&value)`.
+pub struct Plain<'a, T>(pub &'a T);
+
+/// Accepts any value that is not a `Result`.
+pub struct PlainTag;
+impl PlainTag {
+    /// Nothing to check.
+    pub fn check<T>(self, _: &T) {}
+}
+
+/// Picks [`ResultTag`] for a `Result`.
+pub trait PlainResultKind {
+    /// The tag.
+    fn __fusion_plain_kind(self) -> ResultTag;
+}
+impl<T, E> PlainResultKind for &&Plain<'_, ::core::result::Result<T, E>> {
+    fn __fusion_plain_kind(self) -> ResultTag {
+        ResultTag
+    }
+}
+
+/// Picks [`PlainTag`] for anything else.
+pub trait PlainKind {
+    /// The tag.
+    fn __fusion_plain_kind(self) -> PlainTag;
+}
+impl<T> PlainKind for &Plain<'_, T> {
+    fn __fusion_plain_kind(self) -> PlainTag {
+        PlainTag
+    }
+}
+
+/// Picks [`JsonTag`] for every other type (its `render` requires [`SuccessValue`]).
 pub trait JsonKind {
     /// The tag.
     fn __fusion_render_kind(self) -> JsonTag;
 }
-impl<T: Serialize> JsonKind for &Out<'_, T> {
+impl<T> JsonKind for &Out<'_, T> {
     fn __fusion_render_kind(self) -> JsonTag {
         JsonTag
     }
@@ -142,10 +226,19 @@ impl ContractTag {
 pub struct InternalTag;
 impl InternalTag {
     /// `INTERNAL_ERROR` with an error id; the chain goes to the log.
-    pub fn convert<E: std::error::Error + 'static>(self, error: E) -> ToolError {
+    pub fn convert<E: ErrorValue>(self, error: E) -> ToolError {
         ToolError::from_internal(&error)
     }
 }
+
+/// `std::error::Error + 'static`, under a name whose unmet bound tells an action's author what
+/// to implement (see [`SuccessValue`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an action's error: implement `std::error::Error`, or convert it into `fusion::ToolError` (`#[derive(fusion::ToolErrors)]`, or `impl From<{Self}> for fusion::ToolError`)",
+    label = "neither `std::error::Error` nor `Into<fusion::ToolError>`"
+)]
+pub trait ErrorValue: std::error::Error + 'static {}
+impl<E: std::error::Error + 'static> ErrorValue for E {}
 
 /// Picks [`ContractTag`].
 pub trait ContractKind {
@@ -163,7 +256,7 @@ pub trait InternalKind {
     /// The tag.
     fn __fusion_error_kind(self) -> InternalTag;
 }
-impl<E: std::error::Error + 'static> InternalKind for &ErrOf<'_, E> {
+impl<E> InternalKind for &ErrOf<'_, E> {
     fn __fusion_error_kind(self) -> InternalTag {
         InternalTag
     }
@@ -295,6 +388,51 @@ pub fn schema_for<T: ::schemars::JsonSchema>()
         Ok(::serde_json::Value::Object(map)) => map,
         // A boolean schema (`true`): any object.
         _ => empty_object_schema(),
+    }
+}
+
+/// The JSON Schema of an action's success type `T`, for [`ActionDefinition::output_schema`]
+/// (`#[action(output_schema)]`): schemars' *serialize* contract, because the server writes the
+/// value (an `Option` field without `skip_serializing_if` is always present, and required), in
+/// JSON Schema 2020-12 with `$defs`. Kept whatever its shape: a server checks that it is an
+/// object schema (`serde_json::Value`'s, which accepts anything, is not) before advertising it.
+pub fn output_schema_for<T: ::schemars::JsonSchema>()
+-> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    let schema = ::schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    match ::serde_json::to_value(schema) {
+        Ok(::serde_json::Value::Object(map)) => map,
+        // A boolean schema: `{}` says the same (`true`), and is no object schema either.
+        _ => ::serde_json::Map::new(),
+    }
+}
+
+/// Renders the success value of an action with `#[action(output_schema)]`: the value as
+/// `structuredContent`, and the same JSON, compact, as the text block (MCP specification
+/// 2025-06-18, "Tools", "Structured Content": a tool with an output schema must return
+/// structured content, and should return its serialized JSON as text too). Generated code:
+/// `render_structured(value)`.
+///
+/// The text is serialized from the same `serde_json::Value`, so the two agree byte for byte
+/// (object keys in `Value`'s order: sorted, unless serde_json's `preserve_order` feature is
+/// on). A value that is not a JSON object gets the text only: MCP requires `structuredContent`
+/// to be an object, and such a value's schema is no object schema either, so servers advertise
+/// no output schema for it. A value that cannot be serialized becomes `INTERNAL_ERROR`, as in
+/// [`JsonTag`].
+pub fn render_structured<T: Serialize>(value: T) -> ToolResponse {
+    let value = match ::serde_json::to_value(&value) {
+        Ok(value) => value,
+        Err(error) => return ToolResponse::error(ToolError::from_internal(&error)),
+    };
+    // Serializing a `Value` cannot fail: its map keys are strings.
+    let text = value.to_string();
+    let response = ToolResponse::text(text);
+    if value.is_object() {
+        response.with_structured_content(value)
+    } else {
+        response
     }
 }
 
@@ -443,6 +581,79 @@ mod tests {
     }
     struct Unchecked;
 
+    #[derive(Serialize, ::schemars::JsonSchema)]
+    struct Total {
+        currency: &'static str,
+        amount: u64,
+        note: Option<&'static str>,
+    }
+
+    #[test]
+    fn structured_success_carries_the_value_and_the_same_json_as_text() {
+        let response = render_structured(Total {
+            currency: "EUR",
+            amount: 1200,
+            note: None,
+        });
+        let result = rmcp::model::CallToolResult::from(response);
+        let expected = serde_json::json!({"currency": "EUR", "amount": 1200, "note": null});
+        assert_eq!(result.structured_content.as_ref(), Some(&expected));
+        assert_eq!(result.is_error, Some(false));
+        let [text] = result.content.as_slice() else {
+            panic!("one block: {result:?}")
+        };
+        let text = &text.as_text().expect("a text block").text;
+        assert_eq!(*text, expected.to_string());
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(text).unwrap(),
+            expected
+        );
+    }
+
+    #[test]
+    fn structured_content_is_only_for_objects() {
+        for response in [render_structured(vec![1, 2]), render_structured("text")] {
+            let result = rmcp::model::CallToolResult::from(response);
+            assert_eq!(result.structured_content, None);
+            assert_eq!(result.is_error, Some(false));
+        }
+        assert_eq!(render_structured(vec![1, 2]).payload(), Some("[1,2]"));
+        assert_eq!(render_structured("a\"b").payload(), Some(r#""a\"b""#));
+    }
+
+    #[test]
+    fn an_unserializable_structured_value_is_internal() {
+        let keys = std::collections::BTreeMap::from([((1, 2), "x")]);
+        let response = render_structured(keys);
+        assert_eq!(
+            response.tool_error().map(|e| e.code().clone()),
+            Some(ErrorCode::InternalError)
+        );
+        assert!(
+            rmcp::model::CallToolResult::from(response)
+                .structured_content
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn output_schemas_describe_the_serialized_form() {
+        let schema = output_schema_for::<Total>();
+        assert_eq!(schema["type"], "object");
+        // Serialize contract: `note` is always written (as `null` when unset), so required.
+        assert_eq!(
+            schema["required"],
+            serde_json::json!(["currency", "amount", "note"])
+        );
+        assert_eq!(output_schema_for::<Vec<u8>>()["type"], "array");
+        // `serde_json::Value` accepts anything: the boolean schema `true`, no object schema.
+        assert!(
+            output_schema_for::<serde_json::Value>()
+                .get("type")
+                .is_none()
+        );
+    }
+
     #[test]
     fn validation_runs_only_when_implemented() {
         assert!(
@@ -473,15 +684,32 @@ pub type RuntimeCell = OnceLock<::core::result::Result<ToolRuntime, SchemaError>
 /// The two halves of an action's `Result` return type, reached through whatever alias the
 /// action wrote (`anyhow::Result<T>` names no error type): generated code writes
 /// `Contracts::<<R as ResultParts>::Err>::NEW`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is read as a `Result` because its name ends in `Result`, but it is not one",
+    label = "an action's return type named `…Result` must be `Result<T, E>` or an alias of it",
+    note = "rename the type, or return it inside `Result<{Self}, E>`"
+)]
 pub trait ResultParts {
     /// The success type `T`.
     type Ok;
     /// The error type `E`.
     type Err;
+    /// The value itself.
+    fn into_result(self) -> ::core::result::Result<Self::Ok, Self::Err>;
 }
 impl<T, E> ResultParts for ::core::result::Result<T, E> {
     type Ok = T;
     type Err = E;
+    fn into_result(self) -> ::core::result::Result<T, E> {
+        self
+    }
+}
+
+/// An action's return value as the `Result` it is, through [`ResultParts`]: generated code
+/// matches on it, so a type that only looks like a `Result` gets the [`ResultParts`] message
+/// rather than a type mismatch. Generated code: `into_result(value)`.
+pub fn into_result<R: ResultParts>(value: R) -> ::core::result::Result<R::Ok, R::Err> {
+    value.into_result()
 }
 
 /// Every autoref-specialization trait above, for one glob import in generated code
@@ -490,7 +718,8 @@ impl<T, E> ResultParts for ::core::result::Result<T, E> {
 pub mod autoref {
     pub use super::{
         ContractKind, DeclaredContracts, InternalChain, InternalDisplay, InternalKind, JsonKind,
-        NoContracts, NoValidator, ResponseKind, TextKind, UnitKind, ViaValidator,
+        NoContracts, NoValidator, PlainKind, PlainResultKind, ResponseKind, ResultKind, TextKind,
+        UnitKind, ViaValidator,
     };
 }
 
@@ -556,6 +785,7 @@ mod tool_macro_tests {
                 annotations: Annotations::default(),
                 errors: Vec::new(),
                 secret_fields: Vec::new(),
+                output_schema: None,
             }],
         };
         let first = runtime(&CELL, definition).unwrap() as *const ToolRuntime;

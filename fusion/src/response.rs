@@ -23,10 +23,11 @@ pub const FLAGS_META_KEY: &str = "fusion/error";
 /// | [`ValidationError`] | the `<validation_error>` envelope | `true` | the validation flags |
 ///
 /// `structuredContent` carries the value given to
-/// [`with_structured_content`](ToolResponse::with_structured_content); on error results it
-/// carries the flags only when [`flags_in_structured_content`](ToolResponse::flags_in_structured_content)
-/// is set, because some clients validate `structuredContent` against the tool's `outputSchema`
-/// even on errors.
+/// [`with_structured_content`](ToolResponse::with_structured_content) on a success only. On
+/// error results (a [`ToolError`] of any severity, a [`ValidationError`]) it carries the flags
+/// when [`flags_in_structured_content`](ToolResponse::flags_in_structured_content) is set, and
+/// nothing otherwise: some clients validate `structuredContent` against the tool's
+/// `outputSchema` even on errors.
 ///
 /// ```
 /// use fusion::{ToolError, ToolResponse};
@@ -99,7 +100,10 @@ impl ToolResponse {
         self
     }
 
-    /// Sets `structuredContent` (for actions that declare an output schema).
+    /// Sets `structuredContent` (for actions that declare an output schema; MCP specification
+    /// 2025-06-18, "Tools", "Structured Content"). It is sent on a success only, and should be
+    /// a JSON object conforming to the tool's `outputSchema`; the payload text should carry the
+    /// same JSON. A response that is an error ignores it.
     pub fn with_structured_content(mut self, value: Value) -> ToolResponse {
         self.structured = Some(value);
         self
@@ -126,6 +130,12 @@ impl ToolResponse {
             Outcome::Success(text) => Some(text),
             _ => None,
         }
+    }
+
+    /// The value set with [`with_structured_content`](ToolResponse::with_structured_content),
+    /// if any. It becomes `structuredContent` on a success only.
+    pub fn structured_content(&self) -> Option<&Value> {
+        self.structured.as_ref()
     }
 
     /// The error, if the outcome is a [`ToolError`].
@@ -207,10 +217,10 @@ impl From<ToolResponse> for CallToolResult {
         } else {
             CallToolResult::success(blocks)
         };
-        let failed = !matches!(response.outcome, Outcome::Success(_));
+        let succeeded = matches!(response.outcome, Outcome::Success(_));
         result.structured_content = match (response.structured, &flags) {
-            (Some(value), _) => Some(value),
-            (None, Some(flags)) if failed && response.flags_in_structured => Some(flags.clone()),
+            (Some(value), _) if succeeded => Some(value),
+            (_, Some(flags)) if !succeeded && response.flags_in_structured => Some(flags.clone()),
             _ => None,
         };
         if let Some(flags) = flags {

@@ -105,6 +105,14 @@ pub struct ActionDefinition {
     pub errors: Vec<ErrorContract>,
     /// Argument paths whose values must never be echoed (`(redacted)` in validation errors).
     pub secret_fields: Vec<String>,
+    /// The JSON Schema of the action's success value, as it serializes (schemars' serialize
+    /// contract, `$defs` kept), declared with `#[action(output_schema)]`; `None` otherwise.
+    ///
+    /// A server advertises it as the MCP tool's `outputSchema` (MCP specification 2025-06-18,
+    /// "Tools", "Output Schema") in flat exposition, and in grouped exposition for a tool with
+    /// exactly one action. MCP requires an object schema: a server omits a schema whose
+    /// top-level `type` is not `"object"` and logs a warning.
+    pub output_schema: Option<Map<String, Value>>,
 }
 
 /// A tool: a name, a description and its actions.

@@ -80,6 +80,26 @@ fn success_with_a_warning_riding_next_to_it() {
 }
 
 #[test]
+fn structured_content_is_never_sent_on_an_error() {
+    let payload = json!({"id": "inv_1"});
+    for error in [
+        ToolError::not_found("No invoice with that ID"),
+        // `isError: false`, yet no success: a value for the output schema would be a lie.
+        ToolError::deprecated("old"),
+    ] {
+        let response = ToolResponse::error(error).with_structured_content(payload.clone());
+        assert_eq!(
+            CallToolResult::from(response.clone()).structured_content,
+            None
+        );
+        // The opt-in flags take its place.
+        let flags = response.flags();
+        let result = CallToolResult::from(response.flags_in_structured_content(true));
+        assert_eq!(result.structured_content, flags);
+    }
+}
+
+#[test]
 fn plain_success_has_no_flags() {
     let result = CallToolResult::from(ToolResponse::text("OK"));
     assert_eq!(result.is_error, Some(false));

@@ -1,7 +1,8 @@
 //! `fusion::server::Server` driven by a real rmcp client over an in-process duplex stream (no
 //! mocks): the handshake, `tools/list`, envelopes on the wire, flat exposition, unknown tools,
-//! panics, cancellation, concurrency and malformed requests. One test binary; the tools and the
-//! client harness are in `server/tools.rs`, the tests grouped by topic beside it.
+//! panics, cancellation, concurrency, malformed requests and output schemas. One test binary;
+//! the tools and the client harness are in `server/tools.rs`, the tests grouped by topic beside
+//! it.
 
 #[path = "server/tools.rs"]
 mod tools;
@@ -17,3 +18,6 @@ mod robustness;
 
 #[path = "server/wire.rs"]
 mod wire;
+
+#[path = "server/output.rs"]
+mod output;

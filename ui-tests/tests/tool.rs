@@ -1,5 +1,5 @@
 //! Behaviour of `#[fusion::tool]`: dispatch, routing errors, argument validation, return and
-//! error kinds, panics, the generated definition and the action constants. One test binary;
+//! error kinds, panics, the generated definition, the action constants and output schemas. One test binary;
 //! the tools and their tests are grouped by topic in `tool/`.
 
 #[path = "tool/definitions.rs"]
@@ -10,6 +10,8 @@ mod dispatch;
 mod functions;
 #[path = "tool/outcomes.rs"]
 mod outcomes;
+#[path = "tool/output_schema.rs"]
+mod output_schema;
 
 use fusion::{RequestContext, Tool, ToolResponse};
 use serde_json::{Map, Value};

@@ -28,6 +28,9 @@ pub(crate) struct Tool<'a> {
     pub(crate) discriminator: Option<Name>,
     /// A `discriminator = "…"` given to a function tool (an error `valid` reports).
     pub(crate) stray_discriminator: Option<Span>,
+    /// `output_schema` given to `#[fusion::tool(...)]` on an `impl` block (an error `valid`
+    /// reports: each action declares its own).
+    pub(crate) stray_output_schema: Option<Span>,
     /// The actions, in source order (one for a function tool).
     pub(crate) actions: Vec<Action<'a>>,
     /// The path generated code names fusion by (`crate = …`, `::fusion` by default).
@@ -71,9 +74,16 @@ pub(crate) struct Action<'a> {
     pub(crate) params: Vec<Param<'a>>,
     /// The return type.
     pub(crate) output: Output<'a>,
+    /// The `output_schema` flag, when given (on `#[action(...)]`, or on
+    /// `#[fusion::tool(...)]` for a function tool).
+    pub(crate) output_schema: Option<Span>,
     /// `name = …` or `description = …` on a function tool's `#[action]` (errors `valid`
     /// reports: the tool attribute names a function tool).
     pub(crate) misplaced: Vec<Span>,
+    /// The method's `#[cfg]` attributes, repeated on everything generated for it (empty for a
+    /// function tool: its attributes go on the whole tool). Not `#[cfg_attr]`: what it expands
+    /// to (`doc`, `deprecated`, …) may not suit a match arm or a statement.
+    pub(crate) cfg: Vec<&'a Attribute>,
 }
 
 /// One typed parameter of an action.
@@ -102,9 +112,9 @@ pub(crate) enum Output<'a> {
     /// No return type.
     Unit,
     /// A plain value, rendered on success.
-    Value,
-    /// `Result<T, E>` or an alias such as `anyhow::Result<T>` (detected syntactically: the
-    /// last path segment is `Result` with one or two type arguments).
+    Value(&'a Type),
+    /// `Result<T, E>` or an alias such as `anyhow::Result<T>` or `BillingResult<T>` (detected
+    /// syntactically: see `is_result`).
     Result(&'a Type),
 }
 
@@ -117,6 +127,7 @@ impl<'a> Tool<'a> {
         errors: &mut Errors,
     ) -> Option<Tool<'a>> {
         let args = attr::tool_args(args, errors);
+        let tool_output_schema = flag(&args.output_schema);
         let (shape, default_name, attrs) = match item {
             Item::Impl(item) => {
                 if let Some((_, path, _)) = &item.trait_ {
@@ -136,10 +147,17 @@ impl<'a> Tool<'a> {
             }
             Item::Fn(item) => {
                 let ident = &item.sig.ident;
-                let unit = Ident::new(
-                    &ident.unraw().to_string().to_upper_camel_case(),
-                    ident.span(),
-                );
+                let unit = unit_ident(ident).unwrap_or_else(|| {
+                    errors.at(
+                        ident,
+                        format_args!(
+                            "cannot derive a type name from `{}`; rename the function",
+                            ident.unraw()
+                        ),
+                    );
+                    // A placeholder for the fallback's stub.
+                    Ident::new("__FusionUnnamedTool", ident.span())
+                });
                 let default_name = Name {
                     value: ident.unraw().to_string().to_snake_case(),
                     span: ident.span(),
@@ -183,7 +201,7 @@ impl<'a> Tool<'a> {
             .or_else(|| attr::docs(attrs))
             .unwrap_or_default();
 
-        let (discriminator, stray_discriminator, actions) = match &shape {
+        let (discriminator, stray_discriminator, stray_output_schema, actions) = match &shape {
             Shape::Impl(item) => {
                 let discriminator = match args.discriminator {
                     Some(d) => Name {
@@ -195,11 +213,15 @@ impl<'a> Tool<'a> {
                         span: Span::call_site(),
                     },
                 };
-                (Some(discriminator), None, impl_actions(item, errors))
+                let actions = impl_actions(item, errors);
+                (Some(discriminator), None, tool_output_schema, actions)
             }
             Shape::Function { item, .. } => {
-                let action = function_action(item, &name, &description, errors);
-                (None, args.discriminator.map(|d| d.span()), vec![action])
+                let mut action = function_action(item, &name, &description, errors);
+                // Either place declares it: the tool is its one action.
+                action.output_schema = action.output_schema.or(tool_output_schema);
+                let stray_discriminator = args.discriminator.map(|d| d.span());
+                (None, stray_discriminator, None, vec![action])
             }
         };
 
@@ -209,6 +231,7 @@ impl<'a> Tool<'a> {
             description,
             discriminator,
             stray_discriminator,
+            stray_output_schema,
             actions,
             krate: args.krate,
         })
@@ -223,7 +246,13 @@ fn impl_actions<'a>(item: &'a ItemImpl, errors: &mut Errors) -> Vec<Action<'a>> 
         match impl_item {
             ImplItem::Fn(method) => {
                 if let Some(args) = attr::action_args(&method.attrs, errors) {
-                    actions.push(Action::from_syn(&method.sig, &method.attrs, args, None));
+                    let mut action = Action::from_syn(&method.sig, &method.attrs, args, None);
+                    action.cfg = method
+                        .attrs
+                        .iter()
+                        .filter(|a| a.path().is_ident("cfg"))
+                        .collect();
+                    actions.push(action);
                 }
             }
             other => {
@@ -237,7 +266,7 @@ fn impl_actions<'a>(item: &'a ItemImpl, errors: &mut Errors) -> Vec<Action<'a>> 
 }
 
 /// The single action of a function tool: named and described like the tool. An `#[action]`
-/// attribute on the function may set annotations.
+/// attribute on the function may set annotations and `output_schema`.
 fn function_action<'a>(
     item: &'a ItemFn,
     name: &Name,
@@ -305,7 +334,7 @@ impl<'a> Action<'a> {
         let output = match &sig.output {
             ReturnType::Default => Output::Unit,
             ReturnType::Type(_, ty) if is_result(ty) => Output::Result(ty),
-            ReturnType::Type(..) => Output::Value,
+            ReturnType::Type(_, ty) => Output::Value(ty),
         };
 
         Action {
@@ -316,7 +345,9 @@ impl<'a> Action<'a> {
             receiver,
             params,
             output,
+            output_schema: flag(&args.output_schema),
             misplaced,
+            cfg: Vec::new(),
         }
     }
 
@@ -325,10 +356,36 @@ impl<'a> Action<'a> {
         self.params.iter().find(|p| p.kind == ParamKind::Arguments)
     }
 
+    /// The predicates of the action's `#[cfg(...)]` attributes (the action exists when all
+    /// hold).
+    pub(crate) fn cfg_predicates(&self) -> Vec<TokenStream> {
+        self.cfg
+            .iter()
+            .filter_map(|a| a.meta.require_list().ok())
+            .map(|list| list.tokens.clone())
+            .collect()
+    }
+
     /// Whether the action is an `async fn`.
     pub(crate) fn is_async(&self) -> bool {
         self.sig.asyncness.is_some()
     }
+
+    /// The type a success carries: the return type, or the first type argument of a `Result`
+    /// as written (`T` of `Result<T, E>` and of `anyhow::Result<T>`). `None` when nothing is
+    /// returned.
+    pub(crate) fn success_type(&self) -> Option<&'a Type> {
+        match self.output {
+            Output::Unit => None,
+            Output::Value(ty) => Some(ty),
+            Output::Result(ty) => result_ok(ty),
+        }
+    }
+}
+
+/// The span of a bare-word flag that was given.
+fn flag(flag: &darling::util::Flag) -> Option<Span> {
+    flag.is_present().then(|| flag.span())
 }
 
 impl ParamKind {
@@ -359,8 +416,26 @@ fn is_request_context(ty: &Type) -> bool {
     }
 }
 
-/// `Result<T, E>`, `std::result::Result<T, E>`, `anyhow::Result<T>`, `io::Result<T>`: the last
-/// path segment is `Result` with one or two type arguments.
+/// The first type argument of a [`is_result`] type: its success type.
+fn result_ok(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Group(g) => result_ok(&g.elem),
+        Type::Path(p) => match &p.path.segments.last()?.arguments {
+            PathArguments::AngleBracketed(generics) => generics.args.iter().find_map(|a| match a {
+                GenericArgument::Type(ty) => Some(ty),
+                _ => None,
+            }),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `Result<T, E>`, `std::result::Result<T, E>`, `anyhow::Result<T>`, `io::Result<T>`,
+/// `BillingResult<T>`: the last path segment's name ends in `Result` and it has one or two type
+/// arguments. Any other `Result` (an alias named otherwise) reaches the plain-value rendering,
+/// whose `Result` probe is a compile error (`__private::ResultTag`), so it cannot be answered as
+/// a JSON success.
 fn is_result(ty: &Type) -> bool {
     let Type::Path(p) = ty else {
         return matches!(ty, Type::Group(g) if is_result(&g.elem));
@@ -376,7 +451,17 @@ fn is_result(ty: &Type) -> bool {
         .iter()
         .filter(|a| matches!(a, GenericArgument::Type(_)))
         .count();
-    last.ident == "Result" && (1..=2).contains(&types)
+    last.ident.unraw().to_string().ends_with("Result") && (1..=2).contains(&types)
+}
+
+/// The unit struct serving a function tool: the function name in UpperCamelCase, when that is
+/// an identifier (`_2fa_verify` gives `2faVerify`, `__` nothing, `self_` the keyword `Self`).
+fn unit_ident(function: &Ident) -> Option<Ident> {
+    let name = function.unraw().to_string().to_upper_camel_case();
+    // `syn` parses no keyword and no invalid identifier as an `Ident`, and never panics.
+    let mut ident = syn::parse_str::<Ident>(&name).ok()?;
+    ident.set_span(function.span());
+    Some(ident)
 }
 
 /// The identifier a tool name derives from: the last path segment of the impl's type.

@@ -3,14 +3,15 @@
 
 use darling::FromMeta;
 use darling::ast::NestedMeta;
-use darling::util::SpannedValue;
+use darling::util::{Flag, SpannedValue};
 use proc_macro2::TokenStream;
 use syn::{Attribute, Meta};
 
 use super::Errors;
 use crate::crate_path::CratePath;
 
-/// `#[fusion::tool(name = "billing", description = "…", discriminator = "op", crate = ::fu)]`.
+/// `#[fusion::tool(name = "billing", description = "…", discriminator = "op", output_schema,
+/// crate = ::fu)]`.
 #[derive(Debug, Default, FromMeta)]
 pub(crate) struct ToolArgs {
     /// The MCP tool name; defaults to the type or function name in snake_case.
@@ -19,12 +20,16 @@ pub(crate) struct ToolArgs {
     pub(crate) description: Option<String>,
     /// The field naming the action (`action` by default); multi-action tools only.
     pub(crate) discriminator: Option<SpannedValue<String>>,
+    /// Declares the success type's schema as the MCP `outputSchema`; function tools only (an
+    /// `impl` block's actions each say it with `#[action(output_schema)]`).
+    pub(crate) output_schema: Flag,
     /// The path generated code names fusion by (`::fusion` by default).
     #[darling(default, rename = "crate")]
     pub(crate) krate: CratePath,
 }
 
-/// `#[action(name = "list", description = "…", read_only, destructive = false, …)]`.
+/// `#[action(name = "list", description = "…", output_schema, read_only, destructive = false,
+/// …)]`.
 ///
 /// Each option is one field: the guard options (`timeout`, `rate_limit`, `concurrency`) land
 /// here as fields when the runtime guards do. Until then darling rejects them like any other
@@ -35,6 +40,9 @@ pub(crate) struct ActionArgs {
     pub(crate) name: Option<SpannedValue<String>>,
     /// The action's description; defaults to its doc comment.
     pub(crate) description: Option<SpannedValue<String>>,
+    /// Declares the success type's schema as the MCP `outputSchema` and answers successes
+    /// with `structuredContent`.
+    pub(crate) output_schema: Flag,
     /// The behaviour hints, written next to the other options (`#[action(read_only)]`).
     #[darling(flatten)]
     pub(crate) annotations: Annotations,
@@ -119,11 +127,17 @@ pub(crate) fn docs(attrs: &[Attribute]) -> Option<String> {
         {
             // `split`, not `lines`: an empty `///` line is a paragraph break to keep.
             let value = text.value();
-            lines.extend(
-                value
-                    .split('\n')
-                    .map(|l| l.trim_end_matches('\r').to_owned()),
-            );
+            let block = value.contains('\n');
+            lines.extend(value.split('\n').map(|l| {
+                let line = l.trim_end_matches('\r');
+                // A block comment's lines (`/** … */`) often start with ` * `.
+                match line.trim_start().strip_prefix('*') {
+                    Some(rest) if block && (rest.is_empty() || rest.starts_with(' ')) => {
+                        rest.to_owned()
+                    }
+                    _ => line.to_owned(),
+                }
+            }));
         }
     }
     let text = join_doc_lines(&lines);
@@ -132,16 +146,21 @@ pub(crate) fn docs(attrs: &[Attribute]) -> Option<String> {
 
 /// See [`docs`]; separate so it can be tested without syntax trees.
 fn join_doc_lines(lines: &[String]) -> String {
+    // Counted in characters, not bytes: an indentation may be a non-breaking space (2 bytes).
     let indent = lines
         .iter()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start().len())
+        .map(|l| l.chars().take_while(|c| c.is_whitespace()).count())
         .min()
         .unwrap_or(0);
     let mut out = String::new();
     let mut blank = false;
     for line in lines {
-        let line = line.get(indent..).unwrap_or("").trim_end();
+        let start = line
+            .char_indices()
+            .nth(indent)
+            .map_or(line.len(), |(i, _)| i);
+        let line = line[start..].trim_end();
         if line.is_empty() {
             blank = !out.is_empty();
             continue;
@@ -185,6 +204,39 @@ mod tests {
     }
 
     #[test]
+    fn indentation_is_counted_in_characters() {
+        // A non-breaking space is 2 bytes; the line used to be dropped.
+        assert_eq!(
+            join(&["\u{a0}indented with nbsp", " normal line"]),
+            "indented with nbsp\nnormal line"
+        );
+        assert_eq!(join(&["\u{a0}\u{a0}é", " x"]), "\u{a0}é\nx");
+    }
+
+    #[test]
+    fn block_doc_comments_lose_their_stars() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            /**
+             * Adds two numbers.
+             *
+             * Both must be finite; *really*.
+             */
+            fn add() {}
+        };
+        assert_eq!(
+            docs(&item.attrs).as_deref(),
+            Some("Adds two numbers.\n\nBoth must be finite; *really*.")
+        );
+        // A line comment that starts with `*` keeps it (a Markdown list).
+        let item: syn::ItemFn = syn::parse_quote! {
+            /// * one
+            /// * two
+            fn list() {}
+        };
+        assert_eq!(docs(&item.attrs).as_deref(), Some("* one\n* two"));
+    }
+
+    #[test]
     fn no_docs_is_empty() {
         assert_eq!(join(&[]), "");
         assert_eq!(join(&["", "  "]), "");
@@ -218,6 +270,28 @@ mod tests {
         assert_eq!(args.annotations.read_only, Some(true));
         assert_eq!(args.annotations.destructive, Some(false));
         assert_eq!(args.annotations.idempotent, None);
+        assert!(!args.output_schema.is_present());
+    }
+
+    #[test]
+    fn output_schema_is_a_bare_word() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            #[action(output_schema, read_only)]
+            fn get() {}
+        };
+        let mut errors = Errors::default();
+        let args = action_args(&item.attrs, &mut errors).unwrap();
+        assert!(errors.finish().is_none());
+        assert!(args.output_schema.is_present());
+        assert_eq!(args.annotations.read_only, Some(true));
+
+        let item: syn::ItemFn = syn::parse_quote! {
+            #[action(output_schema = true)]
+            fn get() {}
+        };
+        let mut errors = Errors::default();
+        action_args(&item.attrs, &mut errors);
+        assert!(errors.finish().is_some());
     }
 
     #[test]

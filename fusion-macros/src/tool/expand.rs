@@ -161,7 +161,9 @@ pub(crate) fn action_const(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream 
     let action_name = &action.name.value;
     let single = tool.discriminator.is_none();
     let private = tool.krate.private();
+    let cfg = &action.cfg;
     quote! {
+        #(#cfg)*
         #[doc(hidden)]
         #[allow(non_upper_case_globals, reason = "named after the method it refers to")]
         pub const #ident: #private::ActionRef = #private::ActionRef {
@@ -189,10 +191,15 @@ fn definition(tool: &Tool<'_>) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let private = tool.krate.private();
-    let actions = tool
-        .actions
-        .iter()
-        .map(|action| action_definition(tool, action));
+    // One `push` per action, so an action's `#[cfg]` can remove its entry.
+    let actions = tool.actions.iter().map(|action| {
+        let cfg = &action.cfg;
+        let definition = action_definition(tool, action);
+        quote! {
+            #(#cfg)*
+            __fusion_actions.push(#definition);
+        }
+    });
     // The contract probes call trait methods, which need their traits in scope; an unused
     // glob import would warn, so it is only emitted when a probe is.
     let probes = tool
@@ -202,11 +209,13 @@ fn definition(tool: &Tool<'_>) -> TokenStream {
         .then(|| autoref_import(tool));
     quote! {
         #probes
+        let mut __fusion_actions = ::std::vec::Vec::new();
+        #(#actions)*
         #private::ToolDefinition {
             name: ::std::string::String::from(#name),
             description: ::std::string::String::from(#description),
             discriminator: #discriminator,
-            actions: ::std::vec![#(#actions),*],
+            actions: __fusion_actions,
         }
     }
 }
@@ -243,8 +252,9 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
             >::NEW)
                 .__fusion_contracts()
         },
-        Output::Unit | Output::Value => quote!(::std::vec::Vec::new()),
+        Output::Unit | Output::Value(_) => quote!(::std::vec::Vec::new()),
     };
+    let output_schema = output_schema(tool, action);
     quote! {
         #private::ActionDefinition {
             name: ::std::string::String::from(#name),
@@ -258,7 +268,28 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
             },
             errors: #errors,
             secret_fields: ::std::vec::Vec::new(),
+            output_schema: #output_schema,
         }
+    }
+}
+
+/// `ActionDefinition::output_schema`: the success type's schema when the action declares
+/// `output_schema`. Spanned on the success type: "`Invoice: JsonSchema` is not satisfied" lands
+/// there. This is the only place `JsonSchema` is required, and `render` the only place
+/// `Serialize` is, so each missing trait is reported once.
+fn output_schema(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
+    let (Some(_), Some(success)) = (action.output_schema, action.success_type()) else {
+        return quote!(::core::option::Option::None);
+    };
+    let private = tool.krate.private_at(success.span());
+    // Through the projection for a `Result`: an alias (`anyhow::Result<T>`) may not name `T`
+    // where the macro can see it.
+    let ty = match action.output {
+        Output::Result(ty) => quote_spanned!(success.span()=> <#ty as #private::ResultParts>::Ok),
+        Output::Unit | Output::Value(_) => success.to_token_stream(),
+    };
+    quote_spanned! {success.span()=>
+        ::core::option::Option::Some(#private::output_schema_for::<#ty>())
     }
 }
 
@@ -266,11 +297,28 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
 fn call(tool: &Tool<'_>) -> TokenStream {
     let body = match &tool.shape {
         // One action: no discriminator to route on.
-        Shape::Function { .. } => action_arm(tool, &tool.actions[0], 0),
+        Shape::Function { .. } => action_arm(tool, &tool.actions[0], quote!(0)),
         Shape::Impl(_) => {
             let arms = tool.actions.iter().enumerate().map(|(index, action)| {
-                let arm = action_arm(tool, action, index);
-                quote!(::core::result::Result::Ok(#index) => { #arm })
+                let cfg = &action.cfg;
+                match action_index(tool, index) {
+                    Some(index) => {
+                        let arm = action_arm(tool, action, quote!(__fusion_index));
+                        quote! {
+                            #(#cfg)*
+                            ::core::result::Result::Ok(__fusion_index) if __fusion_index == #index => {
+                                #arm
+                            }
+                        }
+                    }
+                    None => {
+                        let arm = action_arm(tool, action, quote!(#index));
+                        quote! {
+                            #(#cfg)*
+                            ::core::result::Result::Ok(#index) => { #arm }
+                        }
+                    }
+                }
             });
             quote! {
                 let mut __fusion_arguments = __fusion_arguments;
@@ -307,8 +355,23 @@ fn call(tool: &Tool<'_>) -> TokenStream {
     }
 }
 
-/// One action's branch of `call`: parse its arguments, call it, render the outcome.
-fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: usize) -> TokenStream {
+/// The index of action `index` in the definition when an earlier action has a `#[cfg]`: the
+/// count of the earlier actions that are compiled in. `None` when it is `index` itself.
+fn action_index(tool: &Tool<'_>, index: usize) -> Option<TokenStream> {
+    let earlier = &tool.actions[..index];
+    if earlier.iter().all(|a| a.cfg_predicates().is_empty()) {
+        return None;
+    }
+    let enabled = earlier.iter().map(|a| {
+        let predicates = a.cfg_predicates();
+        quote!(((true #(&& ::core::cfg!(#predicates))*) as usize))
+    });
+    Some(quote!((0usize #(+ #enabled)*)))
+}
+
+/// One action's branch of `call`: parse its arguments, call it, render the outcome. `index`
+/// is its index in the definition.
+fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> TokenStream {
     let private = tool.krate.private();
     let parse = match action.arguments() {
         Some(param) => {
@@ -358,34 +421,70 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: usize) -> TokenStream
     let args = receiver.into_iter().chain(params);
     let invoke = quote!(#callee(#(#args),*) #awaited);
 
-    let render = |value: TokenStream| {
-        quote! {
-            (&&&#private::Out(&#value)).__fusion_render_kind().render(#value)
+    let render = |value: TokenStream| match (action.output_schema, action.success_type()) {
+        // `output_schema`: structured content, whatever the type (`valid` rejected those the
+        // probe would answer otherwise). Spanned on the success type, where "`Invoice:
+        // Serialize` is not satisfied" belongs. A plain value is checked not to be a `Result`
+        // behind an alias (see the probes below).
+        (Some(_), Some(success)) => {
+            let private = tool.krate.private_at(success.span());
+            let plain = matches!(action.output, Output::Value(_)).then(|| {
+                quote_spanned! {success.span()=>
+                    (&&#private::Plain(&#value)).__fusion_plain_kind().check(&#value);
+                }
+            });
+            quote_spanned! {success.span()=>
+                {
+                    #plain
+                    #private::render_structured(#value)
+                }
+            }
         }
+        // The probe, spanned on the success type: an unmet bound ("cannot be an action's
+        // success value", "must spell its return type `Result<T, E>`") lands there.
+        (_, success) => {
+            let span = success.map_or_else(proc_macro2::Span::call_site, Spanned::span);
+            let private = tool.krate.private_at(span);
+            let value = located_at(value, span);
+            quote_spanned! {span=>
+                (&&&#private::Out(&#value)).__fusion_render_kind().render(#value)
+            }
+        }
+    };
+    // The action may be `#[deprecated]`: the generated call is not a use to warn about.
+    let allow = quote! {
+        #[allow(deprecated, reason = "the tool serves its actions, deprecated or not")]
     };
     let outcome = match action.output {
         Output::Unit => quote! {
+            #allow
             #invoke;
             #private::UnitTag.render(())
         },
-        Output::Value => {
+        Output::Value(_) => {
             let render = render(quote!(__fusion_value));
             quote! {
+                #allow
                 let __fusion_value = #invoke;
                 #render
             }
         }
-        Output::Result(_) => {
+        Output::Result(ty) => {
             let render = render(quote!(__fusion_value));
+            // Spanned on the return type: "cannot be an action's error" lands there.
+            let error = located_at(quote!(__fusion_error), ty.span());
+            let private_at = tool.krate.private_at(ty.span());
+            let convert = quote_spanned! {ty.span()=>
+                (&&#private_at::ErrOf(&#error)).__fusion_error_kind().convert(#error)
+            };
+            let invoke = quote_spanned!(ty.span()=> #private_at::into_result(#invoke));
             quote! {
-                match #invoke {
+                #allow
+                let __fusion_outcome = #invoke;
+                match __fusion_outcome {
                     ::core::result::Result::Ok(__fusion_value) => #render,
                     ::core::result::Result::Err(__fusion_error) => {
-                        #private::ToolResponse::error(
-                            (&&#private::ErrOf(&__fusion_error))
-                                .__fusion_error_kind()
-                                .convert(__fusion_error),
-                        )
+                        #private::ToolResponse::error(#convert)
                     }
                 }
             }
@@ -395,6 +494,18 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: usize) -> TokenStream
         #parse
         #outcome
     }
+}
+
+/// `tokens` reported at `at` but resolved where they were written: for the locals a probe
+/// spanned on the user's type names (see `CratePath::private_at`).
+fn located_at(tokens: TokenStream, at: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            token.set_span(token.span().located_at(at));
+            token
+        })
+        .collect()
 }
 
 /// Brings the autoref-specialization traits into scope for the probes' method calls.
@@ -425,8 +536,32 @@ mod tests {
                 fn purge(&self) {}
                 #[action]
                 fn count(&self) -> anyhow::Result<u32> {}
+                #[action(output_schema)]
+                fn total(&self) -> anyhow::Result<Total> {}
+                #[action(output_schema)]
+                fn summary(&self) -> Summary {}
             }
         }
+    }
+
+    #[test]
+    fn output_schema_actions_render_structured_content() {
+        let out = super::super::expand(quote!(), every_kind_of_action()).to_string();
+        assert!(!out.contains("compile_error"), "{out}");
+        assert_eq!(out.matches("output_schema_for").count(), 2, "{out}");
+        assert_eq!(out.matches("render_structured").count(), 2, "{out}");
+        assert!(
+            out.contains(
+                "output_schema_for :: < < anyhow :: Result < Total > as :: fusion :: __private :: ResultParts > :: Ok > ()"
+            ),
+            "{out}"
+        );
+        assert_eq!(
+            out.matches("output_schema : :: core :: option :: Option :: None")
+                .count(),
+            4,
+            "{out}"
+        );
     }
 
     #[test]

@@ -22,6 +22,12 @@ pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
             "a function tool has no discriminator; `discriminator` applies to tools declared on an `impl` block",
         );
     }
+    if let Some(span) = tool.stray_output_schema {
+        errors.at_span(
+            span,
+            "`output_schema` on `#[fusion::tool(...)]` applies to function tools; on an `impl` block, mark each action with `#[action(output_schema)]`",
+        );
+    }
 
     let function = matches!(tool.shape, Shape::Function { .. });
     if let Shape::Impl(item) = tool.shape
@@ -56,11 +62,58 @@ pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
         for span in &action.misplaced {
             errors.at_span(
                 *span,
-                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations",
+                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations and `output_schema`",
             );
         }
         check_signature(action, function, errors);
         check_params(action, &impl_params, errors);
+        check_output_schema(action, errors);
+    }
+}
+
+/// `output_schema` needs a success value that serializes to a JSON object: MCP requires an
+/// object `outputSchema` and object `structuredContent`. The return types the macro answers
+/// with something else are caught here, by name, on the flag; any other type that is no object
+/// (`Vec<T>`, `u32`, a type alias of `String`) gets past this check, and the server then
+/// advertises no output schema for it, with a warning.
+fn check_output_schema(action: &Action<'_>, errors: &mut Errors) {
+    let Some(span) = action.output_schema else {
+        return;
+    };
+    let why = match action.success_type() {
+        None => "this action returns nothing",
+        Some(ty) => match answered_otherwise(ty) {
+            Some(why) => why,
+            None => return,
+        },
+    };
+    errors.at_span(
+        span,
+        format_args!(
+            "`output_schema` needs a success type that serializes to a JSON object, such as a struct; {why}"
+        ),
+    );
+}
+
+/// Why a success type the macro answers specially is no structured content: `()`, strings and
+/// `ToolResponse`.
+fn answered_otherwise(ty: &Type) -> Option<&'static str> {
+    match ty {
+        Type::Tuple(tuple) if tuple.elems.is_empty() => Some("`()` is answered as `OK`"),
+        Type::Reference(r) => answered_otherwise(&r.elem),
+        Type::Paren(p) => answered_otherwise(&p.elem),
+        Type::Group(g) => answered_otherwise(&g.elem),
+        Type::Path(p) if p.qself.is_none() => {
+            let last = &p.path.segments.last()?.ident;
+            if last == "String" || last == "str" {
+                Some("a string is answered as plain text")
+            } else if last == "ToolResponse" {
+                Some("a `ToolResponse` is answered as it is")
+            } else {
+                None
+            }
+        }
+        _ => None,
     }
 }
 
@@ -146,7 +199,7 @@ fn check_params(action: &Action<'_>, impl_params: &[&Ident], errors: &mut Errors
                 if arguments > 1 {
                     errors.at(
                         param.arg,
-                        "an action takes at most one arguments parameter; put every argument in one struct",
+                        "an action takes at most one arguments parameter; put every argument in one struct (if this is the request context, name its type `RequestContext`: the macro recognizes it by name)",
                     );
                     continue;
                 }
@@ -174,7 +227,7 @@ fn check_arguments_type(ty: &Type, impl_params: &[&Ident], errors: &mut Errors) 
     match ty {
         Type::Reference(r) => errors.at(
             r.and_token,
-            "the arguments parameter takes its type by value: it is deserialized from each call",
+            "the arguments parameter takes its type by value: it is deserialized from each call; if this is the request context, name its type `RequestContext` (the macro recognizes it by name)",
         ),
         Type::ImplTrait(_) => errors.at(ty, "actions cannot be generic"),
         _ => {
@@ -186,6 +239,14 @@ fn check_arguments_type(ty: &Type, impl_params: &[&Ident], errors: &mut Errors) 
                     format_args!(
                         "the arguments type cannot use the impl's parameter `{ident}`: a tool's input schema is the same for every instantiation"
                     ),
+                );
+            } else if !impl_params.is_empty()
+                && let Some(ident) = mentions_self(ty.to_token_stream())
+            {
+                // `<Self as HasArgs>::Args` depends on the parameters as much as `T` does.
+                errors.at(
+                    &ident,
+                    "the arguments type of a generic impl cannot use `Self`: a tool's input schema is the same for every instantiation",
                 );
             }
         }
@@ -202,6 +263,15 @@ fn type_params(params: &syn::punctuated::Punctuated<GenericParam, syn::Token![,]
             GenericParam::Lifetime(_) => None,
         })
         .collect()
+}
+
+/// The first `Self` in `tokens`.
+fn mentions_self(tokens: TokenStream) -> Option<Ident> {
+    tokens.into_iter().find_map(|tree| match tree {
+        TokenTree::Ident(ident) if ident == "Self" => Some(ident),
+        TokenTree::Group(group) => mentions_self(group.stream()),
+        _ => None,
+    })
 }
 
 /// The first identifier in `tokens` that is one of `names`.
@@ -267,17 +337,17 @@ mod tests {
         assert_eq!(
             messages(quote!(discriminator = ""), item),
             [
-                "Unknown field: `bogus`. Available values: `description`, `destructive`, `idempotent`, `name`, `open_world`, `read_only`",
+                "Unknown field: `bogus`. Available values: `description`, `destructive`, `idempotent`, `name`, `open_world`, `output_schema`, `read_only`",
                 "the discriminator cannot be empty",
                 "an action takes `&self`, not `&mut self`: a tool serves concurrent calls; keep mutable state behind a `Mutex` or an atomic",
-                "an action takes at most one arguments parameter; put every argument in one struct",
+                "an action takes at most one arguments parameter; put every argument in one struct (if this is the request context, name its type `RequestContext`: the macro recognizes it by name)",
                 "duplicate action name `list`; the method `list_all` already uses it",
                 "actions cannot be generic",
                 "an action takes `&self`, not `self`: a tool serves concurrent calls and is never consumed",
                 "an action takes at most one `RequestContext` parameter",
                 "the action name cannot be empty",
                 "an action cannot be an `unsafe fn`",
-                "the arguments parameter takes its type by value: it is deserialized from each call",
+                "the arguments parameter takes its type by value: it is deserialized from each call; if this is the request context, name its type `RequestContext` (the macro recognizes it by name)",
             ]
         );
     }
@@ -292,8 +362,86 @@ mod tests {
             messages(quote!(discriminator = "op"), item),
             [
                 "a function tool has no discriminator; `discriminator` applies to tools declared on an `impl` block",
-                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations",
+                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations and `output_schema`",
                 "a function tool has no `self`",
+            ]
+        );
+    }
+
+    #[test]
+    fn output_schema_needs_a_success_type_that_can_be_an_object() {
+        let item = quote! {
+            impl Billing {
+                #[action(output_schema)]
+                fn get(&self) -> Result<Invoice, E> {}
+                #[action(output_schema)]
+                fn totals(&self) -> anyhow::Result<Totals> {}
+                #[action(output_schema)]
+                fn purge(&self) {}
+                #[action(output_schema)]
+                fn ok(&self) -> Result<(), E> {}
+                #[action(output_schema)]
+                fn text(&self) -> &'static str {}
+                #[action(output_schema)]
+                fn own(&self) -> std::result::Result<::fusion::ToolResponse, E> {}
+                #[action(output_schema)]
+                fn owned(&self) -> Result<String, E> {}
+            }
+        };
+        let object = "`output_schema` needs a success type that serializes to a JSON object, such as a struct;";
+        assert_eq!(
+            messages(quote!(), item),
+            [
+                format!("{object} this action returns nothing"),
+                format!("{object} `()` is answered as `OK`"),
+                format!("{object} a string is answered as plain text"),
+                format!("{object} a `ToolResponse` is answered as it is"),
+                format!("{object} a string is answered as plain text"),
+            ]
+        );
+    }
+
+    #[test]
+    fn output_schema_goes_on_actions_or_function_tools() {
+        let item = quote! {
+            impl Billing {
+                #[action]
+                fn get(&self) -> Invoice {}
+            }
+        };
+        assert_eq!(
+            messages(quote!(output_schema), item),
+            [
+                "`output_schema` on `#[fusion::tool(...)]` applies to function tools; on an `impl` block, mark each action with `#[action(output_schema)]`"
+            ]
+        );
+        // A function tool takes it in either place, and checks its return type once.
+        for (args, item) in [
+            (
+                quote!(output_schema),
+                quote!(
+                    fn get() -> Invoice {}
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    #[action(output_schema)]
+                    fn get() -> Invoice {}
+                ),
+            ),
+        ] {
+            assert_eq!(messages(args, item), Vec::<String>::new());
+        }
+        assert_eq!(
+            messages(
+                quote!(output_schema),
+                quote!(
+                    fn get() -> String {}
+                )
+            ),
+            [
+                "`output_schema` needs a success type that serializes to a JSON object, such as a struct; a string is answered as plain text"
             ]
         );
     }
@@ -325,6 +473,8 @@ mod tests {
                 fn top(&self, args: Top<N>) {}
                 #[action]
                 fn fine(&self, args: Query<String>) -> S {}
+                #[action]
+                fn projected(&self, args: <Self as HasArgs>::Args) {}
             }
         };
         assert_eq!(
@@ -332,7 +482,67 @@ mod tests {
             [
                 "the arguments type cannot use the impl's parameter `S`: a tool's input schema is the same for every instantiation",
                 "the arguments type cannot use the impl's parameter `N`: a tool's input schema is the same for every instantiation",
+                "the arguments type of a generic impl cannot use `Self`: a tool's input schema is the same for every instantiation",
             ]
+        );
+        // Without parameters, `Self` names one type.
+        let item = quote! {
+            impl Inventory {
+                #[action]
+                fn projected(&self, args: <Self as HasArgs>::Args) {}
+            }
+        };
+        assert_eq!(messages(quote!(), item), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_function_name_must_give_a_type_name() {
+        for (item, name) in [
+            (
+                quote!(
+                    pub fn _2fa_verify() {}
+                ),
+                "_2fa_verify",
+            ),
+            (
+                quote!(
+                    pub fn __() {}
+                ),
+                "__",
+            ),
+            (
+                quote!(
+                    pub fn self_() {}
+                ),
+                "self_",
+            ),
+        ] {
+            assert_eq!(
+                messages(quote!(), item).first(),
+                Some(&format!(
+                    "cannot derive a type name from `{name}`; rename the function"
+                ))
+            );
+        }
+        // `__` gives no tool name either.
+        assert_eq!(
+            messages(
+                quote!(),
+                quote!(
+                    pub fn __() {}
+                )
+            )
+            .len(),
+            2
+        );
+        assert_eq!(
+            messages(
+                quote!(),
+                quote!(
+                    pub fn r#type() {}
+                )
+            ),
+            Vec::<String>::new()
         );
     }
 

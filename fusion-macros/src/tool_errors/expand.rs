@@ -288,15 +288,17 @@ fn action_constant(action: &Path, tool: Option<&Path>) -> TokenStream {
     let count = action.segments.len();
     let last = &action.segments[count - 1].ident;
     let constant = format_ident!("__fusion_action_{}", last.unraw(), span = last.span());
+    // As a qualified path (`<Gen<u8>>::…`): the tool is a type, which may have generic
+    // arguments (`Gen<u8>::…` does not parse as an expression).
     if count == 1 && action.leading_colon.is_none() {
         return match tool {
-            Some(tool) => quote!(#tool::#constant),
+            Some(tool) => quote!(<#tool>::#constant),
             None => constant.into_token_stream(), // unreachable: rejected in `valid.rs`
         };
     }
     let leading = &action.leading_colon;
     let init = action.segments.iter().take(count - 1);
-    quote!(#leading #(#init::)* #constant)
+    quote!(<#leading #(#init)::*>::#constant)
 }
 
 /// `private` is the runtime module (`CratePath::private`); likewise for `severity` and `category`.

@@ -231,15 +231,31 @@ fn actions_name_the_hidden_constants() {
     });
     assert!(errors.is_empty(), "{errors:?}");
     assert!(
-        tokens.contains("Billing :: __fusion_action_list_invoices"),
+        tokens.contains("< Billing > :: __fusion_action_list_invoices"),
         "{tokens}"
     );
     assert!(
-        tokens.contains("crate :: tools :: Invoices :: __fusion_action_search"),
+        tokens.contains("< crate :: tools :: Invoices > :: __fusion_action_search"),
         "{tokens}"
     );
     assert!(
-        tokens.contains("Billing :: __fusion_action_type"),
+        tokens.contains("< Billing > :: __fusion_action_type"),
+        "{tokens}"
+    );
+}
+
+#[test]
+fn a_generic_tool_type_is_named_as_a_qualified_path() {
+    let (errors, tokens) = expand(parse_quote! {
+        #[tool_error(tool = "Gen<u8>")]
+        enum E {
+            #[tool_error(NOT_FOUND, actions(g))]
+            A,
+        }
+    });
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(
+        tokens.contains("< Gen < u8 > > :: __fusion_action_g"),
         "{tokens}"
     );
 }

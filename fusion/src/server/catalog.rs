@@ -45,14 +45,19 @@ impl Catalog {
     /// Builds the catalog.
     ///
     /// # Errors
-    /// A message naming the clash when two MCP tools would share a name, or naming the
-    /// offending name when it is not a valid tool name for LLM APIs.
+    /// A message naming the clash when two MCP tools would share a name, naming the
+    /// offending name when it is not a valid tool name for LLM APIs, or the
+    /// [`check_definition`](crate::dispatch::check_definition) error of a tool whose runtime
+    /// would refuse it (arguments that are no JSON object, a field named like the
+    /// discriminator).
     pub(super) fn build(tools: &[Registered], exposition: Exposition) -> Result<Catalog, String> {
         let mut catalog = Catalog::default();
         // For the clash message: which tool (and action) claimed each name first.
         let mut owners: HashMap<String, String> = HashMap::new();
         for registered in tools {
             let def = &registered.definition;
+            // What the tool's runtime would refuse at its first call, refused now.
+            crate::dispatch::check_definition(def).map_err(|error| error.to_string())?;
             let exposed: Vec<(Entry, String)> = match (exposition, &def.discriminator) {
                 (Exposition::Flat, Some(discriminator)) => def
                     .actions
@@ -189,7 +194,12 @@ fn check_name(name: &str, owner: &str) -> Result<(), String> {
 }
 
 /// The definition of a tool in grouped exposition: the flat input schema of all its actions,
-/// the conservatively combined annotations and every action's error contract.
+/// the conservatively combined annotations, every action's error contract and, for a tool of
+/// one action, that action's output schema.
+///
+/// A tool of several actions gets no output schema, even when every action declares one:
+/// their union would need a top-level `oneOf`, and a client checks every success of the tool
+/// against the one schema. Flat exposition advertises each action's own.
 fn grouped_definition(def: &ToolDefinition) -> rmcp::model::Tool {
     let annotations = combine(def.actions.iter().map(|a| a.annotations));
     let mut tool = rmcp::model::Tool::new(
@@ -201,12 +211,17 @@ fn grouped_definition(def: &ToolDefinition) -> rmcp::model::Tool {
     if let Some(annotations) = to_rmcp(annotations) {
         tool = tool.with_annotations(annotations);
     }
+    if let [action] = def.actions.as_slice()
+        && let Some(schema) = output_schema(action)
+    {
+        tool = tool.with_raw_output_schema(schema);
+    }
     tool
 }
 
 /// The definition of one action exposed as its own tool: the action's schema (`$schema` and
 /// `title` stripped, a top-level `oneOf`/`anyOf`/`allOf` advertised as one object), its
-/// annotations and its error contract.
+/// annotations, its error contract and its output schema.
 fn flat_definition(
     def: &ToolDefinition,
     action: &ActionDefinition,
@@ -228,24 +243,73 @@ fn flat_definition(
     if let Some(annotations) = to_rmcp(action.annotations) {
         tool = tool.with_annotations(annotations);
     }
+    if let Some(schema) = output_schema(action) {
+        tool = tool.with_raw_output_schema(schema);
+    }
     tool
 }
 
+/// The `outputSchema` an action is advertised with: its declared schema without `$schema` and
+/// `title`, as for input schemas (the dialect is left to the client, whose validator may
+/// reject a `$schema` it does not know; the title is the Rust type's name). `None` when the
+/// action declares none, or declares one that is not an object schema.
+fn output_schema(action: &ActionDefinition) -> Option<Arc<Map<String, Value>>> {
+    let mut schema = action
+        .output_schema
+        .as_ref()
+        .filter(|schema| is_object_schema(schema))?
+        .clone();
+    schema.remove("$schema");
+    schema.remove("title");
+    Some(Arc::new(schema))
+}
+
+/// MCP requires an output schema whose top-level `type` is `"object"` (MCP specification
+/// 2025-06-18, "Tools": `outputSchema` is `{type: "object", properties?, required?}`; the
+/// TypeScript SDK rejects a tool list with any other).
+fn is_object_schema(schema: &Map<String, Value>) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+/// Logs a warning for each action of `def` whose declared output schema is not an object
+/// schema: the action is advertised without one. Called once per registered tool, so each
+/// warning is logged once.
+pub(super) fn warn_non_object_output_schemas(def: &ToolDefinition) {
+    for action in &def.actions {
+        if let Some(schema) = &action.output_schema
+            && !is_object_schema(schema)
+        {
+            tracing::warn!(
+                target: "fusion::server",
+                tool = def.name.as_str(),
+                action = action.name.as_str(),
+                "the output schema is not an object schema (MCP requires `\"type\": \"object\"`); \
+                 the action is advertised without `outputSchema`; return a struct to declare one"
+            );
+        }
+    }
+}
+
 /// `{"fusion/errors": [{"action", "code", "severity", "category", "retryable"}, …]}`, in
-/// action then declaration order.
+/// action then declaration order; two variants declaring the same contract appear once.
 fn errors_meta(actions: &[ActionDefinition]) -> MetaObject {
     let errors: Vec<Value> = actions
         .iter()
         .flat_map(|action| {
-            action.errors.iter().map(|e| {
-                json!({
-                    "action": action.name,
-                    "code": e.code.as_str(),
-                    "severity": e.severity.as_str(),
-                    "category": e.category.as_str(),
-                    "retryable": e.retryable,
+            let mut seen = std::collections::HashSet::new();
+            action
+                .errors
+                .iter()
+                .filter(move |e| seen.insert(*e))
+                .map(|e| {
+                    json!({
+                        "action": action.name,
+                        "code": e.code.as_str(),
+                        "severity": e.severity.as_str(),
+                        "category": e.category.as_str(),
+                        "retryable": e.retryable,
+                    })
                 })
-            })
         })
         .collect();
     let mut meta = Map::with_capacity(1);
@@ -343,6 +407,84 @@ mod tests {
              <available_actions>\n  <action>billing_refund</action>\n  <action>other.x</action>\n</available_actions>\n\
              </tool_error>"
         );
+    }
+
+    #[test]
+    fn identical_contracts_of_one_action_are_listed_once() {
+        use crate::{ErrorCategory, ErrorCode, ErrorContract, Severity};
+        let conflict = || {
+            ErrorContract::new(
+                ErrorCode::Conflict,
+                Severity::Error,
+                Some(ErrorCategory::Validation),
+                None,
+            )
+        };
+        let mut action = with_output_schema("charge", None);
+        action.errors = vec![
+            conflict(),
+            ErrorContract::new(ErrorCode::NotFound, Severity::Error, None, None),
+            conflict(),
+        ];
+        let meta = errors_meta(&[
+            action.clone(),
+            ActionDefinition {
+                name: "refund".into(),
+                ..action
+            },
+        ]);
+        let codes: Vec<(&str, &str)> = meta.0[ERRORS_META_KEY]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| (e["action"].as_str().unwrap(), e["code"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                ("charge", "CONFLICT"),
+                ("charge", "NOT_FOUND"),
+                ("refund", "CONFLICT"),
+                ("refund", "NOT_FOUND")
+            ]
+        );
+    }
+
+    fn with_output_schema(name: &str, schema: Option<Value>) -> ActionDefinition {
+        ActionDefinition {
+            name: name.to_owned(),
+            description: String::new(),
+            input_schema: Map::new(),
+            annotations: Annotations::default(),
+            errors: Vec::new(),
+            secret_fields: Vec::new(),
+            output_schema: schema.map(|s| s.as_object().unwrap().clone()),
+        }
+    }
+
+    #[test]
+    fn output_schemas_are_advertised_only_as_objects_without_dialect_or_title() {
+        let object = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Invoice",
+            "type": "object",
+            "properties": {"id": {"type": "string"}},
+        });
+        let advertised = output_schema(&with_output_schema("get", Some(object))).unwrap();
+        assert_eq!(
+            Value::Object((*advertised).clone()),
+            json!({"type": "object", "properties": {"id": {"type": "string"}}})
+        );
+        for not_object in [
+            json!({"type": "array", "items": {"type": "string"}}),
+            json!({"type": ["object", "null"]}),
+            json!({"oneOf": [{"type": "object"}, {"type": "object"}]}),
+            json!({}),
+        ] {
+            let action = with_output_schema("get", Some(not_object.clone()));
+            assert_eq!(output_schema(&action), None, "{not_object}");
+        }
+        assert_eq!(output_schema(&with_output_schema("get", None)), None);
     }
 
     #[test]

@@ -42,9 +42,18 @@
 //!   contract in `_meta["fusion/errors"]` ([`ERRORS_META_KEY`]):
 //!   `[{"action": "get_invoice", "code": "NOT_FOUND", "severity": "error", "category":
 //!   "not_found", "retryable": false}, …]`.
+//!   An action declared with `#[action(output_schema)]` adds its `outputSchema` to its flat
+//!   tool, and to its grouped tool when that tool has no other action (a single-function tool).
+//!   A grouped tool of several actions advertises none: the union of their schemas would need a
+//!   top-level `oneOf`. Use flat exposition to advertise every action's output schema. A schema
+//!   that is not an object schema (MCP requires `type: object`) is never advertised; the server
+//!   logs a warning when the tool is registered.
 //! - `tools/call`: the [`ToolResponse`](crate::ToolResponse) of the tool as an MCP result: the
 //!   payload or the envelope as the first text block, warnings as further blocks, `isError` by
-//!   severity, the typed flags in `_meta["fusion/error"]`.
+//!   severity, the typed flags in `_meta["fusion/error"]`. A success of an action with an output
+//!   schema also carries the value as `structuredContent`. An error result never carries
+//!   `structuredContent` (some clients check it against the output schema even then), unless
+//!   [`Server::flags_in_structured_content`] puts the flags there.
 //!
 //! # The request context
 //!
@@ -200,17 +209,22 @@ impl Server {
         }
     }
 
-    /// Registers a tool. Its definition is read once, now.
+    /// Registers a tool. Its definition is read once, now. An action whose declared output
+    /// schema is not an object schema is logged (a `tracing` warning) and advertised without
+    /// one.
     ///
     /// # Panics
     /// When an MCP tool name would be served twice (two tools named `billing`; in flat
     /// exposition, tool `billing` action `list_invoices` and tool `billing_list` action
     /// `invoices`), or is not a valid tool name for LLM APIs (1 to 128 ASCII letters, digits,
     /// `_`, `-`). Like axum's `Router::route` on overlapping routes: a startup bug, reported
-    /// before the server serves anything. The message names both claimants.
+    /// before the server serves anything. The message names both claimants. Also when an
+    /// action's arguments are not a JSON object or declare a field named like the
+    /// discriminator ([`crate::dispatch::check_definition`]).
     #[track_caller]
     pub fn tool(self, tool: impl Tool) -> Server {
         let definition = tool.definition();
+        catalog::warn_non_object_output_schemas(&definition);
         self.update(|inner| {
             inner.tools.push(Registered {
                 tool: Arc::new(tool),

@@ -106,6 +106,14 @@ pub struct SchemaError {
 }
 
 impl SchemaError {
+    /// A schema error of `action` with `message` (for checks made outside the compiler).
+    pub(crate) fn new(action: impl Into<String>, message: impl Into<String>) -> SchemaError {
+        SchemaError {
+            action: action.into(),
+            message: message.into(),
+        }
+    }
+
     /// The action whose schema failed.
     pub fn action(&self) -> &str {
         &self.action

@@ -265,6 +265,7 @@ fn action(name: &str) -> ActionDefinition {
         annotations: Annotations::default(),
         errors: Vec::new(),
         secret_fields: Vec::new(),
+        output_schema: None,
     }
 }
 

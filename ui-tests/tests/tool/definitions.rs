@@ -234,3 +234,35 @@ fn action_constants_name_each_action_as_models_call_it() {
         }
     );
 }
+
+// --- `Result` aliases -------------------------------------------------------------------------
+
+/// An alias whose name ends in `Result`: read as fallible, like `Result<T, E>` itself.
+type LedgerResult<T> = Result<T, LedgerError>;
+
+struct AliasedLedger;
+
+#[fusion::tool]
+impl AliasedLedger {
+    #[action]
+    fn pay(&self) -> LedgerResult<String> {
+        Err(LedgerError::AlreadyPaid)
+    }
+
+    #[action]
+    fn read(&self) -> std::io::Result<String> {
+        Err(std::io::Error::other("disk at /dev/sda1 failed"))
+    }
+}
+
+#[tokio::test]
+async fn an_alias_named_like_a_result_is_fallible_and_keeps_its_contracts() {
+    let definition = AliasedLedger.definition();
+    assert_eq!(definition.actions[0].errors, LedgerError::error_contracts());
+    let paid = envelope(&call(&AliasedLedger, json!({"action": "pay"})).await);
+    assert!(paid.contains(r#"code="ALREADY_PAID""#), "{paid}");
+    assert!(!paid.contains("\"Err\""), "{paid}");
+    let read = envelope(&call(&AliasedLedger, json!({"action": "read"})).await);
+    assert!(read.contains(r#"code="INTERNAL_ERROR""#), "{read}");
+    assert!(!read.contains("sda1"), "{read}");
+}

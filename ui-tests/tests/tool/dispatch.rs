@@ -244,7 +244,7 @@ async fn a_discriminator_that_is_not_a_string_names_its_type() {
         envelope(&object),
         format!(
             "<tool_error code=\"UNKNOWN_ACTION\" severity=\"error\">
-<message>The argument 'action' must be a string naming an action; you sent a object ({{\"name\":\"count\"}}).</message>
+<message>The argument 'action' must be a string naming an action; you sent an object ({{\"name\":\"count\"}}).</message>
 <recovery>Call 'billing' again with 'action' set to one of the available actions.</recovery>
 {AVAILABLE}
 </tool_error>"
@@ -344,4 +344,124 @@ async fn validator_rules_run_when_the_arguments_derive_validate() {
 async fn validator_rules_are_skipped_when_the_arguments_do_not_derive_validate() {
     let response = call(&Pager, json!({"action": "unchecked", "page_size": 500})).await;
     assert_eq!(payload(&response), "500");
+}
+
+// --- arguments that are no JSON object ---------------------------------------------------------
+
+#[derive(Deserialize, JsonSchema)]
+struct InvoiceId(String);
+
+struct NewtypeArguments;
+
+#[fusion::tool]
+impl NewtypeArguments {
+    #[action]
+    fn get(&self, id: InvoiceId) -> String {
+        id.0
+    }
+}
+
+/// Numbers.
+#[fusion::tool]
+fn sum(numbers: Vec<u32>) -> u32 {
+    numbers.iter().sum()
+}
+
+#[tokio::test]
+async fn arguments_that_are_no_json_object_are_refused_at_the_first_call() {
+    let message = "the arguments type must be a struct with named fields (a JSON object)";
+    let error = fusion::dispatch::check_definition(&NewtypeArguments.definition()).unwrap_err();
+    assert_eq!(error.action(), "newtype_arguments.get");
+    assert!(error.message().contains(message), "{error}");
+    let error = fusion::dispatch::check_definition(&Sum.definition()).unwrap_err();
+    assert!(error.message().contains(message), "{error}");
+    for response in [
+        call(&NewtypeArguments, json!({"action": "get"})).await,
+        call(&Sum, json!({})).await,
+    ] {
+        let envelope = envelope(&response);
+        assert!(envelope.contains(r#"code="INTERNAL_ERROR""#), "{envelope}");
+    }
+    assert!(fusion::dispatch::check_definition(&Billing::default().definition()).is_ok());
+}
+
+#[test]
+fn a_server_refuses_arguments_that_are_no_json_object_at_registration() {
+    let Err(panic) = std::panic::catch_unwind(|| {
+        fusion::server::Server::new("test", "0.1.0").tool(NewtypeArguments)
+    }) else {
+        panic!("registration panics");
+    };
+    let message = panic.downcast_ref::<String>().expect("a formatted message");
+    assert!(
+        message.contains("`newtype_arguments.get`")
+            && message
+                .contains("the arguments type must be a struct with named fields (a JSON object)"),
+        "{message}"
+    );
+}
+
+// --- `#[cfg]` and `#[deprecated]` actions ------------------------------------------------------
+
+struct Configured;
+
+#[fusion::tool]
+impl Configured {
+    #[action]
+    fn first(&self) -> &'static str {
+        "first"
+    }
+
+    #[cfg(any())]
+    #[action]
+    fn gone(&self) -> &'static str {
+        "gone"
+    }
+
+    #[cfg(test)]
+    #[action]
+    fn kept(&self) -> &'static str {
+        "kept"
+    }
+
+    #[action]
+    fn last(&self, args: GetInvoice) -> String {
+        args.id
+    }
+
+    #[deprecated = "use `first`"]
+    #[action]
+    fn old(&self) -> &'static str {
+        "old"
+    }
+}
+
+#[tokio::test]
+async fn cfg_removes_an_action_and_the_others_still_route() {
+    let names: Vec<String> = Configured
+        .definition()
+        .actions
+        .into_iter()
+        .map(|a| a.name)
+        .collect();
+    assert_eq!(names, ["first", "kept", "last", "old"]);
+    assert_eq!(
+        payload(&call(&Configured, json!({"action": "first"})).await),
+        "first"
+    );
+    assert_eq!(
+        payload(&call(&Configured, json!({"action": "kept"})).await),
+        "kept"
+    );
+    assert_eq!(
+        payload(&call(&Configured, json!({"action": "last", "id": "inv_1"})).await),
+        "inv_1"
+    );
+    assert_eq!(
+        payload(&call(&Configured, json!({"action": "old"})).await),
+        "old"
+    );
+    let unknown = envelope(&call(&Configured, json!({"action": "gone"})).await);
+    assert!(unknown.contains("UNKNOWN_ACTION"), "{unknown}");
+    assert_eq!(Configured::__fusion_action_kept.action, "kept");
 }

@@ -63,7 +63,7 @@ pub mod types {
     }
 
     /// A result.
-    #[derive(Serialize)]
+    #[derive(Serialize, schemars::JsonSchema)]
     pub struct Found {
         /// The value.
         pub value: u32,
@@ -84,6 +84,15 @@ impl Store {
         core::result::Result::Ok(Found {
             value: u32::try_from(args.key.len()).unwrap_or(0),
         })
+    }
+
+    /// Reads a key, as structured content.
+    #[action(read_only, output_schema)]
+    pub async fn get_structured(
+        &self,
+        args: Lookup,
+    ) -> core::result::Result<Found, fusion::ToolError> {
+        self.get(args)
     }
 
     /// Deletes a key.
@@ -125,9 +134,16 @@ pub fn ping() -> &'static str {
     "pong"
 }
 
+/// A tool whose only action renders structured content: no probe, so no probe import.
+#[fusion::tool(output_schema)]
+pub fn latest() -> Found {
+    Found { value: 1 }
+}
+
 fn main() {
     use fusion::Tool as _;
-    assert_eq!(Store.definition().actions.len(), 4);
+    assert_eq!(Store.definition().actions.len(), 5);
+    assert!(Latest.definition().actions[0].output_schema.is_some());
     assert_eq!(Ping.definition().name, "ping");
     assert_eq!(Silent.definition().actions[0].name, "nothing");
     assert_eq!(Store::__fusion_action_get.qualified(), "store.get");

@@ -1,0 +1,432 @@
+//! An in-memory billing MCP server built with fusion: one tool, `billing`, with four actions
+//! and an error contract.
+//!
+//! ```text
+//! cargo run -p examples --example billing                     # MCP over stdio
+//! cargo run -p examples --example billing -- --http 127.0.0.1:8080  # Streamable HTTP at /mcp
+//! cargo run -p examples --example billing -- --demo           # a client session, printed
+//! ```
+//!
+//! `--flat` exposes each action as its own tool (`billing_get_invoice`, …) in any mode. The
+//! same program is the `fusion-billing` binary of this package.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use fusion::ToolResponse;
+use fusion::server::{Exposition, Server};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tracing_subscriber::filter::LevelFilter;
+use validator::Validate;
+
+#[path = "billing_demo.rs"]
+mod demo;
+
+// --- arguments: the schema the model sees, and the rules checked before an action runs -----
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ListInvoices {
+    /// Only invoices with this status; all invoices when left out.
+    status: Option<Status>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct GetInvoice {
+    /// The invoice ID, like `inv_0001`.
+    #[schemars(regex(pattern = r"^inv_[0-9]{4}$"))]
+    id: String,
+}
+
+#[derive(Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct Charge {
+    /// The invoice to act on, like `inv_0001`.
+    #[schemars(regex(pattern = r"^inv_[0-9]{4}$"))]
+    invoice_id: String,
+    /// The amount in cents (1250 is 12.50).
+    #[validate(range(min = 1))]
+    amount_cents: u64,
+    /// The currency of the amount; must be the invoice's.
+    currency: Currency,
+}
+
+// `invoice_id` and `amount_cents` are declared exactly as in `Charge`, so the tool's one flat
+// input schema describes each once instead of offering two variants.
+#[derive(Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct Refund {
+    /// The invoice to act on, like `inv_0001`.
+    #[schemars(regex(pattern = r"^inv_[0-9]{4}$"))]
+    invoice_id: String,
+    /// The amount in cents (1250 is 12.50).
+    #[validate(range(min = 1))]
+    amount_cents: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "UPPERCASE")]
+enum Currency {
+    Eur,
+    Usd,
+}
+
+impl std::fmt::Display for Currency {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Currency::Eur => "EUR",
+            Currency::Usd => "USD",
+        })
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Open,
+    Paid,
+}
+
+/// What the actions answer with, as compact JSON.
+#[derive(Clone, Debug, Serialize)]
+struct Invoice {
+    id: String,
+    amount_cents: u64,
+    currency: Currency,
+    status: Status,
+    /// Charged so far; internal bookkeeping, not part of the answer.
+    #[serde(skip)]
+    paid_cents: u64,
+}
+
+impl Invoice {
+    fn balance_cents(&self) -> u64 {
+        self.amount_cents - self.paid_cents
+    }
+}
+
+// --- the error contract: every way an action can fail, and what the model should do next -----
+
+#[derive(Debug, thiserror::Error, fusion::ToolErrors)]
+#[tool_error(tool = Billing)]
+enum BillingError {
+    #[error("No invoice with that ID")]
+    #[tool_error(
+        NOT_FOUND,
+        recovery = "List invoices first, then retry with a real ID",
+        actions(list_invoices)
+    )]
+    InvoiceNotFound {
+        #[detail(key = "requestedId")]
+        id: String,
+    },
+
+    // Severity warning: rides next to a successful result instead of failing the call.
+    #[error("Invoice {id} is already paid")]
+    #[tool_error(
+        code = "ALREADY_PAID",
+        severity = "warning",
+        category = "validation",
+        recovery = "No action needed; do not charge again."
+    )]
+    AlreadyPaid { id: String },
+
+    #[error("The amount is more than the open balance of invoice {id}")]
+    #[tool_error(
+        code = "AMOUNT_OVER_BALANCE",
+        category = "validation",
+        recovery = "Charge at most {balance} cents for this invoice."
+    )]
+    AmountOverBalance {
+        id: String,
+        #[detail(key = "balanceCents")]
+        balance: u64,
+    },
+
+    #[error("Invoice {id} is billed in {expected}, not {sent}")]
+    #[tool_error(
+        CONFLICT,
+        category = "validation",
+        recovery = "Charge this invoice in {expected}."
+    )]
+    CurrencyMismatch {
+        id: String,
+        sent: Currency,
+        expected: Currency,
+    },
+
+    #[error("The refund is more than was paid on invoice {id}")]
+    #[tool_error(
+        code = "AMOUNT_OVER_PAID",
+        category = "validation",
+        recovery = "Refund at most {paid} cents for this invoice."
+    )]
+    RefundOverPaid {
+        id: String,
+        #[detail(key = "paidCents")]
+        paid: u64,
+    },
+
+    // An error without a contract: the model gets INTERNAL_ERROR and an errorId; the cause
+    // (with its connection string) goes to the server log under the same id.
+    #[error("the ledger failed")]
+    #[tool_error(internal)]
+    Ledger(#[from] LedgerError),
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("ledger unavailable: {0}")]
+struct LedgerError(String);
+
+/// Books a refund in the (pretend) ledger database; the one for `inv_0003` always fails.
+fn post_refund_to_ledger(invoice_id: &str) -> Result<(), LedgerError> {
+    if invoice_id == "inv_0003" {
+        return Err(LedgerError(
+            "connect postgres://ledger:hunter2@10.0.0.9/ledger: connection refused".into(),
+        ));
+    }
+    Ok(())
+}
+
+// --- the tool ----------------------------------------------------------------------------------
+
+/// The invoices, shared by both tools. Actions take `&self` and may run concurrently: mutable
+/// state lives behind a lock.
+type Invoices = Arc<Mutex<BTreeMap<String, Invoice>>>;
+
+/// Locks the invoices. A panicking action is answered with INTERNAL_ERROR and the server keeps
+/// serving; no action panics halfway through an update, so a poisoned map is still consistent.
+fn lock(invoices: &Invoices) -> MutexGuard<'_, BTreeMap<String, Invoice>> {
+    invoices.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+struct Billing {
+    invoices: Invoices,
+}
+
+impl Billing {
+    fn seeded() -> Billing {
+        let invoices = [
+            ("inv_0001", 12000, Currency::Eur, Status::Open),
+            ("inv_0002", 5000, Currency::Usd, Status::Paid),
+            ("inv_0003", 990, Currency::Eur, Status::Open),
+        ]
+        .into_iter()
+        .map(|(id, amount_cents, currency, status)| {
+            let paid = status == Status::Paid;
+            let invoice = Invoice {
+                id: id.into(),
+                amount_cents,
+                currency,
+                status,
+                paid_cents: if paid { amount_cents } else { 0 },
+            };
+            (id.to_owned(), invoice)
+        });
+        Billing {
+            invoices: Arc::new(Mutex::new(invoices.collect())),
+        }
+    }
+
+    fn invoices(&self) -> MutexGuard<'_, BTreeMap<String, Invoice>> {
+        lock(&self.invoices)
+    }
+}
+
+/// Invoices of an in-memory billing system. Amounts are integer cents.
+#[fusion::tool]
+impl Billing {
+    /// Lists invoices in ID order, optionally only those with one status.
+    #[action(read_only)]
+    fn list_invoices(&self, args: ListInvoices) -> Vec<Invoice> {
+        let invoices = self.invoices();
+        let matches = |invoice: &&Invoice| args.status.is_none_or(|s| invoice.status == s);
+        invoices.values().filter(matches).cloned().collect()
+    }
+
+    /// Fetches one invoice by ID.
+    #[action(read_only, idempotent)]
+    fn get_invoice(&self, args: GetInvoice) -> Result<Invoice, BillingError> {
+        let invoices = self.invoices();
+        let invoice = invoices.get(&args.id);
+        invoice
+            .cloned()
+            .ok_or(BillingError::InvoiceNotFound { id: args.id })
+    }
+
+    /// Charges an open invoice; charging its whole balance marks it paid.
+    #[action(read_only = false, idempotent = false)]
+    fn charge(&self, args: Charge) -> Result<ToolResponse, BillingError> {
+        let mut invoices = self.invoices();
+        let Some(invoice) = invoices.get_mut(&args.invoice_id) else {
+            return Err(BillingError::InvoiceNotFound {
+                id: args.invoice_id,
+            });
+        };
+        if invoice.status == Status::Paid {
+            // Not a failure: the invoice is paid, which is what the caller wanted. Answer it,
+            // with a warning so the model does not try again.
+            let warning = BillingError::AlreadyPaid {
+                id: invoice.id.clone(),
+            };
+            return Ok(ToolResponse::json(&*invoice).with_warning(warning.into()));
+        }
+        if args.currency != invoice.currency {
+            return Err(BillingError::CurrencyMismatch {
+                id: invoice.id.clone(),
+                sent: args.currency,
+                expected: invoice.currency,
+            });
+        }
+        if args.amount_cents > invoice.balance_cents() {
+            return Err(BillingError::AmountOverBalance {
+                id: invoice.id.clone(),
+                balance: invoice.balance_cents(),
+            });
+        }
+        invoice.paid_cents += args.amount_cents;
+        if invoice.balance_cents() == 0 {
+            invoice.status = Status::Paid;
+        }
+        Ok(ToolResponse::json(&*invoice))
+    }
+
+    /// Refunds part or all of what was paid on an invoice; it is open again afterwards.
+    #[action(destructive)]
+    fn refund(&self, args: Refund) -> Result<Invoice, BillingError> {
+        let mut invoices = self.invoices();
+        let Some(invoice) = invoices.get_mut(&args.invoice_id) else {
+            return Err(BillingError::InvoiceNotFound {
+                id: args.invoice_id,
+            });
+        };
+        post_refund_to_ledger(&invoice.id)?;
+        if args.amount_cents > invoice.paid_cents {
+            return Err(BillingError::RefundOverPaid {
+                id: invoice.id.clone(),
+                paid: invoice.paid_cents,
+            });
+        }
+        invoice.paid_cents -= args.amount_cents;
+        invoice.status = Status::Open;
+        Ok(invoice.clone())
+    }
+}
+
+// --- a second tool with an output schema --------------------------------------------------------
+
+/// What remains to be paid on one invoice.
+#[derive(Serialize, JsonSchema)]
+struct Balance {
+    /// The invoice ID.
+    id: String,
+    /// The currency of the invoice.
+    currency: Currency,
+    /// The amount still to pay, in cents.
+    balance_cents: u64,
+}
+
+struct Ledger {
+    invoices: Invoices,
+}
+
+/// Balances of the billing system's invoices, as structured data.
+#[fusion::tool]
+impl Ledger {
+    /// The open balance of one invoice. Declares an output schema: a success carries
+    /// `structuredContent`; an error carries the envelope only, which clients accept.
+    #[action(read_only, idempotent, output_schema)]
+    fn balance(&self, args: GetInvoice) -> Result<Balance, BillingError> {
+        let invoices = lock(&self.invoices);
+        let invoice = invoices
+            .get(&args.id)
+            .ok_or(BillingError::InvoiceNotFound { id: args.id })?;
+        Ok(Balance {
+            id: invoice.id.clone(),
+            currency: invoice.currency,
+            balance_cents: invoice.balance_cents(),
+        })
+    }
+}
+
+// --- serving -----------------------------------------------------------------------------------
+
+fn server(exposition: Exposition) -> Server {
+    // The name and version clients see in `initialize`.
+    let billing = Billing::seeded();
+    let ledger = Ledger {
+        invoices: Arc::clone(&billing.invoices),
+    };
+    Server::new("fusion-billing", env!("CARGO_PKG_VERSION"))
+        .tool(billing)
+        .tool(ledger)
+        .exposition(exposition)
+}
+
+const USAGE: &str = "usage: billing [--flat] [--http ADDR | --demo]
+  (no flags)   serve MCP over stdio
+  --http ADDR  serve MCP Streamable HTTP at http://ADDR/mcp (ADDR like 127.0.0.1:8080)
+  --demo       run a client session in-process and print what the model receives
+  --flat       one MCP tool per action (billing_get_invoice, ...) instead of one tool";
+
+enum Mode {
+    Stdio,
+    Http(String),
+    Demo,
+}
+
+fn parse_args() -> Result<(Mode, Exposition), String> {
+    let mut mode = Mode::Stdio;
+    let mut exposition = Exposition::Grouped;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--flat" => exposition = Exposition::Flat,
+            "--demo" => mode = Mode::Demo,
+            "--http" => mode = Mode::Http(args.next().ok_or("--http needs an address")?),
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument '{other}'")),
+        }
+    }
+    Ok((mode, exposition))
+}
+
+// `pub(crate)`: the `fusion-billing` binary (`bin/fusion-billing.rs`) runs this file as a module.
+#[tokio::main]
+pub(crate) async fn main() -> anyhow::Result<()> {
+    let (mode, exposition) = match parse_args() {
+        Ok(parsed) => parsed,
+        Err(problem) => {
+            if !problem.is_empty() {
+                eprintln!("billing: {problem}");
+            }
+            eprintln!("{USAGE}");
+            std::process::exit(if problem.is_empty() { 0 } else { 2 });
+        }
+    };
+    // Logs go to stderr: over stdio, stdout carries the protocol. INTERNAL_ERROR causes land
+    // here, next to the errorId the model was given.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(LevelFilter::WARN)
+        .without_time()
+        .init();
+
+    let server = server(exposition);
+    match mode {
+        // Returns when the client closes stdin.
+        Mode::Stdio => {
+            server.serve_stdio().await?;
+        }
+        Mode::Http(addr) => {
+            let app = axum::Router::new().nest_service("/mcp", server.streamable_http_service());
+            let listener = tokio::net::TcpListener::bind(&addr).await?;
+            eprintln!("listening on http://{}/mcp", listener.local_addr()?);
+            axum::serve(listener, app).await?;
+        }
+        Mode::Demo => demo::run(server, exposition).await?,
+    }
+    Ok(())
+}

@@ -1,0 +1,180 @@
+//! `--demo`: an rmcp client talks to the billing server over an in-process stream and prints
+//! each request next to exactly what comes back: every text block verbatim (what the model
+//! reads), `isError`, and the typed flags of `_meta["fusion/error"]` (what client code reads).
+
+use fusion::server::{ERRORS_META_KEY, Exposition, Server};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, Implementation};
+use serde_json::{Map, Value, json};
+
+pub(crate) async fn run(server: Server, exposition: Exposition) -> anyhow::Result<()> {
+    println!(
+        "{} {}, {} exposition, driven by an rmcp client over an in-process stream.\n",
+        server.info().name,
+        server.info().version,
+        match exposition {
+            Exposition::Flat => "flat",
+            _ => "grouped",
+        },
+    );
+
+    // The server on one end of a duplex pipe, the client on the other: the same JSON-RPC an
+    // MCP client sends over stdio.
+    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_end);
+    let serving = tokio::spawn(async move {
+        let running = server.serve_io(read, write).await?;
+        anyhow::Ok(running.waiting().await?)
+    });
+    let mut config = ClientConfig::default();
+    config.client_info = Implementation::new("fusion-billing-demo", env!("CARGO_PKG_VERSION"));
+    let client = config.serve(client_end).await?;
+
+    heading(1, "tools/list: what the model learns before calling");
+    for tool in client.list_all_tools().await? {
+        println!("tool: {}", tool.name);
+        println!("description: {}", tool.description.as_deref().unwrap_or(""));
+        println!("annotations: {}", json!(tool.annotations));
+        let schema = Value::Object((*tool.input_schema).clone());
+        println!("inputSchema:\n{}", serde_json::to_string_pretty(&schema)?);
+        let meta = tool.meta.map(|meta| meta.0).unwrap_or_default();
+        println!("_meta[\"{ERRORS_META_KEY}\"] (per action, every code its error type declares):");
+        let contracts = meta.get(ERRORS_META_KEY).and_then(Value::as_array);
+        match contracts {
+            Some(contracts) if !contracts.is_empty() => {
+                for contract in contracts {
+                    println!("  {contract}");
+                }
+            }
+            _ => println!("  (none declared)"),
+        }
+        println!();
+    }
+
+    let steps = [
+        ("A good call", "get_invoice", json!({"id": "inv_0001"})),
+        (
+            "Not found: a domain error of the #[derive(ToolErrors)] enum",
+            "get_invoice",
+            json!({"id": "inv_2026"}),
+        ),
+        (
+            "Invalid arguments: every problem in one envelope",
+            "charge",
+            json!({"invoice_id": "invoice-7", "amount_cents": 0, "currency": "eur"}),
+        ),
+        (
+            "An unknown action, with a did-you-mean",
+            "list_invoice",
+            json!({}),
+        ),
+        ("No action at all", "", json!({"id": "inv_0001"})),
+        (
+            "A warning next to a successful result",
+            "charge",
+            json!({"invoice_id": "inv_0002", "amount_cents": 5000, "currency": "USD"}),
+        ),
+        (
+            "An error without a contract: the model gets an errorId, the log gets the cause",
+            "refund",
+            json!({"invoice_id": "inv_0003", "amount_cents": 990}),
+        ),
+    ];
+    for (number, (title, action, arguments)) in (2..).zip(steps) {
+        heading(number, title);
+        let Some((tool, arguments)) = request(exposition, action, arguments) else {
+            println!("(flat exposition has no discriminator to leave out)\n");
+            continue;
+        };
+        println!(
+            "request: tools/call {tool} {}",
+            Value::Object(arguments.clone())
+        );
+        let params = CallToolRequestParams::new(tool).with_arguments(arguments);
+        match client.call_tool(params).await {
+            Ok(result) => show(&result),
+            // In flat exposition a misspelled action is a misspelled tool name: the MCP
+            // specification answers that with a JSON-RPC error, not a tool result.
+            Err(err) => println!("JSON-RPC error: {err}\n"),
+        }
+    }
+
+    client.cancel().await?;
+    serving.await??;
+    Ok(())
+}
+
+fn heading(number: u32, title: &str) {
+    println!("== {number}. {title}");
+}
+
+/// The tool name and arguments for `action`: the `billing` tool with the `action` discriminator
+/// (grouped), or the action's own tool (flat). `None` when there is nothing to send.
+fn request(
+    exposition: Exposition,
+    action: &str,
+    arguments: Value,
+) -> Option<(String, Map<String, Value>)> {
+    let Value::Object(mut arguments) = arguments else {
+        unreachable!("the demo's arguments are objects")
+    };
+    match exposition {
+        Exposition::Flat if action.is_empty() => None,
+        Exposition::Flat => Some((format!("billing_{action}"), arguments)),
+        _ => {
+            if !action.is_empty() {
+                arguments.insert("action".to_owned(), json!(action));
+            }
+            Some(("billing".to_owned(), arguments))
+        }
+    }
+}
+
+/// Prints a result the way it arrived: `isError`, the flags, then every text block verbatim.
+fn show(result: &CallToolResult) {
+    println!("isError: {}", result.is_error.unwrap_or(false));
+    let meta = result.meta.as_ref().map(|meta| &meta.0);
+    if let Some(flags) = meta.and_then(|meta| meta.get(fusion::FLAGS_META_KEY)) {
+        println!(
+            "_meta[\"{}\"]: {}",
+            fusion::FLAGS_META_KEY,
+            in_spec_order(flags)
+        );
+    }
+    let count = result.content.len();
+    for (i, block) in result.content.iter().enumerate() {
+        let text = block
+            .as_text()
+            .map_or("(not a text block)", |t| t.text.as_str());
+        println!("text {} of {count}:\n{text}", i + 1);
+    }
+    println!();
+}
+
+/// The flags object with its keys in the order SPEC section 1 lists them (serde_json sorts).
+fn in_spec_order(flags: &Value) -> String {
+    const ORDER: [&str; 7] = [
+        "isError",
+        "errorCategory",
+        "isRetryable",
+        "retryAfterSeconds",
+        "code",
+        "severity",
+        "explanation",
+    ];
+    let Some(object) = flags.as_object() else {
+        return flags.to_string();
+    };
+    let known = ORDER
+        .iter()
+        .filter_map(|&key| Some((key, object.get(key)?)));
+    let others = object
+        .iter()
+        .filter(|(key, _)| !ORDER.contains(&key.as_str()))
+        .map(|(key, value)| (key.as_str(), value));
+    let fields: Vec<String> = known
+        .chain(others)
+        .map(|(key, value)| format!("{}:{value}", json!(key)))
+        .collect();
+    format!("{{{}}}", fields.join(","))
+}

@@ -1,0 +1,12 @@
+struct Billing;
+
+#[fusion::tool]
+impl Billing {
+    /// Summarizes the invoices.
+    #[action(output_schema)]
+    fn summary(&self) -> Result<String, fusion::ToolError> {
+        Ok("3 invoices".to_owned())
+    }
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+struct NotSer;
+
+struct Ledger;
+
+#[fusion::tool]
+impl Ledger {
+    #[action]
+    fn balance(&self) -> NotSer {
+        NotSer
+    }
+}
+
+fn main() {}
