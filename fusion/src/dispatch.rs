@@ -384,7 +384,8 @@ pub fn flat_input_schema(definition: &ToolDefinition) -> Map<String, Value> {
         .actions
         .iter()
         .map(|a| {
-            let summary = first_line(&a.description).trim_end_matches('.');
+            let paragraph = first_paragraph(&a.description);
+            let summary = paragraph.trim_end_matches('.');
             if summary.is_empty() {
                 format!("'{}'.", a.name)
             } else {
@@ -516,8 +517,15 @@ fn merge_alternative(existing: &mut Value, other: &Value) {
     *existing = json!({ "anyOf": [existing.clone(), other.clone()] });
 }
 
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or("").trim()
+/// The first paragraph of a description, its hard-wrapped lines joined with spaces (doc
+/// comments wrap at the source's line width, not at sentence ends).
+fn first_paragraph(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .skip_while(|line| line.is_empty())
+        .take_while(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Runs `future`, turning a panic in any poll into an `INTERNAL_ERROR` response (the panic
@@ -544,7 +552,7 @@ mod tests {
     fn action(name: &str, schema: Value) -> ActionDefinition {
         ActionDefinition {
             name: name.into(),
-            description: format!("Does {name}.\nMore text."),
+            description: format!("Does\n{name}.\n\nMore text."),
             input_schema: schema.as_object().unwrap().clone(),
             annotations: Annotations::default(),
             errors: Vec::new(),

@@ -40,6 +40,9 @@ pub(super) struct LineTransport<R, W> {
     overflow: usize,
     max_line_bytes: usize,
     writer: Arc<Mutex<W>>,
+    /// Answers to malformed lines still being written; awaited at end of input so a client
+    /// that closes its side right after a bad line still gets every answer.
+    pending: Vec<tokio::task::JoinHandle<()>>,
 }
 
 enum Line {
@@ -60,6 +63,7 @@ where
             overflow: 0,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             writer: Arc::new(Mutex::new(writer)),
+            pending: Vec::new(),
         }
     }
 
@@ -97,16 +101,42 @@ where
     /// Answers a malformed line. The write runs on a task of its own: `receive` is polled
     /// inside rmcp's `select!` and may be dropped at any await, which must never leave half a
     /// message on the stream.
-    fn answer(&self, id: Option<RequestId>, error: ErrorData) {
+    fn answer(&mut self, id: Option<RequestId>, error: ErrorData) {
         tracing::debug!(target: "fusion::server", ?id, message = %error.message, "malformed request");
         let writer = self.writer.clone();
         let message = ServerJsonRpcMessage::error(error, id);
-        tokio::spawn(async move {
-            if let Err(err) = write_message(&writer, &message).await {
+        self.pending.retain(|answer| !answer.is_finished());
+        self.pending.push(tokio::spawn(async move {
+            if let Err(err) = write_error(&writer, &message).await {
                 tracing::warn!(target: "fusion::server", %err, "could not answer a malformed request");
             }
-        });
+        }));
     }
+
+    /// Waits for the answers to malformed lines still being written. Dropping this future
+    /// part-way leaves the rest running (a dropped `JoinHandle` detaches, never aborts).
+    async fn flush_answers(&mut self) {
+        for answer in std::mem::take(&mut self.pending) {
+            let _ = answer.await;
+        }
+    }
+}
+
+/// Writes an error answer. JSON-RPC 2.0 (section 5) requires the `id` member even when the
+/// request's id could not be read: it is then `null`, which rmcp's type leaves out.
+async fn write_error<W: AsyncWrite + Unpin>(
+    writer: &Mutex<W>,
+    message: &TxJsonRpcMessage<RoleServer>,
+) -> io::Result<()> {
+    let mut value = serde_json::to_value(message)?;
+    if let serde_json::Value::Object(object) = &mut value {
+        object.entry("id").or_insert(serde_json::Value::Null);
+    }
+    let mut bytes = serde_json::to_vec(&value)?;
+    bytes.push(b'\n');
+    let mut writer = writer.lock().await;
+    writer.write_all(&bytes).await?;
+    writer.flush().await
 }
 
 async fn write_message<W: AsyncWrite + Unpin>(
@@ -152,7 +182,10 @@ where
                     continue;
                 }
                 // A last line without `\n` is an incomplete message: nothing to deliver.
-                Ok(Line::Eof) => return None,
+                Ok(Line::Eof) => {
+                    self.flush_answers().await;
+                    return None;
+                }
                 Err(err) => {
                     tracing::error!(target: "fusion::server", %err, "reading the transport failed");
                     return None;

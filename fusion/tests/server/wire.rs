@@ -72,6 +72,8 @@ impl Raw {
     async fn error_for(&mut self, line: &str, id: Value) -> (i64, String) {
         self.send(line).await;
         let answer = self.receive().await;
+        // JSON-RPC 2.0 section 5: the member is required, `null` when the id is unreadable.
+        assert!(answer.get("id").is_some(), "no id member: {answer}");
         assert_eq!(answer["id"], id, "{answer}");
         let error = &answer["error"];
         (
@@ -178,6 +180,32 @@ async fn nesting_deeper_than_the_json_parser_allows_gets_invalid_request() {
         "Invalid request: the message nests deeper than 128 levels."
     );
     raw.still_serving(3).await;
+}
+
+#[tokio::test]
+async fn every_bad_line_is_answered_even_when_the_client_closes_right_after() {
+    let mut raw = Raw::connect().await;
+    let mut batch = String::new();
+    for id in 100..150 {
+        batch.push_str(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",bad\n"
+        ));
+    }
+    within(async {
+        raw.writer.write_all(batch.as_bytes()).await.unwrap();
+        raw.writer.shutdown().await.unwrap();
+    })
+    .await;
+    let mut ids = Vec::new();
+    let mut line = String::new();
+    while within(raw.reader.read_line(&mut line)).await.unwrap() > 0 {
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["error"]["code"], -32700, "{answer}");
+        ids.push(answer["id"].as_u64().unwrap());
+        line.clear();
+    }
+    ids.sort_unstable();
+    assert_eq!(ids, (100..150).collect::<Vec<_>>());
 }
 
 #[tokio::test]
