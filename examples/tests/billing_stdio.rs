@@ -314,3 +314,16 @@ async fn the_server_exits_cleanly_when_the_client_disconnects() {
     let status = within(child.wait()).await.unwrap();
     assert!(status.success(), "{status}");
 }
+
+#[tokio::test]
+async fn a_client_that_closes_before_initialize_is_a_clean_stop() {
+    let mut child = Command::new(BINARY)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("fusion-billing starts");
+    let status = within(child.wait()).await.unwrap();
+    assert!(status.success(), "{status}");
+}

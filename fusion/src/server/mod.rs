@@ -318,15 +318,21 @@ impl Server {
     /// the client closes the connection. Must run inside a Tokio runtime with I/O enabled
     /// (`#[tokio::main]`). Log to standard error: standard output carries the protocol.
     ///
+    /// A client that closes the connection before `initialize` (a health probe, a launcher
+    /// giving up) is a normal stop: `Ok(QuitReason::Closed)`.
+    ///
     /// # Errors
-    /// [`ServeError`] when the handshake fails or the serving task panics.
+    /// [`ServeError`] when the handshake fails otherwise or the serving task panics.
     #[cfg(feature = "stdio")]
     pub async fn serve_stdio(self) -> Result<rmcp::service::QuitReason, ServeError> {
         let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
-        let running = self
-            .serve_io(stdin, stdout)
-            .await
-            .map_err(|err| ServeError::Initialize(Box::new(err)))?;
+        let running = match self.serve_io(stdin, stdout).await {
+            Ok(running) => running,
+            Err(ServerInitializeError::ConnectionClosed(_)) => {
+                return Ok(rmcp::service::QuitReason::Closed);
+            }
+            Err(err) => return Err(ServeError::Initialize(Box::new(err))),
+        };
         running.waiting().await.map_err(ServeError::Task)
     }
 
