@@ -189,6 +189,63 @@
 //! [`validation::ArgumentValidator`] checks arguments against an action's JSON Schema, serde
 //! and `validator` rules, and reports every problem at once in a `<validation_error>` envelope
 //! ([`ValidationError`]). See [`validation`].
+//!
+//! # Testing your tools
+//!
+//! [`testing::Tester`] calls your tools' actions in-process, through the path a server uses
+//! (discriminator, validation, guards, handler, panics caught), so a plain `cargo test` checks
+//! the contract a model will see. Assertions chain, and a failure prints the whole envelope.
+//!
+//! ```
+//! use fusion::testing::Tester;
+//! use fusion::{ErrorCategory, Severity, ToolError};
+//! use serde_json::json;
+//!
+//! pub struct Billing;
+//!
+//! /// Invoices.
+//! #[fusion::tool]
+//! impl Billing {
+//!     /// Lists invoice IDs.
+//!     #[action(read_only)]
+//!     pub fn list_invoices(&self) -> Vec<String> {
+//!         vec!["inv_0001".into()]
+//!     }
+//!
+//!     /// Fails: no invoice exists but the first.
+//!     #[action(read_only)]
+//!     pub fn get_invoice(&self) -> Result<String, ToolError> {
+//!         Err(ToolError::not_found("No invoice with that ID")
+//!             .suggest("List invoices first")
+//!             .actions(["billing.list_invoices"]))
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let tester = Tester::new().tool(Billing);
+//! tester
+//!     .call("billing.list_invoices", json!({}))
+//!     .await
+//!     .assert_json_eq(json!(["inv_0001"]));
+//! tester
+//!     .call("billing_get_invoice", json!({}))
+//!     .await
+//!     .assert_error("NOT_FOUND")
+//!     .assert_severity(Severity::Error)
+//!     .assert_category(ErrorCategory::NotFound)
+//!     .assert_retryable(false)
+//!     .assert_recovery_contains("List invoices")
+//!     .assert_actions(["billing.list_invoices"]);
+//! tester
+//!     .call("billing", json!({"action": "list_invoices", "extra": 1}))
+//!     .await
+//!     .assert_validation_fields(["extra"]);
+//! # }
+//! ```
+//!
+//! [`testing::Outcome::snapshot`] renders a result as stable text (the envelopes, then the
+//! flags) for snapshot tests.
 
 mod code;
 pub mod dispatch;
@@ -196,6 +253,7 @@ mod error;
 pub mod internal;
 mod response;
 pub mod server;
+pub mod testing;
 mod tool;
 pub mod validation;
 mod xml;

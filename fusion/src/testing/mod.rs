@@ -1,0 +1,243 @@
+//! Testing your tools' contracts in a plain `cargo test`, without a transport.
+//!
+//! [`Tester`] calls a tool's actions in-process, the way a [`Server`](crate::server::Server)
+//! does: the name picks the tool and action (`billing.get_invoice`, the flat
+//! `billing_get_invoice`, or `billing` with the discriminator in the arguments), the
+//! discriminator is injected, and the tool's own routing, validation, guards and handler run,
+//! with panics caught. The [`Outcome`] carries chainable assertions that read like the
+//! contract, and [`Outcome::snapshot`] renders a stable text for snapshot tests (`insta`).
+//!
+//! A failing assertion says which part differed (`expected code NOT_FOUND, got
+//! UNKNOWN_ACTION`), then prints the whole result: every text block and the flags.
+//!
+//! Differences from a served call: available actions read `tool.action` (grouped exposition)
+//! whatever name the call used, and the server's argument size guard
+//! ([`Server::max_argument_bytes`](crate::server::Server::max_argument_bytes)) is not applied.
+
+mod outcome;
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::dispatch::catch_panics;
+use crate::internal::ERROR_ID_KEY;
+use crate::response::ToolResponse;
+use crate::tool::{RequestContext, Tool, ToolDefinition};
+
+pub use outcome::Outcome;
+
+/// Calls registered tools in-process, through the path a server uses.
+///
+/// ```
+/// # pub struct Echo;
+/// # /// Echoes.
+/// # #[fusion::tool]
+/// # impl Echo {
+/// #     /// Says hi.
+/// #     #[action(read_only)]
+/// #     pub fn hi(&self) -> u32 { 42 }
+/// # }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let tester = fusion::testing::Tester::new().tool(Echo);
+/// tester.call("echo.hi", serde_json::json!({})).await.assert_json_eq(42);
+/// tester.call("echo_hi", serde_json::json!({})).await.assert_success();
+/// # }
+/// ```
+#[derive(Clone, Default)]
+pub struct Tester {
+    tools: Vec<(Arc<dyn Tool>, ToolDefinition)>,
+}
+
+/// What a call name resolved to: the tool, and the discriminator to inject.
+struct Target<'a> {
+    tool: &'a Arc<dyn Tool>,
+    inject: Option<(String, String)>,
+}
+
+impl Tester {
+    /// A tester with no tools yet.
+    pub fn new() -> Tester {
+        Tester::default()
+    }
+
+    /// Registers a tool (several may be registered).
+    pub fn tool(mut self, tool: impl Tool) -> Tester {
+        let definition = tool.definition();
+        self.tools.push((Arc::new(tool), definition));
+        self
+    }
+
+    /// Calls `name` with `arguments` (a JSON object) and a fresh [`RequestContext`].
+    ///
+    /// `name` is `tool.action`, a flat `tool_action`, or `tool` alone (a single-function tool,
+    /// or a tool whose discriminator is in `arguments`).
+    ///
+    /// # Panics
+    /// When no registered tool answers to `name` (the message lists the names that do), or
+    /// when `arguments` is not a JSON object: both are bugs in the test, not model errors.
+    #[track_caller]
+    pub fn call(&self, name: &str, arguments: Value) -> impl Future<Output = Outcome> + Send {
+        self.call_with(name, arguments, RequestContext::new())
+    }
+
+    /// [`Tester::call`] with a request context (client identity, cancellation, `_meta`,
+    /// progress).
+    ///
+    /// # Panics
+    /// As [`Tester::call`].
+    #[track_caller]
+    pub fn call_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        context: RequestContext,
+    ) -> impl Future<Output = Outcome> + Send {
+        let Value::Object(mut arguments) = arguments else {
+            panic!(
+                "fusion::testing: the arguments of `{name}` must be a JSON object, got {arguments}"
+            );
+        };
+        let target = self.resolve(name);
+        if let Some((discriminator, action)) = target.inject {
+            arguments.insert(discriminator, Value::String(action));
+        }
+        let tool = Arc::clone(target.tool);
+        async move {
+            let response = catch_panics(async move { tool.call(arguments, context).await }).await;
+            Outcome::new(response)
+        }
+    }
+
+    /// Every name [`Tester::call`] accepts, in registration and declaration order.
+    pub fn names(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        for (_, def) in &self.tools {
+            names.push(def.name.clone());
+            if def.discriminator.is_some() {
+                for action in &def.actions {
+                    names.push(def.qualified_name(&action.name));
+                    names.push(format!("{}_{}", def.name, action.name));
+                }
+            }
+        }
+        names
+    }
+
+    #[track_caller]
+    fn resolve(&self, name: &str) -> Target<'_> {
+        // `tool`: as sent, discriminator (if any) in the arguments.
+        if let Some((tool, _)) = self.tools.iter().find(|(_, def)| def.name == name) {
+            return Target { tool, inject: None };
+        }
+        // `tool.action`: an unknown action still reaches the tool, which answers
+        // UNKNOWN_ACTION as it would to a model.
+        if let Some((tool_name, action)) = name.split_once('.') {
+            let found = self.tools.iter().find(|(_, def)| def.name == tool_name);
+            if let Some((
+                tool,
+                ToolDefinition {
+                    discriminator: Some(d),
+                    ..
+                },
+            )) = found
+            {
+                return Target {
+                    tool,
+                    inject: Some((d.clone(), action.to_owned())),
+                };
+            }
+        }
+        // `tool_action`: the flat exposition's name.
+        for (tool, def) in &self.tools {
+            let Some(d) = &def.discriminator else {
+                continue;
+            };
+            for action in &def.actions {
+                if name == format!("{}_{}", def.name, action.name) {
+                    return Target {
+                        tool,
+                        inject: Some((d.clone(), action.name.clone())),
+                    };
+                }
+            }
+        }
+        panic!(
+            "fusion::testing: no tool answers to `{name}`; available: {}",
+            self.names().join(", ")
+        );
+    }
+}
+
+/// The keys of the flags, in SPEC order.
+const FLAG_ORDER: [&str; 7] = [
+    "isError",
+    "errorCategory",
+    "isRetryable",
+    "retryAfterSeconds",
+    "code",
+    "severity",
+    "explanation",
+];
+
+const ERROR_ID_PLACEHOLDER: &str = "[error id]";
+
+/// Renders a response: every text block verbatim (blank line between blocks), then
+/// `flags: {…}` with keys in SPEC order, error ids replaced by `[error id]`.
+pub(crate) fn render(response: &ToolResponse) -> String {
+    let mut out = response
+        .content_texts()
+        .iter()
+        .map(|text| redact_error_id(text))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    out.push_str("\n\nflags: ");
+    match response.flags() {
+        Some(Value::Object(flags)) => out.push_str(&render_flags(&flags)),
+        Some(other) => out.push_str(&other.to_string()),
+        None => out.push_str("none"),
+    }
+    out
+}
+
+fn render_flags(flags: &Map<String, Value>) -> String {
+    let known = FLAG_ORDER.iter().filter_map(|k| flags.get_key_value(*k));
+    let others = flags
+        .iter()
+        .filter(|(k, _)| !FLAG_ORDER.contains(&k.as_str()));
+    let lines: Vec<String> = known
+        .chain(others)
+        .map(|(k, v)| {
+            let value = match (k.as_str(), v) {
+                (ERROR_ID_KEY, Value::String(_)) => Value::from(ERROR_ID_PLACEHOLDER),
+                _ => v.clone(),
+            };
+            format!("  {}: {}", Value::from(k.as_str()), value)
+        })
+        .collect();
+    if lines.is_empty() {
+        return "{}".to_owned();
+    }
+    format!("{{\n{}\n}}", lines.join(",\n"))
+}
+
+/// Replaces the value of every `errorId` detail with `[error id]`.
+fn redact_error_id(text: &str) -> String {
+    let open = format!("<detail key=\"{ERROR_ID_KEY}\">");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(&open) {
+        let value_start = start + open.len();
+        out.push_str(&rest[..value_start]);
+        match rest[value_start..].find("</detail>") {
+            Some(end) => {
+                out.push_str(ERROR_ID_PLACEHOLDER);
+                rest = &rest[value_start + end..];
+            }
+            None => rest = &rest[value_start..],
+        }
+    }
+    out.push_str(rest);
+    out
+}
