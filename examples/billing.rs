@@ -202,12 +202,12 @@ fn lock(invoices: &Invoices) -> MutexGuard<'_, BTreeMap<String, Invoice>> {
     invoices.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-struct Billing {
+pub(crate) struct Billing {
     invoices: Invoices,
 }
 
 impl Billing {
-    fn seeded() -> Billing {
+    pub(crate) fn seeded() -> Billing {
         let invoices = [
             ("inv_0001", 12000, Currency::Eur, Status::Open),
             ("inv_0002", 5000, Currency::Usd, Status::Paid),
@@ -328,8 +328,17 @@ struct Balance {
     balance_cents: u64,
 }
 
-struct Ledger {
+pub(crate) struct Ledger {
     invoices: Invoices,
+}
+
+impl Ledger {
+    /// A ledger over the same invoices as `billing`.
+    pub(crate) fn sharing(billing: &Billing) -> Ledger {
+        Ledger {
+            invoices: Arc::clone(&billing.invoices),
+        }
+    }
 }
 
 /// Balances of the billing system's invoices, as structured data.
@@ -356,9 +365,7 @@ impl Ledger {
 fn server(exposition: Exposition) -> Server {
     // The name and version clients see in `initialize`.
     let billing = Billing::seeded();
-    let ledger = Ledger {
-        invoices: Arc::clone(&billing.invoices),
-    };
+    let ledger = Ledger::sharing(&billing);
     Server::new("fusion-billing", env!("CARGO_PKG_VERSION"))
         .tool(billing)
         .tool(ledger)

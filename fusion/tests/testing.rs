@@ -535,3 +535,20 @@ async fn snapshots_are_deterministic_for_internal_errors() {
         "{first}"
     );
 }
+
+#[tokio::test]
+async fn arguments_over_the_servers_size_limit_are_refused_like_a_server_does() {
+    let huge = "x".repeat(fusion::server::DEFAULT_MAX_ARGUMENT_BYTES + 1);
+    let outcome = Tester::new()
+        .tool(Shop)
+        .call("shop.order", json!({"sku": huge, "quantity": 1}))
+        .await;
+    outcome.assert_error("VALIDATION_ERROR");
+    assert!(
+        outcome
+            .snapshot()
+            .contains("The arguments are over 4194304 bytes of JSON"),
+        "{}",
+        outcome.snapshot()
+    );
+}

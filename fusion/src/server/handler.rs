@@ -56,10 +56,8 @@ impl rmcp::ServerHandler for Server {
             return self.unknown_tool(&request.name);
         };
         let mut arguments = request.arguments.unwrap_or_default();
-        if let Some(limit) = inner.max_argument_bytes
-            && let Some(size) = oversized(&arguments, limit)
-        {
-            return Ok(self.finish(ToolResponse::error(too_large(size, limit))));
+        if let Some(error) = argument_size_error(&arguments, inner.max_argument_bytes) {
+            return Ok(self.finish(ToolResponse::error(error)));
         }
         if let Some((discriminator, action)) = &entry.inject {
             arguments.insert(discriminator.clone(), Value::String(action.clone()));
@@ -193,6 +191,16 @@ async fn notify(peer: &Peer<RoleServer>, report: ProgressNotificationParam) {
     if let Err(err) = peer.notify_progress(report).await {
         tracing::debug!(target: "fusion::server", %err, "progress notification not sent");
     }
+}
+
+/// The `VALIDATION_ERROR` for arguments over `limit` bytes of JSON (no limit: `None`). Shared
+/// with `fusion::testing`, so a tester refuses what a server refuses.
+pub(crate) fn argument_size_error(
+    arguments: &Map<String, Value>,
+    limit: Option<usize>,
+) -> Option<ToolError> {
+    let limit = limit?;
+    oversized(arguments, limit).map(|size| too_large(size, limit))
 }
 
 /// The serialized size of `arguments` when it exceeds `limit` bytes. Counting stops just past

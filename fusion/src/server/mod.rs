@@ -100,6 +100,7 @@ use rmcp::service::{RoleServer, RunningService, ServerInitializeError};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use catalog::ERRORS_META_KEY;
+pub(crate) use handler::argument_size_error;
 pub use rmcp::model::Implementation;
 
 use crate::tool::Tool;

@@ -100,11 +100,19 @@ impl Tester {
             );
         };
         let target = self.resolve(name);
+        // The server's argument size guard, at its default limit.
+        let too_large = crate::server::argument_size_error(
+            &arguments,
+            Some(crate::server::DEFAULT_MAX_ARGUMENT_BYTES),
+        );
         if let Some((discriminator, action)) = target.inject {
             arguments.insert(discriminator, Value::String(action));
         }
         let tool = Arc::clone(target.tool);
         async move {
+            if let Some(error) = too_large {
+                return Outcome::new(crate::ToolResponse::error(error));
+            }
             let response = catch_panics(async move { tool.call(arguments, context).await }).await;
             Outcome::new(response)
         }

@@ -1,0 +1,126 @@
+//! The billing example's error contract, every `BillingError` variant and a validation error,
+//! asserted in-process with `fusion::testing` (no transport).
+
+#[path = "../billing.rs"]
+#[allow(
+    dead_code,
+    reason = "only the tools are used here, not the command line"
+)]
+mod billing;
+
+use billing::{Billing, Ledger};
+use fusion::testing::Tester;
+use fusion::{ErrorCategory, Severity};
+use serde_json::json;
+
+fn tester() -> Tester {
+    let billing = Billing::seeded();
+    let ledger = Ledger::sharing(&billing);
+    Tester::new().tool(billing).tool(ledger)
+}
+
+#[tokio::test]
+async fn not_found_names_the_id_and_the_action_to_call_instead() {
+    tester()
+        .call("billing.get_invoice", json!({"id": "inv_2026"}))
+        .await
+        .assert_error("NOT_FOUND")
+        .assert_severity(Severity::Error)
+        .assert_category(ErrorCategory::NotFound)
+        .assert_retryable(false)
+        .assert_recovery("List invoices first, then retry with a real ID")
+        .assert_actions(["billing.list_invoices"])
+        .assert_detail("requestedId", "inv_2026");
+}
+
+#[tokio::test]
+async fn charging_a_paid_invoice_answers_it_with_a_warning() {
+    tester()
+        .call(
+            "billing.charge",
+            json!({"invoice_id": "inv_0002", "amount_cents": 5000, "currency": "USD"}),
+        )
+        .await
+        .assert_success()
+        .assert_json_contains(json!({"id": "inv_0002", "status": "paid"}))
+        .assert_warning("ALREADY_PAID");
+}
+
+#[tokio::test]
+async fn an_amount_over_the_balance_names_the_right_amount() {
+    tester()
+        .call(
+            "billing.charge",
+            json!({"invoice_id": "inv_0003", "amount_cents": 5000, "currency": "EUR"}),
+        )
+        .await
+        .assert_error("AMOUNT_OVER_BALANCE")
+        .assert_category(ErrorCategory::Validation)
+        .assert_recovery_contains("990 cents")
+        .assert_detail("balanceCents", 990);
+}
+
+#[tokio::test]
+async fn a_currency_mismatch_names_the_invoice_currency() {
+    tester()
+        .call(
+            "billing.charge",
+            json!({"invoice_id": "inv_0001", "amount_cents": 100, "currency": "USD"}),
+        )
+        .await
+        .assert_error("CONFLICT")
+        .assert_recovery_contains("EUR");
+}
+
+#[tokio::test]
+async fn a_refund_over_what_was_paid_names_the_paid_amount() {
+    tester()
+        .call(
+            "billing.refund",
+            json!({"invoice_id": "inv_0002", "amount_cents": 9999}),
+        )
+        .await
+        .assert_error("AMOUNT_OVER_PAID")
+        .assert_detail("paidCents", 5000);
+}
+
+#[tokio::test]
+async fn a_ledger_failure_is_internal_and_leaks_nothing() {
+    let outcome = tester()
+        .call(
+            "billing.refund",
+            json!({"invoice_id": "inv_0003", "amount_cents": 1}),
+        )
+        .await;
+    outcome
+        .assert_error("INTERNAL_ERROR")
+        .assert_category(ErrorCategory::Unknown)
+        .assert_retryable(false);
+    let snapshot = outcome.snapshot();
+    assert!(snapshot.contains("[error id]"), "{snapshot}");
+    assert!(!snapshot.contains("hunter2"), "{snapshot}");
+}
+
+#[tokio::test]
+async fn invalid_arguments_name_every_field() {
+    tester()
+        .call(
+            "billing.charge",
+            json!({"invoice_id": "invoice-7", "amount_cents": 0, "currency": "eur"}),
+        )
+        .await
+        .assert_error("VALIDATION_ERROR")
+        .assert_validation_fields(["amount_cents", "currency", "invoice_id"]);
+}
+
+#[tokio::test]
+async fn the_output_schema_action_answers_structured_content() {
+    let outcome = tester()
+        .call("ledger.balance", json!({"id": "inv_0003"}))
+        .await;
+    outcome.assert_json_eq(json!({"id": "inv_0003", "currency": "EUR", "balance_cents": 990}));
+    assert_eq!(
+        outcome.response().structured_content(),
+        Some(&json!({"id": "inv_0003", "currency": "EUR", "balance_cents": 990}))
+    );
+}
