@@ -124,3 +124,14 @@ async fn the_output_schema_action_answers_structured_content() {
         Some(&json!({"id": "inv_0003", "currency": "EUR", "balance_cents": 990}))
     );
 }
+
+/// The whole answer a model gets for a missing invoice, kept as an `insta` snapshot
+/// (`tests/snapshots/`): any change to the envelope or its flags shows up as a diff to review
+/// (`cargo insta review`, or `INSTA_UPDATE=always cargo test`).
+#[tokio::test]
+async fn not_found_snapshot() {
+    let outcome = tester()
+        .call("billing.get_invoice", json!({"id": "inv_2026"}))
+        .await;
+    insta::assert_snapshot!(outcome.snapshot());
+}

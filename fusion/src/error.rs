@@ -155,6 +155,18 @@ impl ToolError {
         self
     }
 
+    /// Replaces each available action for which `f` returns a name (order kept; the others
+    /// stay as they are). The tester uses it to give a call by a flat name the flat names a
+    /// server in flat exposition would send.
+    pub(crate) fn map_available_actions(mut self, f: impl Fn(&str) -> Option<String>) -> ToolError {
+        for action in &mut self.0.actions {
+            if let Some(renamed) = f(action) {
+                *action = renamed;
+            }
+        }
+        self
+    }
+
     /// Sets the severity (default `error`).
     pub fn severity(mut self, severity: Severity) -> ToolError {
         self.0.severity = severity;

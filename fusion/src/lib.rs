@@ -236,7 +236,8 @@
 //!     .assert_category(ErrorCategory::NotFound)
 //!     .assert_retryable(false)
 //!     .assert_recovery_contains("List invoices")
-//!     .assert_actions(["billing.list_invoices"]);
+//!     // Called by its flat name: available actions are named as a flat server names them.
+//!     .assert_actions(["billing_list_invoices"]);
 //! tester
 //!     .call("billing", json!({"action": "list_invoices", "extra": 1}))
 //!     .await
@@ -245,7 +246,38 @@
 //! ```
 //!
 //! [`testing::Outcome::snapshot`] renders a result as stable text (the envelopes, then the
-//! flags) for snapshot tests.
+//! flags in SPEC order; error ids as `[error id]`) for snapshot tests. With `insta`:
+//!
+//! ```ignore
+//! let outcome = tester.call("billing.get_invoice", json!({"id": "inv_2026"})).await;
+//! insta::assert_snapshot!(outcome.snapshot());
+//! ```
+//!
+//! which keeps, in `tests/snapshots/`, exactly what a model would read:
+//!
+//! ```text
+//! <tool_error code="NOT_FOUND" severity="error">
+//! <message>No invoice with that ID</message>
+//! <recovery>List invoices first, then retry with a real ID</recovery>
+//! <available_actions>
+//!   <action>billing.list_invoices</action>
+//! </available_actions>
+//! <details>
+//!   <detail key="requestedId">inv_2026</detail>
+//! </details>
+//! </tool_error>
+//!
+//! flags: {
+//!   "isError": true,
+//!   "errorCategory": "not_found",
+//!   "isRetryable": false,
+//!   "code": "NOT_FOUND",
+//!   "severity": "error"
+//! }
+//! ```
+//!
+//! (`examples/tests/billing_contract.rs` runs this snapshot; fusion itself does not depend on
+//! `insta`.)
 
 mod code;
 pub mod dispatch;

@@ -115,6 +115,23 @@ impl ToolResponse {
         self
     }
 
+    /// Replaces the available actions of the error and of every warning for which `f`
+    /// returns a name (see [`ToolError::map_available_actions`]).
+    pub(crate) fn map_available_actions(
+        mut self,
+        f: impl Fn(&str) -> Option<String>,
+    ) -> ToolResponse {
+        if let Outcome::Error(error) = self.outcome {
+            self.outcome = Outcome::Error(error.map_available_actions(&f));
+        }
+        self.warnings = self
+            .warnings
+            .into_iter()
+            .map(|warning| warning.map_available_actions(&f))
+            .collect();
+        self
+    }
+
     /// The MCP `isError` value: `false` for successes and warning-severity errors.
     pub fn is_error(&self) -> bool {
         match &self.outcome {

@@ -10,12 +10,23 @@
 //! A failing assertion says which part differed (`expected code NOT_FOUND, got
 //! UNKNOWN_ACTION`), then prints the whole result: every text block and the flags.
 //!
-//! Differences from a served call: available actions read `tool.action` (grouped exposition)
-//! whatever name the call used, and the server's argument size guard
-//! ([`Server::max_argument_bytes`](crate::server::Server::max_argument_bytes)) is not applied.
+//! Available actions follow the name the call used, at the value level: a call by a flat name
+//! (`billing_get_invoice`) gets every `tool.action` of a registered tool of several actions
+//! renamed to its flat name (`billing_list_invoices`), as a server in flat exposition sends
+//! them; a call by `tool.action` or `tool` keeps the dotted names (grouped exposition).
+//!
+//! Cancellation works as on a server: when the context's
+//! [`cancellation`](crate::RequestContext::cancellation) token is cancelled before or while the
+//! action runs, the action's future is dropped and the [`Outcome`] records a cancelled call
+//! ([`Outcome::assert_cancelled`]); a server would send no response.
+//!
+//! The server's argument size guard is applied at its default limit
+//! ([`Server::max_argument_bytes`](crate::server::Server::max_argument_bytes) is not
+//! configurable here).
 
 mod outcome;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -54,6 +65,8 @@ pub struct Tester {
 struct Target<'a> {
     tool: &'a Arc<dyn Tool>,
     inject: Option<(String, String)>,
+    /// Whether the name was the flat `tool_action`.
+    flat: bool,
 }
 
 impl Tester {
@@ -85,6 +98,10 @@ impl Tester {
     /// [`Tester::call`] with a request context (client identity, cancellation, `_meta`,
     /// progress).
     ///
+    /// If the context's cancellation token is cancelled before or while the action runs, the
+    /// action's future is dropped, as a server does, and the outcome is cancelled
+    /// ([`Outcome::assert_cancelled`]).
+    ///
     /// # Panics
     /// As [`Tester::call`].
     #[track_caller]
@@ -108,14 +125,47 @@ impl Tester {
         if let Some((discriminator, action)) = target.inject {
             arguments.insert(discriminator, Value::String(action));
         }
+        let flat_names = if target.flat {
+            self.flat_names()
+        } else {
+            HashMap::new()
+        };
         let tool = Arc::clone(target.tool);
+        let cancellation = context.cancellation().clone();
         async move {
-            if let Some(error) = too_large {
-                return Outcome::new(crate::ToolResponse::error(error));
+            let call = async move {
+                if let Some(error) = too_large {
+                    return crate::ToolResponse::error(error);
+                }
+                catch_panics(async move { tool.call(arguments, context).await }).await
+            };
+            let response = tokio::select! {
+                biased;
+                // Dropping `call` drops the action's future, as the server does.
+                () = cancellation.cancelled() => return Outcome::cancelled(),
+                response = call => response,
+            };
+            if flat_names.is_empty() {
+                return Outcome::new(response);
             }
-            let response = catch_panics(async move { tool.call(arguments, context).await }).await;
-            Outcome::new(response)
+            Outcome::new(response.map_available_actions(|action| flat_names.get(action).cloned()))
         }
+    }
+
+    /// `tool.action` → `tool_action`, for every action of every tool of several actions.
+    fn flat_names(&self) -> HashMap<String, String> {
+        self.tools
+            .iter()
+            .filter(|(_, def)| def.discriminator.is_some())
+            .flat_map(|(_, def)| {
+                def.actions.iter().map(|action| {
+                    (
+                        def.qualified_name(&action.name),
+                        format!("{}_{}", def.name, action.name),
+                    )
+                })
+            })
+            .collect()
     }
 
     /// Every name [`Tester::call`] accepts, in registration and declaration order.
@@ -137,7 +187,11 @@ impl Tester {
     fn resolve(&self, name: &str) -> Target<'_> {
         // `tool`: as sent, discriminator (if any) in the arguments.
         if let Some((tool, _)) = self.tools.iter().find(|(_, def)| def.name == name) {
-            return Target { tool, inject: None };
+            return Target {
+                tool,
+                inject: None,
+                flat: false,
+            };
         }
         // `tool.action`: an unknown action still reaches the tool, which answers
         // UNKNOWN_ACTION as it would to a model.
@@ -154,6 +208,7 @@ impl Tester {
                 return Target {
                     tool,
                     inject: Some((d.clone(), action.to_owned())),
+                    flat: false,
                 };
             }
         }
@@ -167,6 +222,7 @@ impl Tester {
                     return Target {
                         tool,
                         inject: Some((d.clone(), action.name.clone())),
+                        flat: true,
                     };
                 }
             }

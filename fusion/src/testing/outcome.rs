@@ -9,41 +9,89 @@ use crate::error::ToolError;
 use crate::response::ToolResponse;
 
 /// The result of one [`Tester`](super::Tester) call: the [`ToolResponse`] a server would
-/// render, and assertions on it.
+/// render, and assertions on it; or a cancelled call, whose action was dropped and to which
+/// a server would send no response.
 ///
 /// Every assertion returns `&Self` so they chain, and panics at the caller's line with what
-/// differed followed by the whole result ([`Outcome::snapshot`]).
+/// differed followed by the whole result ([`Outcome::snapshot`]). On a cancelled outcome,
+/// every assertion but [`Outcome::assert_cancelled`] panics with "the call was cancelled".
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
-    response: ToolResponse,
+    /// `None` when the call was cancelled.
+    response: Option<ToolResponse>,
 }
+
+/// The panic message of a cancelled outcome read as a response.
+const CANCELLED: &str =
+    "the call was cancelled: there is no response (check it with `Outcome::assert_cancelled`)";
 
 impl Outcome {
     pub(super) fn new(response: ToolResponse) -> Outcome {
-        Outcome { response }
+        Outcome {
+            response: Some(response),
+        }
+    }
+
+    pub(super) fn cancelled() -> Outcome {
+        Outcome { response: None }
+    }
+
+    /// Whether the call was cancelled (the action's future was dropped).
+    pub fn is_cancelled(&self) -> bool {
+        self.response.is_none()
     }
 
     /// The response.
+    ///
+    /// # Panics
+    /// When the call was cancelled ([`Outcome::is_cancelled`]): a cancelled call has no
+    /// response.
+    #[track_caller]
     pub fn response(&self) -> &ToolResponse {
-        &self.response
+        match &self.response {
+            Some(response) => response,
+            None => panic!("{CANCELLED}"),
+        }
     }
 
     /// The response, by value.
+    ///
+    /// # Panics
+    /// When the call was cancelled, as [`Outcome::response`].
+    #[track_caller]
     pub fn into_response(self) -> ToolResponse {
-        self.response
+        match self.response {
+            Some(response) => response,
+            None => panic!("{CANCELLED}"),
+        }
     }
 
     /// A stable text of the result, for snapshot tests: every text block verbatim (a blank line
     /// between blocks), then `flags: {…}` as pretty JSON with the keys in SPEC order (`flags:
-    /// none` for a plain success). The value of an `errorId` detail reads `[error id]`.
+    /// none` for a plain success). The value of an `errorId` detail reads `[error id]`. A
+    /// cancelled call reads `cancelled`.
     pub fn snapshot(&self) -> String {
-        super::render(&self.response)
+        match &self.response {
+            Some(response) => super::render(response),
+            None => "cancelled".to_owned(),
+        }
+    }
+
+    /// Asserts that the call was cancelled: the context's cancellation token was cancelled
+    /// before or while the action ran, and the action's future was dropped.
+    #[track_caller]
+    pub fn assert_cancelled(&self) -> &Self {
+        if let Some(response) = &self.response {
+            let kind = kind(response);
+            self.fail(format_args!("expected a cancelled call, got {kind}"));
+        }
+        self
     }
 
     /// Asserts a success (no error, no validation error; warnings allowed).
     #[track_caller]
     pub fn assert_success(&self) -> &Self {
-        if self.response.payload().is_none() {
+        if self.response().payload().is_none() {
             self.fail(format_args!("expected a success, got {}", self.kind()));
         }
         self
@@ -184,7 +232,7 @@ impl Outcome {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let Some(validation) = self.response.validation_error() else {
+        let Some(validation) = self.response().validation_error() else {
             self.fail(format_args!(
                 "expected a validation error, got {}",
                 self.kind()
@@ -217,10 +265,10 @@ impl Outcome {
     pub fn assert_warning(&self, code: impl Into<ErrorCode>) -> &Self {
         let expected = code.into();
         let own = self
-            .response
+            .response()
             .tool_error()
             .filter(|e| e.severity_level() == Severity::Warning);
-        let warnings: Vec<&ToolError> = own.into_iter().chain(self.response.warnings()).collect();
+        let warnings: Vec<&ToolError> = own.into_iter().chain(self.response().warnings()).collect();
         if !warnings.iter().any(|w| w.code() == &expected) {
             let codes: Vec<&str> = warnings.iter().map(|w| w.code().as_str()).collect();
             self.fail(format_args!(
@@ -233,20 +281,15 @@ impl Outcome {
     // --- helpers ---
 
     /// What the outcome is, for messages.
+    #[track_caller]
     fn kind(&self) -> String {
-        if let Some(e) = self.response.tool_error() {
-            format!("the error {} (severity {})", e.code(), e.severity_level())
-        } else if self.response.validation_error().is_some() {
-            "a validation error".to_owned()
-        } else {
-            "a success".to_owned()
-        }
+        kind(self.response())
     }
 
     /// The success payload as JSON.
     #[track_caller]
     fn json(&self) -> Value {
-        let Some(payload) = self.response.payload() else {
+        let Some(payload) = self.response().payload() else {
             self.fail(format_args!("expected a JSON success, got {}", self.kind()));
         };
         match serde_json::from_str(payload) {
@@ -258,7 +301,7 @@ impl Outcome {
     /// The `<tool_error>`, for an assertion on `part`.
     #[track_caller]
     fn tool_error(&self, part: &str) -> &ToolError {
-        match self.response.tool_error() {
+        match self.response().tool_error() {
             Some(e) => e,
             None => self.fail(format_args!(
                 "expected a tool error to check its {part}, got {}",
@@ -270,7 +313,10 @@ impl Outcome {
     /// The flag `key` of the error (tool error or validation error); `null` when unset.
     #[track_caller]
     fn error_flag(&self, key: &str) -> Value {
-        let flags = match (self.response.tool_error(), self.response.validation_error()) {
+        let flags = match (
+            self.response().tool_error(),
+            self.response().validation_error(),
+        ) {
             (Some(e), _) => e.flags(),
             (None, Some(v)) => v.flags(),
             (None, None) => self.fail(format_args!("expected an error, got {}", self.kind())),
@@ -297,6 +343,17 @@ impl Outcome {
             "{what}\n\n--- result ---\n{}\n--------------",
             self.snapshot()
         )
+    }
+}
+
+/// What a response is, for messages.
+fn kind(response: &ToolResponse) -> String {
+    if let Some(e) = response.tool_error() {
+        format!("the error {} (severity {})", e.code(), e.severity_level())
+    } else if response.validation_error().is_some() {
+        "a validation error".to_owned()
+    } else {
+        "a success".to_owned()
     }
 }
 
