@@ -135,3 +135,16 @@ async fn not_found_snapshot() {
         .await;
     insta::assert_snapshot!(outcome.snapshot());
 }
+
+/// Structured content is part of the snapshot: a change to the output shows up in the diff.
+#[tokio::test]
+async fn output_schema_snapshot_includes_structured_content() {
+    let outcome = tester()
+        .call("ledger.balance", json!({"id": "inv_0003"}))
+        .await;
+    let snapshot = outcome.snapshot();
+    assert!(
+        snapshot.contains("structuredContent: {\n  \"balance_cents\": 990"),
+        "{snapshot}"
+    );
+}

@@ -739,3 +739,54 @@ async fn arguments_over_the_servers_size_limit_are_refused_like_a_server_does() 
         outcome.snapshot()
     );
 }
+
+/// Two tools whose flat names collide: `foo` with action `bar_baz` and `foo_bar` with `baz`.
+pub struct Foo;
+
+#[fusion::tool]
+impl Foo {
+    /// An action.
+    #[action]
+    pub fn bar_baz(&self) -> String {
+        "foo".into()
+    }
+}
+
+/// The second of the colliding tools.
+pub struct FooBar;
+
+#[fusion::tool]
+impl FooBar {
+    /// An action.
+    #[action]
+    pub fn baz(&self) -> String {
+        "foo_bar".into()
+    }
+}
+
+#[test]
+#[should_panic(expected = "the name `foo_bar_baz` of tool `foo_bar` is already taken")]
+fn a_flat_name_claimed_twice_is_refused_like_a_server_does() {
+    let _ = Tester::new().tool(Foo).tool(FooBar);
+}
+
+#[test]
+#[should_panic(expected = "the name `foo` of tool `foo` is already taken")]
+fn a_tool_registered_twice_is_refused() {
+    let _ = Tester::new().tool(Foo).tool(Foo);
+}
+
+#[tokio::test]
+async fn text_payloads_are_asserted_as_text() {
+    let outcome = Tester::new().tool(Foo).call("foo.bar_baz", json!({})).await;
+    outcome.assert_success().assert_text("foo");
+    let wrong = catch_unwind(AssertUnwindSafe(|| {
+        outcome.assert_text("bar");
+    }))
+    .unwrap_err();
+    let message = wrong.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        message.contains(r#"expected the text payload "bar", got "foo""#),
+        "{message}"
+    );
+}

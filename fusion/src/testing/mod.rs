@@ -76,8 +76,31 @@ impl Tester {
     }
 
     /// Registers a tool (several may be registered).
+    ///
+    /// # Panics
+    /// On a tool set a server would refuse, so a contract suite never passes on tools that
+    /// cannot be served: a definition [`crate::dispatch::check_definition`] rejects, two
+    /// tools with one name, or a flat name (`tool_action`) that two tools or actions claim.
+    #[track_caller]
     pub fn tool(mut self, tool: impl Tool) -> Tester {
         let definition = tool.definition();
+        if let Err(err) = crate::dispatch::check_definition(&definition) {
+            panic!(
+                "fusion::testing: a server would refuse tool `{}`: {err}",
+                definition.name
+            );
+        }
+        let mut claimed: Vec<String> = self.names();
+        for name in Tester::names_of(&definition) {
+            if claimed.contains(&name) {
+                panic!(
+                    "fusion::testing: the name `{name}` of tool `{}` is already taken by a \
+                     registered tool; a server would refuse both",
+                    definition.name
+                );
+            }
+            claimed.push(name);
+        }
         self.tools.push((Arc::new(tool), definition));
         self
     }
@@ -170,14 +193,19 @@ impl Tester {
 
     /// Every name [`Tester::call`] accepts, in registration and declaration order.
     pub fn names(&self) -> Vec<String> {
-        let mut names = Vec::new();
-        for (_, def) in &self.tools {
-            names.push(def.name.clone());
-            if def.discriminator.is_some() {
-                for action in &def.actions {
-                    names.push(def.qualified_name(&action.name));
-                    names.push(format!("{}_{}", def.name, action.name));
-                }
+        self.tools
+            .iter()
+            .flat_map(|(_, def)| Tester::names_of(def))
+            .collect()
+    }
+
+    /// The names one tool answers to: `tool`, and `tool.action` and `tool_action` per action.
+    fn names_of(def: &ToolDefinition) -> Vec<String> {
+        let mut names = vec![def.name.clone()];
+        if def.discriminator.is_some() {
+            for action in &def.actions {
+                names.push(def.qualified_name(&action.name));
+                names.push(format!("{}_{}", def.name, action.name));
             }
         }
         names
@@ -256,6 +284,10 @@ pub(crate) fn render(response: &ToolResponse) -> String {
         .map(|text| redact_error_id(text))
         .collect::<Vec<_>>()
         .join("\n\n");
+    if let Some(structured) = response.structured_content() {
+        out.push_str("\n\nstructuredContent: ");
+        out.push_str(&serde_json::to_string_pretty(structured).unwrap_or_default());
+    }
     out.push_str("\n\nflags: ");
     match response.flags() {
         Some(Value::Object(flags)) => out.push_str(&render_flags(&flags)),

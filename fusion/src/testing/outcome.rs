@@ -88,11 +88,30 @@ impl Outcome {
         self
     }
 
-    /// Asserts a success (no error, no validation error; warnings allowed).
+    /// Asserts a success: a payload, with or without warnings riding next to it. A
+    /// warning-severity error alone (`isError: false` but no payload) is not a success: check it
+    /// with [`Outcome::assert_warning`].
     #[track_caller]
     pub fn assert_success(&self) -> &Self {
         if self.response().payload().is_none() {
             self.fail(format_args!("expected a success, got {}", self.kind()));
+        }
+        self
+    }
+
+    /// Asserts a success whose payload is exactly `expected`: for actions returning text
+    /// (`String`, `&str`, `()` as `OK`), which is not JSON.
+    #[track_caller]
+    pub fn assert_text(&self, expected: &str) -> &Self {
+        match self.response().payload() {
+            Some(actual) if actual == expected => {}
+            Some(actual) => self.fail(format_args!(
+                "expected the text payload {expected:?}, got {actual:?}"
+            )),
+            None => self.fail(format_args!(
+                "expected the text payload {expected:?}, got {}",
+                self.kind()
+            )),
         }
         self
     }
@@ -294,7 +313,9 @@ impl Outcome {
         };
         match serde_json::from_str(payload) {
             Ok(value) => value,
-            Err(err) => self.fail(format_args!("the payload is not JSON ({err})")),
+            Err(err) => self.fail(format_args!(
+                "the payload is not JSON ({err}); for a text payload use `assert_text`"
+            )),
         }
     }
 
