@@ -598,3 +598,24 @@ fn did_you_mean_lines_end_with_a_period() {
     );
     assert_line_shapes(&err);
 }
+
+/// `null` for an enum field fails both the type and the enum check; the model gets one line,
+/// the one that lists the allowed values.
+#[test]
+fn a_value_outside_an_enum_gets_one_line_not_two() {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"currency": {"type": "string", "enum": ["EUR", "USD"]}},
+        "required": ["currency"],
+    });
+    let validator = fusion::validation::ArgumentValidator::new("billing.charge", &schema).unwrap();
+    assert_eq!(
+        validator
+            .check(&serde_json::json!({"currency": null}))
+            .to_xml(),
+        "<validation_error action=\"billing.charge\">\n\
+         <field name=\"currency\">Value not allowed. You sent: null. Expected one of: 'EUR', 'USD'.</field>\n\
+         <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n\
+         </validation_error>"
+    );
+}

@@ -12,8 +12,21 @@ use super::shape::{join_or, type_phrase};
 
 /// Adds a problem for every error `validator` finds in the arguments of `report`.
 pub(crate) fn collect(report: &mut Report<'_>, validator: &jsonschema::Validator) {
-    for error in validator.iter_errors(report.args()) {
-        convert(report, &error);
+    let errors: Vec<SchemaFailure<'_>> = validator.iter_errors(report.args()).collect();
+    // A value outside an enum (or const) of one type also fails the type check: the enum's
+    // line lists the allowed values, so the type line would only repeat it less helpfully.
+    let listed: Vec<&str> = errors
+        .iter()
+        .filter(|e| matches!(e.kind(), Kind::Enum { .. } | Kind::Constant { .. }))
+        .map(|e| e.instance_path().as_str())
+        .collect();
+    for error in &errors {
+        if matches!(error.kind(), Kind::Type { .. })
+            && listed.contains(&error.instance_path().as_str())
+        {
+            continue;
+        }
+        convert(report, error);
     }
 }
 
