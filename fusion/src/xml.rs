@@ -123,12 +123,10 @@ impl PlainMemo {
     }
 }
 
-/// The length in bytes of `s` once escaped for `ctx`.
+/// The length in bytes of `s` once escaped for `ctx`, byte by byte: [`PlainMemo`] takes the
+/// fast path for plain strings before calling this.
 pub(crate) fn escaped_len(s: &str, ctx: Context) -> usize {
     let bytes = s.as_bytes();
-    if is_plain(bytes, ctx) {
-        return bytes.len();
-    }
     let mut len = bytes.len();
     let mut i = 0;
     while i < bytes.len() {
@@ -143,13 +141,10 @@ pub(crate) fn escaped_len(s: &str, ctx: Context) -> usize {
     len
 }
 
-/// Appends `s` to `out`, escaped for `ctx`. Runs of ordinary bytes are copied in one piece.
+/// Appends `s` to `out`, escaped for `ctx`. Runs of ordinary bytes are copied in one piece;
+/// [`PlainMemo`] copies plain strings without calling this.
 pub(crate) fn push_escaped(out: &mut String, s: &str, ctx: Context) {
     let bytes = s.as_bytes();
-    if is_plain(bytes, ctx) {
-        out.push_str(s);
-        return;
-    }
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
