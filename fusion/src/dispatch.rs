@@ -420,7 +420,7 @@ pub fn flat_input_schema(definition: &ToolDefinition) -> Map<String, Value> {
 /// fields (a field declared differently becomes a nested `anyOf`), required where every
 /// alternative requires it (`allOf`: where any part does). Validation keeps the original
 /// schema, so nothing is accepted that the arguments type rejects.
-fn flatten_top_level(schema: &Map<String, Value>) -> Map<String, Value> {
+pub(crate) fn flatten_top_level(schema: &Map<String, Value>) -> Map<String, Value> {
     let combinator = ["oneOf", "anyOf", "allOf"]
         .into_iter()
         .find(|k| matches!(schema.get(*k), Some(Value::Array(_))));

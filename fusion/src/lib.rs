@@ -280,6 +280,7 @@
 //! `insta`.)
 
 mod code;
+pub mod contract;
 pub mod dispatch;
 mod error;
 pub mod internal;

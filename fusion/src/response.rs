@@ -132,6 +132,17 @@ impl ToolResponse {
         self
     }
 
+    /// Replaces the validation error, if the outcome is one.
+    pub(crate) fn map_validation(
+        mut self,
+        f: impl FnOnce(ValidationError) -> ValidationError,
+    ) -> ToolResponse {
+        if let Outcome::Validation(error) = self.outcome {
+            self.outcome = Outcome::Validation(f(error));
+        }
+        self
+    }
+
     /// The MCP `isError` value: `false` for successes and warning-severity errors.
     pub fn is_error(&self) -> bool {
         match &self.outcome {

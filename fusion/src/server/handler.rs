@@ -101,7 +101,9 @@ impl Server {
     /// Renders a response as the MCP result: the server's structured-content option, then the
     /// flat names in available actions.
     fn finish(&self, response: ToolResponse) -> CallToolResponse {
-        let response = response.flags_in_structured_content(self.inner.flags_in_structured_content);
+        let response = self
+            .with_contract_awareness(response)
+            .flags_in_structured_content(self.inner.flags_in_structured_content);
         let mut result = CallToolResult::from(response);
         self.inner.catalog.rename_available_actions(&mut result);
         result.into()

@@ -88,6 +88,7 @@
 //! not JSON, `-32600` for JSON nested deeper than 128 levels or a line over 16 MiB (dropped
 //! unread). Notifications and responses are never answered (JSON-RPC 2.0).
 
+mod baseline;
 mod catalog;
 mod handler;
 mod malformed;
@@ -183,6 +184,7 @@ struct Inner {
     unknown_tool_as_envelope: bool,
     flags_in_structured_content: bool,
     max_argument_bytes: Option<usize>,
+    baseline: Option<baseline::Baseline>,
 }
 
 impl Server {
@@ -206,6 +208,7 @@ impl Server {
                 unknown_tool_as_envelope: false,
                 flags_in_structured_content: false,
                 max_argument_bytes: Some(DEFAULT_MAX_ARGUMENT_BYTES),
+                baseline: None,
             }),
         }
     }
@@ -312,6 +315,7 @@ impl Server {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
+        self.log_breaking_deltas();
         rmcp::serve_server(self, transport::LineTransport::new(reader, writer)).await
     }
 
@@ -349,6 +353,7 @@ impl Server {
     /// JSON responses, keep-alive, a cancellation token for shutdown.
     #[cfg(feature = "http")]
     pub fn streamable_http_service_with(self, config: StreamableHttpServerConfig) -> HttpService {
+        self.log_breaking_deltas();
         rmcp::transport::StreamableHttpService::new(
             move || Ok(self.clone()),
             Arc::new(rmcp::transport::streamable_http_server::session::local::LocalSessionManager::default()),
@@ -365,6 +370,7 @@ impl Server {
             Ok(catalog) => inner.catalog = catalog,
             Err(message) => panic!("fusion::server::Server: {message}"),
         }
+        baseline::refresh(inner);
         self
     }
 }

@@ -24,6 +24,7 @@
 //! ([`Server::max_argument_bytes`](crate::server::Server::max_argument_bytes) is not
 //! configurable here).
 
+mod lockfile;
 mod outcome;
 
 use std::collections::HashMap;
@@ -36,6 +37,7 @@ use crate::internal::ERROR_ID_KEY;
 use crate::response::ToolResponse;
 use crate::tool::{RequestContext, Tool, ToolDefinition};
 
+pub use lockfile::{LOCK_ENV, LockCheckError, LockStatus, assert_lockfile, check_lockfile};
 pub use outcome::Outcome;
 
 /// Calls registered tools in-process, through the path a server uses.
@@ -59,6 +61,7 @@ pub use outcome::Outcome;
 #[derive(Clone, Default)]
 pub struct Tester {
     tools: Vec<(Arc<dyn Tool>, ToolDefinition)>,
+    baseline: Option<crate::contract::ContractBaseline>,
 }
 
 /// What a call name resolved to: the tool, and the discriminator to inject.
@@ -153,6 +156,7 @@ impl Tester {
         } else {
             HashMap::new()
         };
+        let awareness = (self.baseline.as_ref()).map(|b| b.awareness(&self.contract(), target.flat));
         let tool = Arc::clone(target.tool);
         let cancellation = context.cancellation().clone();
         async move {
@@ -167,6 +171,10 @@ impl Tester {
                 // Dropping `call` drops the action's future, as the server does.
                 () = cancellation.cancelled() => return Outcome::cancelled(),
                 response = call => response,
+            };
+            let response = match &awareness {
+                Some(awareness) => awareness.apply(response),
+                None => response,
             };
             if flat_names.is_empty() {
                 return Outcome::new(response);

@@ -19,6 +19,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::contract::ScopedDelta;
 use crate::xml::{Context, PlainMemo};
 
 pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH, SchemaError};
@@ -91,6 +92,7 @@ impl FieldProblem {
 pub struct ValidationError {
     action: String,
     problems: Vec<FieldProblem>,
+    awareness: Vec<ScopedDelta>,
 }
 
 impl ValidationError {
@@ -100,6 +102,7 @@ impl ValidationError {
         ValidationError {
             action: action.into(),
             problems: Vec::new(),
+            awareness: Vec::new(),
         }
     }
 
@@ -174,6 +177,41 @@ impl ValidationError {
         out
     }
 
+    /// Sets the contract deltas the envelope lists in its `<contract_awareness>` section (SPEC
+    /// section 2, "Contract deltas"), in the order given; an empty list removes the section.
+    /// A server started with a [`ContractBaseline`](crate::contract::ContractBaseline) sets
+    /// them.
+    ///
+    /// ```
+    /// use fusion::ValidationError;
+    /// use fusion::contract::{DeltaClass, ScopedDelta};
+    ///
+    /// let err = ValidationError::new("billing.charge")
+    ///     .with_problem("currency", "Missing required field. You sent: (missing). Expected one of: 'EUR', 'USD'.")
+    ///     .with_contract_awareness(vec![ScopedDelta {
+    ///         class: DeltaClass::Breaking,
+    ///         scope: "billing.charge".into(),
+    ///         text: "Field 'currency' became required (before: optional; now: required).".into(),
+    ///     }]);
+    /// assert_eq!(err.to_xml(), "\
+    /// <validation_error action=\"billing.charge\">
+    /// <field name=\"currency\">Missing required field. You sent: (missing). Expected one of: 'EUR', 'USD'.</field>
+    /// <contract_awareness>
+    ///   <delta severity=\"BREAKING\" scope=\"billing.charge\">Field 'currency' became required (before: optional; now: required).</delta>
+    /// </contract_awareness>
+    /// <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>
+    /// </validation_error>");
+    /// ```
+    pub fn with_contract_awareness(mut self, deltas: Vec<ScopedDelta>) -> ValidationError {
+        self.awareness = deltas;
+        self
+    }
+
+    /// The contract deltas listed in the `<contract_awareness>` section (empty: no section).
+    pub fn contract_awareness(&self) -> &[ScopedDelta] {
+        &self.awareness
+    }
+
     /// The action: `tool.action` or `tool`.
     pub fn action(&self) -> &str {
         &self.action
@@ -195,8 +233,9 @@ impl ValidationError {
     }
 
     /// The `<validation_error>` envelope, byte-exact (SPEC section 2): the opening tag with the
-    /// action, one `<field name="PATH">LINE</field>` per problem, the recovery line, the closing
-    /// tag; joined with `\n`, no trailing newline. Attribute values escape `& < > " '`, field
+    /// action, one `<field name="PATH">LINE</field>` per problem, the `<contract_awareness>`
+    /// section when deltas are set (one `  <delta severity="…" scope="…">TEXT</delta>` line
+    /// each), the recovery line, the closing tag; joined with `\n`, no trailing newline. Attribute values escape `& < > " '`, field
     /// text escapes `&` and `<`. One allocation, sized exactly.
     pub fn to_xml(&self) -> String {
         let mut memo = PlainMemo::default();
@@ -224,6 +263,19 @@ impl ValidationError {
             memo.write(out, &problem.line, Context::Text);
             out.push_str("</field>\n");
         }
+        if !self.awareness.is_empty() {
+            out.push_str("<contract_awareness>\n");
+            for delta in &self.awareness {
+                out.push_str("  <delta severity=\"");
+                out.push_str(delta.class.as_str());
+                out.push_str("\" scope=\"");
+                memo.write(out, &delta.scope, Context::Attr);
+                out.push_str("\">");
+                memo.write(out, &delta.text, Context::Text);
+                out.push_str("</delta>\n");
+            }
+            out.push_str("</contract_awareness>\n");
+        }
         out.push_str("<recovery>");
         out.push_str(RECOVERY);
         out.push_str("</recovery>\n</validation_error>");
@@ -241,6 +293,18 @@ impl ValidationError {
             len += FIELD
                 + memo.measure(&problem.path, Context::Attr)
                 + memo.measure(&problem.line, Context::Text);
+        }
+        if !self.awareness.is_empty() {
+            const SECTION: usize = "<contract_awareness>\n</contract_awareness>\n".len();
+            const DELTA: usize = "  <delta severity=\"\" scope=\"\"></delta>\n".len();
+            len += SECTION;
+            for delta in &self.awareness {
+                // The class names are plain ASCII words: nothing to escape.
+                len += DELTA
+                    + delta.class.as_str().len()
+                    + memo.measure(&delta.scope, Context::Attr)
+                    + memo.measure(&delta.text, Context::Text);
+            }
         }
         len
     }

@@ -1,0 +1,753 @@
+//! Contract deltas: every change between two contracts, classified BREAKING, RISKY, SAFE or
+//! COSMETIC (SPEC section 6).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde_json::Value;
+
+use super::model::{ActionContract, Contract, ErrorEntry, FieldContract, Hints, ToolContract};
+
+/// How a change affects a caller that learned the old contract, highest first (the derived
+/// order sorts [`DeltaClass::Breaking`] first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DeltaClass {
+    /// A call that was valid can now fail: a tool or action removed or renamed, a required
+    /// field added, a field removed (unknown fields are rejected), a field's type changed, an
+    /// enum value removed, an action becoming destructive or losing read-only, the
+    /// discriminator renamed.
+    Breaking,
+    /// A call may behave differently: the idempotent or open-world hint changed, an error code
+    /// added to an action (or its flags changed), a constraint tightened, any other schema
+    /// change, an output schema changed or removed.
+    Risky,
+    /// Old calls keep working: a tool or action added, an optional field added, a required
+    /// field becoming optional, an enum value added, an error code removed, an action
+    /// becoming read-only or no longer destructive, a hint set to its MCP default, an output
+    /// schema added.
+    Safe,
+    /// Text only: a tool, action or field description.
+    Cosmetic,
+}
+
+impl DeltaClass {
+    /// `BREAKING`, `RISKY`, `SAFE` or `COSMETIC`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeltaClass::Breaking => "BREAKING",
+            DeltaClass::Risky => "RISKY",
+            DeltaClass::Safe => "SAFE",
+            DeltaClass::Cosmetic => "COSMETIC",
+        }
+    }
+}
+
+impl fmt::Display for DeltaClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One change between two contracts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delta {
+    /// Its classification.
+    pub class: DeltaClass,
+    /// The tool it concerns (for a renamed tool, the old name).
+    pub tool: String,
+    /// The action it concerns, `None` for a change to the tool as a whole.
+    pub action: Option<String>,
+    /// One sentence with the before and after values:
+    /// `Field 'currency' became required (before: optional; now: required).`
+    pub text: String,
+}
+
+impl Delta {
+    /// The scope as models name it: `tool.action` for an action of a multi-action tool
+    /// (`tool` for a single-function tool's action), `tool` for a tool-wide change.
+    pub fn scope(&self, contract_discriminated: bool) -> String {
+        match (&self.action, contract_discriminated) {
+            (Some(action), true) => format!("{}.{action}", self.tool),
+            _ => self.tool.clone(),
+        }
+    }
+}
+
+/// Every change from one contract to another, highest class first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ContractDiff {
+    deltas: Vec<Delta>,
+    /// The tools whose deltas are named `tool.action` (multi-action tools, in either
+    /// contract).
+    discriminated: BTreeSet<String>,
+}
+
+impl ContractDiff {
+    /// The deltas, sorted by class (BREAKING first), then tool, action and text.
+    pub fn deltas(&self) -> &[Delta] {
+        &self.deltas
+    }
+
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.deltas.is_empty()
+    }
+
+    /// The highest class among the deltas, `None` when nothing changed.
+    pub fn highest(&self) -> Option<DeltaClass> {
+        self.deltas.first().map(|d| d.class)
+    }
+
+    /// Whether any delta is BREAKING.
+    pub fn has_breaking(&self) -> bool {
+        self.highest() == Some(DeltaClass::Breaking)
+    }
+
+    /// The scope of `delta` as models name it (see [`Delta::scope`]).
+    pub fn scope(&self, delta: &Delta) -> String {
+        delta.scope(self.discriminated.contains(&delta.tool))
+    }
+
+    /// The human-readable report: one line per delta, `CLASS scope: text`, highest class
+    /// first, each line ending in `\n`; the empty string when nothing changed.
+    ///
+    /// ```text
+    /// BREAKING billing.charge: Field 'currency' became required (before: optional; now: required).
+    /// SAFE billing.refund: Optional field 'reason' added (before: absent; now: string).
+    /// ```
+    pub fn report(&self) -> String {
+        let mut out = String::new();
+        for delta in &self.deltas {
+            out.push_str(delta.class.as_str());
+            out.push(' ');
+            out.push_str(&self.scope(delta));
+            out.push_str(": ");
+            out.push_str(&delta.text);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+impl fmt::Display for ContractDiff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.report())
+    }
+}
+
+/// Every change from `before` (the known-good contract, e.g. a lockfile's) to `after` (the
+/// current one), classified.
+///
+/// A tool (or action) removed while another with an identical entry appears is reported once,
+/// as renamed (BREAKING). Classification rules are listed on [`DeltaClass`]; the effective
+/// value of an annotation is compared (MCP defaults applied), and a hint that only becomes
+/// explicit is SAFE.
+pub fn diff(before: &Contract, after: &Contract) -> ContractDiff {
+    let mut out = Differ::default();
+    let removed: Vec<&String> = before
+        .tools
+        .keys()
+        .filter(|name| !after.tools.contains_key(*name))
+        .collect();
+    let mut added: Vec<&String> = after
+        .tools
+        .keys()
+        .filter(|name| !before.tools.contains_key(*name))
+        .collect();
+    for name in removed {
+        let old = &before.tools[name];
+        let renamed = added
+            .iter()
+            .position(|new| after.tools[*new] == *old && !old.actions.is_empty());
+        match renamed {
+            Some(i) => {
+                let new = added.remove(i);
+                out.push(
+                    DeltaClass::Breaking,
+                    name,
+                    None,
+                    format!("Tool renamed (before: '{name}'; now: '{new}')."),
+                );
+            }
+            None => out.push(
+                DeltaClass::Breaking,
+                name,
+                None,
+                format!("Tool removed (before: '{name}'; now: absent)."),
+            ),
+        }
+    }
+    for name in added {
+        out.push(
+            DeltaClass::Safe,
+            name,
+            None,
+            format!("Tool added (before: absent; now: '{name}')."),
+        );
+    }
+    for (name, old) in &before.tools {
+        if let Some(new) = after.tools.get(name) {
+            out.tool(name, old, new);
+        }
+    }
+    let discriminated = before
+        .tools
+        .iter()
+        .chain(&after.tools)
+        .filter(|(_, t)| t.discriminator.is_some())
+        .map(|(name, _)| name.clone())
+        .collect();
+    let mut deltas = out.deltas;
+    deltas.sort_by(|a, b| {
+        (a.class, &a.tool, &a.action, &a.text).cmp(&(b.class, &b.tool, &b.action, &b.text))
+    });
+    ContractDiff {
+        deltas,
+        discriminated,
+    }
+}
+
+#[derive(Default)]
+struct Differ {
+    deltas: Vec<Delta>,
+}
+
+impl Differ {
+    fn push(&mut self, class: DeltaClass, tool: &str, action: Option<&str>, text: String) {
+        self.deltas.push(Delta {
+            class,
+            tool: tool.to_owned(),
+            action: action.map(str::to_owned),
+            text,
+        });
+    }
+
+    fn tool(&mut self, name: &str, old: &ToolContract, new: &ToolContract) {
+        if old.description != new.description {
+            self.push(
+                DeltaClass::Cosmetic,
+                name,
+                None,
+                format!(
+                    "Tool description changed (before: {}; now: {}).",
+                    quoted(&old.description),
+                    quoted(&new.description)
+                ),
+            );
+        }
+        if old.discriminator != new.discriminator {
+            let show = |d: &Option<String>| match d {
+                Some(d) => format!("'{d}'"),
+                None => "none (a single-function tool)".to_owned(),
+            };
+            self.push(
+                DeltaClass::Breaking,
+                name,
+                None,
+                format!(
+                    "Discriminator changed (before: {}; now: {}).",
+                    show(&old.discriminator),
+                    show(&new.discriminator)
+                ),
+            );
+        }
+        let removed: Vec<&String> = old
+            .actions
+            .keys()
+            .filter(|a| !new.actions.contains_key(*a))
+            .collect();
+        let mut added: Vec<&String> = new
+            .actions
+            .keys()
+            .filter(|a| !old.actions.contains_key(*a))
+            .collect();
+        for action in removed {
+            let entry = &old.actions[action];
+            match added.iter().position(|a| new.actions[*a] == *entry) {
+                Some(i) => {
+                    let now = added.remove(i);
+                    self.push(
+                        DeltaClass::Breaking,
+                        name,
+                        Some(action),
+                        format!("Action renamed (before: '{action}'; now: '{now}')."),
+                    );
+                }
+                None => self.push(
+                    DeltaClass::Breaking,
+                    name,
+                    Some(action),
+                    format!("Action removed (before: '{action}'; now: absent)."),
+                ),
+            }
+        }
+        for action in added {
+            self.push(
+                DeltaClass::Safe,
+                name,
+                Some(action),
+                format!("Action added (before: absent; now: '{action}')."),
+            );
+        }
+        for (action, before) in &old.actions {
+            if let Some(after) = new.actions.get(action) {
+                self.action(name, action, before, after);
+            }
+        }
+    }
+
+    fn action(&mut self, tool: &str, action: &str, old: &ActionContract, new: &ActionContract) {
+        let mut push = |class, text: String| self.push(class, tool, Some(action), text);
+        if old.description != new.description {
+            push(
+                DeltaClass::Cosmetic,
+                format!(
+                    "Action description changed (before: {}; now: {}).",
+                    quoted(&old.description),
+                    quoted(&new.description)
+                ),
+            );
+        }
+        hints(&mut push, &old.annotations, &new.annotations);
+        errors(&mut push, &old.errors, &new.errors);
+        match (&old.output_schema_digest, &new.output_schema_digest) {
+            (None, Some(_)) => push(
+                DeltaClass::Safe,
+                "Output schema declared (before: none; now: declared).".to_owned(),
+            ),
+            (Some(_), None) => push(
+                DeltaClass::Risky,
+                "Output schema removed (before: declared; now: none).".to_owned(),
+            ),
+            (Some(a), Some(b)) if a != b => push(
+                DeltaClass::Risky,
+                format!(
+                    "Output schema changed (before: {}; now: {}).",
+                    short(a),
+                    short(b)
+                ),
+            ),
+            _ => {}
+        }
+        let (any, substantive) = fields(&mut push, &old.fields, &new.fields);
+        if old.required != new.required && !substantive {
+            // `fields` reports every change of a top-level field's `required`; kept for a
+            // hand-built contract whose lists disagree.
+            push(
+                DeltaClass::Risky,
+                format!(
+                    "Required fields changed (before: {}; now: {}).",
+                    list(&old.required),
+                    list(&new.required)
+                ),
+            );
+        }
+        if old.input_structure_digest != new.input_structure_digest && !substantive {
+            push(
+                DeltaClass::Risky,
+                format!(
+                    "Input schema changed beyond its fields (before: {}; now: {}).",
+                    short(&old.input_structure_digest),
+                    short(&new.input_structure_digest)
+                ),
+            );
+        } else if old.input_schema_digest != new.input_schema_digest && !any {
+            push(
+                DeltaClass::Cosmetic,
+                format!(
+                    "Input schema text changed (descriptions or titles) (before: {}; now: {}).",
+                    short(&old.input_schema_digest),
+                    short(&new.input_schema_digest)
+                ),
+            );
+        }
+    }
+}
+
+/// The annotation changes. Effective values (MCP defaults applied) decide the class.
+fn hints(push: &mut impl FnMut(DeltaClass, String), old: &Hints, new: &Hints) {
+    let show = |raw: Option<bool>, effective: bool| match raw {
+        Some(v) => v.to_string(),
+        None => format!("{effective} (MCP default)"),
+    };
+    type Rule = (
+        &'static str,
+        fn(&Hints) -> Option<bool>,
+        fn(&Hints) -> bool,
+        DeltaClass, // becoming true
+        DeltaClass, // becoming false
+    );
+    let rules: [Rule; 4] = [
+        (
+            "read-only",
+            |h| h.read_only,
+            Hints::is_read_only,
+            DeltaClass::Safe,
+            DeltaClass::Breaking,
+        ),
+        (
+            "destructive",
+            |h| h.destructive,
+            Hints::is_destructive,
+            DeltaClass::Breaking,
+            DeltaClass::Safe,
+        ),
+        (
+            "idempotent",
+            |h| h.idempotent,
+            Hints::is_idempotent,
+            DeltaClass::Risky,
+            DeltaClass::Risky,
+        ),
+        (
+            "open-world",
+            |h| h.open_world,
+            Hints::is_open_world,
+            DeltaClass::Risky,
+            DeltaClass::Risky,
+        ),
+    ];
+    for (name, raw, effective, to_true, to_false) in rules {
+        let (a, b) = (effective(old), effective(new));
+        let (ra, rb) = (raw(old), raw(new));
+        // Destructiveness is moot for a read-only action (MCP): say so instead of a default.
+        let shown = |h: &Hints, raw: Option<bool>, effective: bool| {
+            if name == "destructive" && h.is_read_only() {
+                "false (read-only)".to_owned()
+            } else {
+                show(raw, effective)
+            }
+        };
+        let before = shown(old, ra, a);
+        let now = shown(new, rb, b);
+        if a != b {
+            let (class, verb) = match (name, b) {
+                ("read-only", true) => (to_true, "Action became read-only".to_owned()),
+                ("read-only", false) => (to_false, "Action is no longer read-only".to_owned()),
+                ("destructive", true) => (to_true, "Action became destructive".to_owned()),
+                ("destructive", false) => (to_false, "Action is no longer destructive".to_owned()),
+                (_, true) => (to_true, format!("Hint {name} changed")),
+                (_, false) => (to_false, format!("Hint {name} changed")),
+            };
+            push(class, format!("{verb} (before: {before}; now: {now})."));
+        } else if ra != rb {
+            push(
+                DeltaClass::Safe,
+                format!("Hint {name} restated with the same effect (before: {before}; now: {now})."),
+            );
+        }
+    }
+}
+
+/// The error-code changes: added RISKY, removed SAFE, flags changed RISKY.
+fn errors(push: &mut impl FnMut(DeltaClass, String), old: &[ErrorEntry], new: &[ErrorEntry]) {
+    let by_code = |entries: &[ErrorEntry]| -> BTreeMap<String, Vec<ErrorEntry>> {
+        let mut map: BTreeMap<String, Vec<ErrorEntry>> = BTreeMap::new();
+        for e in entries {
+            map.entry(e.code.clone()).or_default().push(e.clone());
+        }
+        map
+    };
+    let (old, new) = (by_code(old), by_code(new));
+    let show = |entries: &[ErrorEntry]| {
+        entries
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {}, {}",
+                    e.severity,
+                    e.category,
+                    if e.retryable {
+                        "retryable"
+                    } else {
+                        "not retryable"
+                    }
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    for (code, entries) in &old {
+        match new.get(code) {
+            None => push(
+                DeltaClass::Safe,
+                format!(
+                    "Error code {code} removed (before: {}; now: absent).",
+                    show(entries)
+                ),
+            ),
+            Some(now) if now != entries => push(
+                DeltaClass::Risky,
+                format!(
+                    "Error code {code} changed (before: {}; now: {}).",
+                    show(entries),
+                    show(now)
+                ),
+            ),
+            Some(_) => {}
+        }
+    }
+    for (code, entries) in new.iter().filter(|(c, _)| !old.contains_key(*c)) {
+        push(
+            DeltaClass::Risky,
+            format!(
+                "Error code {code} added (before: absent; now: {}).",
+                show(entries)
+            ),
+        );
+    }
+}
+
+/// The field changes; returns whether there was any, and whether any is more than cosmetic.
+fn fields(
+    push: &mut impl FnMut(DeltaClass, String),
+    old: &BTreeMap<String, FieldContract>,
+    new: &BTreeMap<String, FieldContract>,
+) -> (bool, bool) {
+    let mut any = false;
+    let mut substantive = false;
+    let mut emit = |class: DeltaClass, text: String| {
+        any = true;
+        substantive |= class != DeltaClass::Cosmetic;
+        push(class, text);
+    };
+    for (path, before) in old {
+        let Some(after) = new.get(path) else {
+            // A removed field's children are reported with it.
+            if !is_child_of_any(path, old.keys().filter(|p| !new.contains_key(*p))) {
+                emit(
+                    DeltaClass::Breaking,
+                    format!(
+                        "Field '{path}' removed; it is now rejected as unknown (before: {}; now: absent).",
+                        field_summary(before)
+                    ),
+                );
+            }
+            continue;
+        };
+        field(&mut emit, path, before, after);
+    }
+    for (path, after) in new.iter().filter(|(p, _)| !old.contains_key(*p)) {
+        if is_child_of_any(path, new.keys().filter(|p| !old.contains_key(*p))) {
+            continue;
+        }
+        if after.required {
+            emit(
+                DeltaClass::Breaking,
+                format!(
+                    "Required field '{path}' added (before: absent; now: {}).",
+                    field_summary(after)
+                ),
+            );
+        } else {
+            emit(
+                DeltaClass::Safe,
+                format!(
+                    "Optional field '{path}' added (before: absent; now: {}).",
+                    field_summary(after)
+                ),
+            );
+        }
+    }
+    (any, substantive)
+}
+
+/// Whether `path` is nested in one of `parents` (`a.b` in `a`, `a[].b` in `a`).
+fn is_child_of_any<'a>(path: &str, parents: impl Iterator<Item = &'a String>) -> bool {
+    parents
+        .filter(|p| p.as_str() != path)
+        .any(|p| path.starts_with(&format!("{p}.")) || path.starts_with(&format!("{p}[].")))
+}
+
+fn field(
+    emit: &mut impl FnMut(DeltaClass, String),
+    path: &str,
+    old: &FieldContract,
+    new: &FieldContract,
+) {
+    if old.description != new.description {
+        emit(
+            DeltaClass::Cosmetic,
+            format!(
+                "Description of field '{path}' changed (before: {}; now: {}).",
+                quoted(&old.description),
+                quoted(&new.description)
+            ),
+        );
+    }
+    match (old.required, new.required) {
+        (false, true) => emit(
+            DeltaClass::Breaking,
+            format!("Field '{path}' became required (before: optional; now: required)."),
+        ),
+        (true, false) => emit(
+            DeltaClass::Safe,
+            format!("Field '{path}' became optional (before: required; now: optional)."),
+        ),
+        _ => {}
+    }
+    if old.types != new.types {
+        let widened = accepts_all(&new.types, &old.types);
+        emit(
+            if widened {
+                DeltaClass::Risky
+            } else {
+                DeltaClass::Breaking
+            },
+            format!(
+                "Type of field '{path}' {} (before: {}; now: {}).",
+                if widened { "widened" } else { "changed" },
+                types_text(&old.types),
+                types_text(&new.types)
+            ),
+        );
+    }
+    match (&old.enum_values, &new.enum_values) {
+        (Some(a), Some(b)) => {
+            let removed: Vec<&String> = a.iter().filter(|v| !b.contains(v)).collect();
+            let added: Vec<&String> = b.iter().filter(|v| !a.contains(v)).collect();
+            if !removed.is_empty() {
+                emit(
+                    DeltaClass::Breaking,
+                    format!(
+                        "Field '{path}' no longer accepts {} (before: {}; now: {}).",
+                        list(&removed),
+                        list(a),
+                        list(b)
+                    ),
+                );
+            }
+            if !added.is_empty() {
+                emit(
+                    DeltaClass::Safe,
+                    format!(
+                        "Field '{path}' also accepts {} (before: {}; now: {}).",
+                        list(&added),
+                        list(a),
+                        list(b)
+                    ),
+                );
+            }
+        }
+        (None, Some(b)) => emit(
+            DeltaClass::Risky,
+            format!(
+                "Field '{path}' is now restricted to listed values (before: any value; now: {}).",
+                list(b)
+            ),
+        ),
+        (Some(a), None) => emit(
+            DeltaClass::Risky,
+            format!(
+                "Field '{path}' is no longer restricted to listed values (before: {}; now: any value).",
+                list(a)
+            ),
+        ),
+        (None, None) => {}
+    }
+    let keys: BTreeSet<&String> = old.constraints.keys().chain(new.constraints.keys()).collect();
+    for key in keys {
+        let (a, b) = (old.constraints.get(key), new.constraints.get(key));
+        if a == b {
+            continue;
+        }
+        let verb = match (a, b) {
+            (None, Some(_)) => "added",
+            (Some(_), None) => "removed",
+            (Some(a), Some(b)) => match tightened(key, a, b) {
+                Some(true) => "tightened",
+                Some(false) => "loosened",
+                None => "changed",
+            },
+            (None, None) => continue,
+        };
+        let show = |v: Option<&Value>| v.map_or_else(|| "none".to_owned(), Value::to_string);
+        emit(
+            DeltaClass::Risky,
+            format!(
+                "Constraint {key} of field '{path}' {verb} (before: {}; now: {}).",
+                show(a),
+                show(b)
+            ),
+        );
+    }
+}
+
+/// Whether a changed numeric bound is tighter (`Some(true)`), looser (`Some(false)`), or not
+/// comparable (`None`: patterns, formats, non-numbers).
+fn tightened(key: &str, old: &Value, new: &Value) -> Option<bool> {
+    let (a, b) = (old.as_f64()?, new.as_f64()?);
+    let lower = matches!(
+        key,
+        "minimum" | "exclusiveMinimum" | "minLength" | "minItems" | "minProperties"
+    );
+    let upper = matches!(
+        key,
+        "maximum" | "exclusiveMaximum" | "maxLength" | "maxItems" | "maxProperties"
+    );
+    if lower {
+        Some(b > a)
+    } else if upper {
+        Some(b < a)
+    } else {
+        None
+    }
+}
+
+/// Whether a field of types `new` accepts every value a field of types `old` accepted (an
+/// empty list accepts anything; `number` covers `integer`).
+fn accepts_all(new: &[String], old: &[String]) -> bool {
+    if new.is_empty() {
+        return true;
+    }
+    if old.is_empty() {
+        return false;
+    }
+    old.iter().all(|t| {
+        new.contains(t) || (t == "integer" && new.iter().any(|n| n == "number"))
+    })
+}
+
+fn types_text(types: &[String]) -> String {
+    if types.is_empty() {
+        "any type".to_owned()
+    } else {
+        types.join(" or ")
+    }
+}
+
+fn field_summary(field: &FieldContract) -> String {
+    let mut out = types_text(&field.types);
+    if let Some(values) = &field.enum_values {
+        out.push_str(" in ");
+        out.push_str(&list(values));
+    }
+    out
+}
+
+fn list<S: AsRef<str>>(values: &[S]) -> String {
+    values
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A description in single quotes, cut to 60 characters (`…` marks a cut); `none` when empty.
+fn quoted(text: &str) -> String {
+    if text.is_empty() {
+        return "none".to_owned();
+    }
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() > 60 {
+        let cut: String = one_line.chars().take(57).collect();
+        format!("'{cut}...'")
+    } else {
+        format!("'{one_line}'")
+    }
+}
+
+/// A digest shortened for a report line: `sha256:` and 12 hex digits.
+fn short(digest: &str) -> String {
+    digest.chars().take(7 + 12).collect()
+}

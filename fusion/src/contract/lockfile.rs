@@ -1,0 +1,391 @@
+//! `fusion.lock`: the contract as canonical JSON with SHA-256 digests per tool and for the
+//! whole server (SPEC section 6), written and verified.
+
+use std::fmt;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::model::{Contract, ToolContract};
+
+/// The lockfile format this version of fusion writes and reads (the `format` field).
+pub const LOCKFILE_FORMAT: u64 = 1;
+
+/// A lockfile read and verified: its contract and its server digest.
+///
+/// The file is a JSON object `{"digest", "format", "tools"}`: `format` is
+/// [`LOCKFILE_FORMAT`], `tools` maps each tool name to its [`ToolContract`] plus a `digest`
+/// key, and the top `digest` covers the whole file. Keys are sorted at every level, indented by
+/// two spaces, with a trailing newline.
+///
+/// A digest is `sha256:` followed by the lowercase hex SHA-256 of the covered JSON written
+/// compactly with sorted keys (serde_json's number and string forms): for a tool, its entry
+/// without its `digest` key; for the server, the whole document without the top `digest` key
+/// (so it covers the tool digests). Both are independent of map order, platform and run.
+///
+/// ```
+/// use fusion::contract::{Contract, Lockfile};
+///
+/// let text = Contract::default().to_lockfile();
+/// assert!(text.starts_with("{\n  \"digest\": \"sha256:"));
+/// assert!(text.ends_with("\n  \"tools\": {}\n}\n"));
+/// let lockfile = Lockfile::parse(&text)?;
+/// assert_eq!(lockfile.contract(), &Contract::default());
+///
+/// // A hand edit without a matching digest is refused.
+/// let edited = text.replace("\"format\": 1", "\"format\": 1 ");
+/// assert!(Lockfile::parse(&edited).is_ok(), "whitespace is not content");
+/// let tampered = text.replace("\"tools\": {}", "\"tools\": {\"x\": {}}");
+/// assert!(Lockfile::parse(&tampered).is_err());
+/// # Ok::<(), fusion::contract::LockfileError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lockfile {
+    contract: Contract,
+    digest: String,
+}
+
+impl Lockfile {
+    /// Parses and verifies lockfile text.
+    ///
+    /// # Errors
+    /// [`LockfileError::Malformed`] when the text is not JSON or not the lockfile shape (a
+    /// missing or unknown key, a wrong type), [`LockfileError::UnsupportedFormat`] for another
+    /// `format`, [`LockfileError::Tampered`] when a stored digest does not match the content
+    /// it covers (a tool's entry is checked against its own digest even when the top digest
+    /// was left alone).
+    pub fn parse(text: &str) -> Result<Lockfile, LockfileError> {
+        let document: Value = serde_json::from_str(text)
+            .map_err(|err| LockfileError::Malformed(format!("not JSON: {err}")))?;
+        let Value::Object(mut document) = document else {
+            return Err(LockfileError::Malformed(
+                "the top level is not a JSON object".into(),
+            ));
+        };
+        match document.get("format") {
+            Some(Value::Number(n)) if n.as_u64() == Some(LOCKFILE_FORMAT) => {}
+            Some(Value::Number(n)) => {
+                return Err(LockfileError::UnsupportedFormat(n.to_string()));
+            }
+            Some(other) => {
+                return Err(LockfileError::Malformed(format!(
+                    "`format` is {other}, not a number"
+                )));
+            }
+            None => return Err(LockfileError::Malformed("no `format` key".into())),
+        }
+        let stored = take_digest(&mut document, "the server")?;
+        if let Some(key) = document.keys().find(|k| *k != "format" && *k != "tools") {
+            return Err(LockfileError::Malformed(format!(
+                "unknown top-level key `{key}`"
+            )));
+        }
+        let Some(Value::Object(tools)) = document.get("tools") else {
+            return Err(LockfileError::Malformed(
+                "no `tools` object at the top level".into(),
+            ));
+        };
+        let mut contract = Contract::default();
+        for (name, entry) in tools {
+            let Value::Object(entry) = entry else {
+                return Err(LockfileError::Malformed(format!(
+                    "tool `{name}` is not a JSON object"
+                )));
+            };
+            let mut entry = entry.clone();
+            let stored_tool = take_digest(&mut entry, &format!("tool `{name}`"))?;
+            let content = Value::Object(entry);
+            let computed = sha256_digest(&canonical_compact(&content));
+            if computed != stored_tool {
+                return Err(LockfileError::Tampered {
+                    tool: Some(name.clone()),
+                    stored: stored_tool,
+                    computed,
+                });
+            }
+            let tool: ToolContract = serde_json::from_value(content).map_err(|err| {
+                LockfileError::Malformed(format!("tool `{name}`: {err}"))
+            })?;
+            contract.tools.insert(name.clone(), tool);
+        }
+        let computed = sha256_digest(&canonical_compact(&Value::Object(document)));
+        if computed != stored {
+            return Err(LockfileError::Tampered {
+                tool: None,
+                stored,
+                computed,
+            });
+        }
+        Ok(Lockfile {
+            contract,
+            digest: stored,
+        })
+    }
+
+    /// Reads and verifies the lockfile at `path`.
+    ///
+    /// # Errors
+    /// [`LockfileError::Io`] when the file cannot be read, else as [`Lockfile::parse`].
+    pub fn load(path: impl AsRef<Path>) -> Result<Lockfile, LockfileError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|err| LockfileError::Io {
+            path: path.display().to_string(),
+            message: err.to_string(),
+        })?;
+        Lockfile::parse(&text)
+    }
+
+    /// The lockfile of `contract` (what [`Contract::to_lockfile`] writes).
+    pub fn new(contract: Contract) -> Lockfile {
+        let digest = contract.digest();
+        Lockfile { contract, digest }
+    }
+
+    /// The contract recorded.
+    pub fn contract(&self) -> &Contract {
+        &self.contract
+    }
+
+    /// The server digest (`sha256:…`).
+    pub fn digest(&self) -> &str {
+        &self.digest
+    }
+}
+
+impl From<Contract> for Lockfile {
+    fn from(contract: Contract) -> Lockfile {
+        Lockfile::new(contract)
+    }
+}
+
+/// Removes and returns the `digest` string of an entry.
+fn take_digest(entry: &mut Map<String, Value>, whose: &str) -> Result<String, LockfileError> {
+    match entry.remove("digest") {
+        Some(Value::String(digest)) => Ok(digest),
+        Some(other) => Err(LockfileError::Malformed(format!(
+            "the digest of {whose} is {other}, not a string"
+        ))),
+        None => Err(LockfileError::Malformed(format!(
+            "{whose} has no `digest` key"
+        ))),
+    }
+}
+
+impl Contract {
+    /// The lockfile text of this contract: canonical JSON (keys sorted at every level,
+    /// two-space indent, trailing newline) with the digests described on [`Lockfile`].
+    /// The same contract always gives the same bytes.
+    pub fn to_lockfile(&self) -> String {
+        canonical_pretty(&self.document())
+    }
+
+    /// The server digest of this contract (`sha256:…`), as its lockfile records it.
+    pub fn digest(&self) -> String {
+        let mut document = self.document();
+        if let Value::Object(map) = &mut document {
+            map.remove("digest");
+        }
+        // Recomputed from the document without its digest, as `Lockfile::parse` checks it.
+        sha256_digest(&canonical_compact(&document))
+    }
+
+    /// The digest of tool `name`'s entry, `None` when the contract has no such tool.
+    pub fn tool_digest(&self, name: &str) -> Option<String> {
+        self.tools.get(name).map(tool_digest)
+    }
+
+    /// The lockfile as a JSON value, digests included.
+    fn document(&self) -> Value {
+        let tools: Map<String, Value> = self
+            .tools
+            .iter()
+            .map(|(name, tool)| {
+                let mut entry = to_object(tool);
+                entry.insert("digest".into(), Value::String(tool_digest(tool)));
+                (name.clone(), Value::Object(entry))
+            })
+            .collect();
+        let mut document = Map::new();
+        document.insert("format".into(), Value::from(LOCKFILE_FORMAT));
+        document.insert("tools".into(), Value::Object(tools));
+        let digest = sha256_digest(&canonical_compact(&Value::Object(document.clone())));
+        document.insert("digest".into(), Value::String(digest));
+        Value::Object(document)
+    }
+}
+
+fn tool_digest(tool: &ToolContract) -> String {
+    sha256_digest(&canonical_compact(&Value::Object(to_object(tool))))
+}
+
+fn to_object(tool: &ToolContract) -> Map<String, Value> {
+    match serde_json::to_value(tool) {
+        Ok(Value::Object(map)) => map,
+        // A struct of strings, maps, booleans and JSON values always serializes to an object.
+        _ => unreachable!("a ToolContract serializes to a JSON object"),
+    }
+}
+
+/// Why a lockfile was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LockfileError {
+    /// The file could not be read.
+    Io {
+        /// The path, as given.
+        path: String,
+        /// The operating system's message.
+        message: String,
+    },
+    /// Not JSON, or not the lockfile shape; the message says where.
+    Malformed(String),
+    /// A `format` this version of fusion does not read (it reads [`LOCKFILE_FORMAT`]).
+    UnsupportedFormat(String),
+    /// A stored digest does not match the content it covers: the file was edited by hand.
+    Tampered {
+        /// The tool whose entry changed; `None` for the server digest.
+        tool: Option<String>,
+        /// The digest in the file.
+        stored: String,
+        /// The digest of the content.
+        computed: String,
+    },
+}
+
+impl fmt::Display for LockfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LockfileError::Io { path, message } => {
+                write!(f, "cannot read lockfile {path}: {message}")
+            }
+            LockfileError::Malformed(message) => write!(f, "malformed lockfile: {message}"),
+            LockfileError::UnsupportedFormat(format) => write!(
+                f,
+                "lockfile format {format} is not supported (this fusion reads format {LOCKFILE_FORMAT})"
+            ),
+            LockfileError::Tampered {
+                tool,
+                stored,
+                computed,
+            } => {
+                let whose = match tool {
+                    Some(tool) => format!("the entry of tool `{tool}`"),
+                    None => "the lockfile".to_owned(),
+                };
+                write!(
+                    f,
+                    "tampered lockfile: {whose} does not match its digest (stored {stored}, \
+                     content {computed}); regenerate it instead of editing it by hand"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for LockfileError {}
+
+/// `sha256:` and the lowercase hex SHA-256 of `text`.
+pub(crate) fn sha256_digest(text: &str) -> String {
+    let hash = Sha256::digest(text.as_bytes());
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for byte in hash.iter() {
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0xF)]));
+    }
+    out
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// `value` as compact JSON with object keys sorted (byte order) at every level, whatever the
+/// map's own order.
+pub(crate) fn canonical_compact(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(&mut out, value, None, 0);
+    out
+}
+
+/// `value` as JSON with object keys sorted at every level, two-space indent, and a trailing
+/// newline.
+pub(crate) fn canonical_pretty(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(&mut out, value, Some("  "), 0);
+    out.push('\n');
+    out
+}
+
+fn write_canonical(out: &mut String, value: &Value, indent: Option<&str>, depth: usize) {
+    let newline = |out: &mut String, depth: usize| {
+        if let Some(indent) = indent {
+            out.push('\n');
+            for _ in 0..depth {
+                out.push_str(indent);
+            }
+        }
+    };
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (key, child)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, depth + 1);
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                if indent.is_some() {
+                    out.push(' ');
+                }
+                write_canonical(out, child, indent, depth + 1);
+            }
+            newline(out, depth);
+            out.push('}');
+        }
+        Value::Array(items) if !items.is_empty() => {
+            out.push('[');
+            for (i, child) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, depth + 1);
+                write_canonical(out, child, indent, depth + 1);
+            }
+            newline(out, depth);
+            out.push(']');
+        }
+        // Scalars, `{}` and `[]`: serde_json's own forms (shortest round-trip floats).
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn canonical_json_sorts_keys_at_every_level() {
+        let value = json!({"b": [{"z": 1, "a": [1.5, null]}], "a": {}, "c": []});
+        assert_eq!(
+            canonical_compact(&value),
+            r#"{"a":{},"b":[{"a":[1.5,null],"z":1}],"c":[]}"#
+        );
+        assert_eq!(
+            canonical_pretty(&value),
+            "{\n  \"a\": {},\n  \"b\": [\n    {\n      \"a\": [\n        1.5,\n        null\n      ],\n      \"z\": 1\n    }\n  ],\n  \"c\": []\n}\n"
+        );
+    }
+
+    #[test]
+    fn digest_is_sha256_hex() {
+        // The SHA-256 of the empty string (FIPS 180-2 test vector).
+        assert_eq!(
+            sha256_digest(""),
+            "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+}

@@ -1,0 +1,493 @@
+//! The contract model: what models learn of each tool and action, built from the registered
+//! tool definitions, in a shape that serializes to the lockfile deterministically.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::tool::{ActionDefinition, Annotations, ToolDefinition};
+
+use super::lockfile::{canonical_compact, sha256_digest};
+
+/// The contract of a set of tools: every tool, keyed (and so sorted) by name.
+///
+/// Built from tool definitions with [`Contract::from_definitions`] (or
+/// [`Server::contract`](crate::server::Server::contract),
+/// [`Tester::contract`](crate::testing::Tester::contract)), written to and read from a
+/// lockfile with [`Contract::to_lockfile`] and [`Lockfile`](super::Lockfile), and compared with
+/// [`diff`](super::diff).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Contract {
+    /// The tools, by MCP tool name (`billing`).
+    pub tools: BTreeMap<String, ToolContract>,
+}
+
+/// One tool's contract.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolContract {
+    /// The tool's description.
+    pub description: String,
+    /// The discriminator field (`action`); `None` for a single-function tool.
+    pub discriminator: Option<String>,
+    /// The actions, by name (`charge`). A single-function tool has one, named like the tool.
+    pub actions: BTreeMap<String, ActionContract>,
+}
+
+/// One action's contract.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionContract {
+    /// The action's description.
+    pub description: String,
+    /// `sha256:` and the lowercase hex SHA-256 of the action's input schema as canonical
+    /// compact JSON (keys sorted, no whitespace); any change to the schema changes it.
+    pub input_schema_digest: String,
+    /// The same digest of the input schema with every `description`, `title`, `$comment`,
+    /// `examples` and `$schema` key removed: it changes only when what the schema accepts may
+    /// have changed.
+    pub input_structure_digest: String,
+    /// The digest of the declared output schema (as [`ActionContract::input_schema_digest`]),
+    /// `None` when the action declares none.
+    pub output_schema_digest: Option<String>,
+    /// The required top-level fields, sorted.
+    pub required: Vec<String>,
+    /// Every field by path (`invoice_id`, `address.zip`, `items[].sku`), local `$ref`s
+    /// resolved, nested objects and arrays of objects walked (up to
+    /// [`MAX_FIELD_DEPTH`] levels).
+    pub fields: BTreeMap<String, FieldContract>,
+    /// The MCP annotations, as declared (`None`: unset).
+    pub annotations: Hints,
+    /// The error codes the action can produce, sorted by code, each once.
+    ///
+    /// What the definition gives: `#[derive(ToolErrors)]` declares codes per error *type*, so
+    /// every action returning one type lists all of its codes.
+    pub errors: Vec<ErrorEntry>,
+}
+
+/// How deep [`ActionContract::fields`] walks nested objects: `a.b.c` is depth 3.
+pub const MAX_FIELD_DEPTH: usize = 8;
+
+/// One field of an action's arguments.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldContract {
+    /// Whether the field is required in its object.
+    pub required: bool,
+    /// The JSON types accepted (`integer`, `null`, `string`, …), sorted; empty when the schema
+    /// accepts any type.
+    pub types: Vec<String>,
+    /// The values accepted when the field is an enumeration (`enum`, `const`, or a `oneOf` of
+    /// constants), each as compact JSON (`"EUR"`), sorted; `None` otherwise.
+    #[serde(rename = "enum")]
+    pub enum_values: Option<Vec<String>>,
+    /// The validation keywords the schema shows for the field (`minimum`, `maxLength`,
+    /// `pattern`, `format`, …) and their values.
+    pub constraints: BTreeMap<String, Value>,
+    /// The field's description.
+    pub description: String,
+}
+
+/// The MCP annotations of an action (MCP specification 2025-06-18, "Tool annotations"), as
+/// declared: `None` leaves a hint to the MCP default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hints {
+    /// `readOnlyHint` (MCP default: false).
+    pub read_only: Option<bool>,
+    /// `destructiveHint` (MCP default: true; meaningful only when not read-only).
+    pub destructive: Option<bool>,
+    /// `idempotentHint` (MCP default: false).
+    pub idempotent: Option<bool>,
+    /// `openWorldHint` (MCP default: true).
+    pub open_world: Option<bool>,
+}
+
+impl Hints {
+    /// Whether the action is read-only, the MCP default applied.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only.unwrap_or(false)
+    }
+
+    /// Whether the action may be destructive, the MCP defaults applied: never when read-only,
+    /// else the hint or `true`.
+    pub fn is_destructive(&self) -> bool {
+        !self.is_read_only() && self.destructive.unwrap_or(true)
+    }
+
+    /// Whether the action is idempotent, the MCP default applied.
+    pub fn is_idempotent(&self) -> bool {
+        self.idempotent.unwrap_or(false)
+    }
+
+    /// Whether the action talks to an open world, the MCP default applied.
+    pub fn is_open_world(&self) -> bool {
+        self.open_world.unwrap_or(true)
+    }
+}
+
+impl From<Annotations> for Hints {
+    fn from(a: Annotations) -> Hints {
+        Hints {
+            read_only: a.read_only,
+            destructive: a.destructive,
+            idempotent: a.idempotent,
+            open_world: a.open_world,
+        }
+    }
+}
+
+/// One error code an action can produce, with its flags (SPEC section 1).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorEntry {
+    /// The code (`NOT_FOUND`, `ALREADY_PAID`).
+    pub code: String,
+    /// `warning`, `error` or `critical`.
+    pub severity: String,
+    /// `auth`, `rate_limit`, `not_found`, `validation`, `transient` or `unknown`.
+    pub category: String,
+    /// Whether an identical retry can succeed.
+    pub retryable: bool,
+}
+
+impl Contract {
+    /// The contract of `definitions` (as [`Tool::definition`](crate::Tool::definition) reports
+    /// them). A later definition with the name of an earlier one replaces it (a server refuses
+    /// such a set anyway).
+    pub fn from_definitions<'a>(
+        definitions: impl IntoIterator<Item = &'a ToolDefinition>,
+    ) -> Contract {
+        let tools = definitions
+            .into_iter()
+            .map(|def| (def.name.clone(), ToolContract::from_definition(def)))
+            .collect();
+        Contract { tools }
+    }
+}
+
+impl ToolContract {
+    /// The contract of one tool definition.
+    pub fn from_definition(def: &ToolDefinition) -> ToolContract {
+        ToolContract {
+            description: def.description.clone(),
+            discriminator: def.discriminator.clone(),
+            actions: def
+                .actions
+                .iter()
+                .map(|action| (action.name.clone(), ActionContract::from_definition(action)))
+                .collect(),
+        }
+    }
+}
+
+impl ActionContract {
+    /// The contract of one action definition.
+    pub fn from_definition(action: &ActionDefinition) -> ActionContract {
+        let schema = Value::Object(action.input_schema.clone());
+        // Fields are read from the schema as advertised: a top-level `oneOf`/`anyOf`/`allOf`
+        // merged into one object, as `tools/list` shows it.
+        let flat = crate::dispatch::flatten_top_level(&action.input_schema);
+        let mut walker = FieldWalker {
+            root: &action.input_schema,
+            fields: BTreeMap::new(),
+            refs: Vec::new(),
+        };
+        walker.object(&flat, "", 1);
+        let mut required: Vec<String> = string_array(flat.get("required"));
+        required.sort();
+        required.dedup();
+        let errors: BTreeSet<ErrorEntry> = action
+            .errors
+            .iter()
+            .map(|e| ErrorEntry {
+                code: e.code.as_str().to_owned(),
+                severity: e.severity.as_str().to_owned(),
+                category: e.category.as_str().to_owned(),
+                retryable: e.retryable,
+            })
+            .collect();
+        ActionContract {
+            description: action.description.clone(),
+            input_schema_digest: sha256_digest(&canonical_compact(&schema)),
+            input_structure_digest: sha256_digest(&canonical_compact(&structure(&schema))),
+            output_schema_digest: action
+                .output_schema
+                .as_ref()
+                .map(|s| sha256_digest(&canonical_compact(&Value::Object(s.clone())))),
+            required,
+            fields: walker.fields,
+            annotations: action.annotations.into(),
+            errors: errors.into_iter().collect(),
+        }
+    }
+}
+
+/// The keywords recorded as [`FieldContract::constraints`].
+pub(crate) const CONSTRAINT_KEYWORDS: [&str; 14] = [
+    "exclusiveMaximum",
+    "exclusiveMinimum",
+    "format",
+    "maxItems",
+    "maxLength",
+    "maxProperties",
+    "maximum",
+    "minItems",
+    "minLength",
+    "minProperties",
+    "minimum",
+    "multipleOf",
+    "pattern",
+    "uniqueItems",
+];
+
+/// Walks an arguments schema and records every field.
+struct FieldWalker<'s> {
+    root: &'s Map<String, Value>,
+    fields: BTreeMap<String, FieldContract>,
+    /// The `$ref`s being expanded, so a recursive type is walked once.
+    refs: Vec<String>,
+}
+
+impl FieldWalker<'_> {
+    /// Records the properties of the object schema `schema`, their paths prefixed by `prefix`.
+    fn object(&mut self, schema: &Map<String, Value>, prefix: &str, depth: usize) {
+        if depth > MAX_FIELD_DEPTH {
+            return;
+        }
+        let required = string_array(schema.get("required"));
+        let Some(Value::Object(properties)) = schema.get("properties") else {
+            return;
+        };
+        for (name, property) in properties {
+            let path = format!("{prefix}{name}");
+            let Some(property) = property.as_object() else {
+                // `true`/`false` schemas: any value, or none.
+                self.fields.insert(
+                    path,
+                    FieldContract {
+                        required: required.contains(name),
+                        ..FieldContract::default()
+                    },
+                );
+                continue;
+            };
+            let (resolved, pushed) = self.resolve(property);
+            let description = text(property.get("description"))
+                .or_else(|| text(resolved.get("description")))
+                .unwrap_or_default();
+            let alternatives = self.alternatives(&resolved);
+            let mut types = BTreeSet::new();
+            let mut values: Option<BTreeSet<String>> = None;
+            let mut any_type = false;
+            // An alternative that is no enumeration (nor the `null` of an `Option`) opens the
+            // value set.
+            let mut open = false;
+            for alternative in &alternatives {
+                let found = types_of(alternative);
+                any_type |= found.is_empty();
+                types.extend(found);
+                match enum_of(alternative) {
+                    Some(found) => values.get_or_insert_with(BTreeSet::new).extend(found),
+                    None => open |= !is_null_only(alternative),
+                }
+            }
+            if any_type {
+                types.clear();
+            }
+            if open {
+                values = None;
+            }
+            // Constraints from the one alternative that is not `null` (an `Option<T>`).
+            let mut constraints = BTreeMap::new();
+            let substantive: Vec<&Map<String, Value>> = alternatives
+                .iter()
+                .filter(|a| !is_null_only(a))
+                .collect();
+            if let [only] = substantive.as_slice() {
+                for keyword in CONSTRAINT_KEYWORDS {
+                    if let Some(value) = only.get(keyword) {
+                        constraints.insert(keyword.to_owned(), value.clone());
+                    }
+                }
+            }
+            self.fields.insert(
+                path.clone(),
+                FieldContract {
+                    required: required.contains(name),
+                    types: types.into_iter().collect(),
+                    enum_values: values.map(|v| v.into_iter().collect()),
+                    constraints,
+                    description,
+                },
+            );
+            if let [only] = substantive.as_slice() {
+                self.nested(only, &path, depth);
+            }
+            if pushed {
+                self.refs.pop();
+            }
+        }
+    }
+
+    /// Walks into an object field (`path.child`) or an array of objects (`path[].child`).
+    fn nested(&mut self, schema: &Map<String, Value>, path: &str, depth: usize) {
+        if schema.contains_key("properties") {
+            let flat = crate::dispatch::flatten_top_level(schema);
+            self.object(&flat, &format!("{path}."), depth + 1);
+        } else if let Some(Value::Object(items)) = schema.get("items") {
+            let (items, pushed) = self.resolve(items);
+            let alternatives = self.alternatives(&items);
+            let substantive: Vec<&Map<String, Value>> = alternatives
+                .iter()
+                .filter(|a| !is_null_only(a))
+                .collect();
+            if let [only] = substantive.as_slice()
+                && only.contains_key("properties")
+            {
+                let flat = crate::dispatch::flatten_top_level(only);
+                self.object(&flat, &format!("{path}[]."), depth + 1);
+            }
+            if pushed {
+                self.refs.pop();
+            }
+        }
+    }
+
+    /// `schema` with a local `$ref` (`#/$defs/X`, `#/definitions/X`) replaced by its target,
+    /// the referring schema's other keys kept on top; and whether a ref was pushed on the
+    /// expansion stack (the caller pops it). A ref already being expanded is left as is.
+    fn resolve(&mut self, schema: &Map<String, Value>) -> (Map<String, Value>, bool) {
+        let Some(reference) = schema.get("$ref").and_then(Value::as_str) else {
+            return (schema.clone(), false);
+        };
+        if self.refs.iter().any(|r| r == reference) {
+            return (schema.clone(), false);
+        }
+        let target = ["#/$defs/", "#/definitions/"].iter().find_map(|prefix| {
+            let name = reference.strip_prefix(prefix)?;
+            let key = &prefix[2..prefix.len() - 1];
+            self.root.get(key)?.get(name)?.as_object()
+        });
+        let Some(target) = target else {
+            return (schema.clone(), false);
+        };
+        let mut merged = target.clone();
+        for (key, value) in schema.iter().filter(|(k, _)| *k != "$ref") {
+            merged.insert(key.clone(), value.clone());
+        }
+        self.refs.push(reference.to_owned());
+        (merged, true)
+    }
+
+    /// The alternatives of a field schema: the branches of its `anyOf`/`oneOf` (refs resolved,
+    /// nested combinators expanded), or the schema itself.
+    fn alternatives(&mut self, schema: &Map<String, Value>) -> Vec<Map<String, Value>> {
+        let branches = ["anyOf", "oneOf"]
+            .iter()
+            .find_map(|k| schema.get(*k).and_then(Value::as_array));
+        let Some(branches) = branches else {
+            return vec![schema.clone()];
+        };
+        let mut out = Vec::new();
+        for branch in branches.iter().filter_map(Value::as_object) {
+            let (resolved, pushed) = self.resolve(branch);
+            if pushed {
+                self.refs.pop();
+            }
+            out.extend(self.alternatives(&resolved));
+        }
+        out
+    }
+}
+
+/// The JSON types a (non-combinator) schema accepts; empty when it does not say.
+fn types_of(schema: &Map<String, Value>) -> BTreeSet<String> {
+    match schema.get("type") {
+        Some(Value::String(t)) => BTreeSet::from([t.clone()]),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => match enum_values(schema) {
+            Some(values) if !values.is_empty() => values
+                .iter()
+                .map(|v| match v.as_number() {
+                    Some(n) if n.is_i64() || n.is_u64() => "integer".to_owned(),
+                    _ => crate::dispatch::type_name(v).to_owned(),
+                })
+                .collect(),
+            _ => BTreeSet::new(),
+        },
+    }
+}
+
+/// The values of `enum` or `const`.
+fn enum_values(schema: &Map<String, Value>) -> Option<Vec<&Value>> {
+    if let Some(Value::Array(values)) = schema.get("enum") {
+        return Some(values.iter().collect());
+    }
+    schema.get("const").map(|value| vec![value])
+}
+
+/// The enumeration a (non-combinator) schema restricts to, as compact JSON strings; `None`
+/// when it accepts more than a list of values. A `null`-only branch contributes `null` only
+/// when it is itself listed as a value.
+fn enum_of(schema: &Map<String, Value>) -> Option<BTreeSet<String>> {
+    enum_values(schema).map(|values| values.iter().map(|v| v.to_string()).collect())
+}
+
+/// Whether the schema accepts only `null` (the `None` branch of an `Option<T>`).
+fn is_null_only(schema: &Map<String, Value>) -> bool {
+    types_of(schema) == BTreeSet::from(["null".to_owned()]) && enum_values(schema).is_none()
+}
+
+fn string_array(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+fn text(value: Option<&Value>) -> Option<String> {
+    value.and_then(Value::as_str).map(str::to_owned)
+}
+
+/// `schema` without the keys that only inform (`description`, `title`, `$comment`,
+/// `examples`, `$schema`), at every level. Inside `properties` (and `$defs`) keys are field
+/// (and type) names, so they are kept whatever they are called.
+fn structure(schema: &Value) -> Value {
+    fn strip(value: &Value, names: bool) -> Value {
+        match value {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .filter(|(k, _)| {
+                        names
+                            || !matches!(
+                                k.as_str(),
+                                "description" | "title" | "$comment" | "examples" | "$schema"
+                            )
+                    })
+                    .map(|(k, v)| {
+                        let child_names = !names
+                            && matches!(
+                                k.as_str(),
+                                "properties"
+                                    | "patternProperties"
+                                    | "$defs"
+                                    | "definitions"
+                                    | "dependentSchemas"
+                            );
+                        (k.clone(), strip(v, child_names))
+                    })
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.iter().map(|v| strip(v, false)).collect()),
+            other => other.clone(),
+        }
+    }
+    strip(schema, false)
+}

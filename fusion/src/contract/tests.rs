@@ -1,0 +1,622 @@
+//! Unit tests of the contract model and the diff: one test per row of the classification
+//! table (issue 6, SPEC section 6), the field walk, and the awareness scoping.
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::code::{ErrorCategory, ErrorCode, Severity};
+use crate::tool::{ActionDefinition, Annotations, ErrorContract, ToolDefinition};
+
+fn action(name: &str, schema: Value) -> ActionDefinition {
+    ActionDefinition {
+        name: name.to_owned(),
+        description: format!("The {name} action."),
+        input_schema: schema.as_object().expect("an object schema").clone(),
+        annotations: Annotations::default(),
+        errors: Vec::new(),
+        secret_fields: Vec::new(),
+        output_schema: None,
+    }
+}
+
+fn tool(name: &str, actions: Vec<ActionDefinition>) -> ToolDefinition {
+    ToolDefinition {
+        name: name.to_owned(),
+        description: format!("The {name} tool."),
+        discriminator: Some("action".to_owned()),
+        actions,
+    }
+}
+
+/// The charge schema of the billing example, in schemars' shape.
+fn charge_schema() -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Charge",
+        "type": "object",
+        "properties": {
+            "invoice_id": {"type": "string", "pattern": "^inv_[0-9]{4}$", "description": "The invoice."},
+            "amount_cents": {"type": "integer", "format": "uint64", "minimum": 1},
+            "currency": {"$ref": "#/$defs/Currency", "description": "The currency."},
+            "note": {"type": ["string", "null"]},
+        },
+        "required": ["invoice_id", "amount_cents", "currency"],
+        "additionalProperties": false,
+        "$defs": {"Currency": {"type": "string", "enum": ["EUR", "USD"]}},
+    })
+}
+
+fn billing(change: impl FnOnce(&mut ToolDefinition)) -> Contract {
+    let mut def = tool(
+        "billing",
+        vec![
+            action("charge", charge_schema()),
+            action(
+                "list",
+                json!({"type": "object", "properties": {"status": {"anyOf": [{"$ref": "#/$defs/Status"}, {"type": "null"}]}}, "$defs": {"Status": {"type": "string", "enum": ["open", "paid"]}}}),
+            ),
+        ],
+    );
+    def.actions[0].annotations = Annotations {
+        read_only: Some(false),
+        destructive: Some(false),
+        idempotent: Some(false),
+        open_world: None,
+    };
+    def.actions[1].annotations.read_only = Some(true);
+    def.actions[0].errors = vec![ErrorContract::new(
+        ErrorCode::NotFound,
+        Severity::Error,
+        None,
+        None,
+    )];
+    change(&mut def);
+    Contract::from_definitions([&def])
+}
+
+fn schema_of<'d>(def: &'d mut ToolDefinition, action: &str) -> &'d mut serde_json::Map<String, Value> {
+    &mut def
+        .actions
+        .iter_mut()
+        .find(|a| a.name == action)
+        .unwrap()
+        .input_schema
+}
+
+fn props<'d>(def: &'d mut ToolDefinition, action: &str) -> &'d mut serde_json::Map<String, Value> {
+    schema_of(def, action)["properties"].as_object_mut().unwrap()
+}
+
+/// The deltas from the unchanged billing contract to the changed one, as `(class, scope, text)`.
+fn deltas(change: impl FnOnce(&mut ToolDefinition)) -> Vec<(DeltaClass, String, String)> {
+    let d = diff(&billing(|_| {}), &billing(change));
+    d.deltas()
+        .iter()
+        .map(|delta| (delta.class, d.scope(delta), delta.text.clone()))
+        .collect()
+}
+
+/// Asserts exactly one delta, of `class` and `scope`, whose text contains `needle`.
+#[track_caller]
+fn only(change: impl FnOnce(&mut ToolDefinition), class: DeltaClass, scope: &str, text: &str) {
+    let found = deltas(change);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!((found[0].0, found[0].1.as_str()), (class, scope), "{found:#?}");
+    assert_eq!(found[0].2, text);
+}
+
+#[test]
+fn model_reads_fields_types_enums_and_constraints() {
+    let contract = billing(|_| {});
+    let charge = &contract.tools["billing"].actions["charge"];
+    assert_eq!(charge.required, ["amount_cents", "currency", "invoice_id"]);
+    let currency = &charge.fields["currency"];
+    assert!(currency.required);
+    assert_eq!(currency.types, ["string"]);
+    assert_eq!(
+        currency.enum_values.as_deref(),
+        Some(&["\"EUR\"".to_owned(), "\"USD\"".to_owned()][..])
+    );
+    assert_eq!(currency.description, "The currency.");
+    assert_eq!(charge.fields["amount_cents"].constraints["minimum"], json!(1));
+    assert_eq!(charge.fields["note"].types, ["null", "string"]);
+    assert!(!charge.fields["note"].required);
+    let status = &contract.tools["billing"].actions["list"].fields["status"];
+    assert_eq!(status.types, ["null", "string"]);
+    assert_eq!(
+        status.enum_values.as_deref(),
+        Some(&["\"open\"".to_owned(), "\"paid\"".to_owned()][..])
+    );
+    assert_eq!(charge.errors[0].code, "NOT_FOUND");
+    assert_eq!(charge.errors[0].category, "not_found");
+}
+
+#[test]
+fn model_walks_nested_objects_and_arrays_and_survives_recursion() {
+    let def = tool(
+        "t",
+        vec![action(
+            "a",
+            json!({
+                "type": "object",
+                "properties": {
+                    "address": {"$ref": "#/$defs/Address"},
+                    "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+                    "tree": {"$ref": "#/$defs/Node"},
+                },
+                "required": ["address"],
+                "$defs": {
+                    "Address": {"type": "object", "properties": {"zip": {"type": "string", "minLength": 5}}, "required": ["zip"]},
+                    "Item": {"type": "object", "properties": {"sku": {"type": "string"}}},
+                    "Node": {"type": "object", "properties": {"child": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]}}},
+                },
+            }),
+        )],
+    );
+    let contract = Contract::from_definitions([&def]);
+    let fields = &contract.tools["t"].actions["a"].fields;
+    let paths: Vec<&str> = fields.keys().map(String::as_str).collect();
+    assert_eq!(
+        paths,
+        ["address", "address.zip", "items", "items[].sku", "tree", "tree.child"]
+    );
+    assert!(fields["address.zip"].required);
+    assert_eq!(fields["address.zip"].constraints["minLength"], json!(5));
+}
+
+// --- BREAKING ---------------------------------------------------------------------------------
+
+#[test]
+fn breaking_tool_removed() {
+    let before = billing(|_| {});
+    let after = Contract::default();
+    let d = diff(&before, &after);
+    assert_eq!(
+        d.report(),
+        "BREAKING billing: Tool removed (before: 'billing'; now: absent).\n"
+    );
+}
+
+#[test]
+fn breaking_tool_renamed() {
+    let before = billing(|_| {});
+    let after = billing(|def| def.name = "invoicing".into());
+    assert_eq!(
+        diff(&before, &after).report(),
+        "BREAKING billing: Tool renamed (before: 'billing'; now: 'invoicing').\n"
+    );
+}
+
+#[test]
+fn breaking_action_removed() {
+    only(
+        |def| def.actions.retain(|a| a.name != "list"),
+        DeltaClass::Breaking,
+        "billing.list",
+        "Action removed (before: 'list'; now: absent).",
+    );
+}
+
+#[test]
+fn breaking_action_renamed() {
+    only(
+        |def| def.actions[1].name = "list_invoices".into(),
+        DeltaClass::Breaking,
+        "billing.list",
+        "Action renamed (before: 'list'; now: 'list_invoices').",
+    );
+}
+
+#[test]
+fn breaking_required_field_added() {
+    only(
+        |def| {
+            props(def, "charge").insert("customer".into(), json!({"type": "string"}));
+            schema_of(def, "charge")["required"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!("customer"));
+        },
+        DeltaClass::Breaking,
+        "billing.charge",
+        "Required field 'customer' added (before: absent; now: string).",
+    );
+}
+
+#[test]
+fn breaking_field_became_required() {
+    only(
+        |def| {
+            schema_of(def, "charge")["required"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!("note"));
+        },
+        DeltaClass::Breaking,
+        "billing.charge",
+        "Field 'note' became required (before: optional; now: required).",
+    );
+}
+
+#[test]
+fn breaking_field_removed() {
+    only(
+        |def| {
+            props(def, "charge").remove("note");
+        },
+        DeltaClass::Breaking,
+        "billing.charge",
+        "Field 'note' removed; it is now rejected as unknown (before: null or string; now: absent).",
+    );
+}
+
+#[test]
+fn breaking_field_type_changed() {
+    only(
+        |def| {
+            props(def, "charge")["amount_cents"]["type"] = json!("string");
+        },
+        DeltaClass::Breaking,
+        "billing.charge",
+        "Type of field 'amount_cents' changed (before: integer; now: string).",
+    );
+}
+
+#[test]
+fn breaking_enum_value_removed() {
+    only(
+        |def| {
+            schema_of(def, "charge")["$defs"]["Currency"]["enum"] = json!(["EUR"]);
+        },
+        DeltaClass::Breaking,
+        "billing.charge",
+        "Field 'currency' no longer accepts \"USD\" (before: \"EUR\", \"USD\"; now: \"EUR\").",
+    );
+}
+
+#[test]
+fn breaking_action_became_destructive() {
+    only(
+        |def| def.actions[0].annotations.destructive = Some(true),
+        DeltaClass::Breaking,
+        "billing.charge",
+        "Action became destructive (before: false; now: true).",
+    );
+}
+
+#[test]
+fn breaking_action_lost_read_only() {
+    let found = deltas(|def| def.actions[1].annotations.read_only = None);
+    // Losing read-only also makes the action destructive by the MCP default.
+    assert_eq!(
+        found,
+        [
+            (
+                DeltaClass::Breaking,
+                "billing.list".to_owned(),
+                "Action became destructive (before: false (read-only); now: true (MCP default))."
+                    .to_owned()
+            ),
+            (
+                DeltaClass::Breaking,
+                "billing.list".to_owned(),
+                "Action is no longer read-only (before: true; now: false (MCP default))."
+                    .to_owned()
+            ),
+        ]
+    );
+}
+
+// --- RISKY ------------------------------------------------------------------------------------
+
+#[test]
+fn risky_idempotent_changed() {
+    only(
+        |def| def.actions[0].annotations.idempotent = Some(true),
+        DeltaClass::Risky,
+        "billing.charge",
+        "Hint idempotent changed (before: false; now: true).",
+    );
+}
+
+#[test]
+fn risky_error_code_added() {
+    only(
+        |def| {
+            def.actions[0].errors.push(ErrorContract::new(
+                ErrorCode::Custom("ALREADY_PAID".into()),
+                Severity::Warning,
+                Some(ErrorCategory::Validation),
+                None,
+            ))
+        },
+        DeltaClass::Risky,
+        "billing.charge",
+        "Error code ALREADY_PAID added (before: absent; now: warning validation, not retryable).",
+    );
+}
+
+#[test]
+fn risky_constraint_tightened() {
+    only(
+        |def| {
+            props(def, "charge")["amount_cents"]["minimum"] = json!(100);
+        },
+        DeltaClass::Risky,
+        "billing.charge",
+        "Constraint minimum of field 'amount_cents' tightened (before: 1; now: 100).",
+    );
+}
+
+/// The digest a report line shows: `sha256:` and 12 hex digits.
+fn short(digest: &str) -> &str {
+    &digest[..7 + 12]
+}
+
+#[test]
+fn risky_other_schema_change() {
+    let change = |def: &mut ToolDefinition| {
+        schema_of(def, "charge").insert("additionalProperties".into(), json!(true));
+    };
+    let (before, after) = (billing(|_| {}), billing(change));
+    let digest = |c: &Contract| c.tools["billing"].actions["charge"].input_structure_digest.clone();
+    assert_ne!(digest(&before), digest(&after));
+    only(
+        change,
+        DeltaClass::Risky,
+        "billing.charge",
+        &format!(
+            "Input schema changed beyond its fields (before: {}; now: {}).",
+            short(&digest(&before)),
+            short(&digest(&after))
+        ),
+    );
+}
+
+// --- SAFE -------------------------------------------------------------------------------------
+
+#[test]
+fn safe_tool_added() {
+    let before = billing(|_| {});
+    let mut after = before.clone();
+    after.tools.extend(
+        Contract::from_definitions([&tool("ledger", vec![action("balance", json!({}))])]).tools,
+    );
+    assert_eq!(
+        diff(&before, &after).report(),
+        "SAFE ledger: Tool added (before: absent; now: 'ledger').\n"
+    );
+}
+
+#[test]
+fn safe_action_added() {
+    only(
+        |def| def.actions.push(action("refund", json!({"type": "object"}))),
+        DeltaClass::Safe,
+        "billing.refund",
+        "Action added (before: absent; now: 'refund').",
+    );
+}
+
+#[test]
+fn safe_optional_field_added() {
+    only(
+        |def| {
+            props(def, "charge").insert("memo".into(), json!({"type": "string"}));
+        },
+        DeltaClass::Safe,
+        "billing.charge",
+        "Optional field 'memo' added (before: absent; now: string).",
+    );
+}
+
+#[test]
+fn safe_required_field_became_optional() {
+    only(
+        |def| {
+            schema_of(def, "charge")["required"] = json!(["invoice_id", "amount_cents"]);
+        },
+        DeltaClass::Safe,
+        "billing.charge",
+        "Field 'currency' became optional (before: required; now: optional).",
+    );
+}
+
+#[test]
+fn safe_enum_value_added() {
+    only(
+        |def| {
+            schema_of(def, "charge")["$defs"]["Currency"]["enum"] = json!(["EUR", "GBP", "USD"]);
+        },
+        DeltaClass::Safe,
+        "billing.charge",
+        "Field 'currency' also accepts \"GBP\" (before: \"EUR\", \"USD\"; now: \"EUR\", \"GBP\", \"USD\").",
+    );
+}
+
+#[test]
+fn safe_error_code_removed() {
+    only(
+        |def| def.actions[0].errors.clear(),
+        DeltaClass::Safe,
+        "billing.charge",
+        "Error code NOT_FOUND removed (before: error not_found, not retryable; now: absent).",
+    );
+}
+
+// --- COSMETIC ---------------------------------------------------------------------------------
+
+#[test]
+fn cosmetic_descriptions() {
+    let found = deltas(|def| {
+        def.description = "Invoices.".into();
+        def.actions[0].description = "Charges.".into();
+        props(def, "charge")["invoice_id"]["description"] = json!("The invoice ID.");
+    });
+    assert_eq!(
+        found,
+        [
+            (
+                DeltaClass::Cosmetic,
+                "billing".to_owned(),
+                "Tool description changed (before: 'The billing tool.'; now: 'Invoices.')."
+                    .to_owned()
+            ),
+            (
+                DeltaClass::Cosmetic,
+                "billing.charge".to_owned(),
+                "Action description changed (before: 'The charge action.'; now: 'Charges.')."
+                    .to_owned()
+            ),
+            (
+                DeltaClass::Cosmetic,
+                "billing.charge".to_owned(),
+                "Description of field 'invoice_id' changed (before: 'The invoice.'; now: 'The invoice ID.')."
+                    .to_owned()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn cosmetic_text_elsewhere_in_the_schema() {
+    let change = |def: &mut ToolDefinition| {
+        schema_of(def, "charge")["$defs"]["Currency"]["description"] = json!("ISO 4217");
+    };
+    let (before, after) = (billing(|_| {}), billing(change));
+    let charge = |c: &Contract| c.tools["billing"].actions["charge"].clone();
+    // Descriptions are no structure.
+    assert_eq!(
+        charge(&before).input_structure_digest,
+        charge(&after).input_structure_digest
+    );
+    only(
+        change,
+        DeltaClass::Cosmetic,
+        "billing.charge",
+        &format!(
+            "Input schema text changed (descriptions or titles) (before: {}; now: {}).",
+            short(&charge(&before).input_schema_digest),
+            short(&charge(&after).input_schema_digest)
+        ),
+    );
+}
+
+#[test]
+fn report_is_sorted_highest_class_first() {
+    let d = diff(
+        &billing(|_| {}),
+        &billing(|def| {
+            def.description = "Invoices.".into();
+            def.actions.push(action("refund", json!({"type": "object"})));
+            def.actions[0].annotations.idempotent = Some(true);
+            def.actions.retain(|a| a.name != "list");
+        }),
+    );
+    let classes: Vec<DeltaClass> = d.deltas().iter().map(|d| d.class).collect();
+    assert_eq!(
+        classes,
+        [
+            DeltaClass::Breaking,
+            DeltaClass::Risky,
+            DeltaClass::Safe,
+            DeltaClass::Cosmetic
+        ]
+    );
+    assert_eq!(d.highest(), Some(DeltaClass::Breaking));
+    assert!(d.has_breaking());
+    assert_eq!(d.report().lines().count(), 4);
+    assert!(diff(&billing(|_| {}), &billing(|_| {})).is_empty());
+}
+
+// --- awareness --------------------------------------------------------------------------------
+
+fn baseline_of(contract: Contract) -> ContractBaseline {
+    ContractBaseline::new(Lockfile::new(contract))
+}
+
+#[test]
+fn awareness_lists_the_exact_action_and_tool_wide_deltas_only() {
+    // `charge` and `charge_all`: a substring match would mix them up.
+    let base = |def: &mut ToolDefinition| {
+        let mut all = action("charge_all", json!({"type": "object", "properties": {}}));
+        all.annotations.read_only = Some(true);
+        def.actions.push(all);
+    };
+    let before = billing(base);
+    let after = billing(|def| {
+        base(def);
+        def.discriminator = Some("op".into());
+        def.actions[2].annotations.read_only = Some(false);
+        props(def, "charge")["amount_cents"]["minimum"] = json!(5);
+        props(def, "charge").insert("memo".into(), json!({"type": "string"}));
+        def.actions[0].description = "Charges.".into();
+    });
+    let awareness = baseline_of(before).awareness(&after, false);
+    let charge: Vec<(DeltaClass, &str)> = awareness
+        .for_action("billing.charge")
+        .iter()
+        .map(|d| (d.class, d.scope.as_str()))
+        .collect();
+    // BREAKING tool-wide first, then the RISKY constraint; SAFE and COSMETIC are left out.
+    assert_eq!(
+        charge,
+        [
+            (DeltaClass::Breaking, "billing"),
+            (DeltaClass::Risky, "billing.charge")
+        ]
+    );
+    let all = awareness.for_action("billing.charge_all");
+    assert!(all.iter().all(|d| d.scope != "billing.charge"), "{all:#?}");
+    assert!(all.iter().any(|d| d.scope == "billing.charge_all"));
+    assert!(awareness.for_action("billing.char").is_empty());
+    assert!(awareness.for_action("charge").is_empty());
+
+    // Flat exposition names action scopes as flat tools.
+    let flat = baseline_of(billing(base)).awareness(&after, true);
+    let scopes: Vec<&str> = flat
+        .for_action("billing.charge")
+        .iter()
+        .map(|d| d.scope.as_str())
+        .collect();
+    assert_eq!(scopes, ["billing", "billing_charge"]);
+}
+
+#[test]
+fn awareness_is_capped_highest_first() {
+    let before = billing(|_| {});
+    let after = billing(|def| {
+        for name in ["a", "b", "c", "d", "e", "f"] {
+            props(def, "charge").insert(name.into(), json!({"type": "string"}));
+        }
+        schema_of(def, "charge")["required"] = json!(["invoice_id", "amount_cents", "currency", "a", "b", "c", "d", "e", "f"]);
+        props(def, "charge")["amount_cents"]["minimum"] = json!(5);
+    });
+    let awareness = baseline_of(before.clone()).awareness(&after, false);
+    let listed = awareness.for_action("billing.charge");
+    assert_eq!(listed.len(), DEFAULT_MAX_DELTAS);
+    assert!(listed.iter().all(|d| d.class == DeltaClass::Breaking));
+    let three = baseline_of(before.clone()).max_deltas(3).awareness(&after, false);
+    assert_eq!(three.for_action("billing.charge").len(), 3);
+    let none = baseline_of(before).max_deltas(0).awareness(&after, false);
+    assert!(none.for_action("billing.charge").is_empty());
+}
+
+#[test]
+fn single_function_tools_are_scoped_by_tool_name() {
+    let mut def = tool(
+        "add",
+        vec![action(
+            "add",
+            json!({"type": "object", "properties": {"a": {"type": "number"}}}),
+        )],
+    );
+    def.discriminator = None;
+    let before = Contract::from_definitions([&def]);
+    props(&mut def, "add")["a"]["type"] = json!("string");
+    let after = Contract::from_definitions([&def]);
+    let awareness = baseline_of(before).awareness(&after, false);
+    let listed = awareness.for_action("add");
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].scope, "add");
+}

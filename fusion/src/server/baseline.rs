@@ -1,0 +1,85 @@
+//! The server's contract, and the known-good baseline its validation errors are compared
+//! against (SPEC section 2, "Contract deltas").
+
+use std::sync::Arc;
+
+use crate::contract::{Awareness, Contract, ContractBaseline};
+use crate::response::ToolResponse;
+
+use super::{Exposition, Inner, Server};
+
+/// The baseline option and what it computed for the current tools.
+#[derive(Clone)]
+pub(super) struct Baseline {
+    baseline: ContractBaseline,
+    awareness: Arc<Awareness>,
+}
+
+impl Server {
+    /// Compares the server's contract with a known-good one (usually the `fusion.lock` the
+    /// team reviewed): from then on, a validation error of an action embeds a
+    /// `<contract_awareness>` section listing the BREAKING and RISKY changes of exactly that
+    /// action, plus those of its tool as a whole, highest class first, at most
+    /// [`ContractBaseline::max_deltas`] (five by default). A model that learned the old
+    /// contract is told what changed in the same turn. Scopes follow the exposition:
+    /// `billing.charge` grouped, `billing_charge` flat.
+    ///
+    /// The comparison is made when the server is built (again after each later builder call)
+    /// and each BREAKING delta is logged (a `tracing` warning) when the server starts serving
+    /// ([`Server::serve_io`], [`Server::serve_stdio`], per connection; the Streamable HTTP
+    /// service, once when it is created). Without a baseline, or for an action without such changes, envelopes are
+    /// unchanged.
+    pub fn contract_baseline(self, baseline: ContractBaseline) -> Server {
+        self.update(|inner| {
+            inner.baseline = Some(Baseline {
+                baseline,
+                awareness: Arc::default(),
+            });
+        })
+    }
+
+    /// The contract of the registered tools, as a lockfile records it.
+    pub fn contract(&self) -> Contract {
+        Contract::from_definitions(self.inner.tools.iter().map(|r| &r.definition))
+    }
+
+    /// The comparison with the baseline set by [`Server::contract_baseline`], `None` without
+    /// one.
+    pub fn contract_awareness(&self) -> Option<&Awareness> {
+        self.inner.baseline.as_ref().map(|b| &*b.awareness)
+    }
+
+    /// Attaches the contract deltas of the failing action to a validation error.
+    pub(super) fn with_contract_awareness(&self, response: ToolResponse) -> ToolResponse {
+        match &self.inner.baseline {
+            Some(b) => b.awareness.apply(response),
+            None => response,
+        }
+    }
+
+    /// Logs the BREAKING deltas since the baseline, once per connection start.
+    pub(super) fn log_breaking_deltas(&self) {
+        let Some(awareness) = self.contract_awareness() else {
+            return;
+        };
+        let diff = awareness.diff();
+        for delta in diff.deltas().iter().filter(|d| d.class == crate::contract::DeltaClass::Breaking) {
+            tracing::warn!(
+                target: "fusion::contract",
+                scope = diff.scope(delta).as_str(),
+                "BREAKING change since the contract baseline: {}",
+                delta.text
+            );
+        }
+    }
+}
+
+/// Recomputes the awareness after a builder change (tools or exposition may have changed).
+pub(super) fn refresh(inner: &mut Inner) {
+    let Some(baseline) = &mut inner.baseline else {
+        return;
+    };
+    let current = Contract::from_definitions(inner.tools.iter().map(|r| &r.definition));
+    let flat = inner.exposition == Exposition::Flat;
+    baseline.awareness = Arc::new(baseline.baseline.awareness(&current, flat));
+}
