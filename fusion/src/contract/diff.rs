@@ -433,7 +433,9 @@ fn hints(push: &mut impl FnMut(DeltaClass, String), old: &Hints, new: &Hints) {
         } else if ra != rb {
             push(
                 DeltaClass::Safe,
-                format!("Hint {name} restated with the same effect (before: {before}; now: {now})."),
+                format!(
+                    "Hint {name} restated with the same effect (before: {before}; now: {now})."
+                ),
             );
         }
     }
@@ -645,7 +647,11 @@ fn field(
         ),
         (None, None) => {}
     }
-    let keys: BTreeSet<&String> = old.constraints.keys().chain(new.constraints.keys()).collect();
+    let keys: BTreeSet<&String> = old
+        .constraints
+        .keys()
+        .chain(new.constraints.keys())
+        .collect();
     for key in keys {
         let (a, b) = (old.constraints.get(key), new.constraints.get(key));
         if a == b {
@@ -703,9 +709,8 @@ fn accepts_all(new: &[String], old: &[String]) -> bool {
     if old.is_empty() {
         return false;
     }
-    old.iter().all(|t| {
-        new.contains(t) || (t == "integer" && new.iter().any(|n| n == "number"))
-    })
+    old.iter()
+        .all(|t| new.contains(t) || (t == "integer" && new.iter().any(|n| n == "number")))
 }
 
 fn types_text(types: &[String]) -> String {

@@ -104,9 +104,8 @@ impl Lockfile {
                     computed,
                 });
             }
-            let tool: ToolContract = serde_json::from_value(content).map_err(|err| {
-                LockfileError::Malformed(format!("tool `{name}`: {err}"))
-            })?;
+            let tool: ToolContract = serde_json::from_value(content)
+                .map_err(|err| LockfileError::Malformed(format!("tool `{name}`: {err}")))?;
             contract.tools.insert(name.clone(), tool);
         }
         let computed = sha256_digest(&canonical_compact(&Value::Object(document)));

@@ -302,10 +302,8 @@ impl FieldWalker<'_> {
             }
             // Constraints from the one alternative that is not `null` (an `Option<T>`).
             let mut constraints = BTreeMap::new();
-            let substantive: Vec<&Map<String, Value>> = alternatives
-                .iter()
-                .filter(|a| !is_null_only(a))
-                .collect();
+            let substantive: Vec<&Map<String, Value>> =
+                alternatives.iter().filter(|a| !is_null_only(a)).collect();
             if let [only] = substantive.as_slice() {
                 for keyword in CONSTRAINT_KEYWORDS {
                     if let Some(value) = only.get(keyword) {
@@ -340,10 +338,8 @@ impl FieldWalker<'_> {
         } else if let Some(Value::Object(items)) = schema.get("items") {
             let (items, pushed) = self.resolve(items);
             let alternatives = self.alternatives(&items);
-            let substantive: Vec<&Map<String, Value>> = alternatives
-                .iter()
-                .filter(|a| !is_null_only(a))
-                .collect();
+            let substantive: Vec<&Map<String, Value>> =
+                alternatives.iter().filter(|a| !is_null_only(a)).collect();
             if let [only] = substantive.as_slice()
                 && only.contains_key("properties")
             {
@@ -448,7 +444,12 @@ fn is_null_only(schema: &Map<String, Value>) -> bool {
 fn string_array(value: Option<&Value>) -> Vec<String> {
     value
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default()
 }
 

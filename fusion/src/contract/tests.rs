@@ -74,7 +74,10 @@ fn billing(change: impl FnOnce(&mut ToolDefinition)) -> Contract {
     Contract::from_definitions([&def])
 }
 
-fn schema_of<'d>(def: &'d mut ToolDefinition, action: &str) -> &'d mut serde_json::Map<String, Value> {
+fn schema_of<'d>(
+    def: &'d mut ToolDefinition,
+    action: &str,
+) -> &'d mut serde_json::Map<String, Value> {
     &mut def
         .actions
         .iter_mut()
@@ -84,7 +87,9 @@ fn schema_of<'d>(def: &'d mut ToolDefinition, action: &str) -> &'d mut serde_jso
 }
 
 fn props<'d>(def: &'d mut ToolDefinition, action: &str) -> &'d mut serde_json::Map<String, Value> {
-    schema_of(def, action)["properties"].as_object_mut().unwrap()
+    schema_of(def, action)["properties"]
+        .as_object_mut()
+        .unwrap()
 }
 
 /// The deltas from the unchanged billing contract to the changed one, as `(class, scope, text)`.
@@ -101,7 +106,11 @@ fn deltas(change: impl FnOnce(&mut ToolDefinition)) -> Vec<(DeltaClass, String, 
 fn only(change: impl FnOnce(&mut ToolDefinition), class: DeltaClass, scope: &str, text: &str) {
     let found = deltas(change);
     assert_eq!(found.len(), 1, "{found:#?}");
-    assert_eq!((found[0].0, found[0].1.as_str()), (class, scope), "{found:#?}");
+    assert_eq!(
+        (found[0].0, found[0].1.as_str()),
+        (class, scope),
+        "{found:#?}"
+    );
     assert_eq!(found[0].2, text);
 }
 
@@ -118,7 +127,10 @@ fn model_reads_fields_types_enums_and_constraints() {
         Some(&["\"EUR\"".to_owned(), "\"USD\"".to_owned()][..])
     );
     assert_eq!(currency.description, "The currency.");
-    assert_eq!(charge.fields["amount_cents"].constraints["minimum"], json!(1));
+    assert_eq!(
+        charge.fields["amount_cents"].constraints["minimum"],
+        json!(1)
+    );
     assert_eq!(charge.fields["note"].types, ["null", "string"]);
     assert!(!charge.fields["note"].required);
     let status = &contract.tools["billing"].actions["list"].fields["status"];
@@ -158,7 +170,14 @@ fn model_walks_nested_objects_and_arrays_and_survives_recursion() {
     let paths: Vec<&str> = fields.keys().map(String::as_str).collect();
     assert_eq!(
         paths,
-        ["address", "address.zip", "items", "items[].sku", "tree", "tree.child"]
+        [
+            "address",
+            "address.zip",
+            "items",
+            "items[].sku",
+            "tree",
+            "tree.child"
+        ]
     );
     assert!(fields["address.zip"].required);
     assert_eq!(fields["address.zip"].constraints["minLength"], json!(5));
@@ -359,7 +378,11 @@ fn risky_other_schema_change() {
         schema_of(def, "charge").insert("additionalProperties".into(), json!(true));
     };
     let (before, after) = (billing(|_| {}), billing(change));
-    let digest = |c: &Contract| c.tools["billing"].actions["charge"].input_structure_digest.clone();
+    let digest = |c: &Contract| {
+        c.tools["billing"].actions["charge"]
+            .input_structure_digest
+            .clone()
+    };
     assert_ne!(digest(&before), digest(&after));
     only(
         change,
@@ -391,7 +414,10 @@ fn safe_tool_added() {
 #[test]
 fn safe_action_added() {
     only(
-        |def| def.actions.push(action("refund", json!({"type": "object"}))),
+        |def| {
+            def.actions
+                .push(action("refund", json!({"type": "object"})))
+        },
         DeltaClass::Safe,
         "billing.refund",
         "Action added (before: absent; now: 'refund').",
@@ -508,7 +534,8 @@ fn report_is_sorted_highest_class_first() {
         &billing(|_| {}),
         &billing(|def| {
             def.description = "Invoices.".into();
-            def.actions.push(action("refund", json!({"type": "object"})));
+            def.actions
+                .push(action("refund", json!({"type": "object"})));
             def.actions[0].annotations.idempotent = Some(true);
             def.actions.retain(|a| a.name != "list");
         }),
@@ -589,14 +616,26 @@ fn awareness_is_capped_highest_first() {
         for name in ["a", "b", "c", "d", "e", "f"] {
             props(def, "charge").insert(name.into(), json!({"type": "string"}));
         }
-        schema_of(def, "charge")["required"] = json!(["invoice_id", "amount_cents", "currency", "a", "b", "c", "d", "e", "f"]);
+        schema_of(def, "charge")["required"] = json!([
+            "invoice_id",
+            "amount_cents",
+            "currency",
+            "a",
+            "b",
+            "c",
+            "d",
+            "e",
+            "f"
+        ]);
         props(def, "charge")["amount_cents"]["minimum"] = json!(5);
     });
     let awareness = baseline_of(before.clone()).awareness(&after, false);
     let listed = awareness.for_action("billing.charge");
     assert_eq!(listed.len(), DEFAULT_MAX_DELTAS);
     assert!(listed.iter().all(|d| d.class == DeltaClass::Breaking));
-    let three = baseline_of(before.clone()).max_deltas(3).awareness(&after, false);
+    let three = baseline_of(before.clone())
+        .max_deltas(3)
+        .awareness(&after, false);
     assert_eq!(three.for_action("billing.charge").len(), 3);
     let none = baseline_of(before).max_deltas(0).awareness(&after, false);
     assert!(none.for_action("billing.charge").is_empty());

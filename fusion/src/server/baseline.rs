@@ -63,7 +63,11 @@ impl Server {
             return;
         };
         let diff = awareness.diff();
-        for delta in diff.deltas().iter().filter(|d| d.class == crate::contract::DeltaClass::Breaking) {
+        for delta in diff
+            .deltas()
+            .iter()
+            .filter(|d| d.class == crate::contract::DeltaClass::Breaking)
+        {
             tracing::warn!(
                 target: "fusion::contract",
                 scope = diff.scope(delta).as_str(),

@@ -55,7 +55,10 @@ impl fmt::Display for LockCheckError {
         );
         match self {
             LockCheckError::Missing { path } => {
-                write!(f, "no lockfile at {path}; run the tests with {LOCK_ENV}=overwrite to create it")
+                write!(
+                    f,
+                    "no lockfile at {path}; run the tests with {LOCK_ENV}=overwrite to create it"
+                )
             }
             LockCheckError::Invalid(err) => write!(f, "{err}; {hint}"),
             LockCheckError::Drift { path, report } => {
@@ -153,7 +156,9 @@ pub fn assert_lockfile(path: impl AsRef<Path>, contract: &Contract) {
     let overwrite = match std::env::var(LOCK_ENV) {
         Ok(value) if value == "overwrite" => true,
         Ok(value) if value.is_empty() => false,
-        Ok(value) => panic!("fusion::testing: {LOCK_ENV} is '{value}'; set it to 'overwrite' or leave it unset"),
+        Ok(value) => panic!(
+            "fusion::testing: {LOCK_ENV} is '{value}'; set it to 'overwrite' or leave it unset"
+        ),
         Err(_) => false,
     };
     match check_lockfile(path.as_ref(), contract, overwrite) {

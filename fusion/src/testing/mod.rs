@@ -156,7 +156,8 @@ impl Tester {
         } else {
             HashMap::new()
         };
-        let awareness = (self.baseline.as_ref()).map(|b| b.awareness(&self.contract(), target.flat));
+        let awareness =
+            (self.baseline.as_ref()).map(|b| b.awareness(&self.contract(), target.flat));
         let tool = Arc::clone(target.tool);
         let cancellation = context.cancellation().clone();
         async move {
