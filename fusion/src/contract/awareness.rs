@@ -3,6 +3,7 @@
 //! a validation error.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::response::ToolResponse;
 
@@ -59,7 +60,7 @@ impl ContractBaseline {
     /// `billing.charge`).
     pub fn awareness(&self, current: &Contract, flat: bool) -> Awareness {
         let diff = diff(self.lockfile.contract(), current);
-        let mut by_action: HashMap<String, Vec<ScopedDelta>> = HashMap::new();
+        let mut by_action: HashMap<String, Arc<Vec<ScopedDelta>>> = HashMap::new();
         for (tool_name, tool) in &current.tools {
             for action in tool.actions.keys() {
                 let key = match tool.discriminator {
@@ -87,7 +88,7 @@ impl ContractBaseline {
                     })
                     .collect();
                 if !relevant.is_empty() {
-                    by_action.insert(key, relevant);
+                    by_action.insert(key, Arc::new(relevant));
                 }
             }
         }
@@ -112,7 +113,7 @@ pub struct ScopedDelta {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Awareness {
     diff: ContractDiff,
-    by_action: HashMap<String, Vec<ScopedDelta>>,
+    by_action: HashMap<String, Arc<Vec<ScopedDelta>>>,
 }
 
 impl Awareness {
@@ -124,19 +125,21 @@ impl Awareness {
     /// The deltas a validation error of `action` carries: `action` is the error's `action`
     /// attribute (`tool.action`, or `tool` for a single-function tool), matched exactly.
     pub fn for_action(&self, action: &str) -> &[ScopedDelta] {
-        self.by_action.get(action).map_or(&[], Vec::as_slice)
+        self.by_action.get(action).map_or(&[], |d| d.as_slice())
     }
 
     /// `response` with the deltas of its validation error's action attached; any other
     /// response is returned as is.
     pub fn apply(&self, response: ToolResponse) -> ToolResponse {
-        let deltas = match response.validation_error() {
-            Some(error) => self.for_action(error.action()),
-            None => return response,
-        };
-        if deltas.is_empty() {
-            return response;
+        let deltas = response
+            .validation_error()
+            .and_then(|error| self.by_action.get(error.action()));
+        match deltas {
+            Some(deltas) => {
+                let deltas = Arc::clone(deltas);
+                response.map_validation(|error| error.with_shared_awareness(deltas))
+            }
+            None => response,
         }
-        response.map_validation(|error| error.with_contract_awareness(deltas.to_vec()))
     }
 }

@@ -16,6 +16,7 @@ mod sent;
 mod shape;
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -92,7 +93,9 @@ impl FieldProblem {
 pub struct ValidationError {
     action: String,
     problems: Vec<FieldProblem>,
-    awareness: Vec<ScopedDelta>,
+    /// Shared with the server's per-action lists; an `Arc` of a `Vec` (a thin pointer) keeps
+    /// `ToolResponse` small enough to return by value.
+    awareness: Option<Arc<Vec<ScopedDelta>>>,
 }
 
 impl ValidationError {
@@ -102,7 +105,7 @@ impl ValidationError {
         ValidationError {
             action: action.into(),
             problems: Vec::new(),
-            awareness: Vec::new(),
+            awareness: None,
         }
     }
 
@@ -202,14 +205,26 @@ impl ValidationError {
     /// <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>
     /// </validation_error>");
     /// ```
-    pub fn with_contract_awareness(mut self, deltas: Vec<ScopedDelta>) -> ValidationError {
-        self.awareness = deltas;
+    pub fn with_contract_awareness(self, deltas: Vec<ScopedDelta>) -> ValidationError {
+        self.with_shared_awareness(Arc::new(deltas))
+    }
+
+    /// [`ValidationError::with_contract_awareness`] with a list shared by many errors.
+    pub(crate) fn with_shared_awareness(
+        mut self,
+        deltas: Arc<Vec<ScopedDelta>>,
+    ) -> ValidationError {
+        self.awareness = if deltas.is_empty() {
+            None
+        } else {
+            Some(deltas)
+        };
         self
     }
 
     /// The contract deltas listed in the `<contract_awareness>` section (empty: no section).
     pub fn contract_awareness(&self) -> &[ScopedDelta] {
-        &self.awareness
+        self.awareness.as_deref().map_or(&[], Vec::as_slice)
     }
 
     /// The action: `tool.action` or `tool`.
@@ -263,9 +278,9 @@ impl ValidationError {
             memo.write(out, &problem.line, Context::Text);
             out.push_str("</field>\n");
         }
-        if !self.awareness.is_empty() {
+        if let Some(awareness) = &self.awareness {
             out.push_str("<contract_awareness>\n");
-            for delta in &self.awareness {
+            for delta in awareness.iter() {
                 out.push_str("  <delta severity=\"");
                 out.push_str(delta.class.as_str());
                 out.push_str("\" scope=\"");
@@ -294,11 +309,11 @@ impl ValidationError {
                 + memo.measure(&problem.path, Context::Attr)
                 + memo.measure(&problem.line, Context::Text);
         }
-        if !self.awareness.is_empty() {
+        if let Some(awareness) = &self.awareness {
             const SECTION: usize = "<contract_awareness>\n</contract_awareness>\n".len();
             const DELTA: usize = "  <delta severity=\"\" scope=\"\"></delta>\n".len();
             len += SECTION;
-            for delta in &self.awareness {
+            for delta in awareness.iter() {
                 // The class names are plain ASCII words: nothing to escape.
                 len += DELTA
                     + delta.class.as_str().len()
