@@ -9,6 +9,12 @@
 //!
 //! `--flat` exposes each action as its own tool (`billing_get_invoice`, …) in any mode. The
 //! same program is the `fusion-billing` binary of this package.
+//!
+//! The contract is locked in `examples/fusion.lock` (checked by `tests/billing_lockfile.rs`;
+//! `FUSION_LOCK=overwrite cargo test -p examples` rewrites it). `--lock-check` compares the
+//! running contract with it, prints one line per change, and exits with status 1 on a BREAKING
+//! change. `--baseline PATH` serves with a known-good lockfile, so validation errors carry
+//! `<contract_awareness>`.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -372,38 +378,85 @@ fn server(exposition: Exposition) -> Server {
         .exposition(exposition)
 }
 
-const USAGE: &str = "usage: billing [--flat] [--http ADDR | --demo]
-  (no flags)   serve MCP over stdio
-  --http ADDR  serve MCP Streamable HTTP at http://ADDR/mcp (ADDR like 127.0.0.1:8080)
-  --demo       run a client session in-process and print what the model receives
-  --flat       one MCP tool per action (billing_get_invoice, ...) instead of one tool";
+const USAGE: &str = "usage: billing [--flat] [--baseline PATH] [--http ADDR | --demo | --lock-check [--lockfile PATH]]
+  (no flags)       serve MCP over stdio
+  --http ADDR      serve MCP Streamable HTTP at http://ADDR/mcp (ADDR like 127.0.0.1:8080)
+  --demo           run a client session in-process and print what the model receives
+  --flat           one MCP tool per action (billing_get_invoice, ...) instead of one tool
+  --lock-check     compare the contract with the lockfile, print every change, exit 1 on a BREAKING one
+  --lockfile PATH  the lockfile --lock-check reads (default: examples/fusion.lock)
+  --baseline PATH  a known-good lockfile: validation errors list what changed since";
+
+/// The lockfile the example ships: its reviewed contract.
+const LOCKFILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fusion.lock");
 
 enum Mode {
     Stdio,
     Http(String),
     Demo,
+    LockCheck,
 }
 
-fn parse_args() -> Result<(Mode, Exposition), String> {
+/// The contract options of the command line.
+#[derive(Default)]
+struct ContractArgs {
+    lockfile: Option<String>,
+    baseline: Option<String>,
+}
+
+fn parse_args() -> Result<(Mode, Exposition, ContractArgs), String> {
     let mut mode = Mode::Stdio;
     let mut exposition = Exposition::Grouped;
+    let mut contract = ContractArgs::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--flat" => exposition = Exposition::Flat,
             "--demo" => mode = Mode::Demo,
+            "--lock-check" => mode = Mode::LockCheck,
+            "--lockfile" => contract.lockfile = Some(args.next().ok_or("--lockfile needs a path")?),
+            "--baseline" => contract.baseline = Some(args.next().ok_or("--baseline needs a path")?),
             "--http" => mode = Mode::Http(args.next().ok_or("--http needs an address")?),
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument '{other}'")),
         }
     }
-    Ok((mode, exposition))
+    Ok((mode, exposition, contract))
+}
+
+/// `--lock-check`: the changes since the lockfile at `path`, one line each. The exit status is
+/// 0 when nothing BREAKING changed, 1 on a BREAKING change, 2 when the lockfile is unreadable,
+/// malformed or tampered with.
+fn lock_check(server: &Server, path: &str) -> i32 {
+    let lockfile = match fusion::contract::Lockfile::load(path) {
+        Ok(lockfile) => lockfile,
+        Err(err) => {
+            eprintln!("billing: {err}");
+            return 2;
+        }
+    };
+    let changes = fusion::contract::diff(lockfile.contract(), &server.contract());
+    if changes.is_empty() {
+        println!("{path} is up to date ({})", lockfile.digest());
+        return 0;
+    }
+    print!("{}", changes.report());
+    if changes.has_breaking() {
+        eprintln!("billing: BREAKING changes since {path}");
+        1
+    } else {
+        eprintln!(
+            "billing: {path} is out of date (nothing BREAKING); rewrite it with \
+             FUSION_LOCK=overwrite cargo test -p examples"
+        );
+        0
+    }
 }
 
 // `pub(crate)`: the `fusion-billing` binary (`bin/fusion-billing.rs`) runs this file as a module.
 #[tokio::main]
 pub(crate) async fn main() -> anyhow::Result<()> {
-    let (mode, exposition) = match parse_args() {
+    let (mode, exposition, contract) = match parse_args() {
         Ok(parsed) => parsed,
         Err(problem) => {
             if !problem.is_empty() {
@@ -421,8 +474,16 @@ pub(crate) async fn main() -> anyhow::Result<()> {
         .without_time()
         .init();
 
-    let server = server(exposition);
+    let mut server = server(exposition);
+    if let Some(path) = &contract.baseline {
+        let baseline = fusion::contract::Lockfile::load(path)?;
+        server = server.contract_baseline(fusion::contract::ContractBaseline::new(baseline));
+    }
     match mode {
+        Mode::LockCheck => {
+            let path = contract.lockfile.as_deref().unwrap_or(LOCKFILE);
+            std::process::exit(lock_check(&server, path));
+        }
         // Returns when the client closes stdin.
         Mode::Stdio => {
             server.serve_stdio().await?;

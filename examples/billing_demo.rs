@@ -2,12 +2,15 @@
 //! each request next to exactly what comes back: every text block verbatim (what the model
 //! reads), `isError`, and the typed flags of `_meta["fusion/error"]` (what client code reads).
 
+use fusion::contract::{ContractBaseline, Lockfile};
 use fusion::server::{ERRORS_META_KEY, Exposition, Server};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, Implementation};
 use serde_json::{Map, Value, json};
 
 pub(crate) async fn run(server: Server, exposition: Exposition) -> anyhow::Result<()> {
+    // The same tools, for the last step's agent that learned an older contract.
+    let calibrated = server.clone();
     println!(
         "{} {}, {} exposition, driven by an rmcp client over an in-process stream.\n",
         server.info().name,
@@ -80,6 +83,7 @@ pub(crate) async fn run(server: Server, exposition: Exposition) -> anyhow::Resul
             json!({"invoice_id": "inv_0003", "amount_cents": 990}),
         ),
     ];
+    let last = 2 + u32::try_from(steps.len())?;
     for (number, (title, action, arguments)) in (2..).zip(steps) {
         heading(number, title);
         let Some((tool, arguments)) = request(exposition, action, arguments) else {
@@ -99,6 +103,50 @@ pub(crate) async fn run(server: Server, exposition: Exposition) -> anyhow::Resul
         }
     }
 
+    client.cancel().await?;
+    serving.await??;
+    calibrated_agent(calibrated, exposition, last).await
+}
+
+/// The contract an agent learned at the previous release, when `charge` took no currency (the
+/// invoice's was used). `tests/billing_lockfile.rs` keeps the file in step with the code.
+const OLD_LOCKFILE: &str = include_str!("fusion.old.lock");
+
+/// The server started with the old lockfile as its baseline: the agent, calling `charge` the
+/// way it learned, gets its validation error together with what changed since.
+async fn calibrated_agent(
+    server: Server,
+    exposition: Exposition,
+    number: u32,
+) -> anyhow::Result<()> {
+    heading(
+        number,
+        "An agent calibrated on an older contract: the change rides with its validation error",
+    );
+    let baseline = ContractBaseline::new(Lockfile::parse(OLD_LOCKFILE)?);
+    let server = server.contract_baseline(baseline);
+    if let Some(awareness) = server.contract_awareness() {
+        println!(
+            "server baseline: examples/fusion.old.lock; changes since (--lock-check prints the same):"
+        );
+        print!("{}", awareness.diff().report());
+    }
+    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_end);
+    let serving = tokio::spawn(async move {
+        let running = server.serve_io(read, write).await?;
+        anyhow::Ok(running.waiting().await?)
+    });
+    let client = ClientConfig::default().serve(client_end).await?;
+    let arguments = json!({"invoice_id": "inv_0001", "amount_cents": 100});
+    if let Some((tool, arguments)) = request(exposition, "charge", arguments) {
+        println!(
+            "request: tools/call {tool} {}",
+            Value::Object(arguments.clone())
+        );
+        let params = CallToolRequestParams::new(tool).with_arguments(arguments);
+        show(&client.call_tool(params).await?);
+    }
     client.cancel().await?;
     serving.await??;
     Ok(())

@@ -613,9 +613,9 @@ fn field(
                     DeltaClass::Breaking,
                     format!(
                         "Field '{path}' no longer accepts {} (before: {}; now: {}).",
-                        list(&removed),
-                        list(a),
-                        list(b)
+                        values(&removed),
+                        values(a),
+                        values(b)
                     ),
                 );
             }
@@ -624,9 +624,9 @@ fn field(
                     DeltaClass::Safe,
                     format!(
                         "Field '{path}' also accepts {} (before: {}; now: {}).",
-                        list(&added),
-                        list(a),
-                        list(b)
+                        values(&added),
+                        values(a),
+                        values(b)
                     ),
                 );
             }
@@ -635,14 +635,14 @@ fn field(
             DeltaClass::Risky,
             format!(
                 "Field '{path}' is now restricted to listed values (before: any value; now: {}).",
-                list(b)
+                values(b)
             ),
         ),
         (Some(a), None) => emit(
             DeltaClass::Risky,
             format!(
                 "Field '{path}' is no longer restricted to listed values (before: {}; now: any value).",
-                list(a)
+                values(a)
             ),
         ),
         (None, None) => {}
@@ -723,11 +723,24 @@ fn types_text(types: &[String]) -> String {
 
 fn field_summary(field: &FieldContract) -> String {
     let mut out = types_text(&field.types);
-    if let Some(values) = &field.enum_values {
+    if let Some(allowed) = &field.enum_values {
         out.push_str(" in ");
-        out.push_str(&list(values));
+        out.push_str(&values(allowed));
     }
     out
+}
+
+/// Enum values as validation lines show them: strings in single quotes (`'EUR'`), other
+/// values as JSON.
+fn values<S: AsRef<str>>(values: &[S]) -> String {
+    values
+        .iter()
+        .map(|v| match serde_json::from_str::<Value>(v.as_ref()) {
+            Ok(Value::String(s)) => format!("'{s}'"),
+            _ => v.as_ref().to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn list<S: AsRef<str>>(values: &[S]) -> String {

@@ -289,7 +289,7 @@ fn breaking_enum_value_removed() {
         },
         DeltaClass::Breaking,
         "billing.charge",
-        "Field 'currency' no longer accepts \"USD\" (before: \"EUR\", \"USD\"; now: \"EUR\").",
+        "Field 'currency' no longer accepts 'USD' (before: 'EUR', 'USD'; now: 'EUR').",
     );
 }
 
@@ -456,7 +456,7 @@ fn safe_enum_value_added() {
         },
         DeltaClass::Safe,
         "billing.charge",
-        "Field 'currency' also accepts \"GBP\" (before: \"EUR\", \"USD\"; now: \"EUR\", \"GBP\", \"USD\").",
+        "Field 'currency' also accepts 'GBP' (before: 'EUR', 'USD'; now: 'EUR', 'GBP', 'USD').",
     );
 }
 
