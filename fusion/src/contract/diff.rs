@@ -62,17 +62,6 @@ pub struct Delta {
     pub text: String,
 }
 
-impl Delta {
-    /// The scope as models name it: `tool.action` for an action of a multi-action tool
-    /// (`tool` for a single-function tool's action), `tool` for a tool-wide change.
-    pub fn scope(&self, contract_discriminated: bool) -> String {
-        match (&self.action, contract_discriminated) {
-            (Some(action), true) => format!("{}.{action}", self.tool),
-            _ => self.tool.clone(),
-        }
-    }
-}
-
 /// Every change from one contract to another, highest class first.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ContractDiff {
@@ -103,9 +92,15 @@ impl ContractDiff {
         self.highest() == Some(DeltaClass::Breaking)
     }
 
-    /// The scope of `delta` as models name it (see [`Delta::scope`]).
+    /// The scope of `delta` as models name it: `tool.action` for an action of a multi-action
+    /// tool, `tool` for a single-function tool's action or a change to the tool as a whole.
     pub fn scope(&self, delta: &Delta) -> String {
-        delta.scope(self.discriminated.contains(&delta.tool))
+        match &delta.action {
+            Some(action) if self.discriminated.contains(&delta.tool) => {
+                format!("{}.{action}", delta.tool)
+            }
+            _ => delta.tool.clone(),
+        }
     }
 
     /// The human-readable report: one line per delta, `CLASS scope: text`, highest class
