@@ -98,8 +98,9 @@ impl rmcp::ServerHandler for Server {
 }
 
 impl Server {
-    /// Renders a response as the MCP result: the server's structured-content option, then the
-    /// flat names in available actions.
+    /// Renders a response as the MCP result: the contract deltas of a validation error (with a
+    /// baseline), the server's structured-content option, then the flat names in available
+    /// actions.
     fn finish(&self, response: ToolResponse) -> CallToolResponse {
         let response = self
             .with_contract_awareness(response)
