@@ -285,6 +285,36 @@ fn is_envelope(text: &str) -> bool {
     text.starts_with("<tool_error") || text.starts_with("<validation_error")
 }
 
+/// Reads a `tools/call` result the way [`Client::call`] does, for results obtained some other
+/// way (rmcp's own `call_tool`, a recorded session): `Ok` with the payload and the warnings
+/// when `isError` is not `true`, else `Err(CallError::Tool(..))` with the envelope of the first
+/// text block, the flags (`_meta["fusion/error"]`, else derived from the envelope, else
+/// [`Flags::uncontracted`]) and the result. The failure's decision is the default
+/// [`RetryPolicy`]'s for a first attempt.
+///
+/// ```
+/// use fusion::client::{CallError, read_result};
+/// use fusion::{ErrorCategory, ToolError, ToolResponse};
+/// use rmcp::model::CallToolResult;
+///
+/// let result = CallToolResult::from(ToolResponse::error(ToolError::timeout("Ledger took too long")));
+/// let Err(CallError::Tool(failure)) = read_result(result) else { panic!() };
+/// assert_eq!(failure.flags().category, ErrorCategory::Transient);
+/// assert_eq!(failure.tool_error().unwrap().message(), "Ledger took too long");
+/// ```
+///
+/// # Errors
+/// [`CallError::Tool`] for an error result; never another variant.
+pub fn read_result(result: CallToolResult) -> Result<CallOutput, CallError> {
+    classify(result).map_err(|err| match err {
+        CallError::Tool(mut failure) => {
+            failure.decision = RetryPolicy::new().decide(&failure.flags, 1, Duration::ZERO);
+            CallError::Tool(failure)
+        }
+        other => other,
+    })
+}
+
 /// Sorts a result into a success (payload and warnings) or a typed failure.
 fn classify(result: CallToolResult) -> Result<CallOutput, CallError> {
     if result.is_error != Some(true) {
@@ -306,6 +336,7 @@ fn classify(result: CallToolResult) -> Result<CallOutput, CallError> {
         flags,
         result,
         attempts: 1,
+        // Replaced by the caller with the policy's decision.
         decision: Decision::Abort(super::retry::AbortReason::NotRetryable),
     })))
 }

@@ -22,7 +22,7 @@ mod parse;
 mod retry;
 
 #[cfg(feature = "client")]
-pub use call::{CallError, CallOutput, Client, ToolFailure};
+pub use call::{CallError, CallOutput, Client, ToolFailure, read_result};
 pub use envelope::{ContractDelta, DeltaSeverity, Envelope, FieldLine, ValidationEnvelope};
 pub use flags::Flags;
 pub use parse::{ParseError, ParseErrorKind, parse_envelope};
