@@ -98,7 +98,11 @@ async fn client_for(
     flaky: &Flaky,
     exposition: Exposition,
     policy: RetryPolicy,
-) -> (Client, Log, rmcp::service::RunningService<rmcp::RoleClient, ClientConfig>) {
+) -> (
+    Client,
+    Log,
+    rmcp::service::RunningService<rmcp::RoleClient, ClientConfig>,
+) {
     let server = Server::new("flaky-server", "1.0.0")
         .tool(flaky.clone())
         .exposition(exposition);
@@ -136,7 +140,9 @@ fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
-fn failed(result: Result<fusion::client::CallOutput, CallError>) -> Box<fusion::client::ToolFailure> {
+fn failed(
+    result: Result<fusion::client::CallOutput, CallError>,
+) -> Box<fusion::client::ToolFailure> {
     match result {
         Err(CallError::Tool(failure)) => failure,
         other => panic!("expected a tool failure, got {other:?}"),
@@ -147,13 +153,15 @@ fn failed(result: Result<fusion::client::CallOutput, CallError>) -> Box<fusion::
 
 #[tokio::test(start_paused = true)]
 async fn a_rate_limited_call_is_retried_after_exactly_the_stated_delay_and_succeeds() {
-    let flaky = Flaky::failing([
-        ToolError::new(ErrorCode::RateLimited, "Too many fetches").retry_after(1),
-    ]);
+    let flaky =
+        Flaky::failing([ToolError::new(ErrorCode::RateLimited, "Too many fetches").retry_after(1)]);
     let (client, log, _running) = client_for(&flaky, Exposition::Grouped, exact_policy()).await;
 
     let start = Instant::now();
-    let output = client.call("flaky.fetch", json!({})).await.expect("succeeds on the retry");
+    let output = client
+        .call("flaky.fetch", json!({}))
+        .await
+        .expect("succeeds on the retry");
     assert_eq!(start.elapsed(), secs(1), "waited exactly retryAfterSeconds");
     assert_eq!(output.text(), Some("ok 2"));
     assert_eq!(output.attempts(), 2);
@@ -161,7 +169,12 @@ async fn a_rate_limited_call_is_retried_after_exactly_the_stated_delay_and_succe
     assert_eq!(flaky.calls(), 2);
     assert_eq!(
         *log.lock().unwrap(),
-        [(1, "RATE_LIMITED".to_owned(), Decision::Retry { wait: secs(1) }, Duration::ZERO)]
+        [(
+            1,
+            "RATE_LIMITED".to_owned(),
+            Decision::Retry { wait: secs(1) },
+            Duration::ZERO
+        )]
     );
 }
 
@@ -172,11 +185,23 @@ async fn transient_failures_back_off_exponentially_up_to_the_cap() {
     let (client, log, _running) = client_for(&flaky, Exposition::Grouped, exact_policy()).await;
 
     let start = Instant::now();
-    let output = client.call("flaky.fetch", Value::Null).await.expect("the sixth attempt succeeds");
+    let output = client
+        .call("flaky.fetch", Value::Null)
+        .await
+        .expect("the sixth attempt succeeds");
     assert_eq!(output.attempts(), 6);
     assert_eq!(output.text(), Some("ok 6"));
-    let waits: Vec<Duration> = log.lock().unwrap().iter().filter_map(|(_, _, d, _)| d.wait()).collect();
-    assert_eq!(waits, [ms(100), ms(200), ms(300), ms(300), ms(300)], "doubling, capped at 300 ms");
+    let waits: Vec<Duration> = log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|(_, _, d, _)| d.wait())
+        .collect();
+    assert_eq!(
+        waits,
+        [ms(100), ms(200), ms(300), ms(300), ms(300)],
+        "doubling, capped at 300 ms"
+    );
     assert_eq!(start.elapsed(), ms(1200));
     let waited: Vec<Duration> = log.lock().unwrap().iter().map(|(_, _, _, w)| *w).collect();
     assert_eq!(waited, [ms(0), ms(100), ms(300), ms(600), ms(900)]);
@@ -192,12 +217,28 @@ async fn attempts_are_exhausted_and_the_last_failure_is_returned() {
     let failure = failed(client.call("flaky.fetch", json!({})).await);
     assert_eq!(start.elapsed(), ms(300), "100 ms then 200 ms");
     assert_eq!(failure.attempts(), 3);
-    assert_eq!(failure.decision(), &Decision::Abort(AbortReason::AttemptsExhausted));
-    assert_eq!(failure.tool_error().unwrap().message(), "slow #2", "the last attempt's result");
+    assert_eq!(
+        failure.decision(),
+        &Decision::Abort(AbortReason::AttemptsExhausted)
+    );
+    assert_eq!(
+        failure.tool_error().unwrap().message(),
+        "slow #2",
+        "the last attempt's result"
+    );
     assert_eq!(failure.flags().category, ErrorCategory::Transient);
     assert_eq!(flaky.calls(), 3);
-    let decisions: Vec<&'static str> = log.lock().unwrap().iter().map(|(_, _, d, _)| d.as_str()).collect();
-    assert_eq!(decisions, ["retry", "retry", "abort"], "the hook sees the give-up too");
+    let decisions: Vec<&'static str> = log
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, _, d, _)| d.as_str())
+        .collect();
+    assert_eq!(
+        decisions,
+        ["retry", "retry", "abort"],
+        "the hook sees the give-up too"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -250,7 +291,8 @@ async fn unknown_not_found_and_critical_failures_are_not_retried() {
     ];
     for (error, decision) in cases {
         let flaky = Flaky::failing([error.clone()]);
-        let (client, _log, _running) = client_for(&flaky, Exposition::Grouped, exact_policy()).await;
+        let (client, _log, _running) =
+            client_for(&flaky, Exposition::Grouped, exact_policy()).await;
         let failure = failed(client.call("flaky.fetch", json!({})).await);
         assert_eq!(failure.decision(), &decision, "{error:?}");
         assert_eq!(flaky.calls(), 1, "{error:?} was retried");
@@ -266,23 +308,36 @@ async fn flags_come_from_meta_not_only_from_the_code() {
         .category(ErrorCategory::Transient)
         .explanation("lock held by nightly job")]);
     let (client, log, _running) = client_for(&flaky, Exposition::Grouped, exact_policy()).await;
-    let output = client.call("flaky.fetch", json!({})).await.expect("retried");
+    let output = client
+        .call("flaky.fetch", json!({}))
+        .await
+        .expect("retried");
     assert_eq!(output.attempts(), 2);
     let (_, code, decision, _) = log.lock().unwrap()[0].clone();
-    assert_eq!((code.as_str(), decision), ("LEDGER_BUSY", Decision::Retry { wait: ms(100) }));
+    assert_eq!(
+        (code.as_str(), decision),
+        ("LEDGER_BUSY", Decision::Retry { wait: ms(100) })
+    );
 
     // Without the retry, the failure carries the flags and applies them to the parsed error.
     let flaky = Flaky::failing([ToolError::new("LEDGER_BUSY", "Ledger locked")
         .category(ErrorCategory::Transient)
         .explanation("lock held by nightly job")]);
-    let (client, _log, _running) = client_for(&flaky, Exposition::Grouped, RetryPolicy::never()).await;
+    let (client, _log, _running) =
+        client_for(&flaky, Exposition::Grouped, RetryPolicy::never()).await;
     let failure = failed(client.call("flaky.fetch", json!({})).await);
     assert_eq!(failure.flags().category, ErrorCategory::Transient);
-    assert_eq!(failure.flags().explanation.as_deref(), Some("lock held by nightly job"));
+    assert_eq!(
+        failure.flags().explanation.as_deref(),
+        Some("lock held by nightly job")
+    );
     let parsed = failure.tool_error().unwrap();
     assert_eq!(parsed.error_category(), ErrorCategory::Transient);
     assert_eq!(parsed.explanation_text(), Some("lock held by nightly job"));
-    assert_eq!(failure.decision(), &Decision::Abort(AbortReason::AttemptsExhausted));
+    assert_eq!(
+        failure.decision(),
+        &Decision::Abort(AbortReason::AttemptsExhausted)
+    );
 }
 
 // --- results ---------------------------------------------------------------------------------
@@ -291,13 +346,20 @@ async fn flags_come_from_meta_not_only_from_the_code() {
 async fn validation_failures_carry_the_envelope_and_are_not_retried() {
     let flaky = Flaky::default();
     let (client, _log, _running) = client_for(&flaky, Exposition::Grouped, exact_policy()).await;
-    let failure = failed(client.call("flaky.lookup", json!({"id": "x", "extra": true})).await);
+    let failure = failed(
+        client
+            .call("flaky.lookup", json!({"id": "x", "extra": true}))
+            .await,
+    );
     let validation = failure.validation().expect("a validation envelope");
     assert_eq!(validation.action, "flaky.lookup");
     let names: Vec<&str> = validation.fields.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["extra", "id"]);
     assert_eq!(failure.flags(), &Flags::validation());
-    assert_eq!(failure.decision(), &Decision::Abort(AbortReason::Category(ErrorCategory::Validation)));
+    assert_eq!(
+        failure.decision(),
+        &Decision::Abort(AbortReason::Category(ErrorCategory::Validation))
+    );
     assert_eq!(failure.attempts(), 1);
     assert_eq!(failure.result().is_error, Some(true));
     let raw = failure.result().content[0].as_text().unwrap().text.clone();
@@ -309,7 +371,10 @@ async fn warnings_ride_next_to_the_payload_and_never_become_errors() {
     let flaky = Flaky::default();
     let (client, _log, _running) = client_for(&flaky, Exposition::Grouped, exact_policy()).await;
 
-    let output = client.call("flaky.lookup", json!({"id": "abc"})).await.expect("a success");
+    let output = client
+        .call("flaky.lookup", json!({"id": "abc"}))
+        .await
+        .expect("a success");
     assert_eq!(output.text(), Some("found abc"));
     assert_eq!(output.warnings().len(), 1);
     let warning = &output.warnings()[0];
@@ -318,10 +383,16 @@ async fn warnings_ride_next_to_the_payload_and_never_become_errors() {
     assert_eq!(warning.recovery(), Some("Call flaky.fetch next time."));
 
     // A warning alone is still a success: no payload, one warning, flags from `_meta`.
-    let output = client.call("flaky.advise", json!({})).await.expect("a success");
+    let output = client
+        .call("flaky.advise", json!({}))
+        .await
+        .expect("a success");
     assert_eq!(output.text(), None);
     assert_eq!(output.warnings()[0].code().as_str(), "PARTIAL");
-    assert_eq!(output.warnings()[0].message(), "Only the first page was returned.");
+    assert_eq!(
+        output.warnings()[0].message(),
+        "Only the first page was returned."
+    );
     assert_eq!(output.result().is_error, Some(false));
 }
 
@@ -341,10 +412,22 @@ async fn a_batch_keeps_every_sibling_result() {
         .await;
     assert_eq!(results.len(), 6);
     assert_eq!(results[0].as_ref().unwrap().text(), Some("found first"));
-    assert!(results[1].as_ref().unwrap_err().tool_failure().unwrap().validation().is_some());
+    assert!(
+        results[1]
+            .as_ref()
+            .unwrap_err()
+            .tool_failure()
+            .unwrap()
+            .validation()
+            .is_some()
+    );
     let unknown = results[2].as_ref().unwrap_err().flags().unwrap();
     assert_eq!(unknown.code, ErrorCode::UnknownAction);
-    assert!(matches!(results[3], Err(CallError::Protocol(_))), "{:?}", results[3]);
+    assert!(
+        matches!(results[3], Err(CallError::Protocol(_))),
+        "{:?}",
+        results[3]
+    );
     assert!(matches!(results[4], Err(CallError::Arguments("an array"))));
     assert_eq!(results[5].as_ref().unwrap().text(), Some("found last"));
 }
@@ -356,21 +439,39 @@ async fn names_follow_the_servers_exposition() {
     let (client, _log, _running) = client_for(&flaky, Exposition::Flat, exact_policy()).await;
     let (tool, args) = client.route("flaky.fetch", Map::new());
     assert_eq!((tool.as_str(), args.len()), ("flaky_fetch", 0));
-    assert_eq!(client.call("flaky.fetch", json!({})).await.unwrap().text(), Some("ok 1"));
+    assert_eq!(
+        client.call("flaky.fetch", json!({})).await.unwrap().text(),
+        Some("ok 1")
+    );
     // A flat name is sent as is.
-    assert_eq!(client.call("flaky_fetch", json!({})).await.unwrap().text(), Some("ok 2"));
+    assert_eq!(
+        client.call("flaky_fetch", json!({})).await.unwrap().text(),
+        Some("ok 2")
+    );
 
     // Grouped: the `flaky` tool with the discriminator, which overrides one already sent.
     let (client, _log, _running) = client_for(&flaky, Exposition::Grouped, exact_policy()).await;
-    let (tool, args) = client.route("flaky.fetch", json!({"action": "advise"}).as_object().unwrap().clone());
+    let (tool, args) = client.route(
+        "flaky.fetch",
+        json!({"action": "advise"}).as_object().unwrap().clone(),
+    );
     assert_eq!(tool, "flaky");
     assert_eq!(Value::Object(args), json!({"action": "fetch"}));
-    assert_eq!(client.call("flaky.fetch", json!({})).await.unwrap().text(), Some("ok 3"));
+    assert_eq!(
+        client.call("flaky.fetch", json!({})).await.unwrap().text(),
+        Some("ok 3")
+    );
 
     // Configured instead of discovered, with another discriminator name.
     let fixed = client.clone().with_exposition(Exposition::Flat);
-    assert_eq!(fixed.route("a.b.c", Map::new()).0, "a_b.c", "split at the first dot");
-    let renamed = client.with_exposition(Exposition::Grouped).with_discriminator("op");
+    assert_eq!(
+        fixed.route("a.b.c", Map::new()).0,
+        "a_b.c",
+        "split at the first dot"
+    );
+    let renamed = client
+        .with_exposition(Exposition::Grouped)
+        .with_discriminator("op");
     let (_, args) = renamed.route("a.b", Map::new());
     assert_eq!(Value::Object(args), json!({"op": "b"}));
 }
@@ -385,8 +486,14 @@ fn an_error_in_prose_is_a_failure_without_a_contract() {
     assert!(failure.envelope().is_none());
     assert!(failure.parse_error().is_some());
     assert_eq!(failure.flags(), &Flags::uncontracted());
-    assert_eq!(failure.decision(), &Decision::Abort(AbortReason::Category(ErrorCategory::Unknown)));
-    assert_eq!(failure.to_string(), "INTERNAL_ERROR (unknown): Something broke.");
+    assert_eq!(
+        failure.decision(),
+        &Decision::Abort(AbortReason::Category(ErrorCategory::Unknown))
+    );
+    assert_eq!(
+        failure.to_string(),
+        "INTERNAL_ERROR (unknown): Something broke."
+    );
 
     // With flags in `_meta` but prose content, the flags still decide.
     let mut result = CallToolResult::error(vec![ContentBlock::text("Slow down.")]);

@@ -152,7 +152,11 @@ fn older_validation_layouts_and_contract_awareness() {
             .map(|d| vec![d.severity.to_string(), d.scope.clone(), d.text.clone()])
             .collect();
         assert_eq!(deltas, pairs(&want["deltas"]), "`{id}`");
-        assert_eq!(parsed.recovery.as_deref(), want["recovery"].as_str(), "`{id}`");
+        assert_eq!(
+            parsed.recovery.as_deref(),
+            want["recovery"].as_str(),
+            "`{id}`"
+        );
         if v["exact"] == true {
             assert_eq!(parsed.to_xml(), xml, "`{id}` does not re-render");
         }
@@ -184,7 +188,10 @@ fn contract_deltas_are_typed() {
 #[test]
 fn the_server_validation_envelope_round_trips() {
     let server = ValidationError::new("billing.get_invoice")
-        .with_problem("id", "Too short. You sent: 'inv'. Expected at least 5 characters.")
+        .with_problem(
+            "id",
+            "Too short. You sent: 'inv'. Expected at least 5 characters.",
+        )
         .with_problem(
             "extra",
             "Unknown field. You sent: 1. Expected one of the known fields: id.",
@@ -215,9 +222,21 @@ fn the_server_validation_envelope_round_trips() {
 #[test]
 fn garbage_gets_a_clear_error_with_its_position() {
     let cases: [(&str, &str, usize); 12] = [
-        ("", "no <tool_error> or <validation_error> envelope found at byte 0", 0),
-        ("Internal server error", "no <tool_error> or <validation_error> envelope found at byte 0", 0),
-        ("<tool_errors>x</tool_errors>", "no <tool_error> or <validation_error> envelope found at byte 0", 0),
+        (
+            "",
+            "no <tool_error> or <validation_error> envelope found at byte 0",
+            0,
+        ),
+        (
+            "Internal server error",
+            "no <tool_error> or <validation_error> envelope found at byte 0",
+            0,
+        ),
+        (
+            "<tool_errors>x</tool_errors>",
+            "no <tool_error> or <validation_error> envelope found at byte 0",
+            0,
+        ),
         (
             "<tool_error><message>m</message></tool_error>",
             "<tool_error> has no `code` attribute at byte 12",
@@ -284,7 +303,10 @@ fn malformed_xml_is_reported_as_such() {
     ] {
         let err = parse_envelope(input).expect_err(input);
         assert!(
-            matches!(err.kind(), ParseErrorKind::Xml(_) | ParseErrorKind::UnexpectedEof { .. }),
+            matches!(
+                err.kind(),
+                ParseErrorKind::Xml(_) | ParseErrorKind::UnexpectedEof { .. }
+            ),
             "{input:?}: {err}"
         );
         assert!(err.offset() <= input.len(), "{input:?}: {err}");
@@ -439,11 +461,15 @@ proptest! {
 
 #[test]
 fn flags_of_parsed_errors_follow_the_code() {
-    let e = parse_tool_error("<tool_error code=\"HANDOFF_CONNECTING\"><message>m</message></tool_error>");
+    let e = parse_tool_error(
+        "<tool_error code=\"HANDOFF_CONNECTING\"><message>m</message></tool_error>",
+    );
     let flags = Flags::from(&e);
     assert_eq!(flags.category, ErrorCategory::Transient);
     assert!(flags.retryable);
-    let custom = parse_tool_error("<tool_error code=\"ALREADY_PAID\" severity=\"warning\"><message>m</message></tool_error>");
+    let custom = parse_tool_error(
+        "<tool_error code=\"ALREADY_PAID\" severity=\"warning\"><message>m</message></tool_error>",
+    );
     let flags = Flags::from(&custom);
     assert_eq!(flags.category, ErrorCategory::Unknown);
     assert!(!flags.is_error);

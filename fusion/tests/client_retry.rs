@@ -32,7 +32,10 @@ fn each_category_gets_its_decision() {
     let table: [(ToolError, Decision); 9] = [
         (ToolError::unauthorized("m"), Decision::Escalate),
         (ToolError::forbidden("m"), Decision::Escalate),
-        (ToolError::new(ErrorCode::AuthRequired, "m"), Decision::Escalate),
+        (
+            ToolError::new(ErrorCode::AuthRequired, "m"),
+            Decision::Escalate,
+        ),
         (
             ToolError::not_found("m"),
             Decision::Abort(AbortReason::Category(ErrorCategory::NotFound)),
@@ -137,7 +140,9 @@ fn transient_waits_at_least_a_stated_delay() {
         exact().decide(&busy, 1, ZERO).wait(),
         Some(Duration::from_secs(2))
     );
-    let policy = exact().base_delay(Duration::from_secs(5)).max_delay(Duration::from_secs(5));
+    let policy = exact()
+        .base_delay(Duration::from_secs(5))
+        .max_delay(Duration::from_secs(5));
     assert_eq!(
         policy.decide(&busy, 1, ZERO).wait(),
         Some(Duration::from_secs(5))
@@ -148,7 +153,10 @@ fn transient_waits_at_least_a_stated_delay() {
 fn attempts_run_out() {
     let policy = exact().max_attempts(3);
     let timeout = flags(ToolError::timeout("m"));
-    assert!(matches!(policy.decide(&timeout, 2, ZERO), Decision::Retry { .. }));
+    assert!(matches!(
+        policy.decide(&timeout, 2, ZERO),
+        Decision::Retry { .. }
+    ));
     assert_eq!(
         policy.decide(&timeout, 3, ZERO),
         Decision::Abort(AbortReason::AttemptsExhausted)
@@ -249,11 +257,11 @@ fn jitter_is_deterministic_with_a_seed_or_a_source() {
     assert_eq!(
         waits,
         [
-            ms(100),            // draw 0: full
-            ms(150),            // 200 · (1 - 0.5 · 0.5)
+            ms(100), // draw 0: full
+            ms(150), // 200 · (1 - 0.5 · 0.5)
             ms(400).mul_f64(1.0 - 0.5 * 0.999_999),
-            ms(400),            // 7.0 clamped to 1: 800 · 0.5
-            ms(800),            // NaN read as 0: full
+            ms(400), // 7.0 clamped to 1: 800 · 0.5
+            ms(800), // NaN read as 0: full
         ]
     );
     assert!(values.lock().unwrap().is_empty());
@@ -263,7 +271,21 @@ fn jitter_is_deterministic_with_a_seed_or_a_source() {
 fn decisions_read_well_in_logs() {
     assert_eq!(
         Decision::Retry { wait: ms(1500) }.to_string(),
-        "retry after 1.5s"
+        "retry after 1500ms"
+    );
+    assert_eq!(
+        Decision::Retry {
+            wait: Duration::from_secs(2)
+        }
+        .to_string(),
+        "retry after 2s"
+    );
+    assert_eq!(
+        Decision::Retry {
+            wait: Duration::from_nanos(231_813_394)
+        }
+        .to_string(),
+        "retry after 232ms"
     );
     assert_eq!(Decision::Escalate.to_string(), "escalate");
     assert_eq!(
@@ -271,4 +293,43 @@ fn decisions_read_well_in_logs() {
         "abort: not retryable (validation)"
     );
     assert_eq!(Decision::Escalate.as_str(), "escalate");
+}
+
+#[test]
+fn the_hook_observes_decisions_of_any_retry_loop() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let policy = exact().on_decision(move |event| {
+        sink.lock().unwrap().push(format!(
+            "{} #{} {} after {:?}: {}",
+            event.name, event.attempt, event.flags.code, event.waited, event.decision
+        ));
+    });
+    let limited = flags(ToolError::rate_limited("m", 2));
+    let decision = policy.decide(&limited, 1, ms(100));
+    policy.observe(&fusion::client::RetryEvent::new(
+        "billing.charge",
+        1,
+        &limited,
+        &decision,
+        ms(100),
+    ));
+    // Clones share the hook.
+    let clone = policy.clone();
+    let denied = flags(ToolError::forbidden("m"));
+    let decision = clone.decide(&denied, 2, ZERO);
+    clone.observe(&fusion::client::RetryEvent::new(
+        "billing.refund",
+        2,
+        &denied,
+        &decision,
+        ZERO,
+    ));
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "billing.charge #1 RATE_LIMITED after 100ms: retry after 2s",
+            "billing.refund #2 FORBIDDEN after 0ns: escalate",
+        ]
+    );
 }

@@ -93,7 +93,10 @@ impl Client {
     /// [`CallError::Protocol`] when `tools/list` fails.
     pub async fn discover(peer: Peer<RoleClient>) -> Result<Client, CallError> {
         let tools = peer.list_all_tools().await.map_err(CallError::Protocol)?;
-        let names = tools.into_iter().map(|tool| tool.name.into_owned()).collect();
+        let names = tools
+            .into_iter()
+            .map(|tool| tool.name.into_owned())
+            .collect();
         let mut client = Client::new(peer);
         client.inner_mut().naming = Naming::Listed(names);
         Ok(client)
@@ -138,7 +141,11 @@ impl Client {
     /// a dot is a tool name, sent as is. With names from [`Client::discover`], the exposition
     /// is chosen per call: the flat tool when the server lists `tool_action`, else the grouped
     /// tool.
-    pub fn route(&self, name: &str, mut arguments: Map<String, Value>) -> (String, Map<String, Value>) {
+    pub fn route(
+        &self,
+        name: &str,
+        mut arguments: Map<String, Value>,
+    ) -> (String, Map<String, Value>) {
         let Some((tool, action)) = name.split_once('.') else {
             return (name.to_owned(), arguments);
         };
@@ -238,7 +245,11 @@ impl Client {
     }
 
     /// One `tools/call`, its result sorted into output or typed failure.
-    async fn send(&self, tool: &str, arguments: Map<String, Value>) -> Result<CallOutput, CallError> {
+    async fn send(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallOutput, CallError> {
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
         let result = self
             .inner
@@ -517,7 +528,12 @@ impl fmt::Display for ToolFailure {
             Some(Envelope::ToolError(e)) => f.write_str(e.message()),
             Some(Envelope::Validation(v)) => {
                 let fields: Vec<&str> = v.fields.iter().map(|field| field.name.as_str()).collect();
-                write!(f, "invalid arguments for {}: {}", v.action, fields.join(", "))
+                write!(
+                    f,
+                    "invalid arguments for {}: {}",
+                    v.action,
+                    fields.join(", ")
+                )
             }
             None => f.write_str(texts(&self.result).next().unwrap_or("(no text)")),
         }

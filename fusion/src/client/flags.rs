@@ -145,8 +145,9 @@ impl Flags {
     }
 
     /// `error` with the category, retryability and explanation of these flags, which the XML
-    /// does not carry. The envelope is unchanged.
-    pub(crate) fn apply_to(&self, error: ToolError) -> ToolError {
+    /// does not carry, so a parsed error answers [`ToolError::error_category`] and
+    /// [`ToolError::is_retryable`] as the server decided. The envelope is unchanged.
+    pub fn apply_to(&self, error: ToolError) -> ToolError {
         let error = error.category(self.category).retryable(self.retryable);
         match &self.explanation {
             Some(explanation) => error.explanation(explanation.as_str()),

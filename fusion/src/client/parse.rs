@@ -25,7 +25,11 @@ use super::envelope::{ContractDelta, DeltaSeverity, Envelope, FieldLine, Validat
 ///
 /// let err = parse_envelope("<tool_error code=\"X\"><message>m</tool_error>").unwrap_err();
 /// assert!(matches!(err.kind(), ParseErrorKind::Xml(_)));
-/// assert_eq!(err.to_string(), "malformed XML: expected `</message>`, but `</tool_error>` was found at byte 31");
+/// assert_eq!(err.offset(), 31);
+/// assert_eq!(
+///     err.to_string(),
+///     "malformed XML: ill-formed document: expected `</message>`, but `</tool_error>` was found at byte 31"
+/// );
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{kind} at byte {offset}")]
@@ -230,7 +234,10 @@ impl<'a> Parser<'a> {
     /// The root element's opening tag (the input starts with it).
     fn root(&mut self) -> Result<Open<'a>, ParseError> {
         match self.next()? {
-            Event::Start(start) => Ok(Open { start, empty: false }),
+            Event::Start(start) => Ok(Open {
+                start,
+                empty: false,
+            }),
             Event::Empty(start) => Ok(Open { start, empty: true }),
             // `find_root` found `<name` followed by a separator; quick-xml reports anything
             // else (an unclosed tag) as an error above.
@@ -246,7 +253,12 @@ impl<'a> Parser<'a> {
     fn child(&mut self, parent: &str) -> Result<Option<Open<'a>>, ParseError> {
         loop {
             match self.next()? {
-                Event::Start(start) => return Ok(Some(Open { start, empty: false })),
+                Event::Start(start) => {
+                    return Ok(Some(Open {
+                        start,
+                        empty: false,
+                    }));
+                }
                 Event::Empty(start) => return Ok(Some(Open { start, empty: true })),
                 Event::End(_) => return Ok(None), // `check_end_names` guarantees it is `parent`'s
                 Event::Text(text) if text.trim_ascii().is_empty() => {}
@@ -328,8 +340,8 @@ impl<'a> Parser<'a> {
     /// fusion writes tab and newline raw in attribute values and reads them back the same.
     fn attribute(&self, open: &Open<'a>, name: &str) -> Result<Option<String>, ParseError> {
         for attribute in open.start.attributes() {
-            let attribute = attribute
-                .map_err(|err| self.error(ParseErrorKind::Xml(err.to_string())))?;
+            let attribute =
+                attribute.map_err(|err| self.error(ParseErrorKind::Xml(err.to_string())))?;
             if attribute.key.into_inner() == name {
                 let value = quick_xml::escape::unescape(&attribute.value)
                     .map_err(|err| self.error(ParseErrorKind::Xml(err.to_string())))?;
@@ -415,7 +427,10 @@ impl<'a> Parser<'a> {
                     }));
                 }
                 Event::Start(start) => {
-                    let action = self.text(&Open { start, empty: false })?;
+                    let action = self.text(&Open {
+                        start,
+                        empty: false,
+                    })?;
                     actions.push(action);
                 }
                 Event::Empty(_) => actions.push(String::new()),
@@ -472,7 +487,8 @@ impl<'a> Parser<'a> {
 
     fn validation(&mut self) -> Result<ValidationEnvelope, ParseError> {
         let root = self.root()?;
-        let mut envelope = ValidationEnvelope::new(self.required(&root, "validation_error", "action")?);
+        let mut envelope =
+            ValidationEnvelope::new(self.required(&root, "validation_error", "action")?);
         let mut recovery = None;
         if !root.empty {
             while let Some(open) = self.child("validation_error")? {

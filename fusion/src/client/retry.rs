@@ -45,12 +45,25 @@ impl Decision {
 }
 
 impl fmt::Display for Decision {
-    /// `retry after 1.5s`, `escalate`, `abort: not retryable (validation)`.
+    /// `retry after 1500ms`, `retry after 2s`, `escalate`, `abort: not retryable (validation)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Decision::Retry { wait } => write!(f, "retry after {wait:?}"),
+            Decision::Retry { wait } => write!(f, "retry after {}", Millis(*wait)),
             Decision::Escalate => f.write_str("escalate"),
             Decision::Abort(reason) => write!(f, "abort: {reason}"),
+        }
+    }
+}
+
+/// A duration for logs: `2s` when whole seconds, else rounded to milliseconds (`232ms`).
+struct Millis(Duration);
+
+impl fmt::Display for Millis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.subsec_nanos() == 0 {
+            write!(f, "{}s", self.0.as_secs())
+        } else {
+            write!(f, "{}ms", (self.0.as_nanos() + 500_000) / 1_000_000)
         }
     }
 }
@@ -83,9 +96,11 @@ impl fmt::Display for AbortReason {
             AbortReason::NotRetryable => f.write_str("not retryable (isRetryable: false)"),
             AbortReason::Critical => f.write_str("critical severity"),
             AbortReason::AttemptsExhausted => f.write_str("attempts exhausted"),
-            AbortReason::DelayBudgetExhausted { wait } => {
-                write!(f, "waiting {wait:?} more would exceed the total delay budget")
-            }
+            AbortReason::DelayBudgetExhausted { wait } => write!(
+                f,
+                "waiting {} more would exceed the total delay budget",
+                Millis(*wait)
+            ),
         }
     }
 }
@@ -104,6 +119,26 @@ pub struct RetryEvent<'a> {
     pub decision: &'a Decision,
     /// The waits of this call so far, before this decision.
     pub waited: Duration,
+}
+
+impl<'a> RetryEvent<'a> {
+    /// An event: attempt `attempt` (from 1) of the call of `name` failed with `flags`, and the
+    /// policy decided `decision` after `waited` of waiting on this call.
+    pub fn new(
+        name: &'a str,
+        attempt: u32,
+        flags: &'a Flags,
+        decision: &'a Decision,
+        waited: Duration,
+    ) -> RetryEvent<'a> {
+        RetryEvent {
+            name,
+            attempt,
+            flags,
+            decision,
+            waited,
+        }
+    }
 }
 
 type Hook = Arc<dyn Fn(&RetryEvent<'_>) + Send + Sync>;
@@ -233,7 +268,9 @@ impl RetryPolicy {
 
     /// Draws jitter from a generator seeded with `seed`: the same seed gives the same waits.
     pub fn jitter_seed(mut self, seed: u64) -> RetryPolicy {
-        self.source = Arc::new(Mutex::new(JitterSource::Rng(fastrand::Rng::with_seed(seed))));
+        self.source = Arc::new(Mutex::new(JitterSource::Rng(fastrand::Rng::with_seed(
+            seed,
+        ))));
         self
     }
 
@@ -294,8 +331,9 @@ impl RetryPolicy {
         Decision::Retry { wait }
     }
 
-    /// Reports a decision to the hook, if any.
-    pub(crate) fn observe(&self, event: &RetryEvent<'_>) {
+    /// Reports a decision to the hook, if any: for retry loops other than
+    /// [`Client::call`](super::Client::call)'s, which calls it for every decision.
+    pub fn observe(&self, event: &RetryEvent<'_>) {
         if let Some(hook) = &self.hook {
             hook(event);
         }
@@ -303,7 +341,9 @@ impl RetryPolicy {
 
     /// `base_delay · 2^(attempt-1)`, capped at `max_delay`.
     fn backoff(&self, attempt: u32) -> Duration {
-        let factor = 1u32.checked_shl(attempt.saturating_sub(1)).unwrap_or(u32::MAX);
+        let factor = 1u32
+            .checked_shl(attempt.saturating_sub(1))
+            .unwrap_or(u32::MAX);
         self.base_delay
             .checked_mul(factor)
             .unwrap_or(Duration::MAX)
@@ -321,7 +361,11 @@ impl RetryPolicy {
                 JitterSource::Draw(draw) => draw(),
             }
         };
-        let draw = if draw.is_nan() { 0.0 } else { draw.clamp(0.0, 1.0) };
+        let draw = if draw.is_nan() {
+            0.0
+        } else {
+            draw.clamp(0.0, 1.0)
+        };
         delay.mul_f64(1.0 - self.jitter * draw)
     }
 }
