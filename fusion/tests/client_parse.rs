@@ -391,7 +391,7 @@ prop_compose! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1024))]
+    #![proptest_config(ProptestConfig::with_cases(512))]
 
     /// SPEC section 8: `parse_envelope(&e.to_xml())` re-renders to the same bytes.
     #[test]
@@ -473,4 +473,12 @@ fn flags_of_parsed_errors_follow_the_code() {
     let flags = Flags::from(&custom);
     assert_eq!(flags.category, ErrorCategory::Unknown);
     assert!(!flags.is_error);
+}
+
+#[test]
+fn declared_entities_are_never_expanded() {
+    let bomb = "<!DOCTYPE t [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]>\
+                <tool_error code=\"X\"><message>&b;</message></tool_error>";
+    let err = parse_envelope(bomb).unwrap_err();
+    assert!(err.to_string().contains("unknown entity `&b;`"), "{err}");
 }

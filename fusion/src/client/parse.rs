@@ -113,7 +113,9 @@ pub enum ParseErrorKind {
 /// Also accepted, as other servers write them: sections indented or in another order, a
 /// comma-separated list in `<available_actions>`, no `severity` attribute (`error`),
 /// `<retry_after>` as `N`, `N second(s)` or `Ns`, CDATA sections, comments, and unknown
-/// sections or attributes (skipped).
+/// sections or attributes (skipped). A `<!DOCTYPE>` is skipped and no entity is ever
+/// expanded beyond the five predefined ones and character references, so an envelope cannot
+/// make the parser allocate more than its own size (no "billion laughs").
 ///
 /// ```
 /// use fusion::client::{Envelope, parse_envelope};
