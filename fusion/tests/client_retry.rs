@@ -128,6 +128,20 @@ fn rate_limit_waits_exactly_the_stated_delay() {
             );
         }
     }
+    // Exactly, even when the backoff at that attempt would be longer.
+    let slow = RetryPolicy::new()
+        .base_delay(Duration::from_secs(5))
+        .max_delay(Duration::from_secs(60))
+        .max_total_delay(Duration::from_secs(600));
+    let limited = flags(ToolError::rate_limited("m", 1));
+    for attempt in 1..=3 {
+        assert_eq!(
+            slow.decide(&limited, attempt, ZERO),
+            Decision::Retry {
+                wait: Duration::from_secs(1)
+            }
+        );
+    }
     // A rate limit without a stated delay falls back to backoff.
     let unstated = flags(ToolError::new(ErrorCode::RateLimited, "m"));
     assert_eq!(exact().decide(&unstated, 2, ZERO).wait(), Some(ms(200)));
