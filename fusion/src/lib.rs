@@ -279,6 +279,7 @@
 //! (`examples/tests/billing_contract.rs` runs this snapshot; fusion itself does not depend on
 //! `insta`.)
 
+pub mod client;
 mod code;
 pub mod contract;
 pub mod dispatch;

@@ -1,0 +1,541 @@
+//! `Client`: calls tools by `tool.action` over any rmcp client transport, turns error results
+//! into typed errors, and applies the retry policy.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
+use rmcp::service::{Peer, RoleClient, ServiceError};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::error::ToolError;
+use crate::server::Exposition;
+
+use super::envelope::{Envelope, ValidationEnvelope};
+use super::flags::Flags;
+use super::parse::{ParseError, parse_envelope};
+use super::retry::{Decision, RetryEvent, RetryPolicy};
+
+/// How names given to [`Client::call`] map to MCP tools.
+#[derive(Clone, Debug)]
+enum Naming {
+    /// As configured.
+    Fixed(Exposition),
+    /// From the tool names of `tools/list`.
+    Listed(HashSet<String>),
+}
+
+/// A client for fusion tools (or any MCP tools) over an rmcp client [`Peer`], on any rmcp
+/// transport (stdio, Streamable HTTP, in-process duplex). Requires the `client` feature (on
+/// by default).
+///
+/// - [`Client::call`] takes a `tool.action` name and returns `Ok` with the payload and any
+///   warnings, or `Err` with the parsed envelope, the typed flags and the raw result.
+/// - Failures are retried by the [`RetryPolicy`] from flags alone (SPEC section 7).
+/// - [`Client::call_batch`] sends several calls at once; every call gets its own result.
+///
+/// Cheap to clone (one `Arc`); clones share the peer and the policy.
+///
+/// ```no_run
+/// # async fn demo(peer: rmcp::Peer<rmcp::RoleClient>) -> Result<(), Box<dyn std::error::Error>> {
+/// use fusion::client::{CallError, Client, RetryPolicy};
+/// use serde_json::json;
+///
+/// // Reads tools/list to learn whether `billing.get_invoice` is the `billing` tool with an
+/// // `action` argument or the `billing_get_invoice` tool.
+/// let client = Client::discover(peer).await?.with_retry_policy(
+///     RetryPolicy::new().on_decision(|event| eprintln!("{}: {}", event.flags.code, event.decision)),
+/// );
+/// match client.call("billing.get_invoice", json!({"id": "inv_0001"})).await {
+///     Ok(output) => println!("{}", output.text().unwrap_or_default()),
+///     Err(CallError::Tool(failure)) if failure.is_escalation() => { /* ask the user to sign in */ }
+///     Err(err) => return Err(err.into()),
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+#[derive(Clone)]
+struct Inner {
+    peer: Peer<RoleClient>,
+    policy: RetryPolicy,
+    naming: Naming,
+    discriminator: String,
+}
+
+impl Client {
+    /// A client over `peer` (a `RunningService<RoleClient, _>` derefs to one: pass
+    /// `running.peer().clone()`), assuming grouped exposition, the `action` discriminator and
+    /// the default [`RetryPolicy`].
+    pub fn new(peer: Peer<RoleClient>) -> Client {
+        Client {
+            inner: Arc::new(Inner {
+                peer,
+                policy: RetryPolicy::new(),
+                naming: Naming::Fixed(Exposition::Grouped),
+                discriminator: "action".to_owned(),
+            }),
+        }
+    }
+
+    /// A client over `peer` that learns the tool names from `tools/list` (all pages), so that
+    /// `billing.get_invoice` goes to the `billing_get_invoice` tool of a server in flat
+    /// exposition and to the `billing` tool otherwise.
+    ///
+    /// # Errors
+    /// [`CallError::Protocol`] when `tools/list` fails.
+    pub async fn discover(peer: Peer<RoleClient>) -> Result<Client, CallError> {
+        let tools = peer.list_all_tools().await.map_err(CallError::Protocol)?;
+        let names = tools
+            .into_iter()
+            .map(|tool| tool.name.into_owned())
+            .collect();
+        let mut client = Client::new(peer);
+        client.inner_mut().naming = Naming::Listed(names);
+        Ok(client)
+    }
+
+    /// Maps names for a server in `exposition` without asking it (replaces what
+    /// [`Client::discover`] learned).
+    pub fn with_exposition(mut self, exposition: Exposition) -> Client {
+        self.inner_mut().naming = Naming::Fixed(exposition);
+        self
+    }
+
+    /// Replaces the retry policy.
+    pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Client {
+        self.inner_mut().policy = policy;
+        self
+    }
+
+    /// The discriminator field of grouped tools (default `action`; SPEC section 3).
+    pub fn with_discriminator(mut self, name: impl Into<String>) -> Client {
+        self.inner_mut().discriminator = name.into();
+        self
+    }
+
+    /// The peer, for requests this client does not wrap.
+    pub fn peer(&self) -> &Peer<RoleClient> {
+        &self.inner.peer
+    }
+
+    /// The retry policy.
+    pub fn retry_policy(&self) -> &RetryPolicy {
+        &self.inner.policy
+    }
+
+    fn inner_mut(&mut self) -> &mut Inner {
+        Arc::make_mut(&mut self.inner)
+    }
+
+    /// The MCP tool and arguments a call of `name` sends. `tool.action` is split at the first
+    /// dot: in grouped exposition it calls tool `tool` with the discriminator set to `action`
+    /// (overriding one in `arguments`), in flat exposition tool `tool_action`. A name without
+    /// a dot is a tool name, sent as is. With names from [`Client::discover`], the exposition
+    /// is chosen per call: the flat tool when the server lists `tool_action`, else the grouped
+    /// tool.
+    pub fn route(
+        &self,
+        name: &str,
+        mut arguments: Map<String, Value>,
+    ) -> (String, Map<String, Value>) {
+        let Some((tool, action)) = name.split_once('.') else {
+            return (name.to_owned(), arguments);
+        };
+        let flat = format!("{tool}_{action}");
+        let grouped = match &self.inner.naming {
+            Naming::Fixed(exposition) => *exposition != Exposition::Flat,
+            Naming::Listed(names) => !names.contains(&flat),
+        };
+        if grouped {
+            arguments.insert(
+                self.inner.discriminator.clone(),
+                Value::String(action.to_owned()),
+            );
+            (tool.to_owned(), arguments)
+        } else {
+            (flat, arguments)
+        }
+    }
+
+    /// Calls `name` (`tool.action`, or a tool name) with `arguments` (a JSON object, or
+    /// `null` for none), retrying failures as the [`RetryPolicy`] decides. The policy's hook
+    /// sees every decision; the waits run on Tokio's clock.
+    ///
+    /// # Errors
+    /// - [`CallError::Tool`]: the result is an error (`isError: true`) the policy did not
+    ///   retry, or still failed on the last attempt. Warnings never end up here.
+    /// - [`CallError::Protocol`]: a JSON-RPC error (unknown tool, `-32602`) or a transport
+    ///   failure; never retried (there are no flags to decide from).
+    /// - [`CallError::Arguments`]: `arguments` is neither an object nor `null`; nothing is sent.
+    pub async fn call(&self, name: &str, arguments: Value) -> Result<CallOutput, CallError> {
+        let arguments = object(arguments)?;
+        let (tool, arguments) = self.route(name, arguments);
+        let policy = &self.inner.policy;
+        let mut waited = Duration::ZERO;
+        for attempt in 1.. {
+            let mut failure = match self.send(&tool, arguments.clone()).await {
+                Ok(mut output) => {
+                    output.attempts = attempt;
+                    return Ok(output);
+                }
+                Err(CallError::Tool(failure)) => failure,
+                Err(other) => return Err(other),
+            };
+            let decision = policy.decide(&failure.flags, attempt, waited);
+            policy.observe(&RetryEvent {
+                name,
+                attempt,
+                flags: &failure.flags,
+                decision: &decision,
+                waited,
+            });
+            match decision {
+                Decision::Retry { wait } => {
+                    tokio::time::sleep(wait).await;
+                    waited += wait;
+                }
+                decision => {
+                    failure.attempts = attempt;
+                    failure.decision = decision;
+                    return Err(CallError::Tool(failure));
+                }
+            }
+        }
+        unreachable!("`1..` ends only at u32::MAX attempts; max_attempts stops before")
+    }
+
+    /// Calls `name` once, without the retry policy. The error's decision is what the policy
+    /// would have decided.
+    ///
+    /// # Errors
+    /// As [`Client::call`].
+    pub async fn call_once(&self, name: &str, arguments: Value) -> Result<CallOutput, CallError> {
+        let (tool, arguments) = self.route(name, object(arguments)?);
+        self.send(&tool, arguments).await.map_err(|err| match err {
+            CallError::Tool(mut failure) => {
+                failure.decision = self.inner.policy.decide(&failure.flags, 1, Duration::ZERO);
+                CallError::Tool(failure)
+            }
+            other => other,
+        })
+    }
+
+    /// Sends every call at once (each with its own retries) and returns one result per call,
+    /// in the order given. A failing call never loses its siblings' results (SPEC section 7).
+    pub async fn call_batch<I, N>(&self, calls: I) -> Vec<Result<CallOutput, CallError>>
+    where
+        I: IntoIterator<Item = (N, Value)>,
+        N: AsRef<str>,
+    {
+        let calls: Vec<(N, Value)> = calls.into_iter().collect();
+        futures::future::join_all(
+            calls
+                .into_iter()
+                .map(|(name, arguments)| async move { self.call(name.as_ref(), arguments).await }),
+        )
+        .await
+    }
+
+    /// One `tools/call`, its result sorted into output or typed failure.
+    async fn send(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallOutput, CallError> {
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        let result = self
+            .inner
+            .peer
+            .call_tool(params)
+            .await
+            .map_err(CallError::Protocol)?;
+        classify(result)
+    }
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("naming", &self.inner.naming)
+            .field("discriminator", &self.inner.discriminator)
+            .field("policy", &self.inner.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+fn object(arguments: Value) -> Result<Map<String, Value>, CallError> {
+    match arguments {
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(Map::new()),
+        Value::Bool(_) => Err(CallError::Arguments("a boolean")),
+        Value::Number(_) => Err(CallError::Arguments("a number")),
+        Value::String(_) => Err(CallError::Arguments("a string")),
+        Value::Array(_) => Err(CallError::Arguments("an array")),
+    }
+}
+
+fn texts(result: &CallToolResult) -> impl Iterator<Item = &str> {
+    result
+        .content
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .map(|text| text.text.as_str())
+}
+
+/// Whether a text block is an envelope rather than a payload.
+fn is_envelope(text: &str) -> bool {
+    let text = text.trim_start();
+    text.starts_with("<tool_error") || text.starts_with("<validation_error")
+}
+
+/// Reads a `tools/call` result the way [`Client::call`] does, for results obtained some other
+/// way (rmcp's own `call_tool`, a recorded session): `Ok` with the payload and the warnings
+/// when `isError` is not `true`, else `Err(CallError::Tool(..))` with the envelope of the first
+/// text block, the flags (`_meta["fusion/error"]`, else derived from the envelope, else
+/// [`Flags::uncontracted`]) and the result. The failure's decision is the default
+/// [`RetryPolicy`]'s for a first attempt.
+///
+/// ```
+/// use fusion::client::{CallError, read_result};
+/// use fusion::{ErrorCategory, ToolError, ToolResponse};
+/// use rmcp::model::CallToolResult;
+///
+/// let result = CallToolResult::from(ToolResponse::error(ToolError::timeout("Ledger took too long")));
+/// let Err(CallError::Tool(failure)) = read_result(result) else { panic!() };
+/// assert_eq!(failure.flags().category, ErrorCategory::Transient);
+/// assert_eq!(failure.tool_error().unwrap().message(), "Ledger took too long");
+/// ```
+///
+/// # Errors
+/// [`CallError::Tool`] for an error result; never another variant.
+pub fn read_result(result: CallToolResult) -> Result<CallOutput, CallError> {
+    classify(result).map_err(|err| match err {
+        CallError::Tool(mut failure) => {
+            failure.decision = RetryPolicy::new().decide(&failure.flags, 1, Duration::ZERO);
+            CallError::Tool(failure)
+        }
+        other => other,
+    })
+}
+
+/// Sorts a result into a success (payload and warnings) or a typed failure.
+fn classify(result: CallToolResult) -> Result<CallOutput, CallError> {
+    if result.is_error != Some(true) {
+        return Ok(CallOutput::new(result));
+    }
+    let first = texts(&result).next().unwrap_or_default();
+    let (envelope, parse_error) = match parse_envelope(first) {
+        Ok(envelope) => (Some(envelope), None),
+        Err(err) => (None, Some(err)),
+    };
+    let flags = Flags::of_result(&result, envelope.as_ref()).unwrap_or_else(Flags::uncontracted);
+    let envelope = envelope.map(|envelope| match envelope {
+        Envelope::ToolError(e) => Envelope::ToolError(flags.apply_to(e)),
+        validation => validation,
+    });
+    Err(CallError::Tool(Box::new(ToolFailure {
+        envelope,
+        parse_error,
+        flags,
+        result,
+        attempts: 1,
+        // Replaced by the caller with the policy's decision.
+        decision: Decision::Abort(super::retry::AbortReason::NotRetryable),
+    })))
+}
+
+/// A successful call: the result, its payload and the warnings riding next to it.
+#[derive(Clone, Debug)]
+pub struct CallOutput {
+    result: CallToolResult,
+    warnings: Vec<ToolError>,
+    attempts: u32,
+}
+
+impl CallOutput {
+    fn new(result: CallToolResult) -> CallOutput {
+        let mut warnings: Vec<ToolError> = texts(&result)
+            .filter(|text| is_envelope(text))
+            .filter_map(|text| match parse_envelope(text) {
+                Ok(Envelope::ToolError(e)) => Some(e),
+                _ => None,
+            })
+            .collect();
+        // `_meta["fusion/error"]` carries the first warning's flags on a success.
+        if let (Some(first), Some(flags)) = (warnings.first_mut(), Flags::of_result(&result, None))
+            && &flags.code == first.code()
+        {
+            *first = flags.apply_to(first.clone());
+        }
+        CallOutput {
+            result,
+            warnings,
+            attempts: 1,
+        }
+    }
+
+    /// The payload: the first text block that is not an envelope. `None` when the tool
+    /// answered with warnings only, or with no text.
+    pub fn text(&self) -> Option<&str> {
+        texts(&self.result).find(|text| !is_envelope(text))
+    }
+
+    /// The payload parsed as JSON into `T`.
+    ///
+    /// # Errors
+    /// serde_json's error when the payload is not `T` in JSON (no payload reads as an empty
+    /// string, which is an EOF error).
+    pub fn json<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.text().unwrap_or_default())
+    }
+
+    /// The `structuredContent`, when the action declares an output schema.
+    pub fn structured(&self) -> Option<&Value> {
+        self.result.structured_content.as_ref()
+    }
+
+    /// The warnings (severity `warning` envelopes) next to the payload, in order.
+    pub fn warnings(&self) -> &[ToolError] {
+        &self.warnings
+    }
+
+    /// How many attempts the call took (1 when it succeeded at once).
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// The raw result.
+    pub fn result(&self) -> &CallToolResult {
+        &self.result
+    }
+
+    /// The raw result, owned.
+    pub fn into_result(self) -> CallToolResult {
+        self.result
+    }
+}
+
+/// Why a call failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallError {
+    /// The tool answered with an error result (`isError: true`): the parsed envelope, the
+    /// flags, the raw result and the policy's last decision.
+    #[error("{0}")]
+    Tool(Box<ToolFailure>),
+    /// A JSON-RPC error or a transport failure: no tool result to read (an unknown tool is
+    /// `-32602` by the MCP specification).
+    #[error("MCP request failed: {0}")]
+    Protocol(#[source] ServiceError),
+    /// The arguments given to the client are not a JSON object (or `null`); nothing was sent.
+    #[error("tool arguments must be a JSON object, not {0}")]
+    Arguments(&'static str),
+}
+
+impl CallError {
+    /// The tool failure, if the tool answered with an error result.
+    pub fn tool_failure(&self) -> Option<&ToolFailure> {
+        match self {
+            CallError::Tool(failure) => Some(failure),
+            _ => None,
+        }
+    }
+
+    /// The flags, if the tool answered with an error result.
+    pub fn flags(&self) -> Option<&Flags> {
+        self.tool_failure().map(ToolFailure::flags)
+    }
+}
+
+/// An error result, typed: the envelope read back, the flags, the raw result, and what the
+/// retry policy decided last.
+#[derive(Clone, Debug)]
+pub struct ToolFailure {
+    envelope: Option<Envelope>,
+    parse_error: Option<ParseError>,
+    flags: Flags,
+    result: CallToolResult,
+    attempts: u32,
+    decision: Decision,
+}
+
+impl ToolFailure {
+    /// The envelope of the first text block, when it parsed. A `<tool_error>`'s category,
+    /// retryability and explanation are set from the flags.
+    pub fn envelope(&self) -> Option<&Envelope> {
+        self.envelope.as_ref()
+    }
+
+    /// The `<tool_error>`, if that is what the server sent.
+    pub fn tool_error(&self) -> Option<&ToolError> {
+        self.envelope.as_ref().and_then(Envelope::tool_error)
+    }
+
+    /// The `<validation_error>`, if that is what the server sent.
+    pub fn validation(&self) -> Option<&ValidationEnvelope> {
+        self.envelope.as_ref().and_then(Envelope::validation)
+    }
+
+    /// Why the first text block could not be read as an envelope (a server that answers
+    /// errors in prose); the flags are then `_meta["fusion/error"]`'s, or
+    /// [`Flags::uncontracted`].
+    pub fn parse_error(&self) -> Option<&ParseError> {
+        self.parse_error.as_ref()
+    }
+
+    /// The flags: `_meta["fusion/error"]` when the server sent them, else derived from the
+    /// envelope's code and severity.
+    pub fn flags(&self) -> &Flags {
+        &self.flags
+    }
+
+    /// The raw result as received (the last attempt's).
+    pub fn result(&self) -> &CallToolResult {
+        &self.result
+    }
+
+    /// How many attempts were made.
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// The retry policy's last decision: [`Decision::Escalate`] or [`Decision::Abort`] with the
+    /// reason.
+    pub fn decision(&self) -> &Decision {
+        &self.decision
+    }
+
+    /// Whether the failure needs a person or an auth flow (category auth).
+    pub fn is_escalation(&self) -> bool {
+        self.decision == Decision::Escalate
+    }
+}
+
+impl fmt::Display for ToolFailure {
+    /// `CODE (category): message`, or the first text block when no envelope was read.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let flags = &self.flags;
+        write!(f, "{} ({}): ", flags.code, flags.category)?;
+        match &self.envelope {
+            Some(Envelope::ToolError(e)) => f.write_str(e.message()),
+            Some(Envelope::Validation(v)) => {
+                let fields: Vec<&str> = v.fields.iter().map(|field| field.name.as_str()).collect();
+                write!(
+                    f,
+                    "invalid arguments for {}: {}",
+                    v.action,
+                    fields.join(", ")
+                )
+            }
+            None => f.write_str(texts(&self.result).next().unwrap_or("(no text)")),
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! The client half of the error contract (SPEC section 7): read envelopes back, decide retry,
+//! escalate or abort from the typed flags, and call tools by `tool.action` over rmcp.
+//!
+//! The server states the facts; the client decides. Never from prose: the retry policy reads
+//! [`Flags`] only, never a message or the `explanation`.
+//!
+//! - [`parse_envelope`] reads a `<tool_error>` or `<validation_error>` (fusion's, or the older
+//!   layouts other servers write) into an [`Envelope`]. Always available.
+//! - [`Flags`] are the typed flags of `_meta["fusion/error"]`, or derived from an envelope.
+//! - [`RetryPolicy`] decides: transient → backoff with jitter, rate_limit → wait exactly
+//!   `retryAfterSeconds`, auth → escalate, validation / not_found / unknown → abort.
+//! - [`Client`] (feature `client`, on by default) calls tools over any rmcp client transport
+//!   and applies the policy; [`Client::call_batch`] keeps every sibling's result.
+//!
+//! See the [reference page](crate::client::reference) for a walk-through.
+
+#[cfg(feature = "client")]
+mod call;
+mod envelope;
+mod flags;
+mod parse;
+mod retry;
+
+#[cfg(feature = "client")]
+pub use call::{CallError, CallOutput, Client, ToolFailure, read_result};
+pub use envelope::{ContractDelta, DeltaSeverity, Envelope, FieldLine, ValidationEnvelope};
+pub use flags::Flags;
+pub use parse::{ParseError, ParseErrorKind, parse_envelope};
+pub use retry::{AbortReason, Decision, RetryEvent, RetryPolicy};
+
+#[doc = include_str!("../docs/client.md")]
+pub mod reference {}
