@@ -498,6 +498,22 @@ async fn a_validation_error_tells_the_model_what_changed() {
         .collect();
     assert_eq!(deltas.len(), 4);
     assert!(deltas.iter().all(|(_, scope)| *scope == "billing.charge"));
+
+    // The client reads the section back, and renders the same bytes.
+    let parsed = fusion::client::parse_envelope(&envelope).expect("the client parses it");
+    let validation = parsed.validation().expect("a validation envelope");
+    assert_eq!(validation.contract_awareness.len(), 4);
+    assert!(
+        validation
+            .contract_awareness
+            .iter()
+            .all(|d| d.scope == "billing.charge"
+                && matches!(
+                    d.severity,
+                    fusion::client::DeltaSeverity::Breaking | fusion::client::DeltaSeverity::Risky
+                ))
+    );
+    assert_eq!(validation.to_xml(), envelope);
 }
 
 #[tokio::test]
