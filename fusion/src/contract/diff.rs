@@ -583,7 +583,19 @@ fn field(
         ),
         _ => {}
     }
-    if old.types != new.types {
+    // `T` becoming `Option<T>` (schemars adds `null` to the types) is one change: the field
+    // became optional, SAFE as the table says, not also a RISKY widening.
+    let only_null_added = old.required
+        && !new.required
+        && !old.types.is_empty()
+        && !old.types.iter().any(|t| t == "null")
+        && new
+            .types
+            .iter()
+            .filter(|t| *t != "null")
+            .eq(old.types.iter())
+        && new.types.len() == old.types.len() + 1;
+    if old.types != new.types && !only_null_added {
         let widened = accepts_all(&new.types, &old.types);
         emit(
             if widened {

@@ -731,3 +731,51 @@ fn changes_outside_the_table_are_classified() {
         "Discriminator changed (before: 'action'; now: 'op').",
     );
 }
+
+/// `currency: String` becoming `currency: Option<String>`: schemars drops it from `required`
+/// and adds `null` to its types. That is one SAFE change (the issue's row "a required field
+/// becoming optional"), not also a RISKY "type widened".
+#[test]
+fn safe_required_field_became_option() {
+    only(
+        |def| {
+            schema_of(def, "charge")["required"] = json!(["invoice_id", "amount_cents"]);
+            props(def, "charge")["currency"] = json!({"anyOf": [{"$ref": "#/$defs/Currency"}, {"type": "null"}], "description": "The currency."});
+        },
+        DeltaClass::Safe,
+        "billing.charge",
+        "Field 'currency' became optional (before: required; now: optional).",
+    );
+    only(
+        |def| {
+            schema_of(def, "charge")["required"] = json!(["invoice_id", "currency"]);
+            props(def, "charge")["amount_cents"] =
+                json!({"type": ["integer", "null"], "format": "uint64", "minimum": 1});
+        },
+        DeltaClass::Safe,
+        "billing.charge",
+        "Field 'amount_cents' became optional (before: required; now: optional).",
+    );
+    // Accepting `null` on a field that stays required is still a widening.
+    only(
+        |def| {
+            props(def, "charge")["amount_cents"] =
+                json!({"type": ["integer", "null"], "format": "uint64", "minimum": 1});
+        },
+        DeltaClass::Risky,
+        "billing.charge",
+        "Type of field 'amount_cents' widened (before: integer; now: integer or null).",
+    );
+    // A field of any type narrowed to `null` while becoming optional is no widening.
+    let found = deltas(|def| {
+        schema_of(def, "charge")["required"] = json!(["invoice_id", "currency"]);
+        props(def, "charge")["amount_cents"] = json!({"type": "null"});
+    });
+    assert!(
+        found
+            .iter()
+            .any(|(class, _, text)| *class == DeltaClass::Breaking
+                && text.starts_with("Type of field 'amount_cents' changed")),
+        "{found:#?}"
+    );
+}
