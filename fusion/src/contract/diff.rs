@@ -104,7 +104,8 @@ impl ContractDiff {
     }
 
     /// The human-readable report: one line per delta, `CLASS scope: text`, highest class
-    /// first, each line ending in `\n`; the empty string when nothing changed.
+    /// first, each line ending in `\n`; the empty string when nothing changed. Control
+    /// characters inside a name or value are written escaped (`\n`), so a line is a delta.
     ///
     /// ```text
     /// BREAKING billing.charge: Field 'currency' became required (before: optional; now: required).
@@ -115,12 +116,24 @@ impl ContractDiff {
         for delta in &self.deltas {
             out.push_str(delta.class.as_str());
             out.push(' ');
-            out.push_str(&self.scope(delta));
+            push_one_line(&mut out, &self.scope(delta));
             out.push_str(": ");
-            out.push_str(&delta.text);
+            push_one_line(&mut out, &delta.text);
             out.push('\n');
         }
         out
+    }
+}
+
+/// Appends `text` with its control characters (a newline in a field name or an enum value)
+/// written as Rust escapes (`\n`), so that one delta stays one report line.
+fn push_one_line(out: &mut String, text: &str) {
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
     }
 }
 

@@ -779,3 +779,23 @@ fn safe_required_field_became_option() {
         "{found:#?}"
     );
 }
+
+/// A newline in an enum value (or a field name) cannot split a delta into two report lines,
+/// nor forge one: control characters are written escaped.
+#[test]
+fn report_keeps_one_line_per_delta_whatever_the_names() {
+    let d = diff(
+        &billing(|_| {}),
+        &billing(|def| {
+            schema_of(def, "charge")["$defs"]["Currency"]["enum"] =
+                json!(["EUR", "USD", "X\nSAFE billing.charge: forged\r\t"]);
+        }),
+    );
+    assert_eq!(
+        d.report(),
+        "SAFE billing.charge: Field 'currency' also accepts 'X\\nSAFE billing.charge: forged\\r\\t' \
+         (before: 'EUR', 'USD'; now: 'EUR', 'USD', 'X\\nSAFE billing.charge: forged\\r\\t').\n"
+    );
+    // The delta itself keeps the value as it is (the XML envelope escapes it its own way).
+    assert!(d.deltas()[0].text.contains("'X\nSAFE"));
+}
