@@ -799,3 +799,45 @@ fn report_keeps_one_line_per_delta_whatever_the_names() {
     // The delta itself keeps the value as it is (the XML envelope escapes it its own way).
     assert!(d.deltas()[0].text.contains("'X\nSAFE"));
 }
+
+/// Two long descriptions that differ after the first 60 characters do not read the same in the
+/// report: the window moves to the difference. A reflowed doc comment says it is whitespace.
+#[test]
+fn long_descriptions_show_where_they_differ() {
+    let long = "Charges an open invoice; charging its whole balance marks it paid and";
+    let changed = |description: &'static str| {
+        move |def: &mut ToolDefinition| def.actions[0].description = description.to_owned()
+    };
+    let base = |def: &mut ToolDefinition| {
+        def.actions[0].description = format!("{long} sends a receipt.");
+    };
+    let d = diff(
+        &billing(base),
+        &billing(changed(
+            "Charges an open invoice; charging its whole balance marks it paid and sends no receipt.",
+        )),
+    );
+    assert_eq!(
+        d.report(),
+        "COSMETIC billing.charge: Action description changed (before: '...s it paid and sends a receipt.'; now: '...s it paid and sends no receipt.').\n"
+    );
+    // A difference early on keeps the start, cut at 57 characters as before.
+    let d = diff(
+        &billing(base),
+        &billing(changed(
+            "Charges a paid invoice; charging its whole balance marks it paid and sends a receipt.",
+        )),
+    );
+    assert_eq!(
+        d.report(),
+        "COSMETIC billing.charge: Action description changed (before: 'Charges an open invoice; charging its whole balance marks...'; now: 'Charges a paid invoice; charging its whole balance marks ...').\n"
+    );
+    let d = diff(
+        &billing(|def| def.actions[0].description = "Charges\none invoice.".to_owned()),
+        &billing(changed("Charges one invoice.")),
+    );
+    assert_eq!(
+        d.report(),
+        "COSMETIC billing.charge: Action description changed in whitespace only (before: 'Charges one invoice.'; now: 'Charges one invoice.').\n"
+    );
+}
