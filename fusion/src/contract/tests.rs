@@ -841,3 +841,23 @@ fn long_descriptions_show_where_they_differ() {
         "COSMETIC billing.charge: Action description changed in whitespace only (before: 'Charges one invoice.'; now: 'Charges one invoice.').\n"
     );
 }
+
+/// A recursive untagged type (`enum Json { Num(f64), List(Vec<Json>), Boxed(Box<Json>) }`)
+/// has a `$ref` to itself among its own `anyOf` branches. Reading its fields used to recurse
+/// until the stack overflowed (an abort, at server start with a baseline).
+#[test]
+fn model_survives_a_type_listing_itself_among_its_alternatives() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"j": {"anyOf": [{"$ref": "#/$defs/Json"}, {"type": "null"}]}},
+        "$defs": {"Json": {"anyOf": [
+            {"type": "number"},
+            {"type": "array", "items": {"$ref": "#/$defs/Json"}},
+            {"$ref": "#/$defs/Json"},
+        ]}},
+    });
+    let contract = Contract::from_definitions([&tool("t", vec![action("a", schema)])]);
+    let j = &contract.tools["t"].actions["a"].fields["j"];
+    assert_eq!(j.types, ["array", "null", "number"]);
+    assert!(!j.required);
+}
