@@ -104,7 +104,8 @@ impl ContractDiff {
     }
 
     /// The human-readable report: one line per delta, `CLASS scope: text`, highest class
-    /// first, each line ending in `\n`; the empty string when nothing changed.
+    /// first, each line ending in `\n`; the empty string when nothing changed. Control
+    /// characters inside a name or value are written escaped (`\n`), so a line is a delta.
     ///
     /// ```text
     /// BREAKING billing.charge: Field 'currency' became required (before: optional; now: required).
@@ -115,12 +116,24 @@ impl ContractDiff {
         for delta in &self.deltas {
             out.push_str(delta.class.as_str());
             out.push(' ');
-            out.push_str(&self.scope(delta));
+            push_one_line(&mut out, &self.scope(delta));
             out.push_str(": ");
-            out.push_str(&delta.text);
+            push_one_line(&mut out, &delta.text);
             out.push('\n');
         }
         out
+    }
+}
+
+/// Appends `text` with its control characters (a newline in a field name or an enum value)
+/// written as Rust escapes (`\n`), so that one delta stays one report line.
+fn push_one_line(out: &mut String, text: &str) {
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
     }
 }
 
@@ -224,9 +237,8 @@ impl Differ {
                 name,
                 None,
                 format!(
-                    "Tool description changed (before: {}; now: {}).",
-                    quoted(&old.description),
-                    quoted(&new.description)
+                    "Tool description changed {}.",
+                    descriptions(&old.description, &new.description)
                 ),
             );
         }
@@ -297,9 +309,8 @@ impl Differ {
             push(
                 DeltaClass::Cosmetic,
                 format!(
-                    "Action description changed (before: {}; now: {}).",
-                    quoted(&old.description),
-                    quoted(&new.description)
+                    "Action description changed {}.",
+                    descriptions(&old.description, &new.description)
                 ),
             );
         }
@@ -566,9 +577,8 @@ fn field(
         emit(
             DeltaClass::Cosmetic,
             format!(
-                "Description of field '{path}' changed (before: {}; now: {}).",
-                quoted(&old.description),
-                quoted(&new.description)
+                "Description of field '{path}' changed {}.",
+                descriptions(&old.description, &new.description)
             ),
         );
     }
@@ -583,7 +593,19 @@ fn field(
         ),
         _ => {}
     }
-    if old.types != new.types {
+    // `T` becoming `Option<T>` (schemars adds `null` to the types) is one change: the field
+    // became optional, SAFE as the issue's table says, not also a RISKY widening.
+    let only_null_added = old.required
+        && !new.required
+        && !old.types.is_empty()
+        && !old.types.iter().any(|t| t == "null")
+        && new
+            .types
+            .iter()
+            .filter(|t| *t != "null")
+            .eq(old.types.iter())
+        && new.types.len() == old.types.len() + 1;
+    if old.types != new.types && !only_null_added {
         let widened = accepts_all(&new.types, &old.types);
         emit(
             if widened {
@@ -746,18 +768,62 @@ fn list<S: AsRef<str>>(values: &[S]) -> String {
         .join(", ")
 }
 
-/// A description in single quotes, cut to 60 characters (`…` marks a cut); `none` when empty.
-fn quoted(text: &str) -> String {
-    if text.is_empty() {
+/// `(before: …; now: …)` for a changed description: each in single quotes on one line
+/// (whitespace runs as one space), `none` when empty. A description longer than 60 characters
+/// is cut to a window (`...` marks a cut) that starts early enough to show where the two
+/// differ, so two long descriptions never read the same; a change of whitespace only says so.
+fn descriptions(old: &str, new: &str) -> String {
+    const WIDTH: usize = 60;
+    const LEAD: usize = 20;
+    let one_line = |text: &str| -> Vec<char> {
+        text.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .collect()
+    };
+    let (a, b) = (one_line(old), one_line(new));
+    if a == b {
+        let shown = quote(&a, 0, WIDTH);
+        return format!("in whitespace only (before: {shown}; now: {shown})");
+    }
+    let first_difference = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    // Start at the beginning unless the difference would fall outside the window.
+    let start = if first_difference + LEAD < WIDTH {
+        0
+    } else {
+        first_difference - LEAD
+    };
+    format!(
+        "(before: {}; now: {})",
+        quote(&a, start, WIDTH),
+        quote(&b, start, WIDTH)
+    )
+}
+
+/// `chars[start..]` in single quotes, at most `width` characters of it (`...` included),
+/// `...` marking a cut at either end; `none` when empty.
+fn quote(chars: &[char], start: usize, width: usize) -> String {
+    if chars.is_empty() {
         return "none".to_owned();
     }
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() > 60 {
-        let cut: String = one_line.chars().take(57).collect();
-        format!("'{cut}...'")
+    let start = start.min(chars.len());
+    // The whole rest when it fits, else `width - 3` characters and `...`.
+    let end = if chars.len() - start <= width {
+        chars.len()
     } else {
-        format!("'{one_line}'")
+        start + width - 3
+    };
+    let mut out = String::from("'");
+    if start > 0 {
+        out.push_str("...");
     }
+    out.extend(&chars[start..end]);
+    if end < chars.len() {
+        out.push_str("...");
+    }
+    out.push('\'');
+    out
 }
 
 /// A digest shortened for a report line: `sha256:` and 12 hex digits.

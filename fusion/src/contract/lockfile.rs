@@ -56,6 +56,9 @@ impl Lockfile {
     /// it covers (a tool's entry is checked against its own digest even when the top digest
     /// was left alone).
     pub fn parse(text: &str) -> Result<Lockfile, LockfileError> {
+        // A byte order mark some editors add is not content (RFC 8259 section 8.1 lets a
+        // parser ignore it); without this, serde_json reports "expected value at line 1".
+        let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
         let document: Value = serde_json::from_str(text)
             .map_err(|err| LockfileError::Malformed(format!("not JSON: {err}")))?;
         let Value::Object(mut document) = document else {
@@ -376,6 +379,16 @@ mod tests {
         assert_eq!(
             canonical_pretty(&value),
             "{\n  \"a\": {},\n  \"b\": [\n    {\n      \"a\": [\n        1.5,\n        null\n      ],\n      \"z\": 1\n    }\n  ],\n  \"c\": []\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_and_crlf_line_ends_are_not_content() {
+        let text = Contract::default().to_lockfile();
+        let edited = format!("\u{FEFF}{}", text.replace('\n', "\r\n"));
+        assert_eq!(
+            Lockfile::parse(&edited).map(|l| l.digest().to_owned()),
+            Ok(Contract::default().digest())
         );
     }
 

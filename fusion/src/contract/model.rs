@@ -389,11 +389,18 @@ impl FieldWalker<'_> {
         };
         let mut out = Vec::new();
         for branch in branches.iter().filter_map(Value::as_object) {
+            // A branch referring to a type being expanded (`anyOf: [.., {"$ref": self}]`)
+            // accepts nothing its other branches do not: skip it rather than expand forever.
+            let reference = branch.get("$ref").and_then(Value::as_str);
+            if reference.is_some_and(|r| self.refs.iter().any(|open| open == r)) {
+                continue;
+            }
+            // The ref stays on the expansion stack while its own branches are expanded.
             let (resolved, pushed) = self.resolve(branch);
+            out.extend(self.alternatives(&resolved));
             if pushed {
                 self.refs.pop();
             }
-            out.extend(self.alternatives(&resolved));
         }
         out
     }

@@ -731,3 +731,133 @@ fn changes_outside_the_table_are_classified() {
         "Discriminator changed (before: 'action'; now: 'op').",
     );
 }
+
+/// `currency: String` becoming `currency: Option<String>`: schemars drops it from `required`
+/// and adds `null` to its types. That is one SAFE change (the issue's row "a required field
+/// becoming optional"), not also a RISKY "type widened".
+#[test]
+fn safe_required_field_became_option() {
+    only(
+        |def| {
+            schema_of(def, "charge")["required"] = json!(["invoice_id", "amount_cents"]);
+            props(def, "charge")["currency"] = json!({"anyOf": [{"$ref": "#/$defs/Currency"}, {"type": "null"}], "description": "The currency."});
+        },
+        DeltaClass::Safe,
+        "billing.charge",
+        "Field 'currency' became optional (before: required; now: optional).",
+    );
+    only(
+        |def| {
+            schema_of(def, "charge")["required"] = json!(["invoice_id", "currency"]);
+            props(def, "charge")["amount_cents"] =
+                json!({"type": ["integer", "null"], "format": "uint64", "minimum": 1});
+        },
+        DeltaClass::Safe,
+        "billing.charge",
+        "Field 'amount_cents' became optional (before: required; now: optional).",
+    );
+    // Accepting `null` on a field that stays required is still a widening.
+    only(
+        |def| {
+            props(def, "charge")["amount_cents"] =
+                json!({"type": ["integer", "null"], "format": "uint64", "minimum": 1});
+        },
+        DeltaClass::Risky,
+        "billing.charge",
+        "Type of field 'amount_cents' widened (before: integer; now: integer or null).",
+    );
+    // A field of any type narrowed to `null` while becoming optional is no widening.
+    let found = deltas(|def| {
+        schema_of(def, "charge")["required"] = json!(["invoice_id", "currency"]);
+        props(def, "charge")["amount_cents"] = json!({"type": "null"});
+    });
+    assert!(
+        found
+            .iter()
+            .any(|(class, _, text)| *class == DeltaClass::Breaking
+                && text.starts_with("Type of field 'amount_cents' changed")),
+        "{found:#?}"
+    );
+}
+
+/// A newline in an enum value (or a field name) cannot split a delta into two report lines,
+/// nor forge one: control characters are written escaped.
+#[test]
+fn report_keeps_one_line_per_delta_whatever_the_names() {
+    let d = diff(
+        &billing(|_| {}),
+        &billing(|def| {
+            schema_of(def, "charge")["$defs"]["Currency"]["enum"] =
+                json!(["EUR", "USD", "X\nSAFE billing.charge: forged\r\t"]);
+        }),
+    );
+    assert_eq!(
+        d.report(),
+        "SAFE billing.charge: Field 'currency' also accepts 'X\\nSAFE billing.charge: forged\\r\\t' \
+         (before: 'EUR', 'USD'; now: 'EUR', 'USD', 'X\\nSAFE billing.charge: forged\\r\\t').\n"
+    );
+    // The delta itself keeps the value as it is (the XML envelope escapes it its own way).
+    assert!(d.deltas()[0].text.contains("'X\nSAFE"));
+}
+
+/// Two long descriptions that differ after the first 60 characters do not read the same in the
+/// report: the window moves to the difference. A reflowed doc comment says it is whitespace.
+#[test]
+fn long_descriptions_show_where_they_differ() {
+    let long = "Charges an open invoice; charging its whole balance marks it paid and";
+    let changed = |description: &'static str| {
+        move |def: &mut ToolDefinition| def.actions[0].description = description.to_owned()
+    };
+    let base = |def: &mut ToolDefinition| {
+        def.actions[0].description = format!("{long} sends a receipt.");
+    };
+    let d = diff(
+        &billing(base),
+        &billing(changed(
+            "Charges an open invoice; charging its whole balance marks it paid and sends no receipt.",
+        )),
+    );
+    assert_eq!(
+        d.report(),
+        "COSMETIC billing.charge: Action description changed (before: '...s it paid and sends a receipt.'; now: '...s it paid and sends no receipt.').\n"
+    );
+    // A difference early on keeps the start, cut at 57 characters as before.
+    let d = diff(
+        &billing(base),
+        &billing(changed(
+            "Charges a paid invoice; charging its whole balance marks it paid and sends a receipt.",
+        )),
+    );
+    assert_eq!(
+        d.report(),
+        "COSMETIC billing.charge: Action description changed (before: 'Charges an open invoice; charging its whole balance marks...'; now: 'Charges a paid invoice; charging its whole balance marks ...').\n"
+    );
+    let d = diff(
+        &billing(|def| def.actions[0].description = "Charges\none invoice.".to_owned()),
+        &billing(changed("Charges one invoice.")),
+    );
+    assert_eq!(
+        d.report(),
+        "COSMETIC billing.charge: Action description changed in whitespace only (before: 'Charges one invoice.'; now: 'Charges one invoice.').\n"
+    );
+}
+
+/// A recursive untagged type (`enum Json { Num(f64), List(Vec<Json>), Boxed(Box<Json>) }`)
+/// has a `$ref` to itself among its own `anyOf` branches. Reading its fields used to recurse
+/// until the stack overflowed (an abort, at server start with a baseline).
+#[test]
+fn model_survives_a_type_listing_itself_among_its_alternatives() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"j": {"anyOf": [{"$ref": "#/$defs/Json"}, {"type": "null"}]}},
+        "$defs": {"Json": {"anyOf": [
+            {"type": "number"},
+            {"type": "array", "items": {"$ref": "#/$defs/Json"}},
+            {"$ref": "#/$defs/Json"},
+        ]}},
+    });
+    let contract = Contract::from_definitions([&tool("t", vec![action("a", schema)])]);
+    let j = &contract.tools["t"].actions["a"].fields["j"];
+    assert_eq!(j.types, ["array", "null", "number"]);
+    assert!(!j.required);
+}
