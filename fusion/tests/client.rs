@@ -519,3 +519,27 @@ fn an_error_in_prose_is_a_failure_without_a_contract() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn the_envelope_may_follow_a_prose_block() {
+    // Another server writes a human summary first, the envelope second.
+    let result = CallToolResult::error(vec![
+        ContentBlock::image("aGk=", "image/png"),
+        ContentBlock::text("The upstream is busy."),
+        ContentBlock::text(ToolError::new(ErrorCode::ServerBusy, "Busy").to_xml()),
+    ]);
+    let failure = failed(read_result(result));
+    assert!(failure.parse_error().is_none());
+    assert_eq!(failure.tool_error().unwrap().message(), "Busy");
+    assert_eq!(failure.flags().category, ErrorCategory::Transient);
+    assert!(matches!(failure.decision(), Decision::Retry { .. }));
+
+    // No text at all, or non-text content only: no contract, not retried.
+    for content in [vec![], vec![ContentBlock::image("aGk=", "image/png")]] {
+        let failure = failed(read_result(CallToolResult::error(content)));
+        assert!(failure.envelope().is_none());
+        assert!(failure.parse_error().is_some());
+        assert_eq!(failure.flags(), &Flags::uncontracted());
+        assert_eq!(failure.to_string(), "INTERNAL_ERROR (unknown): (no text)");
+    }
+}

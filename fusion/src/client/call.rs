@@ -299,7 +299,7 @@ fn is_envelope(text: &str) -> bool {
 /// Reads a `tools/call` result the way [`Client::call`] does, for results obtained some other
 /// way (rmcp's own `call_tool`, a recorded session): `Ok` with the payload and the warnings
 /// when `isError` is not `true`, else `Err(CallError::Tool(..))` with the envelope of the first
-/// text block, the flags (`_meta["fusion/error"]`, else derived from the envelope, else
+/// text block holding one, the flags (`_meta["fusion/error"]`, else derived from the envelope, else
 /// [`Flags::uncontracted`]) and the result. The failure's decision is the default
 /// [`RetryPolicy`]'s for a first attempt.
 ///
@@ -331,10 +331,14 @@ fn classify(result: CallToolResult) -> Result<CallOutput, CallError> {
     if result.is_error != Some(true) {
         return Ok(CallOutput::new(result));
     }
-    let first = texts(&result).next().unwrap_or_default();
-    let (envelope, parse_error) = match parse_envelope(first) {
-        Ok(envelope) => (Some(envelope), None),
-        Err(err) => (None, Some(err)),
+    // The first text block holding an envelope (some servers put a prose summary first);
+    // when none does, why the first one (or no text at all) is not one.
+    let (envelope, parse_error) = match texts(&result).find_map(|text| parse_envelope(text).ok()) {
+        Some(envelope) => (Some(envelope), None),
+        None => (
+            None,
+            parse_envelope(texts(&result).next().unwrap_or_default()).err(),
+        ),
     };
     let flags = Flags::of_result(&result, envelope.as_ref()).unwrap_or_else(Flags::uncontracted);
     let envelope = envelope.map(|envelope| match envelope {
@@ -468,8 +472,8 @@ pub struct ToolFailure {
 }
 
 impl ToolFailure {
-    /// The envelope of the first text block, when it parsed. A `<tool_error>`'s category,
-    /// retryability and explanation are set from the flags.
+    /// The envelope of the first text block that holds one (a prose block may come before
+    /// it). A `<tool_error>`'s category, retryability and explanation are set from the flags.
     pub fn envelope(&self) -> Option<&Envelope> {
         self.envelope.as_ref()
     }
@@ -484,8 +488,8 @@ impl ToolFailure {
         self.envelope.as_ref().and_then(Envelope::validation)
     }
 
-    /// Why the first text block could not be read as an envelope (a server that answers
-    /// errors in prose); the flags are then `_meta["fusion/error"]`'s, or
+    /// Why the first text block could not be read as an envelope, when no text block holds
+    /// one (a server that answers errors in prose); the flags are then `_meta["fusion/error"]`'s, or
     /// [`Flags::uncontracted`].
     pub fn parse_error(&self) -> Option<&ParseError> {
         self.parse_error.as_ref()
