@@ -543,3 +543,30 @@ fn the_envelope_may_follow_a_prose_block() {
         assert_eq!(failure.to_string(), "INTERNAL_ERROR (unknown): (no text)");
     }
 }
+
+#[test]
+fn a_rate_limit_waits_the_envelopes_delay_when_meta_states_none_readable() {
+    // `_meta` flags whose `retryAfterSeconds` is absent, a string or negative: the
+    // `<retry_after>` of the envelope still decides the wait, never the 250 ms backoff.
+    let envelope = ToolError::rate_limited("Slow down", 7).to_xml();
+    for stated in [None, Some(json!("7")), Some(json!(-7)), Some(json!(0))] {
+        let mut flags = json!({
+            "isError": true, "errorCategory": "rate_limit", "isRetryable": true,
+            "code": "RATE_LIMITED", "severity": "error",
+        });
+        if let Some(stated) = &stated {
+            flags["retryAfterSeconds"] = stated.clone();
+        }
+        let mut result = CallToolResult::error(vec![ContentBlock::text(envelope.clone())]);
+        let mut meta = Map::new();
+        meta.insert(fusion::FLAGS_META_KEY.to_owned(), flags);
+        result.meta = Some(MetaObject(meta));
+        let failure = failed(read_result(result));
+        assert_eq!(failure.flags().retry_after_secs, Some(7), "{stated:?}");
+        assert_eq!(
+            failure.decision(),
+            &Decision::Retry { wait: secs(7) },
+            "{stated:?}"
+        );
+    }
+}

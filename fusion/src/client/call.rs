@@ -340,7 +340,16 @@ fn classify(result: CallToolResult) -> Result<CallOutput, CallError> {
             parse_envelope(texts(&result).next().unwrap_or_default()).err(),
         ),
     };
-    let flags = Flags::of_result(&result, envelope.as_ref()).unwrap_or_else(Flags::uncontracted);
+    let mut flags =
+        Flags::of_result(&result, envelope.as_ref()).unwrap_or_else(Flags::uncontracted);
+    // `_meta` flags without a readable `retryAfterSeconds` (absent, a string, negative): the
+    // envelope's `<retry_after>` is the server's stated delay all the same.
+    if flags.retry_after_secs.is_none() {
+        flags.retry_after_secs = envelope
+            .as_ref()
+            .and_then(Envelope::tool_error)
+            .and_then(ToolError::retry_after_secs);
+    }
     let envelope = envelope.map(|envelope| match envelope {
         Envelope::ToolError(e) => Envelope::ToolError(flags.apply_to(e)),
         validation => validation,
@@ -496,7 +505,8 @@ impl ToolFailure {
     }
 
     /// The flags: `_meta["fusion/error"]` when the server sent them, else derived from the
-    /// envelope's code and severity.
+    /// envelope's code and severity. When `_meta` states no readable `retryAfterSeconds`, the
+    /// envelope's `<retry_after>` is used.
     pub fn flags(&self) -> &Flags {
         &self.flags
     }
