@@ -570,3 +570,69 @@ fn a_rate_limit_waits_the_envelopes_delay_when_meta_states_none_readable() {
         );
     }
 }
+
+/// Another MCP server, written on rmcp directly: its tools carry dots in their names (MCP
+/// allows them), and `ns` is a tool too. Every call answers the tool name and arguments it got.
+struct Dotted;
+
+impl rmcp::ServerHandler for Dotted {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(
+            rmcp::model::ServerCapabilities::builder()
+                .enable_tools()
+                .build(),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::model::ErrorData> {
+        let schema = json!({"type": "object"}).as_object().unwrap().clone();
+        Ok(rmcp::model::ListToolsResult::with_all_items(
+            ["github.search", "a.b.c", "ns"]
+                .into_iter()
+                .map(|name| rmcp::model::Tool::new(name, "Echoes.", schema.clone()))
+                .collect(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::model::ErrorData> {
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        Ok(
+            CallToolResult::success(vec![ContentBlock::text(format!("{} {args}", request.name))])
+                .into(),
+        )
+    }
+}
+
+#[tokio::test]
+async fn a_listed_tool_name_with_dots_is_called_as_is() {
+    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let running = Dotted.serve(server_end).await.expect("handshake");
+        running.waiting().await
+    });
+    let running = ClientConfig::default()
+        .serve(client_end)
+        .await
+        .expect("client connects");
+    let client = Client::discover(running.peer().clone()).await.unwrap();
+    for (name, sent) in [
+        ("github.search", "github.search {}"),
+        ("a.b.c", "a.b.c {}"),
+        // Not listed: `tool.action` of a grouped tool, as before.
+        ("ns.list", r#"ns {"action":"list"}"#),
+    ] {
+        let output = client.call(name, json!({})).await.unwrap();
+        assert_eq!(output.text(), Some(sent), "{name}");
+    }
+    // Without discovery the client cannot know: split at the first dot.
+    let fixed = client.with_exposition(Exposition::Grouped);
+    assert_eq!(fixed.route("github.search", Map::new()).0, "github");
+}

@@ -138,15 +138,22 @@ impl Client {
     /// The MCP tool and arguments a call of `name` sends. `tool.action` is split at the first
     /// dot: in grouped exposition it calls tool `tool` with the discriminator set to `action`
     /// (overriding one in `arguments`), in flat exposition tool `tool_action`. A name without
-    /// a dot is a tool name, sent as is. With names from [`Client::discover`], the exposition
-    /// is chosen per call: the flat tool when the server lists `tool_action`, else the grouped
-    /// tool.
+    /// a dot is a tool name, sent as is. With names from [`Client::discover`], a name the
+    /// server lists as a tool (MCP allows dots in tool names: `github.search`) is sent as is,
+    /// and otherwise the exposition is chosen per call: the flat tool when the server lists
+    /// `tool_action`, else the grouped tool.
     pub fn route(
         &self,
         name: &str,
         mut arguments: Map<String, Value>,
     ) -> (String, Map<String, Value>) {
-        let Some((tool, action)) = name.split_once('.') else {
+        let listed = |name: &str| match &self.inner.naming {
+            Naming::Listed(names) => names.contains(name),
+            Naming::Fixed(_) => false,
+        };
+        // MCP allows dots in tool names: a tool the server lists under `name` is that tool.
+        let split = name.split_once('.').filter(|_| !listed(name));
+        let Some((tool, action)) = split else {
             return (name.to_owned(), arguments);
         };
         let flat = format!("{tool}_{action}");
