@@ -636,3 +636,17 @@ async fn a_listed_tool_name_with_dots_is_called_as_is() {
     let fixed = client.with_exposition(Exposition::Grouped);
     assert_eq!(fixed.route("github.search", Map::new()).0, "github");
 }
+
+#[test]
+fn a_payload_of_xml_that_only_looks_like_an_envelope_is_the_payload() {
+    let payload = "<tool_errors><count>0</count></tool_errors>";
+    let warning = ToolError::deprecated("Use v2.").warning().to_xml();
+    let result = CallToolResult::success(vec![
+        ContentBlock::text(warning),
+        ContentBlock::text(payload),
+    ]);
+    let output = read_result(result).unwrap();
+    assert_eq!(output.text(), Some(payload));
+    assert_eq!(output.warnings().len(), 1);
+    assert_eq!(output.warnings()[0].code(), &ErrorCode::Deprecated);
+}

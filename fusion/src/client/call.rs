@@ -300,7 +300,12 @@ fn texts(result: &CallToolResult) -> impl Iterator<Item = &str> {
 /// Whether a text block is an envelope rather than a payload.
 fn is_envelope(text: &str) -> bool {
     let text = text.trim_start();
-    text.starts_with("<tool_error") || text.starts_with("<validation_error")
+    ["<tool_error", "<validation_error"].iter().any(|tag| {
+        // The name must end there: `<tool_errors>` is a payload's own element.
+        text.strip_prefix(tag).is_some_and(|rest| {
+            rest.starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
+        })
+    })
 }
 
 /// Reads a `tools/call` result the way [`Client::call`] does, for results obtained some other
