@@ -246,6 +246,37 @@ fn jitter_stays_within_its_bounds() {
 }
 
 #[test]
+fn an_uncapped_backoff_never_panics() {
+    // `max_delay(Duration::MAX)` reads as "no cap"; a wait near `Duration::MAX` must not
+    // overflow when jittered (it used to panic in `Duration::mul_f64`).
+    let busy = flags(ToolError::new(ErrorCode::ServerBusy, "m"));
+    let max = Duration::MAX;
+    for (draw, low, high) in [
+        (0.0, max, max),
+        (0.5, max / 3, max / 4 * 3),
+        (0.999, ZERO, max / 500),
+    ] {
+        let policy = RetryPolicy::new()
+            .max_attempts(u32::MAX)
+            .base_delay(Duration::MAX)
+            .max_delay(Duration::MAX)
+            .max_total_delay(Duration::MAX)
+            .jitter(1.0)
+            .jitter_with(move || draw);
+        for attempt in [1, 2, 64, u32::MAX - 1] {
+            let wait = policy.decide(&busy, attempt, ZERO).wait().unwrap();
+            assert!(low <= wait && wait <= high, "{wait:?} at draw {draw}");
+        }
+        // The budget still applies to those waits.
+        let bounded = policy.clone().max_total_delay(Duration::from_secs(60));
+        assert!(matches!(
+            bounded.decide(&busy, 1, ZERO),
+            Decision::Abort(AbortReason::DelayBudgetExhausted { .. })
+        ));
+    }
+}
+
+#[test]
 fn jitter_is_deterministic_with_a_seed_or_a_source() {
     let busy = flags(ToolError::new(ErrorCode::ServerBusy, "m"));
     let draw = |policy: &RetryPolicy| -> Vec<Duration> {

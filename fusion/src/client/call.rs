@@ -138,15 +138,22 @@ impl Client {
     /// The MCP tool and arguments a call of `name` sends. `tool.action` is split at the first
     /// dot: in grouped exposition it calls tool `tool` with the discriminator set to `action`
     /// (overriding one in `arguments`), in flat exposition tool `tool_action`. A name without
-    /// a dot is a tool name, sent as is. With names from [`Client::discover`], the exposition
-    /// is chosen per call: the flat tool when the server lists `tool_action`, else the grouped
-    /// tool.
+    /// a dot is a tool name, sent as is. With names from [`Client::discover`], a name the
+    /// server lists as a tool (MCP allows dots in tool names: `github.search`) is sent as is,
+    /// and otherwise the exposition is chosen per call: the flat tool when the server lists
+    /// `tool_action`, else the grouped tool.
     pub fn route(
         &self,
         name: &str,
         mut arguments: Map<String, Value>,
     ) -> (String, Map<String, Value>) {
-        let Some((tool, action)) = name.split_once('.') else {
+        let listed = |name: &str| match &self.inner.naming {
+            Naming::Listed(names) => names.contains(name),
+            Naming::Fixed(_) => false,
+        };
+        // MCP allows dots in tool names: a tool the server lists under `name` is that tool.
+        let split = name.split_once('.').filter(|_| !listed(name));
+        let Some((tool, action)) = split else {
             return (name.to_owned(), arguments);
         };
         let flat = format!("{tool}_{action}");
@@ -293,13 +300,18 @@ fn texts(result: &CallToolResult) -> impl Iterator<Item = &str> {
 /// Whether a text block is an envelope rather than a payload.
 fn is_envelope(text: &str) -> bool {
     let text = text.trim_start();
-    text.starts_with("<tool_error") || text.starts_with("<validation_error")
+    ["<tool_error", "<validation_error"].iter().any(|tag| {
+        // The name must end there: `<tool_errors>` is a payload's own element.
+        text.strip_prefix(tag).is_some_and(|rest| {
+            rest.starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
+        })
+    })
 }
 
 /// Reads a `tools/call` result the way [`Client::call`] does, for results obtained some other
 /// way (rmcp's own `call_tool`, a recorded session): `Ok` with the payload and the warnings
 /// when `isError` is not `true`, else `Err(CallError::Tool(..))` with the envelope of the first
-/// text block, the flags (`_meta["fusion/error"]`, else derived from the envelope, else
+/// text block holding one, the flags (`_meta["fusion/error"]`, else derived from the envelope, else
 /// [`Flags::uncontracted`]) and the result. The failure's decision is the default
 /// [`RetryPolicy`]'s for a first attempt.
 ///
@@ -331,12 +343,25 @@ fn classify(result: CallToolResult) -> Result<CallOutput, CallError> {
     if result.is_error != Some(true) {
         return Ok(CallOutput::new(result));
     }
-    let first = texts(&result).next().unwrap_or_default();
-    let (envelope, parse_error) = match parse_envelope(first) {
-        Ok(envelope) => (Some(envelope), None),
-        Err(err) => (None, Some(err)),
+    // The first text block holding an envelope (some servers put a prose summary first);
+    // when none does, why the first one (or no text at all) is not one.
+    let (envelope, parse_error) = match texts(&result).find_map(|text| parse_envelope(text).ok()) {
+        Some(envelope) => (Some(envelope), None),
+        None => (
+            None,
+            parse_envelope(texts(&result).next().unwrap_or_default()).err(),
+        ),
     };
-    let flags = Flags::of_result(&result, envelope.as_ref()).unwrap_or_else(Flags::uncontracted);
+    let mut flags =
+        Flags::of_result(&result, envelope.as_ref()).unwrap_or_else(Flags::uncontracted);
+    // `_meta` flags without a readable `retryAfterSeconds` (absent, a string, negative): the
+    // envelope's `<retry_after>` is the server's stated delay all the same.
+    if flags.retry_after_secs.is_none() {
+        flags.retry_after_secs = envelope
+            .as_ref()
+            .and_then(Envelope::tool_error)
+            .and_then(ToolError::retry_after_secs);
+    }
     let envelope = envelope.map(|envelope| match envelope {
         Envelope::ToolError(e) => Envelope::ToolError(flags.apply_to(e)),
         validation => validation,
@@ -468,8 +493,8 @@ pub struct ToolFailure {
 }
 
 impl ToolFailure {
-    /// The envelope of the first text block, when it parsed. A `<tool_error>`'s category,
-    /// retryability and explanation are set from the flags.
+    /// The envelope of the first text block that holds one (a prose block may come before
+    /// it). A `<tool_error>`'s category, retryability and explanation are set from the flags.
     pub fn envelope(&self) -> Option<&Envelope> {
         self.envelope.as_ref()
     }
@@ -484,15 +509,16 @@ impl ToolFailure {
         self.envelope.as_ref().and_then(Envelope::validation)
     }
 
-    /// Why the first text block could not be read as an envelope (a server that answers
-    /// errors in prose); the flags are then `_meta["fusion/error"]`'s, or
+    /// Why the first text block could not be read as an envelope, when no text block holds
+    /// one (a server that answers errors in prose); the flags are then `_meta["fusion/error"]`'s, or
     /// [`Flags::uncontracted`].
     pub fn parse_error(&self) -> Option<&ParseError> {
         self.parse_error.as_ref()
     }
 
     /// The flags: `_meta["fusion/error"]` when the server sent them, else derived from the
-    /// envelope's code and severity.
+    /// envelope's code and severity. When `_meta` states no readable `retryAfterSeconds`, the
+    /// envelope's `<retry_after>` is used.
     pub fn flags(&self) -> &Flags {
         &self.flags
     }

@@ -366,7 +366,10 @@ impl RetryPolicy {
         } else {
             draw.clamp(0.0, 1.0)
         };
-        delay.mul_f64(1.0 - self.jitter * draw)
+        // `mul_f64` panics when the product rounds past `Duration::MAX` (a `max_delay` of
+        // `Duration::MAX` for "no cap"); the factor is at most 1, so the delay itself bounds it.
+        Duration::try_from_secs_f64(delay.as_secs_f64() * (1.0 - self.jitter * draw))
+            .map_or(delay, |jittered| jittered.min(delay))
     }
 }
 
