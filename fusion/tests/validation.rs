@@ -76,7 +76,7 @@ fn no_weekend(day: &str) -> Result<(), validator::ValidationError> {
 }
 
 fn even(n: u32) -> Result<(), validator::ValidationError> {
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         Ok(())
     } else {
         Err(validator::ValidationError::new("even"))
