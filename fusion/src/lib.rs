@@ -282,6 +282,7 @@
 mod code;
 pub mod dispatch;
 mod error;
+pub mod guard;
 pub mod internal;
 mod response;
 pub mod server;

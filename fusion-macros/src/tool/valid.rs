@@ -29,6 +29,16 @@ pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
         );
     }
 
+    let key_conflict = "`rate_limit` takes `global` or `key = …`, not both: `global` puts every call in one bucket";
+    if let Some(span) = tool.guards.conflicting_key() {
+        errors.at_span(span, key_conflict);
+    }
+    for action in &tool.actions {
+        if let Some(span) = action.guards.conflicting_key() {
+            errors.at_span(span, key_conflict);
+        }
+    }
+
     let function = matches!(tool.shape, Shape::Function { .. });
     if let Shape::Impl(item) = tool.shape
         && tool.actions.is_empty()

@@ -1,0 +1,1 @@
+//! Unit tests of the guard runtime; the behaviour through servers is in `tests/guards.rs`.
