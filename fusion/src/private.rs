@@ -26,10 +26,10 @@ pub use ::std;
 pub use ::validator;
 
 pub use crate::dispatch::{Router, ToolRuntime, catch_panics, flat_input_schema};
+pub use crate::guard::{ConcurrencyLimit, GuardSpec, RateKey, RateLimit, ToolGuards};
 pub use crate::tool::{
     ActionDefinition, Annotations, BoxFuture, ErrorContract, RequestContext, Tool, ToolDefinition,
 };
-pub use crate::guard::{ConcurrencyLimit, GuardSpec, RateKey, RateLimit, ToolGuards};
 pub use crate::{ErrorCategory, ErrorCode, Severity, ToolError, ToolResponse};
 
 use serde::Serialize;

@@ -127,7 +127,9 @@ async fn connect(server: Server, name: &str) -> Client {
     });
     let mut info = ClientConfig::default();
     info.client_info = Implementation::new(name, "0.0.1");
-    within(info.serve(client_end)).await.expect("client connects")
+    within(info.serve(client_end))
+        .await
+        .expect("client connects")
 }
 
 /// Fails the test instead of hanging.
@@ -176,7 +178,10 @@ async fn ten_thousand_calls_against_8_active_and_64_queued_are_each_answered() {
     let calls: Vec<_> = calls.collect();
     let (mut ok, mut busy) = (0, 0);
     for call in calls {
-        let result = within(call).await.expect("no panic").expect("a tool result");
+        let result = within(call)
+            .await
+            .expect("no panic")
+            .expect("a tool result");
         match text(&result) {
             "done" => ok += 1,
             busy_text if busy_text.starts_with("<tool_error code=\"SERVER_BUSY\"") => {
@@ -245,9 +250,10 @@ async fn a_full_gate_refuses_with_capacity_and_queue_guidance_but_malformed_call
 async fn the_busy_retry_after_follows_observed_call_durations() {
     tokio::time::pause();
     let jobs = Jobs::default();
-    let tester = Tester::new()
-        .tool(jobs.clone())
-        .guard("jobs.work", GuardSpec::new().concurrency(ConcurrencyLimit::new(1, 0)));
+    let tester = Tester::new().tool(jobs.clone()).guard(
+        "jobs.work",
+        GuardSpec::new().concurrency(ConcurrencyLimit::new(1, 0)),
+    );
     // Calls of 40 s each teach the gate how long a call takes.
     for _ in 0..30 {
         tester
@@ -335,14 +341,14 @@ async fn the_call_over_the_rate_limit_waits_exactly_until_its_slot_frees() {
 async fn builder_options_override_the_attribute_and_keys_can_be_custom() {
     let tester = Tester::new().tool(Jobs::default()).guard(
         "jobs.send",
-        GuardSpec::new().rate_limit(
-            RateLimit::per_client(1, Duration::from_secs(10)).key_by(|request| {
+        GuardSpec::new().rate_limit(RateLimit::per_client(1, Duration::from_secs(10)).key_by(
+            |request| {
                 request.context.meta()["tenant"]
                     .as_str()
                     .unwrap_or_default()
                     .to_owned()
-            }),
-        ),
+            },
+        )),
     );
     let tenant = |t: &str| {
         let meta = json!({ "tenant": t });
@@ -469,7 +475,11 @@ async fn cancelling_running_and_queued_calls_frees_their_places() {
         }
     })
     .await;
-    assert_eq!(jobs.probe.started.load(Ordering::SeqCst), 1, "the queued call never ran");
+    assert_eq!(
+        jobs.probe.started.load(Ordering::SeqCst),
+        1,
+        "the queued call never ran"
+    );
 
     // Both places are free again: one call runs, one waits.
     let again = send().await;
@@ -523,8 +533,17 @@ async fn argument_depth_and_size_limits_name_the_limit() {
          <recovery>Send arguments nested at most 4 levels deep: flatten the deepest values.</recovery>\n\
          </tool_error>"
     );
-    let large = call(&client, "jobs", json!({"action": "work", "pad": "x".repeat(300)})).await;
-    assert!(text(&large).contains("over 200 bytes of JSON"), "{}", text(&large));
+    let large = call(
+        &client,
+        "jobs",
+        json!({"action": "work", "pad": "x".repeat(300)}),
+    )
+    .await;
+    assert!(
+        text(&large).contains("over 200 bytes of JSON"),
+        "{}",
+        text(&large)
+    );
 
     // The tester applies the same limits from the same configuration.
     let guards = Guards::new().max_argument_depth(Some(4));
@@ -540,9 +559,10 @@ async fn argument_depth_and_size_limits_name_the_limit() {
 #[test]
 #[should_panic(expected = "guard target `jobs.wrok` names no action of tool `jobs`")]
 fn a_guard_for_an_unknown_action_is_a_startup_error() {
-    let _ = Server::new("jobs", "1")
-        .tool(Jobs::default())
-        .guard("jobs.wrok", GuardSpec::new().timeout(Duration::from_secs(1)));
+    let _ = Server::new("jobs", "1").tool(Jobs::default()).guard(
+        "jobs.wrok",
+        GuardSpec::new().timeout(Duration::from_secs(1)),
+    );
 }
 
 #[test]

@@ -71,15 +71,19 @@ fn guards(tool: &Tool<'_>) -> Option<TokenStream> {
     }
     let private = tool.krate.private();
     let spec = tool.guards.expand(&tool.krate);
-    let actions = tool.actions.iter().filter(|a| !a.guards.is_empty()).map(|action| {
-        let cfg = &action.cfg;
-        let name = &action.name.value;
-        let spec = action.guards.expand(&tool.krate);
-        quote! {
-            #(#cfg)*
-            __fusion_actions.push((::std::string::String::from(#name), #spec));
-        }
-    });
+    let actions = tool
+        .actions
+        .iter()
+        .filter(|a| !a.guards.is_empty())
+        .map(|action| {
+            let cfg = &action.cfg;
+            let name = &action.name.value;
+            let spec = action.guards.expand(&tool.krate);
+            quote! {
+                #(#cfg)*
+                __fusion_actions.push((::std::string::String::from(#name), #spec));
+            }
+        });
     Some(quote! {
         fn guards(&self) -> #private::ToolGuards {
             #[allow(unused_mut, reason = "no action may declare guards")]

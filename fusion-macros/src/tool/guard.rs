@@ -54,8 +54,12 @@ fn whole_number(value: &Lit, minimum: u32) -> darling::Result<u32> {
     };
     match int.base10_parse::<u32>() {
         Ok(n) if n >= minimum => Ok(n),
-        Ok(_) => Err(darling::Error::custom(format!("must be at least {minimum}")).with_span(value)),
-        Err(_) => Err(darling::Error::custom("expected a whole number up to 4294967295").with_span(value)),
+        Ok(_) => {
+            Err(darling::Error::custom(format!("must be at least {minimum}")).with_span(value))
+        }
+        Err(_) => {
+            Err(darling::Error::custom("expected a whole number up to 4294967295").with_span(value))
+        }
     }
 }
 
@@ -106,7 +110,9 @@ impl FromMeta for DurationLit {
             return Err(darling::Error::custom(DURATION_HINT).with_span(value));
         };
         if millis == 0 {
-            return Err(darling::Error::custom("a duration must be more than zero").with_span(value));
+            return Err(
+                darling::Error::custom("a duration must be more than zero").with_span(value)
+            );
         }
         Ok(DurationLit { millis })
     }

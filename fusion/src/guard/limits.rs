@@ -98,7 +98,11 @@ mod tests {
             max_depth: Some(1),
         };
         let error = limits.check(&nested(5)).unwrap();
-        assert!(error.message().contains("over 10 bytes"), "{}", error.message());
+        assert!(
+            error.message().contains("over 10 bytes"),
+            "{}",
+            error.message()
+        );
         let none = ArgumentLimits {
             max_bytes: None,
             max_depth: None,

@@ -341,8 +341,7 @@ impl Guards {
             match action {
                 None => *tool_spec = tool_spec.clone().overridden_by(spec),
                 Some(action) => {
-                    if definition.action(action).is_none() || definition.discriminator.is_none()
-                    {
+                    if definition.action(action).is_none() || definition.discriminator.is_none() {
                         return Err(format!(
                             "guard target `{target}` names no action of tool `{tool}`; \
                              actions: {}",
@@ -486,7 +485,11 @@ struct Admission {
 }
 
 impl Guarded {
-    pub(crate) fn new(context: &RequestContext, scope: Option<&GuardScope>, action: &str) -> Guarded {
+    pub(crate) fn new(
+        context: &RequestContext,
+        scope: Option<&GuardScope>,
+        action: &str,
+    ) -> Guarded {
         let Some(scope) = scope else {
             return Guarded { inner: None };
         };

@@ -151,7 +151,11 @@ impl Rate {
                     start: tokio::time::Instant::now(),
                 };
                 Backend::Memory {
-                    limiter: RateLimiter::new(quota, DefaultKeyedStateStore::default(), clock.clone()),
+                    limiter: RateLimiter::new(
+                        quota,
+                        DefaultKeyedStateStore::default(),
+                        clock.clone(),
+                    ),
                     clock,
                     checks: AtomicU64::new(0),
                 }
@@ -191,12 +195,10 @@ impl Rate {
                 }
             }
             #[cfg(feature = "redis")]
-            Backend::Redis { store, scope } => {
-                match store.check(scope, key, &self.limit).await? {
-                    None => return Ok(()),
-                    Some(wait) => wait,
-                }
-            }
+            Backend::Redis { store, scope } => match store.check(scope, key, &self.limit).await? {
+                None => return Ok(()),
+                Some(wait) => wait,
+            },
         };
         Err(self.limited(name, wait))
     }

@@ -402,7 +402,10 @@ impl Server {
             Ok(catalog) => inner.catalog = catalog,
             Err(message) => panic!("fusion::server::Server: {message}"),
         }
-        let tools = inner.tools.iter().map(|t| (&t.definition, t.guards.clone()));
+        let tools = inner
+            .tools
+            .iter()
+            .map(|t| (&t.definition, t.guards.clone()));
         match inner.guards.build(tools) {
             Ok(gates) => inner.gates = Arc::new(gates),
             Err(message) => panic!("fusion::server::Server: {message}"),

@@ -134,7 +134,10 @@ impl Tester {
 
     #[track_caller]
     fn rebuild_guards(mut self) -> Tester {
-        let tools = self.tools.iter().map(|(_, def, guards)| (def, guards.clone()));
+        let tools = self
+            .tools
+            .iter()
+            .map(|(_, def, guards)| (def, guards.clone()));
         match self.guards.build(tools) {
             Ok(gates) => self.gates = Arc::new(gates),
             Err(message) => panic!("fusion::testing: {message}"),

@@ -21,8 +21,8 @@ use serde_json::{Map, Value};
 
 use crate::xml::{Context, PlainMemo};
 
-pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH, SchemaError};
 pub(crate) use argument::nesting_depth;
+pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH, SchemaError};
 
 /// The closing instruction of every validation envelope, verbatim (SPEC section 2). "Do not
 /// explain the error" is there because a model's instinct is to apologise to the user instead
