@@ -15,9 +15,11 @@ pub struct ArgumentLimits {
     /// The most bytes the arguments may take as compact JSON; `None`: no limit. Default
     /// [`DEFAULT_MAX_ARGUMENT_BYTES`] (4 MiB).
     pub max_bytes: Option<usize>,
-    /// The deepest nesting of objects and arrays (the arguments object is level 1); `None`: no
-    /// limit (the tool's validator still refuses more than
-    /// [`DEFAULT_MAX_DEPTH`](crate::validation::DEFAULT_MAX_DEPTH) levels). Default 64.
+    /// The deepest nesting of objects and arrays (the arguments object is level 1), checked
+    /// before the tool; `None` (the default): no check here. Tools made by `#[fusion::tool]`
+    /// refuse more than [`DEFAULT_MAX_DEPTH`](crate::validation::DEFAULT_MAX_DEPTH) (64)
+    /// levels anyway, in their own `<validation_error>`; set this to refuse sooner, or to
+    /// protect hand-written tools.
     pub max_depth: Option<usize>,
 }
 
@@ -25,7 +27,7 @@ impl Default for ArgumentLimits {
     fn default() -> ArgumentLimits {
         ArgumentLimits {
             max_bytes: Some(DEFAULT_MAX_ARGUMENT_BYTES),
-            max_depth: Some(crate::validation::DEFAULT_MAX_DEPTH),
+            max_depth: None,
         }
     }
 }
@@ -64,8 +66,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// An arguments object nested `levels` deep.
     fn nested(levels: usize) -> Map<String, Value> {
-        let mut value = json!(1);
+        let mut value = json!({ "a": 1 });
         for _ in 1..levels {
             value = json!({ "a": value });
         }

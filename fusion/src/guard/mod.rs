@@ -286,7 +286,8 @@ impl Guards {
 
     /// Refuses arguments nested deeper than `levels` levels of objects and arrays with
     /// `VALIDATION_ERROR` (the arguments object is level 1); `None` removes the limit.
-    /// Default: 64 ([`crate::validation::DEFAULT_MAX_DEPTH`]).
+    /// Default: none here; the validator of every `#[fusion::tool]` action refuses more than
+    /// 64 levels ([`crate::validation::DEFAULT_MAX_DEPTH`]) with a `<validation_error>`.
     pub fn max_argument_depth(mut self, levels: Option<usize>) -> Guards {
         self.limits.max_depth = levels;
         self

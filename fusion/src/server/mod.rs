@@ -77,7 +77,8 @@
 //! |---|---|
 //! | a call naming no tool | JSON-RPC `-32602` `Unknown tool: 'x'` (MCP specification, tools, "Error Handling"); with [`Server::unknown_tool_as_envelope`], a `VALIDATION_ERROR` envelope listing the tools with a "did you mean" |
 //! | no `arguments` | the call proceeds with an empty object |
-//! | arguments over [`Server::max_argument_bytes`] (4 MiB by default) or nested deeper than [`Server::max_argument_depth`] (64 levels) | a `VALIDATION_ERROR` envelope naming the limit; the tool is not called |
+//! | arguments over [`Server::max_argument_bytes`] (4 MiB by default) or nested deeper than [`Server::max_argument_depth`] (when set) | a `VALIDATION_ERROR` envelope naming the limit; the tool is not called |
+//! | arguments nested deeper than 64 levels | the tool's `<validation_error>` saying so (`#[fusion::tool]` tools) |
 //! | a call over a rate limit, beyond a concurrency limit or past a timeout ([`Server::guard`]) | `RATE_LIMITED`, `SERVER_BUSY` or `TIMEOUT` (see [`crate::guard`]) |
 //! | arguments the tool rejects | the tool's `<validation_error>` or routing envelope |
 //! | a call whose action panics | `INTERNAL_ERROR` with an error id; the connection keeps serving |
@@ -281,7 +282,9 @@ impl Server {
 
     /// Rejects calls whose arguments nest objects and arrays deeper than `levels` (the
     /// arguments object is level 1) with a `VALIDATION_ERROR` envelope, before the tool sees
-    /// them; `None` removes the limit. Default: 64 levels (SPEC section 4).
+    /// them; `None` (the default) leaves depth to the tool: the validator of every
+    /// `#[fusion::tool]` action refuses more than 64 levels in its own `<validation_error>`
+    /// (SPEC section 4).
     pub fn max_argument_depth(self, levels: Option<usize>) -> Server {
         self.update(|inner| inner.guards = inner.guards.clone().max_argument_depth(levels))
     }
