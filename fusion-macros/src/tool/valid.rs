@@ -72,7 +72,7 @@ pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
         for span in &action.misplaced {
             errors.at_span(
                 *span,
-                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations and `output_schema`",
+                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema` and guards",
             );
         }
         check_signature(action, function, errors);
@@ -374,7 +374,7 @@ mod tests {
             messages(quote!(discriminator = "op"), item),
             [
                 "a function tool has no discriminator; `discriminator` applies to tools declared on an `impl` block",
-                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations and `output_schema`",
+                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema` and guards",
                 "a function tool has no `self`",
             ]
         );
