@@ -242,7 +242,9 @@ impl Billing {
 }
 
 /// Invoices of an in-memory billing system. Amounts are integer cents.
-#[fusion::tool]
+// Runtime guards (SPEC section 4): at most 16 calls of the tool run at once and 64 wait, beyond
+// that SERVER_BUSY; every action is stopped after 10 seconds (TIMEOUT).
+#[fusion::tool(concurrency(max_active = 16, max_queued = 64), timeout = "10s")]
 impl Billing {
     /// Lists invoices in ID order, optionally only those with one status.
     #[action(read_only)]
@@ -263,7 +265,13 @@ impl Billing {
     }
 
     /// Charges an open invoice; charging its whole balance marks it paid.
-    #[action(read_only = false, idempotent = false)]
+    // Five charges a minute per client (by the name it gave at `initialize`); the sixth is
+    // answered RATE_LIMITED with the seconds until a slot frees. Invalid calls do not count.
+    #[action(
+        read_only = false,
+        idempotent = false,
+        rate_limit(calls = 5, per = "1m")
+    )]
     fn charge(&self, args: Charge) -> Result<ToolResponse, BillingError> {
         let mut invoices = self.invoices();
         let Some(invoice) = invoices.get_mut(&args.invoice_id) else {
@@ -348,7 +356,7 @@ impl Ledger {
 }
 
 /// Balances of the billing system's invoices, as structured data.
-#[fusion::tool]
+#[fusion::tool(timeout = "10s")]
 impl Ledger {
     /// The open balance of one invoice. Declares an output schema: a success carries
     /// `structuredContent`; an error carries the envelope only, which clients accept.

@@ -103,9 +103,41 @@ pub(crate) async fn run(server: Server, exposition: Exposition) -> anyhow::Resul
         }
     }
 
+    heading(
+        last,
+        "Rate limited: `charge` takes 5 calls a minute per client",
+    );
+    // The warning call above counted (the invalid one did not): valid charges of one cent until
+    // the limit refuses one. Invalid calls never count, and the refusal never names the client.
+    let (tool, arguments) = request(
+        exposition,
+        "charge",
+        json!({"invoice_id": "inv_0001", "amount_cents": 1, "currency": "EUR"}),
+    )
+    .expect("charge has a request in both expositions");
+    let mut refused = None;
+    for attempt in 1..=10u32 {
+        let params = CallToolRequestParams::new(tool.clone()).with_arguments(arguments.clone());
+        let result = client.call_tool(params).await?;
+        if result.is_error == Some(true) {
+            refused = Some((attempt, result));
+            break;
+        }
+    }
+    match refused {
+        Some((attempt, result)) => {
+            println!(
+                "request: tools/call {tool} {} (the last of {attempt} such calls)",
+                Value::Object(arguments.clone())
+            );
+            show(&result);
+        }
+        None => println!("(10 calls, none refused: the rate limit is off)\n"),
+    }
+
     client.cancel().await?;
     serving.await??;
-    calibrated_agent(calibrated, exposition, last).await
+    calibrated_agent(calibrated, exposition, last + 1).await
 }
 
 /// The contract an agent learned at the previous release, when `charge` took no currency (the

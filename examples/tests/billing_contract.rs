@@ -148,3 +148,40 @@ async fn output_schema_snapshot_includes_structured_content() {
         "{snapshot}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn charge_takes_five_calls_a_minute_per_client() {
+    let tester = tester();
+    let client = || fusion::RequestContext::new().with_client("claude-desktop");
+    let charge = json!({"invoice_id": "inv_0001", "amount_cents": 1, "currency": "EUR"});
+    for _ in 0..5 {
+        tester
+            .call_with("billing.charge", charge.clone(), client())
+            .await
+            .assert_success();
+    }
+    // One slot frees every 12 seconds.
+    let refused = tester
+        .call_with("billing.charge", charge.clone(), client())
+        .await;
+    refused
+        .assert_error("RATE_LIMITED")
+        .assert_category(ErrorCategory::RateLimit)
+        .assert_retryable(true)
+        .assert_retry_after(12);
+    assert!(!refused.snapshot().contains("claude-desktop"));
+    // Other actions and other clients are not limited by it.
+    tester
+        .call_with("billing.get_invoice", json!({"id": "inv_0001"}), client())
+        .await
+        .assert_success();
+    tester
+        .call("billing.charge", charge.clone())
+        .await
+        .assert_success();
+    tokio::time::advance(std::time::Duration::from_secs(12)).await;
+    tester
+        .call_with("billing.charge", charge, client())
+        .await
+        .assert_success();
+}

@@ -129,6 +129,12 @@ impl Router {
         self
     }
 
+    /// The name of action `index` (the discriminator value; a single-function tool's action
+    /// is named like the tool).
+    pub fn action_name(&self, index: usize) -> &str {
+        self.actions.get(index).map_or("", String::as_str)
+    }
+
     /// The available actions as the model should name them, in declaration order.
     pub fn available_actions(&self) -> &[String] {
         &self.available

@@ -284,6 +284,7 @@ mod code;
 pub mod contract;
 pub mod dispatch;
 mod error;
+pub mod guard;
 pub mod internal;
 mod response;
 pub mod server;

@@ -26,6 +26,7 @@ pub use ::std;
 pub use ::validator;
 
 pub use crate::dispatch::{Router, ToolRuntime, catch_panics, flat_input_schema};
+pub use crate::guard::{ConcurrencyLimit, GuardSpec, RateKey, RateLimit, ToolGuards};
 pub use crate::tool::{
     ActionDefinition, Annotations, BoxFuture, ErrorContract, RequestContext, Tool, ToolDefinition,
 };
@@ -710,6 +711,17 @@ impl<T, E> ResultParts for ::core::result::Result<T, E> {
 /// rather than a type mismatch. Generated code: `into_result(value)`.
 pub fn into_result<R: ResultParts>(value: R) -> ::core::result::Result<R::Ok, R::Err> {
     value.into_result()
+}
+
+/// The guards of action `index` for this call (SPEC section 4), between validation and the
+/// handler. Generated code: `guarded(&context, runtime, index).run(async move { … }).await`,
+/// so the handler may take the context by value.
+pub fn guarded(
+    context: &RequestContext,
+    runtime: &ToolRuntime,
+    index: usize,
+) -> crate::guard::Guarded {
+    context.guarded(runtime.router().action_name(index))
 }
 
 /// Every autoref-specialization trait above, for one glob import in generated code

@@ -28,6 +28,14 @@ pub trait Tool: Send + Sync + 'static {
         arguments: Map<String, Value>,
         context: RequestContext,
     ) -> BoxFuture<'a, ToolResponse>;
+
+    /// The guards the tool declares for itself (`#[fusion::tool(concurrency(..), timeout =
+    /// ..)]`, `#[action(rate_limit(..))]`): none by default. A server reads them once, at
+    /// registration, and applies them through [`RequestContext::guarded`], which `call` must
+    /// run its handler through (see [`crate::guard`]).
+    fn guards(&self) -> crate::guard::ToolGuards {
+        crate::guard::ToolGuards::default()
+    }
 }
 
 /// One error an action can produce: its code and the flags it carries. Fed by
@@ -158,6 +166,7 @@ pub struct RequestContext {
     cancellation: CancellationToken,
     progress: Option<ProgressReporter>,
     client: Option<String>,
+    guards: Option<crate::guard::GuardScope>,
 }
 
 pub use tokio_util::sync::CancellationToken;
@@ -212,6 +221,21 @@ impl RequestContext {
         self.client.as_deref()
     }
 
+    /// Puts a server's guards, for calls of tool `tool`, into the context.
+    pub(crate) fn with_guards(mut self, scope: Option<crate::guard::GuardScope>) -> RequestContext {
+        self.guards = scope;
+        self
+    }
+
+    /// The guards of action `action` for this call, ready to [`run`](crate::guard::Guarded::run)
+    /// the handler: rate limits, concurrency limits and the timeout the server (or tester)
+    /// configured for the tool and the action (SPEC section 4). Call it after routing and
+    /// validation, so malformed calls never take a slot. Without guards in the context (a tool
+    /// called directly) the handler just runs.
+    pub fn guarded(&self, action: &str) -> crate::guard::Guarded {
+        crate::guard::Guarded::new(self, self.guards.as_ref(), action)
+    }
+
     /// Reports progress; does nothing when the client asked for no progress.
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         if let Some(report) = &self.progress {
@@ -227,6 +251,7 @@ impl fmt::Debug for RequestContext {
             .field("cancelled", &self.is_cancelled())
             .field("progress", &self.progress.is_some())
             .field("client", &self.client)
+            .field("guarded", &self.guards.is_some())
             .finish()
     }
 }

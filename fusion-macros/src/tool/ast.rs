@@ -14,6 +14,7 @@ use syn::{
 
 use super::Errors;
 use super::attr::{self, ActionArgs, Annotations};
+use super::guard::GuardArgs;
 use crate::crate_path::CratePath;
 
 /// A tool: an `impl` block with `#[action]` methods, or one function.
@@ -35,6 +36,8 @@ pub(crate) struct Tool<'a> {
     pub(crate) actions: Vec<Action<'a>>,
     /// The path generated code names fusion by (`crate = …`, `::fusion` by default).
     pub(crate) krate: CratePath,
+    /// The guards of the whole tool (for a function tool, its `#[action(...)]` guards too).
+    pub(crate) guards: GuardArgs,
 }
 
 /// What `#[fusion::tool]` sits on.
@@ -84,6 +87,8 @@ pub(crate) struct Action<'a> {
     /// function tool: its attributes go on the whole tool). Not `#[cfg_attr]`: what it expands
     /// to (`doc`, `deprecated`, …) may not suit a match arm or a statement.
     pub(crate) cfg: Vec<&'a Attribute>,
+    /// The action's own guards (empty for a function tool: they are the tool's).
+    pub(crate) guards: GuardArgs,
 }
 
 /// One typed parameter of an action.
@@ -127,6 +132,7 @@ impl<'a> Tool<'a> {
         errors: &mut Errors,
     ) -> Option<Tool<'a>> {
         let args = attr::tool_args(args, errors);
+        let mut guards = args.guards.clone();
         let tool_output_schema = flag(&args.output_schema);
         let (shape, default_name, attrs) = match item {
             Item::Impl(item) => {
@@ -218,6 +224,8 @@ impl<'a> Tool<'a> {
             }
             Shape::Function { item, .. } => {
                 let mut action = function_action(item, &name, &description, errors);
+                // Either place declares them: the tool is its one action.
+                guards = guards.or(std::mem::take(&mut action.guards));
                 // Either place declares it: the tool is its one action.
                 action.output_schema = action.output_schema.or(tool_output_schema);
                 let stray_discriminator = args.discriminator.map(|d| d.span());
@@ -234,6 +242,7 @@ impl<'a> Tool<'a> {
             stray_output_schema,
             actions,
             krate: args.krate,
+            guards,
         })
     }
 }
@@ -287,6 +296,7 @@ impl<'a> Action<'a> {
         args: ActionArgs,
         tool: Option<(&Name, &str)>,
     ) -> Action<'a> {
+        let guards = args.guards();
         let mut misplaced = Vec::new();
         let (name, description) = match tool {
             Some((name, description)) => {
@@ -348,6 +358,7 @@ impl<'a> Action<'a> {
             output_schema: flag(&args.output_schema),
             misplaced,
             cfg: Vec::new(),
+            guards,
         }
     }
 

@@ -8,10 +8,11 @@ use proc_macro2::TokenStream;
 use syn::{Attribute, Meta};
 
 use super::Errors;
+use super::guard::{ConcurrencyArgs, DurationLit, GuardArgs, RateLimitArgs};
 use crate::crate_path::CratePath;
 
 /// `#[fusion::tool(name = "billing", description = "…", discriminator = "op", output_schema,
-/// crate = ::fu)]`.
+/// concurrency(..), rate_limit(..), timeout = "30s", crate = ::fu)]`.
 #[derive(Debug, Default, FromMeta)]
 pub(crate) struct ToolArgs {
     /// The MCP tool name; defaults to the type or function name in snake_case.
@@ -26,14 +27,16 @@ pub(crate) struct ToolArgs {
     /// The path generated code names fusion by (`::fusion` by default).
     #[darling(default, rename = "crate")]
     pub(crate) krate: CratePath,
+    /// The runtime guards of the whole tool.
+    #[darling(flatten)]
+    pub(crate) guards: GuardArgs,
 }
 
 /// `#[action(name = "list", description = "…", output_schema, read_only, destructive = false,
 /// …)]`.
 ///
-/// Each option is one field: the guard options (`timeout`, `rate_limit`, `concurrency`) land
-/// here as fields when the runtime guards do. Until then darling rejects them like any other
-/// unknown key.
+/// Each option is one field, the guard options (`timeout`, `rate_limit`, `concurrency`)
+/// included.
 #[derive(Debug, Default, FromMeta)]
 pub(crate) struct ActionArgs {
     /// The action name, the discriminator value; defaults to the method name.
@@ -46,6 +49,24 @@ pub(crate) struct ActionArgs {
     /// The behaviour hints, written next to the other options (`#[action(read_only)]`).
     #[darling(flatten)]
     pub(crate) annotations: Annotations,
+    /// `concurrency(max_active = .., max_queued = ..)` (darling flattens one field only; these
+    /// three are gathered by [`ActionArgs::guards`]).
+    pub(crate) concurrency: Option<ConcurrencyArgs>,
+    /// `rate_limit(calls = .., per = "..")`.
+    pub(crate) rate_limit: Option<RateLimitArgs>,
+    /// `timeout = ".."`.
+    pub(crate) timeout: Option<DurationLit>,
+}
+
+impl ActionArgs {
+    /// The guard options.
+    pub(crate) fn guards(&self) -> GuardArgs {
+        GuardArgs {
+            concurrency: self.concurrency.clone(),
+            rate_limit: self.rate_limit.clone(),
+            timeout: self.timeout,
+        }
+    }
 }
 
 /// MCP tool annotations (MCP specification 2025-06-18, "Tool annotations"). A bare word means

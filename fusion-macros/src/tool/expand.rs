@@ -25,6 +25,7 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
     let definition = definition(tool);
     let call = call(tool);
     let private = tool.krate.private();
+    let guards = guards(tool);
 
     quote! {
         #user_item
@@ -56,8 +57,44 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
             ) -> #private::BoxFuture<'__fusion, #private::ToolResponse> {
                 #call
             }
+
+            #guards
         }
     }
+}
+
+/// `Tool::guards`, when the tool or an action declares a guard; nothing otherwise (the
+/// trait's default declares none).
+fn guards(tool: &Tool<'_>) -> Option<TokenStream> {
+    if tool.guards.is_empty() && tool.actions.iter().all(|a| a.guards.is_empty()) {
+        return None;
+    }
+    let private = tool.krate.private();
+    let spec = tool.guards.expand(&tool.krate);
+    let actions = tool
+        .actions
+        .iter()
+        .filter(|a| !a.guards.is_empty())
+        .map(|action| {
+            let cfg = &action.cfg;
+            let name = &action.name.value;
+            let spec = action.guards.expand(&tool.krate);
+            quote! {
+                #(#cfg)*
+                __fusion_actions.push((::std::string::String::from(#name), #spec));
+            }
+        });
+    Some(quote! {
+        fn guards(&self) -> #private::ToolGuards {
+            #[allow(unused_mut, reason = "no action may declare guards")]
+            let mut __fusion_actions = ::std::vec::Vec::new();
+            #(#actions)*
+            #private::ToolGuards {
+                tool: #spec,
+                actions: __fusion_actions,
+            }
+        }
+    })
 }
 
 /// The type that implements `Tool`, and how to write impls for it.
@@ -490,9 +527,13 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
             }
         }
     };
+    // The guards run between validation and the handler (SPEC section 4), the handler inside
+    // them: a refusal means it never starts, a timeout drops it.
     quote! {
         #parse
-        #outcome
+        #private::guarded(&__fusion_context, __fusion_runtime, #index)
+            .run(async move { #outcome })
+            .await
     }
 }
 

@@ -13,6 +13,7 @@ mod ast;
 mod attr;
 mod expand;
 mod fallback;
+mod guard;
 mod valid;
 
 use proc_macro2::TokenStream;

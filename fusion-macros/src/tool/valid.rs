@@ -29,6 +29,16 @@ pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
         );
     }
 
+    let key_conflict = "`rate_limit` takes `global` or `key = …`, not both: `global` puts every call in one bucket";
+    if let Some(span) = tool.guards.conflicting_key() {
+        errors.at_span(span, key_conflict);
+    }
+    for action in &tool.actions {
+        if let Some(span) = action.guards.conflicting_key() {
+            errors.at_span(span, key_conflict);
+        }
+    }
+
     let function = matches!(tool.shape, Shape::Function { .. });
     if let Shape::Impl(item) = tool.shape
         && tool.actions.is_empty()
@@ -62,7 +72,7 @@ pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
         for span in &action.misplaced {
             errors.at_span(
                 *span,
-                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations and `output_schema`",
+                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema` and guards",
             );
         }
         check_signature(action, function, errors);
@@ -337,7 +347,9 @@ mod tests {
         assert_eq!(
             messages(quote!(discriminator = ""), item),
             [
-                "Unknown field: `bogus`. Available values: `description`, `destructive`, `idempotent`, `name`, `open_world`, `output_schema`, `read_only`",
+                // darling lists the known options only when there are few; with the guard
+                // options there are ten.
+                "Unknown field: `bogus`",
                 "the discriminator cannot be empty",
                 "an action takes `&self`, not `&mut self`: a tool serves concurrent calls; keep mutable state behind a `Mutex` or an atomic",
                 "an action takes at most one arguments parameter; put every argument in one struct (if this is the request context, name its type `RequestContext`: the macro recognizes it by name)",
@@ -362,7 +374,7 @@ mod tests {
             messages(quote!(discriminator = "op"), item),
             [
                 "a function tool has no discriminator; `discriminator` applies to tools declared on an `impl` block",
-                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations and `output_schema`",
+                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema` and guards",
                 "a function tool has no `self`",
             ]
         );

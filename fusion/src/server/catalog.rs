@@ -20,6 +20,8 @@ pub const ERRORS_META_KEY: &str = "fusion/errors";
 pub(super) struct Registered {
     pub(super) tool: Arc<dyn Tool>,
     pub(super) definition: ToolDefinition,
+    /// The guards the tool declares (`Tool::guards`), read once at registration.
+    pub(super) guards: crate::guard::ToolGuards,
 }
 
 /// One MCP tool: its definition, the fusion tool serving it and, in flat exposition, the
@@ -28,6 +30,8 @@ pub(super) struct Registered {
 pub(super) struct Entry {
     pub(super) definition: rmcp::model::Tool,
     pub(super) tool: Arc<dyn Tool>,
+    /// The fusion tool's name (`billing`, also for the flat `billing_charge`): its guards.
+    pub(super) tool_name: Arc<str>,
     /// `(discriminator, action)` to insert into the arguments before `Tool::call`.
     pub(super) inject: Option<(String, String)>,
 }
@@ -70,6 +74,7 @@ impl Catalog {
                         let entry = Entry {
                             definition: flat_definition(def, action, name),
                             tool: registered.tool.clone(),
+                            tool_name: Arc::from(def.name.as_str()),
                             inject: Some((discriminator.clone(), action.name.clone())),
                         };
                         (
@@ -82,6 +87,7 @@ impl Catalog {
                     Entry {
                         definition: grouped_definition(def),
                         tool: registered.tool.clone(),
+                        tool_name: Arc::from(def.name.as_str()),
                         inject: None,
                     },
                     format!("tool `{}`", def.name),

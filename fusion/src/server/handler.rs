@@ -17,6 +17,7 @@ use tokio::sync::mpsc;
 use crate::code::ErrorCode;
 use crate::dispatch::{catch_panics, closest};
 use crate::error::ToolError;
+use crate::guard::GuardScope;
 use crate::response::ToolResponse;
 use crate::tool::{ProgressReporter, RequestContext};
 
@@ -56,7 +57,7 @@ impl rmcp::ServerHandler for Server {
             return self.unknown_tool(&request.name);
         };
         let mut arguments = request.arguments.unwrap_or_default();
-        if let Some(error) = argument_size_error(&arguments, inner.max_argument_bytes) {
+        if let Some(error) = inner.guards.argument_limits().check(&arguments) {
             return Ok(self.finish(ToolResponse::error(error)));
         }
         if let Some((discriminator, action)) = &entry.inject {
@@ -64,6 +65,7 @@ impl rmcp::ServerHandler for Server {
         }
 
         let (ctx, reports) = request_context(&context);
+        let ctx = ctx.with_guards(GuardScope::of(&inner.gates, &entry.tool_name));
 
         // A hand-written `Tool` may panic in `call` itself or while polled: both are caught.
         let tool = entry.tool.clone();

@@ -77,7 +77,9 @@
 //! |---|---|
 //! | a call naming no tool | JSON-RPC `-32602` `Unknown tool: 'x'` (MCP specification, tools, "Error Handling"); with [`Server::unknown_tool_as_envelope`], a `VALIDATION_ERROR` envelope listing the tools with a "did you mean" |
 //! | no `arguments` | the call proceeds with an empty object |
-//! | arguments over [`Server::max_argument_bytes`] (4 MiB by default) | a `VALIDATION_ERROR` envelope; the tool is not called |
+//! | arguments over [`Server::max_argument_bytes`] (4 MiB by default) or nested deeper than [`Server::max_argument_depth`] (when set) | a `VALIDATION_ERROR` envelope naming the limit; the tool is not called |
+//! | arguments nested deeper than 64 levels | the tool's `<validation_error>` saying so (`#[fusion::tool]` tools) |
+//! | a call over a rate limit, beyond a concurrency limit or past a timeout ([`Server::guard`]) | `RATE_LIMITED`, `SERVER_BUSY` or `TIMEOUT` (see [`crate::guard`]) |
 //! | arguments the tool rejects | the tool's `<validation_error>` or routing envelope |
 //! | a call whose action panics | `INTERNAL_ERROR` with an error id; the connection keeps serving |
 //! | `notifications/cancelled` for a running call | no answer (MCP); the action's future is dropped |
@@ -104,6 +106,7 @@ pub use catalog::ERRORS_META_KEY;
 pub(crate) use handler::argument_size_error;
 pub use rmcp::model::Implementation;
 
+use crate::guard::{GuardSet, GuardSpec, Guards};
 use crate::tool::Tool;
 use catalog::{Catalog, Registered};
 
@@ -183,8 +186,10 @@ struct Inner {
     catalog: Catalog,
     unknown_tool_as_envelope: bool,
     flags_in_structured_content: bool,
-    max_argument_bytes: Option<usize>,
     baseline: Option<baseline::Baseline>,
+    guards: Guards,
+    /// The runtime guards built from `guards` and the tools' own.
+    gates: Arc<GuardSet>,
 }
 
 impl Server {
@@ -207,8 +212,9 @@ impl Server {
                 catalog: Catalog::default(),
                 unknown_tool_as_envelope: false,
                 flags_in_structured_content: false,
-                max_argument_bytes: Some(DEFAULT_MAX_ARGUMENT_BYTES),
                 baseline: None,
+                guards: Guards::default(),
+                gates: Arc::default(),
             }),
         }
     }
@@ -229,10 +235,12 @@ impl Server {
     pub fn tool(self, tool: impl Tool) -> Server {
         let definition = tool.definition();
         catalog::warn_non_object_output_schemas(&definition);
+        let guards = tool.guards();
         self.update(|inner| {
             inner.tools.push(Registered {
                 tool: Arc::new(tool),
                 definition,
+                guards,
             })
         })
     }
@@ -272,7 +280,39 @@ impl Server {
     /// `VALIDATION_ERROR` envelope, before the tool sees them; `None` removes the limit.
     /// Default: [`DEFAULT_MAX_ARGUMENT_BYTES`] (4 MiB).
     pub fn max_argument_bytes(self, bytes: Option<usize>) -> Server {
-        self.update(|inner| inner.max_argument_bytes = bytes)
+        self.update(|inner| inner.guards = inner.guards.clone().max_argument_bytes(bytes))
+    }
+
+    /// Rejects calls whose arguments nest objects and arrays deeper than `levels` (the
+    /// arguments object is level 1) with a `VALIDATION_ERROR` envelope, before the tool sees
+    /// them; `None` (the default) leaves depth to the tool: the validator of every
+    /// `#[fusion::tool]` action refuses more than 64 levels in its own `<validation_error>`
+    /// (SPEC section 4).
+    pub fn max_argument_depth(self, levels: Option<usize>) -> Server {
+        self.update(|inner| inner.guards = inner.guards.clone().max_argument_depth(levels))
+    }
+
+    /// Adds runtime guards for `target`: a tool (`billing`, each of its actions) or one action
+    /// (`billing.charge`); see [`crate::guard`]. Each option set replaces the same option the
+    /// tool's attributes set for that target.
+    ///
+    /// # Panics
+    /// When `target` names no registered tool or action (register tools first), or a rate
+    /// limit allows no call: startup bugs, reported before the server serves anything.
+    #[track_caller]
+    pub fn guard(self, target: impl Into<String>, spec: GuardSpec) -> Server {
+        let target = target.into();
+        self.update(|inner| inner.guards = inner.guards.clone().guard(target, spec))
+    }
+
+    /// Replaces the whole guard configuration (per-target guards, argument limits, the
+    /// rate-limit store); see [`crate::guard::Guards`].
+    ///
+    /// # Panics
+    /// As [`Server::guard`].
+    #[track_caller]
+    pub fn guards(self, guards: Guards) -> Server {
+        self.update(|inner| inner.guards = guards)
     }
 
     /// The `serverInfo` advertised.
@@ -371,6 +411,14 @@ impl Server {
             Err(message) => panic!("fusion::server::Server: {message}"),
         }
         baseline::refresh(inner);
+        let tools = inner
+            .tools
+            .iter()
+            .map(|t| (&t.definition, t.guards.clone()));
+        match inner.guards.build(tools) {
+            Ok(gates) => inner.gates = Arc::new(gates),
+            Err(message) => panic!("fusion::server::Server: {message}"),
+        }
         self
     }
 }
@@ -399,7 +447,7 @@ impl fmt::Debug for Server {
                 "flags_in_structured_content",
                 &inner.flags_in_structured_content,
             )
-            .field("max_argument_bytes", &inner.max_argument_bytes)
+            .field("guards", &inner.guards)
             .finish_non_exhaustive()
     }
 }

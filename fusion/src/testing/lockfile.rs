@@ -174,7 +174,7 @@ pub fn assert_lockfile(path: impl AsRef<Path>, contract: &Contract) {
 impl Tester {
     /// The contract of the registered tools, as a lockfile records it.
     pub fn contract(&self) -> Contract {
-        Contract::from_definitions(self.tools.iter().map(|(_, def)| def))
+        Contract::from_definitions(self.tools.iter().map(|(_, def, _)| def))
     }
 
     /// Compares the tools with a known-good contract, as

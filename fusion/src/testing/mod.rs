@@ -20,9 +20,9 @@
 //! action runs, the action's future is dropped and the [`Outcome`] records a cancelled call
 //! ([`Outcome::assert_cancelled`]); a server would send no response.
 //!
-//! The server's argument size guard is applied at its default limit
-//! ([`Server::max_argument_bytes`](crate::server::Server::max_argument_bytes) is not
-//! configurable here).
+//! Calls go through the same guards as on a server (SPEC section 4, [`crate::guard`]): the
+//! argument limits, and the rate limits, concurrency limits and timeouts the tools declare or
+//! [`Tester::guard`] / [`Tester::guards`] configure, with the server's defaults.
 
 mod lockfile;
 mod outcome;
@@ -33,6 +33,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::dispatch::catch_panics;
+use crate::guard::{GuardScope, GuardSet, GuardSpec, Guards, ToolGuards};
 use crate::internal::ERROR_ID_KEY;
 use crate::response::ToolResponse;
 use crate::tool::{RequestContext, Tool, ToolDefinition};
@@ -60,13 +61,16 @@ pub use outcome::Outcome;
 /// ```
 #[derive(Clone, Default)]
 pub struct Tester {
-    tools: Vec<(Arc<dyn Tool>, ToolDefinition)>,
+    tools: Vec<(Arc<dyn Tool>, ToolDefinition, ToolGuards)>,
     baseline: Option<crate::contract::ContractBaseline>,
+    guards: Guards,
+    gates: Arc<GuardSet>,
 }
 
 /// What a call name resolved to: the tool, and the discriminator to inject.
 struct Target<'a> {
     tool: &'a Arc<dyn Tool>,
+    tool_name: Arc<str>,
     inject: Option<(String, String)>,
     /// Whether the name was the flat `tool_action`.
     flat: bool,
@@ -104,7 +108,43 @@ impl Tester {
             }
             claimed.push(name);
         }
-        self.tools.push((Arc::new(tool), definition));
+        let guards = tool.guards();
+        self.tools.push((Arc::new(tool), definition, guards));
+        self.rebuild_guards()
+    }
+
+    /// Adds runtime guards for `target` (`billing` or `billing.charge`), as
+    /// [`Server::guard`](crate::server::Server::guard) does.
+    ///
+    /// # Panics
+    /// As `Server::guard`: when `target` names no registered tool or action.
+    #[track_caller]
+    pub fn guard(mut self, target: impl Into<String>, spec: GuardSpec) -> Tester {
+        self.guards = self.guards.guard(target, spec);
+        self.rebuild_guards()
+    }
+
+    /// Replaces the guard configuration, as [`Server::guards`](crate::server::Server::guards)
+    /// does (the same [`Guards`] value configures both).
+    ///
+    /// # Panics
+    /// As [`Tester::guard`].
+    #[track_caller]
+    pub fn guards(mut self, guards: Guards) -> Tester {
+        self.guards = guards;
+        self.rebuild_guards()
+    }
+
+    #[track_caller]
+    fn rebuild_guards(mut self) -> Tester {
+        let tools = self
+            .tools
+            .iter()
+            .map(|(_, def, guards)| (def, guards.clone()));
+        match self.guards.build(tools) {
+            Ok(gates) => self.gates = Arc::new(gates),
+            Err(message) => panic!("fusion::testing: {message}"),
+        }
         self
     }
 
@@ -143,11 +183,9 @@ impl Tester {
             );
         };
         let target = self.resolve(name);
-        // The server's argument size guard, at its default limit.
-        let too_large = crate::server::argument_size_error(
-            &arguments,
-            Some(crate::server::DEFAULT_MAX_ARGUMENT_BYTES),
-        );
+        // The server's argument limits.
+        let too_large = self.guards.argument_limits().check(&arguments);
+        let context = context.with_guards(GuardScope::of(&self.gates, &target.tool_name));
         if let Some((discriminator, action)) = target.inject {
             arguments.insert(discriminator, Value::String(action));
         }
@@ -188,8 +226,8 @@ impl Tester {
     fn flat_names(&self) -> HashMap<String, String> {
         self.tools
             .iter()
-            .filter(|(_, def)| def.discriminator.is_some())
-            .flat_map(|(_, def)| {
+            .filter(|(_, def, _)| def.discriminator.is_some())
+            .flat_map(|(_, def, _)| {
                 def.actions.iter().map(|action| {
                     (
                         def.qualified_name(&action.name),
@@ -204,7 +242,7 @@ impl Tester {
     pub fn names(&self) -> Vec<String> {
         self.tools
             .iter()
-            .flat_map(|(_, def)| Tester::names_of(def))
+            .flat_map(|(_, def, _)| Tester::names_of(def))
             .collect()
     }
 
@@ -223,9 +261,10 @@ impl Tester {
     #[track_caller]
     fn resolve(&self, name: &str) -> Target<'_> {
         // `tool`: as sent, discriminator (if any) in the arguments.
-        if let Some((tool, _)) = self.tools.iter().find(|(_, def)| def.name == name) {
+        if let Some((tool, def, _)) = self.tools.iter().find(|(_, def, _)| def.name == name) {
             return Target {
                 tool,
+                tool_name: Arc::from(def.name.as_str()),
                 inject: None,
                 flat: false,
             };
@@ -233,24 +272,26 @@ impl Tester {
         // `tool.action`: an unknown action still reaches the tool, which answers
         // UNKNOWN_ACTION as it would to a model.
         if let Some((tool_name, action)) = name.split_once('.') {
-            let found = self.tools.iter().find(|(_, def)| def.name == tool_name);
+            let found = self.tools.iter().find(|(_, def, _)| def.name == tool_name);
             if let Some((
                 tool,
                 ToolDefinition {
                     discriminator: Some(d),
                     ..
                 },
+                _,
             )) = found
             {
                 return Target {
                     tool,
+                    tool_name: Arc::from(tool_name),
                     inject: Some((d.clone(), action.to_owned())),
                     flat: false,
                 };
             }
         }
         // `tool_action`: the flat exposition's name.
-        for (tool, def) in &self.tools {
+        for (tool, def, _) in &self.tools {
             let Some(d) = &def.discriminator else {
                 continue;
             };
@@ -258,6 +299,7 @@ impl Tester {
                 if name == format!("{}_{}", def.name, action.name) {
                     return Target {
                         tool,
+                        tool_name: Arc::from(def.name.as_str()),
                         inject: Some((d.clone(), action.name.clone())),
                         flat: true,
                     };

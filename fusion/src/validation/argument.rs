@@ -544,7 +544,7 @@ fn escape_pointer(name: &str) -> String {
 /// The nesting depth of `value`: 0 for a scalar, 1 for an object or array holding only
 /// scalars (or nothing), one more for each level of objects and arrays inside. Without
 /// recursion: the stack holds one iterator per open level.
-fn nesting_depth(value: &Value) -> usize {
+pub(crate) fn nesting_depth(value: &Value) -> usize {
     enum Level<'v> {
         Object(serde_json::map::Values<'v>),
         Array(std::slice::Iter<'v, Value>),

@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 use crate::contract::ScopedDelta;
 use crate::xml::{Context, PlainMemo};
 
+pub(crate) use argument::nesting_depth;
 pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH, SchemaError};
 
 /// The closing instruction of every validation envelope, verbatim (SPEC section 2). "Do not

@@ -1,0 +1,124 @@
+//! The concurrency limit: a semaphore of `max_active` slots, a bounded queue in front of it,
+//! and `SERVER_BUSY` with an estimated `retry_after` beyond both.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use super::{ConcurrencyLimit, seconds};
+use crate::code::ErrorCode;
+use crate::error::ToolError;
+
+/// Assumed duration of a call before any call has finished: one second.
+const INITIAL_AVERAGE_MICROS: u64 = 1_000_000;
+
+/// The longest `retry_after` a busy refusal suggests: past this the estimate is noise.
+const MAX_RETRY_AFTER_SECS: u64 = 300;
+
+/// One concurrency limit's state.
+pub(super) struct Concurrency {
+    limit: ConcurrencyLimit,
+    slots: Arc<Semaphore>,
+    queued: AtomicUsize,
+    /// Exponentially weighted average of handler durations, in microseconds.
+    average_micros: Arc<AtomicU64>,
+}
+
+/// A running call's slot; frees it on drop.
+pub(super) struct Permit {
+    _slot: OwnedSemaphorePermit,
+    average_micros: Arc<AtomicU64>,
+}
+
+impl Permit {
+    /// Feeds the call's duration into the average the `retry_after` estimate uses.
+    pub(super) fn record(&self, took: Duration) {
+        let sample = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
+        // Weight 1/8 for the new sample; a lost update under contention only skips a sample.
+        let old = self.average_micros.load(Ordering::Relaxed);
+        let new = old - old / 8 + sample / 8;
+        self.average_micros.store(new, Ordering::Relaxed);
+    }
+}
+
+/// A queued call's place; gives it back on drop (admitted, or cancelled while waiting).
+struct QueuePlace<'a>(&'a AtomicUsize);
+
+impl Drop for QueuePlace<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Concurrency {
+    pub(super) fn new(limit: ConcurrencyLimit) -> Concurrency {
+        let limit = ConcurrencyLimit::new(limit.max_active, limit.max_queued);
+        Concurrency {
+            slots: Arc::new(Semaphore::new(limit.max_active)),
+            limit,
+            queued: AtomicUsize::new(0),
+            average_micros: Arc::new(AtomicU64::new(INITIAL_AVERAGE_MICROS)),
+        }
+    }
+
+    /// A slot for one call of `name`: at once when one is free, after waiting in the queue
+    /// when the queue has room, else the `SERVER_BUSY` refusal.
+    pub(super) async fn acquire(&self, name: &str) -> Result<Permit, ToolError> {
+        let permit = |slot| Permit {
+            _slot: slot,
+            average_micros: Arc::clone(&self.average_micros),
+        };
+        if let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned() {
+            return Ok(permit(slot));
+        }
+        let reserved = self
+            .queued
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |queued| {
+                (queued < self.limit.max_queued).then_some(queued + 1)
+            });
+        if reserved.is_err() {
+            return Err(self.busy(name));
+        }
+        let _place = QueuePlace(&self.queued);
+        match Arc::clone(&self.slots).acquire_owned().await {
+            Ok(slot) => Ok(permit(slot)),
+            // The semaphore is never closed; answer busy rather than panic if it were.
+            Err(_) => Err(self.busy(name)),
+        }
+    }
+
+    /// The refusal: the capacity in the message, queue guidance in the recovery, and a
+    /// `retry_after` estimated from the average call duration: the time for the running calls
+    /// and the queue to drain, at least one second.
+    fn busy(&self, name: &str) -> ToolError {
+        let ConcurrencyLimit {
+            max_active,
+            max_queued,
+        } = self.limit;
+        let waves = (max_queued as u64 + max_active as u64).div_ceil(max_active as u64);
+        let average = self.average_micros.load(Ordering::Relaxed);
+        let wait = Duration::from_micros(average.saturating_mul(waves));
+        let retry_after = super::whole_seconds(wait).min(MAX_RETRY_AFTER_SECS);
+        let queue = match max_queued {
+            0 => "no calls waiting".to_owned(),
+            1 => "1 call waiting".to_owned(),
+            n => format!("{n} calls waiting"),
+        };
+        let running = match max_active {
+            1 => "1 call running".to_owned(),
+            n => format!("{n} calls running"),
+        };
+        ToolError::new(
+            ErrorCode::ServerBusy,
+            format!("`{name}` is at capacity: {running} and {queue}, the most it takes."),
+        )
+        .suggest(format!(
+            "Send calls one at a time: wait for each answer before sending the next. Retry \
+             this call in {}.",
+            seconds(retry_after)
+        ))
+        .retry_after(retry_after)
+    }
+}

@@ -1,0 +1,618 @@
+//! Runtime guards (SPEC section 4): concurrency limits, rate limits and timeouts around action
+//! calls, and the argument size and nesting limits checked before a tool sees its arguments.
+//!
+//! See the [reference](crate::guard#reference) below for every option, its unit and the
+//! envelope it answers with.
+//!
+//! # Where guards run
+//!
+//! A call goes through, in order:
+//!
+//! 1. the argument limits ([`Guards::max_argument_bytes`], [`Guards::max_argument_depth`]),
+//!    before the tool is called;
+//! 2. the tool's own routing and validation (a malformed call is answered here, and never
+//!    takes a rate-limit slot or a concurrency slot);
+//! 3. the rate limits (the action's, then the tool's);
+//! 4. the concurrency limits (the tool's, then the action's): a call waits in the bounded
+//!    queue or is refused;
+//! 5. the handler, under the timeout (the action's, else the tool's).
+//!
+//! Steps 3 to 5 run inside the tool's `call`, between validation and the handler: a
+//! [`Server`](crate::server::Server) (or a [`Tester`](crate::testing::Tester)) puts its guards
+//! into the [`RequestContext`] and `#[fusion::tool]`'s generated code runs the handler through
+//! [`RequestContext::guarded`]. A hand-written [`Tool`](crate::Tool) does the same after its
+//! own validation:
+//!
+//! ```
+//! use fusion::{BoxFuture, RequestContext, Tool, ToolDefinition, ToolResponse};
+//! use serde_json::{Map, Value};
+//!
+//! struct Ping;
+//!
+//! impl Tool for Ping {
+//!     fn definition(&self) -> ToolDefinition {
+//!         ToolDefinition {
+//!             name: "ping".into(),
+//!             description: "Answers pong.".into(),
+//!             discriminator: None,
+//!             actions: vec![fusion::ActionDefinition {
+//!                 name: "ping".into(),
+//!                 description: "Answers pong.".into(),
+//!                 input_schema: serde_json::from_value(serde_json::json!({"type": "object"}))
+//!                     .unwrap(),
+//!                 annotations: Default::default(),
+//!                 errors: Vec::new(),
+//!                 secret_fields: Vec::new(),
+//!                 output_schema: None,
+//!             }],
+//!         }
+//!     }
+//!
+//!     fn call<'a>(
+//!         &'a self,
+//!         _arguments: Map<String, Value>,
+//!         context: RequestContext,
+//!     ) -> BoxFuture<'a, ToolResponse> {
+//!         // Validate first, then hand the handler to the guards: `ping` is the action name
+//!         // (a single-function tool's action is named like the tool).
+//!         Box::pin(async move {
+//!             context
+//!                 .guarded("ping")
+//!                 .run(async { ToolResponse::text("pong") })
+//!                 .await
+//!         })
+//!     }
+//! }
+//! ```
+//!
+//! Without guards in the context (a tool called directly), `run` just awaits the handler.
+//!
+//! # Configuring
+//!
+//! In the attribute, per tool and per action (durations are strings with a unit: `ms`, `s`,
+//! `m`, `h`):
+//!
+//! ```
+//! # use fusion::ToolError;
+//! pub struct Billing;
+//!
+//! /// Invoices.
+//! #[fusion::tool(concurrency(max_active = 8, max_queued = 64), timeout = "10s")]
+//! impl Billing {
+//!     /// Charges an invoice.
+//!     #[action(rate_limit(calls = 5, per = "1m"), timeout = "2s")]
+//!     pub async fn charge(&self) -> Result<(), ToolError> {
+//!         Ok(())
+//!     }
+//! }
+//! ```
+//!
+//! On the server builder, for a tool (`billing`) or one action (`billing.charge`); a builder
+//! option replaces the attribute's option of the same kind for that target:
+//!
+//! ```
+//! # pub struct Billing;
+//! # /// Invoices.
+//! # #[fusion::tool]
+//! # impl Billing {
+//! #     /// Charges.
+//! #     #[action]
+//! #     pub fn charge(&self) {}
+//! # }
+//! use std::time::Duration;
+//! use fusion::guard::{ConcurrencyLimit, GuardSpec, RateLimit};
+//! use fusion::server::Server;
+//!
+//! let server = Server::new("billing", "1.0.0")
+//!     .tool(Billing)
+//!     .guard("billing", GuardSpec::new().concurrency(ConcurrencyLimit::new(8, 64)))
+//!     .guard(
+//!         "billing.charge",
+//!         GuardSpec::new()
+//!             .rate_limit(RateLimit::per_client(5, Duration::from_secs(60)))
+//!             .timeout(Duration::from_secs(2)),
+//!     );
+//! ```
+//!
+//! A [`Tester`](crate::testing::Tester) takes the same options (`Tester::guard`,
+//! `Tester::guards`), so contract tests see the refusals a server sends.
+//!
+//! # Reference
+#![doc = include_str!("../docs/guards.md")]
+
+mod concurrency;
+mod limits;
+mod rate;
+#[cfg(feature = "redis")]
+mod redis;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::error::ToolError;
+use crate::response::ToolResponse;
+use crate::tool::{RequestContext, ToolDefinition};
+
+pub use limits::{ArgumentLimits, DEFAULT_MAX_ARGUMENT_BYTES};
+pub use rate::{RateKey, RateLimit};
+#[cfg(feature = "redis")]
+pub use redis::RedisStore;
+
+use concurrency::Concurrency;
+use rate::Rate;
+
+/// The most calls of one tool (or action) that run at once, and how many more may wait for a
+/// slot. Beyond both, a call is answered `SERVER_BUSY` at once (load shedding: the queue never
+/// grows past `max_queued`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConcurrencyLimit {
+    /// Calls running at once (at least 1).
+    pub max_active: usize,
+    /// Calls waiting for a running call to finish, in arrival order (0: none wait).
+    pub max_queued: usize,
+}
+
+impl ConcurrencyLimit {
+    /// `max_active` calls at once (raised to 1 if 0), `max_queued` more waiting.
+    pub fn new(max_active: usize, max_queued: usize) -> ConcurrencyLimit {
+        ConcurrencyLimit {
+            max_active: max_active.max(1),
+            max_queued,
+        }
+    }
+}
+
+/// The guards a tool declares for itself: what [`Tool::guards`](crate::Tool::guards) returns,
+/// written by `#[fusion::tool(...)]` and `#[action(...)]` options. A server's builder options
+/// override them option by option.
+#[derive(Clone, Debug, Default)]
+pub struct ToolGuards {
+    /// The guards of the whole tool (each action of it).
+    pub tool: GuardSpec,
+    /// The guards of single actions, by action name.
+    pub actions: Vec<(String, GuardSpec)>,
+}
+
+/// The guards of one target: a tool (every action of it) or one action.
+///
+/// Each option left unset is not applied (or, for a builder option, leaves the attribute's
+/// option in place).
+#[derive(Clone, Debug, Default)]
+pub struct GuardSpec {
+    /// The concurrency limit.
+    pub concurrency: Option<ConcurrencyLimit>,
+    /// The rate limit.
+    pub rate_limit: Option<RateLimit>,
+    /// The longest a handler may run (a wall-clock duration; rounded up to whole seconds in
+    /// the `TIMEOUT` message).
+    pub timeout: Option<Duration>,
+}
+
+impl GuardSpec {
+    /// No guards.
+    pub fn new() -> GuardSpec {
+        GuardSpec::default()
+    }
+
+    /// Sets the concurrency limit.
+    pub fn concurrency(mut self, limit: ConcurrencyLimit) -> GuardSpec {
+        self.concurrency = Some(limit);
+        self
+    }
+
+    /// Sets the rate limit.
+    pub fn rate_limit(mut self, limit: RateLimit) -> GuardSpec {
+        self.rate_limit = Some(limit);
+        self
+    }
+
+    /// Sets the timeout.
+    pub fn timeout(mut self, timeout: Duration) -> GuardSpec {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// `self` with every option `over` sets replaced by `over`'s.
+    fn overridden_by(self, over: &GuardSpec) -> GuardSpec {
+        GuardSpec {
+            concurrency: over.concurrency.or(self.concurrency),
+            rate_limit: over.rate_limit.clone().or(self.rate_limit),
+            timeout: over.timeout.or(self.timeout),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.concurrency.is_none() && self.rate_limit.is_none() && self.timeout.is_none()
+    }
+}
+
+/// What a guard that depends on an outside store (Redis) does when the store fails (down,
+/// unreachable, too slow).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum StoreFallback {
+    /// Let the call through unlimited; the failure is logged (`tracing` error).
+    Allow,
+    /// Refuse the call with `SERVER_BUSY` ("the rate limiter is unavailable"), retryable after
+    /// 5 seconds; the failure is logged with an error id the envelope carries.
+    #[default]
+    Refuse,
+}
+
+/// The guard configuration of a [`Server`](crate::server::Server) or a
+/// [`Tester`](crate::testing::Tester): per-target [`GuardSpec`]s, the argument limits and the
+/// rate-limit store. Both take it whole (`.guards(..)`) or piece by piece (`.guard(..)`,
+/// `.max_argument_bytes(..)`).
+#[derive(Clone, Default)]
+pub struct Guards {
+    targets: Vec<(String, GuardSpec)>,
+    limits: ArgumentLimits,
+    store: Store,
+}
+
+/// Where rate limits keep their counts.
+#[derive(Clone, Default)]
+enum Store {
+    /// In this process (governor's keyed GCRA limiter).
+    #[default]
+    Memory,
+    /// In Redis, shared by every server using the same store prefix.
+    #[cfg(feature = "redis")]
+    Redis(Arc<RedisStore>),
+}
+
+impl Guards {
+    /// No guards, the default argument limits, in-memory rate limits.
+    pub fn new() -> Guards {
+        Guards::default()
+    }
+
+    /// Adds the guards of `target`: a tool name (`billing`: applies to each of its actions) or
+    /// `tool.action` (`billing.charge`). Each option set here replaces the same option set by
+    /// the attribute, or by an earlier call, for that target.
+    pub fn guard(mut self, target: impl Into<String>, spec: GuardSpec) -> Guards {
+        self.targets.push((target.into(), spec));
+        self
+    }
+
+    /// Refuses arguments over `bytes` bytes of JSON with `VALIDATION_ERROR`; `None` removes the
+    /// limit. Default: 4 MiB ([`DEFAULT_MAX_ARGUMENT_BYTES`]).
+    pub fn max_argument_bytes(mut self, bytes: Option<usize>) -> Guards {
+        self.limits.max_bytes = bytes;
+        self
+    }
+
+    /// Refuses arguments nested deeper than `levels` levels of objects and arrays with
+    /// `VALIDATION_ERROR` (the arguments object is level 1); `None` removes the limit.
+    /// Default: none here; the validator of every `#[fusion::tool]` action refuses more than
+    /// 64 levels ([`crate::validation::DEFAULT_MAX_DEPTH`]) with a `<validation_error>`.
+    pub fn max_argument_depth(mut self, levels: Option<usize>) -> Guards {
+        self.limits.max_depth = levels;
+        self
+    }
+
+    /// The argument limits.
+    pub fn argument_limits(&self) -> ArgumentLimits {
+        self.limits
+    }
+
+    /// Keeps rate-limit counts in Redis, shared by every server replica pointing at the same
+    /// Redis with the same key prefix (feature `redis`).
+    #[cfg(feature = "redis")]
+    pub fn redis(mut self, store: RedisStore) -> Guards {
+        self.store = Store::Redis(Arc::new(store));
+        self
+    }
+
+    /// Builds the runtime guards of `tools` (name, definition, the attribute's guards).
+    ///
+    /// # Errors
+    /// A message when a target names no registered tool or action, or a rate limit is empty.
+    pub(crate) fn build<'a>(
+        &self,
+        tools: impl IntoIterator<Item = (&'a ToolDefinition, ToolGuards)>,
+    ) -> Result<GuardSet, String> {
+        let mut set = GuardSet {
+            tools: HashMap::new(),
+        };
+        let mut specs: HashMap<String, (GuardSpec, HashMap<String, GuardSpec>)> = HashMap::new();
+        let mut definitions = HashMap::new();
+        for (definition, declared) in tools {
+            let actions = declared.actions.into_iter().collect();
+            specs.insert(definition.name.clone(), (declared.tool, actions));
+            definitions.insert(definition.name.clone(), definition);
+        }
+        for (target, spec) in &self.targets {
+            let (tool, action) = match target.split_once('.') {
+                Some((tool, action)) => (tool, Some(action)),
+                None => (target.as_str(), None),
+            };
+            let Some(definition) = definitions.get(tool) else {
+                let mut known: Vec<_> = definitions.keys().map(String::as_str).collect();
+                known.sort_unstable();
+                return Err(format!(
+                    "guard target `{target}` names no registered tool (register tools before \
+                     their guards); tools: {}",
+                    known.join(", ")
+                ));
+            };
+            let (tool_spec, action_specs) = specs.entry(tool.to_owned()).or_default();
+            match action {
+                None => *tool_spec = tool_spec.clone().overridden_by(spec),
+                Some(action) => {
+                    if definition.action(action).is_none() || definition.discriminator.is_none() {
+                        return Err(format!(
+                            "guard target `{target}` names no action of tool `{tool}`; \
+                             actions: {}",
+                            definition
+                                .actions
+                                .iter()
+                                .map(|a| a.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ));
+                    }
+                    let entry = action_specs.entry(action.to_owned()).or_default();
+                    *entry = entry.clone().overridden_by(spec);
+                }
+            }
+        }
+        for (tool, (tool_spec, action_specs)) in specs {
+            let definition = definitions[&tool];
+            let mut gates = ToolGates {
+                tool: Gate::new(tool.clone(), &tool_spec, &self.store)?,
+                actions: HashMap::new(),
+            };
+            for (action, spec) in action_specs {
+                if spec.is_empty() {
+                    continue;
+                }
+                let name = definition.qualified_name(&action);
+                gates
+                    .actions
+                    .insert(action, Gate::new(name, &spec, &self.store)?);
+            }
+            if !gates.tool.is_empty() || !gates.actions.is_empty() {
+                set.tools.insert(tool, gates);
+            }
+        }
+        Ok(set)
+    }
+}
+
+impl fmt::Debug for Guards {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let store = match &self.store {
+            Store::Memory => "memory",
+            #[cfg(feature = "redis")]
+            Store::Redis(_) => "redis",
+        };
+        f.debug_struct("Guards")
+            .field("targets", &self.targets)
+            .field("limits", &self.limits)
+            .field("store", &store)
+            .finish()
+    }
+}
+
+/// The runtime guards of a server: one [`ToolGates`] per guarded tool. Shared by every call
+/// (behind an `Arc` in the request context).
+#[derive(Default)]
+pub(crate) struct GuardSet {
+    tools: HashMap<String, ToolGates>,
+}
+
+/// The gates of one tool: the tool-wide one, and one per guarded action.
+struct ToolGates {
+    tool: Gate,
+    actions: HashMap<String, Gate>,
+}
+
+/// The guards of one target, with their state (semaphores, rate counters).
+struct Gate {
+    /// `billing` or `billing.charge`, for messages.
+    name: String,
+    concurrency: Option<Concurrency>,
+    rate: Option<Rate>,
+    timeout: Option<Duration>,
+}
+
+impl Gate {
+    fn new(name: String, spec: &GuardSpec, store: &Store) -> Result<Gate, String> {
+        let rate = match &spec.rate_limit {
+            Some(limit) => Some(Rate::new(&name, limit.clone(), store)?),
+            None => None,
+        };
+        Ok(Gate {
+            concurrency: spec.concurrency.map(Concurrency::new),
+            rate,
+            timeout: spec.timeout,
+            name,
+        })
+    }
+
+    fn is_empty(&self) -> bool {
+        self.concurrency.is_none() && self.rate.is_none() && self.timeout.is_none()
+    }
+}
+
+/// The guards of a request: which set, and which tool the call went to. Set by the server.
+#[derive(Clone)]
+pub(crate) struct GuardScope {
+    set: Arc<GuardSet>,
+    tool: Arc<str>,
+}
+
+impl GuardScope {
+    /// The scope of a call of `tool` under `set`; `None` when the tool has no guards, so an
+    /// unguarded call costs one map lookup and nothing else.
+    pub(crate) fn of(set: &Arc<GuardSet>, tool: &Arc<str>) -> Option<GuardScope> {
+        set.tools.contains_key(&**tool).then(|| GuardScope {
+            set: Arc::clone(set),
+            tool: Arc::clone(tool),
+        })
+    }
+}
+
+/// What a client may know about a guarded call, for a rate-limit key function: the tool, the
+/// action and the request context (client name, `_meta`).
+#[derive(Debug)]
+pub struct GuardRequest<'a> {
+    /// The tool (`billing`).
+    pub tool: &'a str,
+    /// The action (`charge`; a single-function tool's action is named like the tool).
+    pub action: &'a str,
+    /// The request's context.
+    pub context: &'a RequestContext,
+}
+
+/// A call admitted to routing and validation, waiting to pass its guards: made by
+/// [`RequestContext::guarded`], consumed by [`Guarded::run`]. Owns everything it needs, so the
+/// handler may take the context by value.
+#[must_use = "a guarded call does nothing until `run` is awaited"]
+pub struct Guarded {
+    inner: Option<Admission>,
+}
+
+struct Admission {
+    set: Arc<GuardSet>,
+    tool: Arc<str>,
+    action: String,
+    /// The rate-limit keys of the action's gate and the tool's gate, computed from the
+    /// request while it was at hand.
+    keys: [Option<String>; 2],
+}
+
+impl Guarded {
+    pub(crate) fn new(
+        context: &RequestContext,
+        scope: Option<&GuardScope>,
+        action: &str,
+    ) -> Guarded {
+        let Some(scope) = scope else {
+            return Guarded { inner: None };
+        };
+        let Some(gates) = scope.set.tools.get(&*scope.tool) else {
+            return Guarded { inner: None };
+        };
+        let request = GuardRequest {
+            tool: &scope.tool,
+            action,
+            context,
+        };
+        let key = |gate: Option<&Gate>| gate.and_then(|g| g.rate.as_ref()).map(|r| r.key(&request));
+        let keys = [key(gates.actions.get(action)), key(Some(&gates.tool))];
+        Guarded {
+            inner: Some(Admission {
+                set: Arc::clone(&scope.set),
+                tool: Arc::clone(&scope.tool),
+                action: action.to_owned(),
+                keys,
+            }),
+        }
+    }
+
+    /// Runs `handler` through the guards: the rate limits (the action's, then the tool's),
+    /// the concurrency limits (the tool's, then the action's; waiting in the queue when full),
+    /// then the handler under the timeout. A refusal is the response and the handler never
+    /// starts; on timeout the handler's future is dropped. Dropping the returned future (client
+    /// cancellation) frees the call's queue place or slot.
+    pub async fn run<F>(self, handler: F) -> ToolResponse
+    where
+        F: Future<Output = ToolResponse>,
+    {
+        let Some(admission) = self.inner else {
+            return handler.await;
+        };
+        let Some(gates) = admission.set.tools.get(&*admission.tool) else {
+            return handler.await;
+        };
+        let action = gates.actions.get(&admission.action);
+        let ordered = [action, Some(&gates.tool)];
+
+        for (gate, key) in ordered.iter().zip(&admission.keys) {
+            if let (Some(gate), Some(key)) = (gate, key)
+                && let Some(rate) = &gate.rate
+                && let Err(error) = rate.check(&gate.name, key).await
+            {
+                return ToolResponse::error(error);
+            }
+        }
+
+        // The tool's slot first: a call holding an action slot never waits for a tool slot
+        // held by calls of the same action, so the two queues cannot deadlock.
+        let mut permits = Vec::with_capacity(2);
+        for gate in ordered.iter().rev().flatten() {
+            if let Some(concurrency) = &gate.concurrency {
+                match concurrency.acquire(&gate.name).await {
+                    Ok(permit) => permits.push(permit),
+                    Err(error) => return ToolResponse::error(error),
+                }
+            }
+        }
+
+        let timeout = action.and_then(|g| g.timeout).or(gates.tool.timeout);
+        let name = action.map_or(&*admission.tool, |g| g.name.as_str());
+        let started = tokio::time::Instant::now();
+        let response = match timeout {
+            None => handler.await,
+            Some(limit) => match tokio::time::timeout(limit, handler).await {
+                Ok(response) => response,
+                Err(_) => ToolResponse::error(timed_out(name, limit)),
+            },
+        };
+        let took = started.elapsed();
+        for permit in &permits {
+            permit.record(took);
+        }
+        drop(permits);
+        response
+    }
+}
+
+impl fmt::Debug for Guarded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Guarded")
+            .field("guarded", &self.inner.is_some())
+            .finish()
+    }
+}
+
+/// `duration` in whole seconds, rounded up, never 0: the unit of `<retry_after>` and of the
+/// guard messages (SPEC section 1: a delay under one second is not written, so it is
+/// rounded up rather than dropped).
+pub(crate) fn whole_seconds(duration: Duration) -> u64 {
+    let secs = duration.as_secs() + u64::from(duration.subsec_nanos() > 0);
+    secs.max(1)
+}
+
+/// "1 second", "5 seconds".
+pub(crate) fn seconds(n: u64) -> String {
+    if n == 1 {
+        "1 second".to_owned()
+    } else {
+        format!("{n} seconds")
+    }
+}
+
+/// The `TIMEOUT` envelope of `name` stopped after `limit`.
+fn timed_out(name: &str, limit: Duration) -> ToolError {
+    let limit_text = if limit < Duration::from_secs(1) {
+        format!("{} ms", limit.as_millis().max(1))
+    } else {
+        seconds(whole_seconds(limit))
+    };
+    ToolError::new(
+        crate::ErrorCode::Timeout,
+        format!("`{name}` did not finish within {limit_text} and was stopped."),
+    )
+    .suggest(
+        "Retry once. If it times out again, ask for less in one call (a narrower filter, a \
+         smaller page) or try again later.",
+    )
+}
+
+#[cfg(test)]
+mod tests;

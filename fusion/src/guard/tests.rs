@@ -1,0 +1,114 @@
+//! Unit tests of the guard runtime's pieces; the behaviour through servers and testers is in
+//! `tests/guards.rs`.
+
+use std::time::Duration;
+
+use super::*;
+use crate::tool::{ActionDefinition, Annotations};
+
+fn definition(name: &str, actions: &[&str]) -> ToolDefinition {
+    ToolDefinition {
+        name: name.to_owned(),
+        description: String::new(),
+        discriminator: Some("action".to_owned()),
+        actions: actions
+            .iter()
+            .map(|a| ActionDefinition {
+                name: (*a).to_owned(),
+                description: String::new(),
+                input_schema: serde_json::Map::new(),
+                annotations: Annotations::default(),
+                errors: Vec::new(),
+                secret_fields: Vec::new(),
+                output_schema: None,
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn whole_seconds_round_up_and_never_reach_zero() {
+    assert_eq!(whole_seconds(Duration::ZERO), 1);
+    assert_eq!(whole_seconds(Duration::from_millis(1)), 1);
+    assert_eq!(whole_seconds(Duration::from_millis(1000)), 1);
+    assert_eq!(whole_seconds(Duration::from_millis(1001)), 2);
+    assert_eq!(whole_seconds(Duration::from_secs(20)), 20);
+    assert_eq!(seconds(1), "1 second");
+    assert_eq!(seconds(5), "5 seconds");
+}
+
+#[test]
+fn builder_options_replace_attribute_options_one_by_one() {
+    let declared = GuardSpec::new()
+        .timeout(Duration::from_secs(5))
+        .concurrency(ConcurrencyLimit::new(2, 3));
+    let over = GuardSpec::new().timeout(Duration::from_secs(1));
+    let merged = declared.overridden_by(&over);
+    assert_eq!(merged.timeout, Some(Duration::from_secs(1)));
+    assert_eq!(merged.concurrency, Some(ConcurrencyLimit::new(2, 3)));
+    assert!(merged.rate_limit.is_none());
+    assert_eq!(ConcurrencyLimit::new(0, 4).max_active, 1);
+}
+
+#[test]
+fn building_checks_targets_and_limits() {
+    let billing = definition("billing", &["charge", "refund"]);
+    let build = |guards: Guards| guards.build([(&billing, ToolGuards::default())]);
+
+    let unguarded = build(Guards::new()).unwrap();
+    assert!(
+        unguarded.tools.is_empty(),
+        "no gate for a tool without guards"
+    );
+
+    let set = build(Guards::new().guard(
+        "billing.charge",
+        GuardSpec::new().timeout(Duration::from_secs(1)),
+    ))
+    .unwrap();
+    let gates = &set.tools["billing"];
+    assert!(gates.tool.is_empty());
+    assert_eq!(gates.actions["charge"].name, "billing.charge");
+    assert!(!gates.actions.contains_key("refund"));
+
+    let empty_rate = Guards::new().guard(
+        "billing",
+        GuardSpec::new().rate_limit(RateLimit::global(0, Duration::from_secs(1))),
+    );
+    let error = build(empty_rate).err().unwrap();
+    assert!(error.contains("allows no call"), "{error}");
+
+    let error = build(Guards::new().guard("billing.chrage", GuardSpec::new()))
+        .err()
+        .unwrap();
+    assert_eq!(
+        error,
+        "guard target `billing.chrage` names no action of tool `billing`; actions: charge, refund"
+    );
+}
+
+#[test]
+fn timeouts_under_a_second_are_told_in_milliseconds() {
+    let error = timed_out("billing.charge", Duration::from_millis(250));
+    assert_eq!(
+        error.message(),
+        "`billing.charge` did not finish within 250 ms and was stopped."
+    );
+    assert_eq!(*error.code(), crate::ErrorCode::Timeout);
+    assert_eq!(error.retry_after_secs(), None);
+    let error = timed_out("billing", Duration::from_millis(1500));
+    assert_eq!(
+        error.message(),
+        "`billing` did not finish within 2 seconds and was stopped."
+    );
+}
+
+#[tokio::test]
+async fn without_guards_the_handler_just_runs() {
+    let context = RequestContext::new();
+    let response = context
+        .guarded("anything")
+        .run(async { ToolResponse::text("ran") })
+        .await;
+    assert_eq!(response.payload(), Some("ran"));
+}

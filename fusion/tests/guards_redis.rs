@@ -1,0 +1,214 @@
+//! The shared rate-limit store (feature `redis`) against a real `redis-server` started on
+//! loopback for the test: two server instances enforce one limit, and a Redis that is down
+//! gets the configured fallback as an envelope, never a panic.
+//!
+//! Skipped, with the reason printed, only when no `redis-server` binary is installed and
+//! `FUSION_REQUIRE_REDIS` is unset (CI sets it, so a missing Redis fails there).
+#![cfg(feature = "redis")]
+
+use std::net::TcpListener;
+use std::process::Stdio;
+use std::time::Duration;
+
+use fusion::guard::{GuardSpec, Guards, RateLimit, RedisStore, StoreFallback};
+use fusion::server::Server;
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, Implementation};
+use rmcp::service::{RoleClient, RunningService};
+use tokio::process::{Child, Command};
+
+/// Greets.
+#[fusion::tool]
+fn greet() -> String {
+    "hello".to_owned()
+}
+
+/// A `redis-server` on a free loopback port, killed on drop.
+struct Redis {
+    child: Child,
+    url: String,
+}
+
+impl Redis {
+    /// Starts one, or `None` (after printing why) when the binary is missing and Redis is
+    /// not required.
+    async fn start() -> Option<Redis> {
+        let binary = which("redis-server");
+        let Some(binary) = binary else {
+            if std::env::var_os("FUSION_REQUIRE_REDIS").is_some() {
+                panic!("FUSION_REQUIRE_REDIS is set but no `redis-server` binary is on PATH");
+            }
+            eprintln!(
+                "SKIPPED: no `redis-server` on PATH (install the Debian package redis-server, \
+                 or set FUSION_REQUIRE_REDIS=1 to make this a failure)"
+            );
+            return None;
+        };
+        let port = free_port();
+        let child = Command::new(binary)
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("redis-server starts");
+        let url = format!("redis://127.0.0.1:{port}/");
+        // Ready once it accepts connections.
+        let client = redis::Client::open(url.as_str()).unwrap();
+        for _ in 0..200 {
+            if let Ok(mut connection) = client.get_multiplexed_async_connection().await {
+                let pong: redis::RedisResult<String> =
+                    redis::cmd("PING").query_async(&mut connection).await;
+                if pong.is_ok() {
+                    return Some(Redis { child, url });
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("redis-server did not accept connections on port {port} within 5 s");
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}
+
+fn which(name: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+/// A port nothing listens on (free at the time of asking).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+type Client = RunningService<RoleClient, ClientConfig>;
+
+async fn connect(server: Server) -> Client {
+    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(async move {
+        let running = server.serve_io(read, write).await.expect("handshake");
+        running.waiting().await
+    });
+    let mut config = ClientConfig::default();
+    config.client_info = Implementation::new("replica-test", "0.0.1");
+    tokio::time::timeout(Duration::from_secs(10), config.serve(client_end))
+        .await
+        .expect("handshake in time")
+        .expect("client connects")
+}
+
+async fn call(client: &Client) -> CallToolResult {
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        client.call_tool(CallToolRequestParams::new("greet")),
+    )
+    .await
+    .expect("an answer within 10 s")
+    .expect("a tool result")
+}
+
+fn text(result: &CallToolResult) -> &str {
+    &result.content[0].as_text().expect("a text block").text
+}
+
+fn replica(store: RedisStore) -> Server {
+    let guards = Guards::new().redis(store).guard(
+        "greet",
+        GuardSpec::new().rate_limit(RateLimit::per_client(3, Duration::from_secs(60))),
+    );
+    Server::new("greeter", "1").tool(Greet).guards(guards)
+}
+
+#[tokio::test]
+async fn two_servers_sharing_one_redis_enforce_one_limit() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    // A prefix of its own, so reruns against a long-lived Redis start clean.
+    let prefix = format!("fusion-test:{}", fusion::internal::new_error_id());
+    let store = || RedisStore::new(&redis.url).unwrap().prefix(prefix.clone());
+    let a = connect(replica(store())).await;
+    let b = connect(replica(store())).await;
+
+    // Three calls a minute for this client, across both replicas.
+    assert_eq!(text(&call(&a).await), "hello");
+    assert_eq!(text(&call(&b).await), "hello");
+    assert_eq!(text(&call(&a).await), "hello");
+    for client in [&b, &a] {
+        let refused = call(client).await;
+        assert!(
+            text(&refused).starts_with("<tool_error code=\"RATE_LIMITED\""),
+            "{}",
+            text(&refused)
+        );
+        let flags = &refused.meta.as_ref().unwrap()["fusion/error"];
+        let secs = flags["retryAfterSeconds"].as_u64().unwrap();
+        // One slot frees every 20 s; some of that has passed since the first call.
+        assert!((1..=20).contains(&secs), "{flags}");
+        assert!(
+            !text(&refused).contains("replica-test"),
+            "the key is never echoed"
+        );
+    }
+
+    // The bucket lives in Redis, under the prefix, keyed by target and client.
+    let client = redis::Client::open(redis.url.as_str()).unwrap();
+    let mut connection = client.get_multiplexed_async_connection().await.unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}:*"))
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert_eq!(keys, [format!("{prefix}:greet:replica-test")]);
+}
+
+#[tokio::test]
+async fn a_redis_that_is_down_gets_the_configured_fallback() {
+    // Nothing listens here: connecting fails at once.
+    let url = format!("redis://127.0.0.1:{}/", free_port());
+
+    let refusing = connect(replica(RedisStore::new(&url).unwrap())).await;
+    let refused = call(&refusing).await;
+    let body = text(&refused);
+    assert!(
+        body.starts_with(
+            "<tool_error code=\"SERVER_BUSY\" severity=\"error\">\n\
+             <message>The rate limiter is unavailable, so the call was refused to protect the server.</message>"
+        ),
+        "{body}"
+    );
+    assert!(
+        body.contains("<retry_after>5 seconds</retry_after>"),
+        "{body}"
+    );
+    assert!(body.contains("<detail key=\"errorId\">"), "{body}");
+    assert!(!body.contains("127.0.0.1"), "no address leaks: {body}");
+    assert_eq!(refused.is_error, Some(true));
+
+    let allowing = connect(replica(
+        RedisStore::new(&url)
+            .unwrap()
+            .fallback(StoreFallback::Allow)
+            .timeout(Duration::from_millis(200)),
+    ))
+    .await;
+    for _ in 0..5 {
+        assert_eq!(text(&call(&allowing).await), "hello");
+    }
+}
+
+#[tokio::test]
+async fn a_bad_redis_url_is_an_error_at_startup() {
+    assert!(RedisStore::new("not a url").is_err());
+}

@@ -1,0 +1,7 @@
+/// Pings.
+#[fusion::tool(timeout = "2d")]
+fn ping() -> &'static str {
+    "pong"
+}
+
+fn main() {}
