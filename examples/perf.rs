@@ -3,7 +3,8 @@
 //! and the medians are compared. One line per figure: name, value, unit, baseline, ratio,
 //! target.
 //!
-//! Run: `cargo run --release -p examples --example perf` (about 20 seconds). The criterion
+//! Run: `cargo run --release -p examples --example perf` (about 20 seconds); add a word
+//! (`-- dispatch`) to run only the figures whose name contains it. The criterion
 //! benches (`cargo bench -p examples`, `cargo bench -p fusion`) measure the same workloads in
 //! more depth.
 
@@ -46,8 +47,14 @@ impl Figure {
             )
         };
         let target = match (self.target, met) {
-            (Some(t), Some(true)) => format!("target {}{t}x: met", if self.per_second { ">=" } else { "<=" }),
-            (Some(t), _) => format!("target {}{t}x: MISSED", if self.per_second { ">=" } else { "<=" }),
+            (Some(t), Some(true)) => format!(
+                "target {}{t}x: met",
+                if self.per_second { ">=" } else { "<=" }
+            ),
+            (Some(t), _) => format!(
+                "target {}{t}x: MISSED",
+                if self.per_second { ">=" } else { "<=" }
+            ),
             (None, _) => "no target".to_owned(),
         };
         println!(
@@ -59,7 +66,11 @@ impl Figure {
 
 /// Alternates batches of `fusion` and `baseline` (each closure runs the operation `n` times)
 /// for [`BUDGET`]; returns the median nanoseconds per operation of each.
-fn side_by_side(batch: u32, mut fusion: impl FnMut(u32), mut baseline: impl FnMut(u32)) -> (f64, f64) {
+fn side_by_side(
+    batch: u32,
+    mut fusion: impl FnMut(u32),
+    mut baseline: impl FnMut(u32),
+) -> (f64, f64) {
     let time = |f: &mut dyn FnMut(u32)| {
         let start = Instant::now();
         f(batch);
@@ -76,6 +87,9 @@ fn side_by_side(batch: u32, mut fusion: impl FnMut(u32), mut baseline: impl FnMu
     }
     (median(&mut a), median(&mut b))
 }
+
+/// Measures one figure.
+type Measure = fn() -> Figure;
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -145,12 +159,17 @@ fn dispatch() -> Figure {
         2_000,
         |n| {
             (0..n).for_each(|_| {
-                drop(black_box(fixtures::fusion_dispatch(&tool, black_box(&arguments).clone())))
+                drop(black_box(fixtures::fusion_dispatch(
+                    &tool,
+                    black_box(&arguments).clone(),
+                )))
             })
         },
         |n| {
             (0..n).for_each(|_| {
-                drop(black_box(fixtures::handwritten_dispatch(black_box(&arguments).clone())))
+                drop(black_box(fixtures::handwritten_dispatch(
+                    black_box(&arguments).clone(),
+                )))
             })
         },
     );
@@ -171,7 +190,10 @@ fn end_to_end() -> Figure {
         .build()
         .expect("a runtime");
     let (fusion, rmcp) = runtime.block_on(async {
-        (fixtures::fusion_client().await, fixtures::rmcp_client().await)
+        (
+            fixtures::fusion_client().await,
+            fixtures::rmcp_client().await,
+        )
     });
     let calls = |client: &fixtures::Client, n: u32| {
         runtime.block_on(async {
@@ -203,14 +225,18 @@ fn main() {
         "{:<28} {:>12} {:<8} | {:<30} {:>12} | ratio (fusion / baseline)",
         "figure", "fusion", "unit", "baseline", "baseline"
     );
-    for figure in [
-        envelope,
-        validation_render,
-        validation_check,
-        dispatch,
+    let only = std::env::args().nth(1).unwrap_or_default();
+    let figures: [(&str, Measure); 5] = [
+        ("envelope", envelope),
+        ("validation: render", validation_render),
+        ("validation: check", validation_check),
+        ("dispatch", dispatch),
         // parse_envelope (issue 7) goes here.
-        end_to_end,
-    ] {
-        figure().print();
+        ("end to end", end_to_end),
+    ];
+    for (name, figure) in figures {
+        if name.contains(only.as_str()) {
+            figure().print();
+        }
     }
 }

@@ -50,7 +50,10 @@ fn end_to_end(c: &mut Criterion) {
         .build()
         .expect("a runtime");
     let (fusion, rmcp) = runtime.block_on(async {
-        (fixtures::fusion_client().await, fixtures::rmcp_client().await)
+        (
+            fixtures::fusion_client().await,
+            fixtures::rmcp_client().await,
+        )
     });
     let calls = |client: &fixtures::Client, n: u64| -> Duration {
         runtime.block_on(async {
