@@ -1,0 +1,83 @@
+//! Criterion benches of fusion's runtime against baselines doing the same job without it:
+//! validation formatting of a 10-problem failure, in-process dispatch of one action, and calls
+//! end to end over rmcp's in-process duplex transport. Envelope rendering is in
+//! `fusion/benches/envelope.rs`.
+//!
+//! Run: `cargo bench -p examples --bench runtime`. For the ratios measured side by side in one
+//! run, use `cargo run --release -p examples --example perf`.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+
+mod fixtures;
+
+fn validation(c: &mut Criterion) {
+    let validation = fixtures::Validation::new();
+    let error = validation.fusion.check(&validation.arguments);
+    let xml = error.to_xml();
+    let mut group = c.benchmark_group("validation (10 problems)");
+    group.bench_function("fusion: check + render", |b| b.iter(|| validation.render()));
+    group.bench_function("baseline: jsonschema iter_errors lines", |b| {
+        b.iter(|| validation.baseline())
+    });
+    group.bench_function("fusion: render only", |b| {
+        b.iter(|| black_box(&error).to_xml())
+    });
+    group.bench_function("floor: copy the same bytes", |b| {
+        b.iter(|| fixtures::floor(black_box(&xml)))
+    });
+    group.finish();
+}
+
+fn dispatch(c: &mut Criterion) {
+    let tool = fixtures::Accounts;
+    let arguments = fixtures::deposit_arguments();
+    let mut group = c.benchmark_group("dispatch (one action)");
+    group.bench_function("fusion: #[fusion::tool]", |b| {
+        b.iter(|| fixtures::fusion_dispatch(&tool, black_box(&arguments).clone()))
+    });
+    group.bench_function("baseline: serde_json + match", |b| {
+        b.iter(|| fixtures::handwritten_dispatch(black_box(&arguments).clone()))
+    });
+    group.finish();
+}
+
+fn end_to_end(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let (fusion, rmcp) = runtime.block_on(async {
+        (
+            fixtures::fusion_client().await,
+            fixtures::rmcp_client().await,
+        )
+    });
+    let calls = |client: &fixtures::Client, n: u64| -> Duration {
+        runtime.block_on(async {
+            let start = Instant::now();
+            for _ in 0..n {
+                fixtures::call_add(client).await;
+            }
+            start.elapsed()
+        })
+    };
+    let mut group = c.benchmark_group("end to end (tools/call over duplex)");
+    group.throughput(criterion::Throughput::Elements(1));
+    group.bench_function("fusion: Server::serve_io", |b| {
+        b.iter_custom(|n| calls(&fusion, n))
+    });
+    group.bench_function("baseline: rmcp #[tool_router]", |b| {
+        b.iter_custom(|n| calls(&rmcp, n))
+    });
+    group.finish();
+    runtime.block_on(async {
+        let _ = fusion.cancel().await;
+        let _ = rmcp.cancel().await;
+    });
+}
+
+criterion_group!(benches, validation, dispatch, end_to_end);
+criterion_main!(benches);

@@ -1,0 +1,49 @@
+//! The property shared by `tests/billing_arbitrary.rs` (proptest) and the `dispatch_billing`
+//! fuzz target (`fuzz/`, which includes this file by path): any arguments object sent to the
+//! billing tool is answered, without a panic, and every envelope in the answer is well-formed.
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use fusion::{RequestContext, Tool, ToolResponse};
+use serde_json::{Map, Value};
+
+/// Calls `tool` with `arguments` in-process. The billing actions are synchronous, so the call is
+/// ready within a few polls; one that is not is reported as a hang.
+pub fn call(tool: &dyn Tool, arguments: Map<String, Value>) -> Result<ToolResponse, String> {
+    let mut future = pin!(tool.call(arguments, RequestContext::new()));
+    let mut cx = Context::from_waker(Waker::noop());
+    for _ in 0..1000 {
+        if let Poll::Ready(response) = future.as_mut().poll(&mut cx) {
+            return Ok(response);
+        }
+    }
+    Err("the call is still pending after 1000 polls".to_owned())
+}
+
+/// Checks that `xml` is one well-formed XML 1.0 element, apart from the one documented
+/// allowance: element text keeps `>` as is (SPEC section 1, rule 4), so a literal `]]>` from
+/// the input may appear in text, which strict parsers reject.
+pub fn check_envelope(xml: &str) -> Result<(), String> {
+    let strict = xml.replace("]]>", "]]&gt;");
+    let doc =
+        roxmltree::Document::parse(&strict).map_err(|e| format!("not well-formed: {e}\n{xml}"))?;
+    match doc.root_element().tag_name().name() {
+        "tool_error" | "validation_error" => Ok(()),
+        other => Err(format!("unexpected root element <{other}>\n{xml}")),
+    }
+}
+
+/// The property: the call answers, and every envelope of the answer (the error, or each
+/// warning next to a success) is well-formed.
+pub fn check_call(tool: &dyn Tool, arguments: Map<String, Value>) -> Result<(), String> {
+    let response = call(tool, arguments)?;
+    let texts = response.content_texts();
+    let envelopes = if response.payload().is_some() {
+        &texts[1..]
+    } else {
+        &texts[..]
+    };
+    envelopes.iter().try_for_each(|xml| check_envelope(xml))
+}
