@@ -60,11 +60,11 @@ fn timeout() -> GuardSpec {
 }
 
 fn all() -> GuardSpec {
-    GuardSpec {
-        concurrency: concurrency().concurrency,
-        rate_limit: rate().rate_limit,
-        timeout: timeout().timeout,
-    }
+    let mut spec = GuardSpec::new();
+    spec.concurrency = concurrency().concurrency;
+    spec.rate_limit = rate().rate_limit;
+    spec.timeout = timeout().timeout;
+    spec
 }
 
 fn call(rt: &Runtime, tester: &Tester, arguments: &Value) -> bool {

@@ -122,6 +122,7 @@
 
 mod concurrency;
 mod limits;
+mod middleware;
 mod rate;
 #[cfg(feature = "redis")]
 mod redis;
@@ -137,11 +138,13 @@ use crate::response::ToolResponse;
 use crate::tool::{RequestContext, ToolDefinition};
 
 pub use limits::{ArgumentLimits, DEFAULT_MAX_ARGUMENT_BYTES};
+pub use middleware::{Middleware, Next};
 pub use rate::{RateKey, RateLimit};
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
 
 use concurrency::Concurrency;
+use middleware::Layers;
 use rate::Rate;
 
 /// The most calls of one tool (or action) that run at once, and how many more may wait for a
@@ -189,6 +192,8 @@ pub struct GuardSpec {
     /// The longest a handler may run (a wall-clock duration; rounded up to whole seconds in
     /// the `TIMEOUT` message).
     pub timeout: Option<Duration>,
+    /// User-written middleware, outermost first ([`GuardSpec::middleware`]).
+    middleware: Layers,
 }
 
 impl GuardSpec {
@@ -215,17 +220,32 @@ impl GuardSpec {
         self
     }
 
+    /// Adds `layer` around the target's calls, inside the middleware added before it. Unlike
+    /// the other options, middleware accumulates: a builder's middleware runs inside the
+    /// middleware already set for the same target. See [`Middleware`] for where it runs and
+    /// how its errors are answered.
+    pub fn middleware(mut self, layer: impl Middleware) -> GuardSpec {
+        self.middleware.0.push(Arc::new(layer));
+        self
+    }
+
     /// `self` with every option `over` sets replaced by `over`'s.
     fn overridden_by(self, over: &GuardSpec) -> GuardSpec {
+        let mut middleware = self.middleware;
+        middleware.0.extend(over.middleware.0.iter().cloned());
         GuardSpec {
             concurrency: over.concurrency.or(self.concurrency),
             rate_limit: over.rate_limit.clone().or(self.rate_limit),
             timeout: over.timeout.or(self.timeout),
+            middleware,
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.concurrency.is_none() && self.rate_limit.is_none() && self.timeout.is_none()
+        self.concurrency.is_none()
+            && self.rate_limit.is_none()
+            && self.timeout.is_none()
+            && self.middleware.0.is_empty()
     }
 }
 
@@ -417,6 +437,7 @@ struct Gate {
     concurrency: Option<Concurrency>,
     rate: Option<Rate>,
     timeout: Option<Duration>,
+    middleware: Vec<Arc<dyn Middleware>>,
 }
 
 impl Gate {
@@ -429,12 +450,16 @@ impl Gate {
             concurrency: spec.concurrency.map(Concurrency::new),
             rate,
             timeout: spec.timeout,
+            middleware: spec.middleware.0.clone(),
             name,
         })
     }
 
     fn is_empty(&self) -> bool {
-        self.concurrency.is_none() && self.rate.is_none() && self.timeout.is_none()
+        self.concurrency.is_none()
+            && self.rate.is_none()
+            && self.timeout.is_none()
+            && self.middleware.is_empty()
     }
 }
 
@@ -483,6 +508,8 @@ struct Admission {
     /// The rate-limit keys of the action's gate and the tool's gate, computed from the
     /// request while it was at hand.
     keys: [Option<String>; 2],
+    /// The request's context, kept for middleware (only when there is some).
+    context: Option<RequestContext>,
 }
 
 impl Guarded {
@@ -504,12 +531,18 @@ impl Guarded {
         };
         let key = |gate: Option<&Gate>| gate.and_then(|g| g.rate.as_ref()).map(|r| r.key(&request));
         let keys = [key(gates.actions.get(action)), key(Some(&gates.tool))];
+        let has_middleware = !gates.tool.middleware.is_empty()
+            || gates
+                .actions
+                .get(action)
+                .is_some_and(|g| !g.middleware.is_empty());
         Guarded {
             inner: Some(Admission {
                 set: Arc::clone(&scope.set),
                 tool: Arc::clone(&scope.tool),
                 action: action.to_owned(),
                 keys,
+                context: has_middleware.then(|| context.clone()),
             }),
         }
     }
@@ -521,7 +554,7 @@ impl Guarded {
     /// cancellation) frees the call's queue place or slot.
     pub async fn run<F>(self, handler: F) -> ToolResponse
     where
-        F: Future<Output = ToolResponse>,
+        F: Future<Output = ToolResponse> + Send,
     {
         let Some(admission) = self.inner else {
             return handler.await;
@@ -556,12 +589,32 @@ impl Guarded {
         let timeout = action.and_then(|g| g.timeout).or(gates.tool.timeout);
         let name = action.map_or(&*admission.tool, |g| g.name.as_str());
         let started = tokio::time::Instant::now();
-        let response = match timeout {
-            None => handler.await,
-            Some(limit) => match tokio::time::timeout(limit, handler).await {
-                Ok(response) => response,
-                Err(_) => ToolResponse::error(timed_out(name, limit)),
-            },
+        // The tool's middleware outside the action's, under the timeout.
+        let layers: Vec<Arc<dyn Middleware>> = match &admission.context {
+            None => Vec::new(),
+            Some(_) => gates
+                .tool
+                .middleware
+                .iter()
+                .chain(action.into_iter().flat_map(|g| &g.middleware))
+                .cloned()
+                .collect(),
+        };
+        let request = admission.context.as_ref().map(|context| GuardRequest {
+            tool: &admission.tool,
+            action: &admission.action,
+            context,
+        });
+        let response = match &request {
+            None => within(timeout, name, handler).await,
+            Some(request) => {
+                within(
+                    timeout,
+                    name,
+                    middleware::chain(request, &layers, Box::pin(handler)),
+                )
+                .await
+            }
         };
         let took = started.elapsed();
         for permit in &permits {
@@ -594,6 +647,21 @@ pub(crate) fn seconds(n: u64) -> String {
         "1 second".to_owned()
     } else {
         format!("{n} seconds")
+    }
+}
+
+/// `handler`'s response, or the `TIMEOUT` envelope of `name` once `limit` (if any) has passed,
+/// the handler's future dropped.
+async fn within<F>(limit: Option<Duration>, name: &str, handler: F) -> ToolResponse
+where
+    F: Future<Output = ToolResponse>,
+{
+    match limit {
+        None => handler.await,
+        Some(limit) => match tokio::time::timeout(limit, handler).await {
+            Ok(response) => response,
+            Err(_) => ToolResponse::error(timed_out(name, limit)),
+        },
     }
 }
 
