@@ -132,9 +132,10 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::code::{ErrorCode, Severity};
 use crate::error::ToolError;
 use crate::response::ToolResponse;
-use crate::tool::{RequestContext, ToolDefinition};
+use crate::tool::{ErrorContract, RequestContext, ToolDefinition};
 
 pub use limits::{ArgumentLimits, DEFAULT_MAX_ARGUMENT_BYTES};
 pub use rate::{RateKey, RateLimit};
@@ -174,6 +175,57 @@ pub struct ToolGuards {
     pub tool: GuardSpec,
     /// The guards of single actions, by action name.
     pub actions: Vec<(String, GuardSpec)>,
+}
+
+impl ToolGuards {
+    /// The refusals the guards of `action` can answer with, as error contract entries: for a
+    /// rate limit `RATE_LIMITED` (rate_limit), for a concurrency limit `SERVER_BUSY`
+    /// (transient), for a timeout `TIMEOUT` (transient), all severity `error` and retryable,
+    /// in the order the guards run (SPEC section 4). The tool's guards apply to each action.
+    pub fn error_contracts(&self, action: &str) -> Vec<ErrorContract> {
+        let own = self
+            .actions
+            .iter()
+            .filter(|(name, _)| name == action)
+            .map(|(_, spec)| spec);
+        let specs: Vec<&GuardSpec> = own.chain([&self.tool]).collect();
+        let kinds = [
+            (
+                ErrorCode::RateLimited,
+                specs.iter().any(|s| s.rate_limit.is_some()),
+            ),
+            (
+                ErrorCode::ServerBusy,
+                specs.iter().any(|s| s.concurrency.is_some()),
+            ),
+            (
+                ErrorCode::Timeout,
+                specs.iter().any(|s| s.timeout.is_some()),
+            ),
+        ];
+        kinds
+            .into_iter()
+            .filter(|(_, guarded)| *guarded)
+            .map(|(code, _)| ErrorContract::new(code, Severity::Error, None, None))
+            .collect()
+    }
+
+    /// Adds [`error_contracts`](ToolGuards::error_contracts) to each action of `definition`
+    /// whose errors do not declare the code already, so the advertised contract
+    /// (`_meta["fusion/errors"]`, the lockfile) lists the refusals the tool's own guards can
+    /// send. `#[fusion::tool]` does this in `Tool::definition`; a hand-written
+    /// [`Tool`](crate::Tool) with guards can call it from its own. Guards added on a server
+    /// builder ([`Server::guard`](crate::server::Server::guard)) are deployment settings and
+    /// are not part of the tool's contract.
+    pub fn declare_errors(&self, definition: &mut ToolDefinition) {
+        for action in &mut definition.actions {
+            for contract in self.error_contracts(&action.name) {
+                if action.errors.iter().all(|e| e.code != contract.code) {
+                    action.errors.push(contract);
+                }
+            }
+        }
+    }
 }
 
 /// The guards of one target: a tool (every action of it) or one action.
@@ -605,7 +657,7 @@ fn timed_out(name: &str, limit: Duration) -> ToolError {
         seconds(whole_seconds(limit))
     };
     ToolError::new(
-        crate::ErrorCode::Timeout,
+        ErrorCode::Timeout,
         format!("`{name}` did not finish within {limit_text} and was stopped."),
     )
     .suggest(
