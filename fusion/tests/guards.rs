@@ -433,7 +433,8 @@ async fn a_server_timeout_replaces_the_attribute_and_reports_milliseconds() {
     let error = tester.call("jobs.work", json!({"millis": 300})).await;
     assert_eq!(
         error.response().tool_error().unwrap().message(),
-        "`jobs` did not finish within 250 ms and was stopped."
+        "`jobs.work` did not finish within 250 ms and was stopped.",
+        "the tool's timeout stopped the handler of one action: the message names it"
     );
 }
 
@@ -632,7 +633,10 @@ async fn guarded_actions_advertise_the_refusals_their_guards_send() {
     let definition = Jobs::default().definition();
     let send = definition.action("send").unwrap();
     assert_eq!(
-        send.errors.iter().map(|e| e.code.as_str()).collect::<Vec<_>>(),
+        send.errors
+            .iter()
+            .map(|e| e.code.as_str())
+            .collect::<Vec<_>>(),
         ["RATE_LIMITED", "SERVER_BUSY"]
     );
     client.cancel().await.expect("clean shutdown");
@@ -659,7 +663,47 @@ async fn a_panicking_handler_gives_its_slot_back() {
     for _ in 0..3 {
         let result = call(&client, "fragile", json!({"action": "explode"})).await;
         assert_eq!(result.is_error, Some(true));
-        assert_eq!(flags(&result)["code"], "INTERNAL_ERROR", "{}", text(&result));
+        assert_eq!(
+            flags(&result)["code"],
+            "INTERNAL_ERROR",
+            "{}",
+            text(&result)
+        );
     }
     client.cancel().await.expect("clean shutdown");
+}
+
+#[tokio::test(start_paused = true)]
+async fn refusals_name_the_action_as_a_flat_client_called_it() {
+    let server = Server::new("jobs", "1")
+        .tool(Jobs::default())
+        .exposition(fusion::server::Exposition::Flat)
+        .guard("jobs", GuardSpec::new().timeout(Duration::from_millis(250)));
+    let client = connect(server, "flat").await;
+    for _ in 0..3 {
+        call(&client, "jobs_send", json!({"millis": 1})).await;
+    }
+    let limited = call(&client, "jobs_send", json!({"millis": 1})).await;
+    assert_eq!(flags(&limited)["code"], "RATE_LIMITED");
+    assert!(
+        text(&limited).contains("Too many calls to `jobs_send`")
+            && text(&limited).contains("before calling `jobs_send` again"),
+        "{}",
+        text(&limited)
+    );
+    let timed_out = call(&client, "jobs_work", json!({"millis": 1_000})).await;
+    assert!(
+        text(&timed_out).contains("`jobs_work` did not finish within 250 ms"),
+        "{}",
+        text(&timed_out)
+    );
+    client.cancel().await.expect("clean shutdown");
+}
+
+#[test]
+#[should_panic(expected = "the timeout of `jobs.book` is zero")]
+fn a_zero_timeout_is_a_startup_error() {
+    let _ = Server::new("jobs", "1")
+        .tool(Jobs::default())
+        .guard("jobs.book", GuardSpec::new().timeout(Duration::ZERO));
 }

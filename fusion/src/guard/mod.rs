@@ -361,7 +361,8 @@ impl Guards {
     /// Builds the runtime guards of `tools` (name, definition, the attribute's guards).
     ///
     /// # Errors
-    /// A message when a target names no registered tool or action, or a rate limit is empty.
+    /// A message when a target names no registered tool or action, a rate limit is empty, or
+    /// a timeout is zero.
     pub(crate) fn build<'a>(
         &self,
         tools: impl IntoIterator<Item = (&'a ToolDefinition, ToolGuards)>,
@@ -414,6 +415,7 @@ impl Guards {
         for (tool, (tool_spec, action_specs)) in specs {
             let definition = definitions[&tool];
             let mut gates = ToolGates {
+                grouped: definition.discriminator.is_some(),
                 tool: Gate::new(tool.clone(), &tool_spec, &self.store)?,
                 actions: HashMap::new(),
             };
@@ -458,6 +460,9 @@ pub(crate) struct GuardSet {
 
 /// The gates of one tool: the tool-wide one, and one per guarded action.
 struct ToolGates {
+    /// Whether the tool has a discriminator (several actions): its actions are named
+    /// `tool.action` (grouped) or `tool_action` (flat) in messages, else like the tool.
+    grouped: bool,
     tool: Gate,
     actions: HashMap<String, Gate>,
 }
@@ -473,6 +478,12 @@ struct Gate {
 
 impl Gate {
     fn new(name: String, spec: &GuardSpec, store: &Store) -> Result<Gate, String> {
+        if spec.timeout.is_some_and(|t| t.is_zero()) {
+            return Err(format!(
+                "the timeout of `{name}` is zero, so every call would time out; use a positive \
+                 duration"
+            ));
+        }
         let rate = match &spec.rate_limit {
             Some(limit) => Some(Rate::new(&name, limit.clone(), store)?),
             None => None,
@@ -495,15 +506,20 @@ impl Gate {
 pub(crate) struct GuardScope {
     set: Arc<GuardSet>,
     tool: Arc<str>,
+    /// Whether the call came through a flat tool (`billing_charge`): messages name the action
+    /// the way the client called it.
+    flat: bool,
 }
 
 impl GuardScope {
-    /// The scope of a call of `tool` under `set`; `None` when the tool has no guards, so an
-    /// unguarded call costs one map lookup and nothing else.
-    pub(crate) fn of(set: &Arc<GuardSet>, tool: &Arc<str>) -> Option<GuardScope> {
+    /// The scope of a call of `tool` under `set`, made through a flat tool name when `flat`;
+    /// `None` when the tool has no guards, so an unguarded call costs one map lookup and
+    /// nothing else.
+    pub(crate) fn of(set: &Arc<GuardSet>, tool: &Arc<str>, flat: bool) -> Option<GuardScope> {
         set.tools.contains_key(&**tool).then(|| GuardScope {
             set: Arc::clone(set),
             tool: Arc::clone(tool),
+            flat,
         })
     }
 }
@@ -532,6 +548,9 @@ struct Admission {
     set: Arc<GuardSet>,
     tool: Arc<str>,
     action: String,
+    /// The action as the client called it, for messages: `billing.charge`, `billing_charge`
+    /// (flat), or `ledger` (a single-function tool).
+    called: String,
     /// The rate-limit keys of the action's gate and the tool's gate, computed from the
     /// request while it was at hand.
     keys: [Option<String>; 2],
@@ -556,11 +575,17 @@ impl Guarded {
         };
         let key = |gate: Option<&Gate>| gate.and_then(|g| g.rate.as_ref()).map(|r| r.key(&request));
         let keys = [key(gates.actions.get(action)), key(Some(&gates.tool))];
+        let called = match (gates.grouped, scope.flat) {
+            (false, _) => scope.tool.to_string(),
+            (true, false) => format!("{}.{action}", scope.tool),
+            (true, true) => format!("{}_{action}", scope.tool),
+        };
         Guarded {
             inner: Some(Admission {
                 set: Arc::clone(&scope.set),
                 tool: Arc::clone(&scope.tool),
                 action: action.to_owned(),
+                called,
                 keys,
             }),
         }
@@ -583,11 +608,20 @@ impl Guarded {
         };
         let action = gates.actions.get(&admission.action);
         let ordered = [action, Some(&gates.tool)];
+        // An action's limit is named as the client called the action; the tool's limit, shared
+        // by its actions, by the tool's name.
+        let name_of = |gate: &Gate| -> String {
+            if action.is_some_and(|a| std::ptr::eq(a, gate)) {
+                admission.called.clone()
+            } else {
+                gate.name.clone()
+            }
+        };
 
         for (gate, key) in ordered.iter().zip(&admission.keys) {
             if let (Some(gate), Some(key)) = (gate, key)
                 && let Some(rate) = &gate.rate
-                && let Err(error) = rate.check(&gate.name, key).await
+                && let Err(error) = rate.check(&name_of(gate), key).await
             {
                 return ToolResponse::error(error);
             }
@@ -598,7 +632,7 @@ impl Guarded {
         let mut permits = Vec::with_capacity(2);
         for gate in ordered.iter().rev().flatten() {
             if let Some(concurrency) = &gate.concurrency {
-                match concurrency.acquire(&gate.name).await {
+                match concurrency.acquire(&name_of(gate)).await {
                     Ok(permit) => permits.push(permit),
                     Err(error) => return ToolResponse::error(error),
                 }
@@ -606,7 +640,8 @@ impl Guarded {
         }
 
         let timeout = action.and_then(|g| g.timeout).or(gates.tool.timeout);
-        let name = action.map_or(&*admission.tool, |g| g.name.as_str());
+        // The handler of one action ran out of time, whichever gate set the timeout.
+        let name = admission.called.as_str();
         let started = tokio::time::Instant::now();
         let response = match timeout {
             None => handler.await,
