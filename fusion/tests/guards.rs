@@ -707,3 +707,12 @@ fn a_zero_timeout_is_a_startup_error() {
         .tool(Jobs::default())
         .guard("jobs.book", GuardSpec::new().timeout(Duration::ZERO));
 }
+
+#[test]
+#[should_panic(expected = "the concurrency limit of `jobs` allows")]
+fn a_concurrency_limit_too_large_to_count_is_a_startup_error() {
+    let _ = Tester::new().tool(Jobs::default()).guard(
+        "jobs",
+        GuardSpec::new().concurrency(ConcurrencyLimit::new(usize::MAX, 0)),
+    );
+}

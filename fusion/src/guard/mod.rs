@@ -361,8 +361,8 @@ impl Guards {
     /// Builds the runtime guards of `tools` (name, definition, the attribute's guards).
     ///
     /// # Errors
-    /// A message when a target names no registered tool or action, a rate limit is empty, or
-    /// a timeout is zero.
+    /// A message when a target names no registered tool or action, a rate limit is empty, a
+    /// concurrency limit is too large to count, or a timeout is zero.
     pub(crate) fn build<'a>(
         &self,
         tools: impl IntoIterator<Item = (&'a ToolDefinition, ToolGuards)>,
@@ -478,6 +478,16 @@ struct Gate {
 
 impl Gate {
     fn new(name: String, spec: &GuardSpec, store: &Store) -> Result<Gate, String> {
+        if let Some(limit) = spec.concurrency
+            && limit.max_active > tokio::sync::Semaphore::MAX_PERMITS
+        {
+            return Err(format!(
+                "the concurrency limit of `{name}` allows {} calls at once, more than the {} \
+                 a limit can count; leave the limit out for no limit",
+                limit.max_active,
+                tokio::sync::Semaphore::MAX_PERMITS
+            ));
+        }
         if spec.timeout.is_some_and(|t| t.is_zero()) {
             return Err(format!(
                 "the timeout of `{name}` is zero, so every call would time out; use a positive \
