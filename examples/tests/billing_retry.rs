@@ -87,7 +87,7 @@ async fn a_rate_limited_charge_retried_after_the_stated_delay_succeeds() {
     assert_eq!(paid["id"], "inv_0001");
     assert_eq!(paid["status"], "open");
 
-    let seen = seen.lock().unwrap();
+    let seen = seen.lock().unwrap().clone();
     assert_eq!(seen.len(), 1, "one decision: {seen:?}");
     let (code, retry_after, decision, at) = &seen[0];
     assert_eq!(*code, ErrorCode::RateLimited);
@@ -107,7 +107,6 @@ async fn a_rate_limited_charge_retried_after_the_stated_delay_succeeds() {
     // (the paused clock moves only by timers, so nothing else adds to it).
     assert_eq!(*at, started, "the refusal took no time on the paused clock");
     assert_eq!(elapsed, Duration::from_secs(retry_after));
-    drop(seen);
 
     // The limit still holds after the retry: the slot the retry took is spent.
     let err = client
