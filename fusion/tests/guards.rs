@@ -716,3 +716,17 @@ fn a_concurrency_limit_too_large_to_count_is_a_startup_error() {
         GuardSpec::new().concurrency(ConcurrencyLimit::new(usize::MAX, 0)),
     );
 }
+
+#[test]
+#[should_panic(
+    expected = "guard target `jobs_send` is a flat tool name; guards name the action `jobs.send`"
+)]
+fn a_flat_guard_target_points_at_the_action_name() {
+    let _ = Server::new("jobs", "1")
+        .tool(Jobs::default())
+        .exposition(fusion::server::Exposition::Flat)
+        .guard(
+            "jobs_send",
+            GuardSpec::new().timeout(Duration::from_secs(1)),
+        );
+}

@@ -383,6 +383,20 @@ impl Guards {
                 None => (target.as_str(), None),
             };
             let Some(definition) = definitions.get(tool) else {
+                // A flat exposition name (`billing_charge`) for `billing.charge`.
+                let flat = definitions.values().find_map(|d| {
+                    d.discriminator.as_ref()?;
+                    d.actions
+                        .iter()
+                        .find(|a| format!("{}_{}", d.name, a.name) == *target)
+                        .map(|a| d.qualified_name(&a.name))
+                });
+                if let Some(action) = flat {
+                    return Err(format!(
+                        "guard target `{target}` is a flat tool name; guards name the action \
+                         `{action}` in either exposition"
+                    ));
+                }
                 let mut known: Vec<_> = definitions.keys().map(String::as_str).collect();
                 known.sort_unstable();
                 return Err(format!(
