@@ -7,10 +7,12 @@
 //! ```
 //!
 //! The server runs in-process on one end of a duplex stream; rmcp's client runs on the other,
-//! as over stdio. Next to `billing` and `ledger` it serves `rates`, a stand-in upstream that
-//! rate-limits, sheds load and wants credentials, so every branch of the retry policy shows.
-//! Waits are real but short (about 1.3 s in all); jitter is seeded, so every run makes the same
-//! decisions with the same waits.
+//! as over stdio. `billing.charge`'s own rate limit (5 calls a minute per client) is shortened
+//! here to 5 calls every 5 seconds, so the charge over the limit is retried after 1 second
+//! instead of 12. Next to `billing` and `ledger` the server serves `rates`, a stand-in upstream
+//! that sheds load and wants credentials, so every branch of the retry policy shows. Waits are
+//! real but short (about 1.3 s in all); jitter is seeded, so every run makes the same decisions
+//! with the same waits.
 //!
 //! The agent decides from flags only (SPEC section 7): it never reads a message to choose
 //! between retry, escalate and abort. What it reads from the envelope is what the model would:
@@ -27,6 +29,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use fusion::client::{CallError, CallOutput, Client, Envelope, RetryPolicy};
+use fusion::guard::{GuardSpec, RateLimit};
 use fusion::server::{Exposition, Server};
 use fusion::{ErrorCode, ToolError};
 use rmcp::ServiceExt;
@@ -44,12 +47,11 @@ struct Rates {
 /// Exchange rates from an upstream provider.
 #[fusion::tool]
 impl Rates {
-    /// The EUR→USD rate. The provider allows one quote per second and sheds load now and then.
+    /// The EUR→USD rate. The provider sheds load now and then.
     #[action(read_only, idempotent)]
     fn quote(&self) -> Result<String, ToolError> {
         match self.quotes.fetch_add(1, Ordering::SeqCst) {
-            0 => Err(ToolError::rate_limited("Too many quotes", 1)),
-            1 => Err(
+            0 => Err(
                 ToolError::new(ErrorCode::ServerBusy, "The provider is busy")
                     .suggest("Retry shortly."),
             ),
@@ -80,6 +82,11 @@ async fn main() -> anyhow::Result<()> {
         .tool(billing)
         .tool(ledger)
         .tool(Rates::default())
+        // The attribute says 5 charges a minute; the demo keeps the window short.
+        .guard(
+            "billing.charge",
+            GuardSpec::new().rate_limit(RateLimit::per_client(5, Duration::from_secs(5))),
+        )
         .exposition(exposition);
     let (server_end, client_end) = tokio::io::duplex(64 * 1024);
     let (read, write) = tokio::io::split(server_end);
@@ -168,6 +175,24 @@ async fn main() -> anyhow::Result<()> {
     )
     .await;
 
+    // RATE_LIMITED: the server's own guard refuses the sixth charge within the window; the
+    // policy waits exactly retryAfterSeconds, then the charge goes through.
+    println!("\n== Spend the charge budget: 5 charges every 5 seconds, 2 made so far");
+    let cent = json!({"invoice_id": "inv_0001", "amount_cents": 1, "currency": "EUR"});
+    for _ in 0..3 {
+        if let Err(err) = agent.call("billing.charge", cent.clone()).await {
+            println!("  unexpected: {err}");
+        }
+    }
+    println!("  3 one-cent charges made");
+    step(
+        &agent,
+        "Charge once more, over the rate limit",
+        "billing.charge",
+        cent,
+    )
+    .await;
+
     // INTERNAL_ERROR (category unknown): not retried; logged with its error id.
     let refund = json!({"invoice_id": "inv_0003", "amount_cents": 990});
     step(
@@ -178,10 +203,10 @@ async fn main() -> anyhow::Result<()> {
     )
     .await;
 
-    // RATE_LIMITED: wait exactly retryAfterSeconds. SERVER_BUSY: back off with jitter.
+    // SERVER_BUSY: back off with jitter.
     step(
         &agent,
-        "Quote a rate from a throttled provider",
+        "Quote a rate from a busy provider",
         "rates.quote",
         json!({}),
     )

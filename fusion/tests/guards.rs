@@ -433,7 +433,8 @@ async fn a_server_timeout_replaces_the_attribute_and_reports_milliseconds() {
     let error = tester.call("jobs.work", json!({"millis": 300})).await;
     assert_eq!(
         error.response().tool_error().unwrap().message(),
-        "`jobs` did not finish within 250 ms and was stopped."
+        "`jobs.work` did not finish within 250 ms and was stopped.",
+        "the tool's timeout stopped the handler of one action: the message names it"
     );
 }
 
@@ -594,4 +595,138 @@ async fn tools_called_directly_run_unguarded() {
     assert!(declared.tool.concurrency.is_some());
     let names: Vec<_> = declared.actions.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["hold", "send", "book"]);
+}
+
+// --- the advertised contract and panics --------------------------------------------------------
+
+#[tokio::test]
+async fn guarded_actions_advertise_the_refusals_their_guards_send() {
+    let client = connect(Server::new("jobs", "1").tool(Jobs::default()), "lister").await;
+    let tools = within(client.list_all_tools()).await.expect("tools/list");
+    let meta = tools[0].meta.as_ref().expect("the error contract");
+    let mut listed: Vec<(String, String, String, bool)> = meta["fusion/errors"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap().to_owned(),
+                e["code"].as_str().unwrap().to_owned(),
+                e["category"].as_str().unwrap().to_owned(),
+                e["retryable"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    listed.sort();
+    let expected = [
+        ("book", "SERVER_BUSY", "transient"),
+        ("book", "TIMEOUT", "transient"),
+        ("hold", "SERVER_BUSY", "transient"),
+        ("send", "RATE_LIMITED", "rate_limit"),
+        ("send", "SERVER_BUSY", "transient"),
+        ("work", "SERVER_BUSY", "transient"),
+    ]
+    .map(|(a, c, k)| (a.to_owned(), c.to_owned(), k.to_owned(), true));
+    assert_eq!(listed, expected);
+    // The tool's own definition carries them, so the lockfile records them too.
+    use fusion::Tool;
+    let definition = Jobs::default().definition();
+    let send = definition.action("send").unwrap();
+    assert_eq!(
+        send.errors
+            .iter()
+            .map(|e| e.code.as_str())
+            .collect::<Vec<_>>(),
+        ["RATE_LIMITED", "SERVER_BUSY"]
+    );
+    client.cancel().await.expect("clean shutdown");
+}
+
+/// A tool with one slot whose handler panics.
+struct Fragile;
+
+/// Fails loudly.
+#[fusion::tool(concurrency(max_active = 1, max_queued = 0))]
+impl Fragile {
+    /// Panics.
+    #[action]
+    async fn explode(&self) -> String {
+        tokio::task::yield_now().await;
+        panic!("boom")
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_handler_gives_its_slot_back() {
+    let client = connect(Server::new("fragile", "1").tool(Fragile), "panicker").await;
+    // One slot, no queue: a slot kept by a panicked call would turn the next into SERVER_BUSY.
+    for _ in 0..3 {
+        let result = call(&client, "fragile", json!({"action": "explode"})).await;
+        assert_eq!(result.is_error, Some(true));
+        assert_eq!(
+            flags(&result)["code"],
+            "INTERNAL_ERROR",
+            "{}",
+            text(&result)
+        );
+    }
+    client.cancel().await.expect("clean shutdown");
+}
+
+#[tokio::test(start_paused = true)]
+async fn refusals_name_the_action_as_a_flat_client_called_it() {
+    let server = Server::new("jobs", "1")
+        .tool(Jobs::default())
+        .exposition(fusion::server::Exposition::Flat)
+        .guard("jobs", GuardSpec::new().timeout(Duration::from_millis(250)));
+    let client = connect(server, "flat").await;
+    for _ in 0..3 {
+        call(&client, "jobs_send", json!({"millis": 1})).await;
+    }
+    let limited = call(&client, "jobs_send", json!({"millis": 1})).await;
+    assert_eq!(flags(&limited)["code"], "RATE_LIMITED");
+    assert!(
+        text(&limited).contains("Too many calls to `jobs_send`")
+            && text(&limited).contains("before calling `jobs_send` again"),
+        "{}",
+        text(&limited)
+    );
+    let timed_out = call(&client, "jobs_work", json!({"millis": 1_000})).await;
+    assert!(
+        text(&timed_out).contains("`jobs_work` did not finish within 250 ms"),
+        "{}",
+        text(&timed_out)
+    );
+    client.cancel().await.expect("clean shutdown");
+}
+
+#[test]
+#[should_panic(expected = "the timeout of `jobs.book` is zero")]
+fn a_zero_timeout_is_a_startup_error() {
+    let _ = Server::new("jobs", "1")
+        .tool(Jobs::default())
+        .guard("jobs.book", GuardSpec::new().timeout(Duration::ZERO));
+}
+
+#[test]
+#[should_panic(expected = "the concurrency limit of `jobs` allows")]
+fn a_concurrency_limit_too_large_to_count_is_a_startup_error() {
+    let _ = Tester::new().tool(Jobs::default()).guard(
+        "jobs",
+        GuardSpec::new().concurrency(ConcurrencyLimit::new(usize::MAX, 0)),
+    );
+}
+
+#[test]
+#[should_panic(
+    expected = "guard target `jobs_send` is a flat tool name; guards name the action `jobs.send`"
+)]
+fn a_flat_guard_target_points_at_the_action_name() {
+    let _ = Server::new("jobs", "1")
+        .tool(Jobs::default())
+        .exposition(fusion::server::Exposition::Flat)
+        .guard(
+            "jobs_send",
+            GuardSpec::new().timeout(Duration::from_secs(1)),
+        );
 }

@@ -26,6 +26,16 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
     let call = call(tool);
     let private = tool.krate.private();
     let guards = guards(tool);
+    // The refusals the declared guards can send are part of the advertised error contract.
+    let definition_call = if guards.is_some() {
+        quote! {
+            let mut __fusion_definition = Self::__fusion_definition();
+            #private::Tool::guards(self).declare_errors(&mut __fusion_definition);
+            __fusion_definition
+        }
+    } else {
+        quote!(Self::__fusion_definition())
+    };
 
     quote! {
         #user_item
@@ -44,7 +54,7 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
         #(#cfg)*
         impl #impl_generics #private::Tool for #self_ty #where_clause {
             fn definition(&self) -> #private::ToolDefinition {
-                Self::__fusion_definition()
+                #definition_call
             }
 
             fn call<'__fusion>(

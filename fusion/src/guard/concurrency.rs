@@ -97,7 +97,9 @@ impl Concurrency {
             max_active,
             max_queued,
         } = self.limit;
-        let waves = (max_queued as u64 + max_active as u64).div_ceil(max_active as u64);
+        let waves = (max_queued as u64)
+            .saturating_add(max_active as u64)
+            .div_ceil(max_active as u64);
         let average = self.average_micros.load(Ordering::Relaxed);
         let wait = Duration::from_micros(average.saturating_mul(waves));
         let retry_after = super::whole_seconds(wait).min(MAX_RETRY_AFTER_SECS);

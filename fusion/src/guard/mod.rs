@@ -133,9 +133,10 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::code::{ErrorCode, Severity};
 use crate::error::ToolError;
 use crate::response::ToolResponse;
-use crate::tool::{RequestContext, ToolDefinition};
+use crate::tool::{ErrorContract, RequestContext, ToolDefinition};
 
 pub use limits::{ArgumentLimits, DEFAULT_MAX_ARGUMENT_BYTES};
 pub use middleware::{Middleware, Next};
@@ -177,6 +178,57 @@ pub struct ToolGuards {
     pub tool: GuardSpec,
     /// The guards of single actions, by action name.
     pub actions: Vec<(String, GuardSpec)>,
+}
+
+impl ToolGuards {
+    /// The refusals the guards of `action` can answer with, as error contract entries: for a
+    /// rate limit `RATE_LIMITED` (rate_limit), for a concurrency limit `SERVER_BUSY`
+    /// (transient), for a timeout `TIMEOUT` (transient), all severity `error` and retryable,
+    /// in the order the guards run (SPEC section 4). The tool's guards apply to each action.
+    pub fn error_contracts(&self, action: &str) -> Vec<ErrorContract> {
+        let own = self
+            .actions
+            .iter()
+            .filter(|(name, _)| name == action)
+            .map(|(_, spec)| spec);
+        let specs: Vec<&GuardSpec> = own.chain([&self.tool]).collect();
+        let kinds = [
+            (
+                ErrorCode::RateLimited,
+                specs.iter().any(|s| s.rate_limit.is_some()),
+            ),
+            (
+                ErrorCode::ServerBusy,
+                specs.iter().any(|s| s.concurrency.is_some()),
+            ),
+            (
+                ErrorCode::Timeout,
+                specs.iter().any(|s| s.timeout.is_some()),
+            ),
+        ];
+        kinds
+            .into_iter()
+            .filter(|(_, guarded)| *guarded)
+            .map(|(code, _)| ErrorContract::new(code, Severity::Error, None, None))
+            .collect()
+    }
+
+    /// Adds [`error_contracts`](ToolGuards::error_contracts) to each action of `definition`
+    /// whose errors do not declare the code already, so the advertised contract
+    /// (`_meta["fusion/errors"]`, the lockfile) lists the refusals the tool's own guards can
+    /// send. `#[fusion::tool]` does this in `Tool::definition`; a hand-written
+    /// [`Tool`](crate::Tool) with guards can call it from its own. Guards added on a server
+    /// builder ([`Server::guard`](crate::server::Server::guard)) are deployment settings and
+    /// are not part of the tool's contract.
+    pub fn declare_errors(&self, definition: &mut ToolDefinition) {
+        for action in &mut definition.actions {
+            for contract in self.error_contracts(&action.name) {
+                if action.errors.iter().all(|e| e.code != contract.code) {
+                    action.errors.push(contract);
+                }
+            }
+        }
+    }
 }
 
 /// The guards of one target: a tool (every action of it) or one action.
@@ -329,7 +381,8 @@ impl Guards {
     /// Builds the runtime guards of `tools` (name, definition, the attribute's guards).
     ///
     /// # Errors
-    /// A message when a target names no registered tool or action, or a rate limit is empty.
+    /// A message when a target names no registered tool or action, a rate limit is empty, a
+    /// concurrency limit is too large to count, or a timeout is zero.
     pub(crate) fn build<'a>(
         &self,
         tools: impl IntoIterator<Item = (&'a ToolDefinition, ToolGuards)>,
@@ -350,6 +403,20 @@ impl Guards {
                 None => (target.as_str(), None),
             };
             let Some(definition) = definitions.get(tool) else {
+                // A flat exposition name (`billing_charge`) for `billing.charge`.
+                let flat = definitions.values().find_map(|d| {
+                    d.discriminator.as_ref()?;
+                    d.actions
+                        .iter()
+                        .find(|a| format!("{}_{}", d.name, a.name) == *target)
+                        .map(|a| d.qualified_name(&a.name))
+                });
+                if let Some(action) = flat {
+                    return Err(format!(
+                        "guard target `{target}` is a flat tool name; guards name the action \
+                         `{action}` in either exposition"
+                    ));
+                }
                 let mut known: Vec<_> = definitions.keys().map(String::as_str).collect();
                 known.sort_unstable();
                 return Err(format!(
@@ -382,6 +449,7 @@ impl Guards {
         for (tool, (tool_spec, action_specs)) in specs {
             let definition = definitions[&tool];
             let mut gates = ToolGates {
+                grouped: definition.discriminator.is_some(),
                 tool: Gate::new(tool.clone(), &tool_spec, &self.store)?,
                 actions: HashMap::new(),
             };
@@ -426,6 +494,9 @@ pub(crate) struct GuardSet {
 
 /// The gates of one tool: the tool-wide one, and one per guarded action.
 struct ToolGates {
+    /// Whether the tool has a discriminator (several actions): its actions are named
+    /// `tool.action` (grouped) or `tool_action` (flat) in messages, else like the tool.
+    grouped: bool,
     tool: Gate,
     actions: HashMap<String, Gate>,
 }
@@ -442,6 +513,22 @@ struct Gate {
 
 impl Gate {
     fn new(name: String, spec: &GuardSpec, store: &Store) -> Result<Gate, String> {
+        if let Some(limit) = spec.concurrency
+            && limit.max_active > tokio::sync::Semaphore::MAX_PERMITS
+        {
+            return Err(format!(
+                "the concurrency limit of `{name}` allows {} calls at once, more than the {} \
+                 a limit can count; leave the limit out for no limit",
+                limit.max_active,
+                tokio::sync::Semaphore::MAX_PERMITS
+            ));
+        }
+        if spec.timeout.is_some_and(|t| t.is_zero()) {
+            return Err(format!(
+                "the timeout of `{name}` is zero, so every call would time out; use a positive \
+                 duration"
+            ));
+        }
         let rate = match &spec.rate_limit {
             Some(limit) => Some(Rate::new(&name, limit.clone(), store)?),
             None => None,
@@ -468,15 +555,20 @@ impl Gate {
 pub(crate) struct GuardScope {
     set: Arc<GuardSet>,
     tool: Arc<str>,
+    /// Whether the call came through a flat tool (`billing_charge`): messages name the action
+    /// the way the client called it.
+    flat: bool,
 }
 
 impl GuardScope {
-    /// The scope of a call of `tool` under `set`; `None` when the tool has no guards, so an
-    /// unguarded call costs one map lookup and nothing else.
-    pub(crate) fn of(set: &Arc<GuardSet>, tool: &Arc<str>) -> Option<GuardScope> {
+    /// The scope of a call of `tool` under `set`, made through a flat tool name when `flat`;
+    /// `None` when the tool has no guards, so an unguarded call costs one map lookup and
+    /// nothing else.
+    pub(crate) fn of(set: &Arc<GuardSet>, tool: &Arc<str>, flat: bool) -> Option<GuardScope> {
         set.tools.contains_key(&**tool).then(|| GuardScope {
             set: Arc::clone(set),
             tool: Arc::clone(tool),
+            flat,
         })
     }
 }
@@ -505,6 +597,9 @@ struct Admission {
     set: Arc<GuardSet>,
     tool: Arc<str>,
     action: String,
+    /// The action as the client called it, for messages: `billing.charge`, `billing_charge`
+    /// (flat), or `ledger` (a single-function tool).
+    called: String,
     /// The rate-limit keys of the action's gate and the tool's gate, computed from the
     /// request while it was at hand.
     keys: [Option<String>; 2],
@@ -536,11 +631,17 @@ impl Guarded {
                 .actions
                 .get(action)
                 .is_some_and(|g| !g.middleware.is_empty());
+        let called = match (gates.grouped, scope.flat) {
+            (false, _) => scope.tool.to_string(),
+            (true, false) => format!("{}.{action}", scope.tool),
+            (true, true) => format!("{}_{action}", scope.tool),
+        };
         Guarded {
             inner: Some(Admission {
                 set: Arc::clone(&scope.set),
                 tool: Arc::clone(&scope.tool),
                 action: action.to_owned(),
+                called,
                 keys,
                 context: has_middleware.then(|| context.clone()),
             }),
@@ -564,11 +665,20 @@ impl Guarded {
         };
         let action = gates.actions.get(&admission.action);
         let ordered = [action, Some(&gates.tool)];
+        // An action's limit is named as the client called the action; the tool's limit, shared
+        // by its actions, by the tool's name.
+        let name_of = |gate: &Gate| -> String {
+            if action.is_some_and(|a| std::ptr::eq(a, gate)) {
+                admission.called.clone()
+            } else {
+                gate.name.clone()
+            }
+        };
 
         for (gate, key) in ordered.iter().zip(&admission.keys) {
             if let (Some(gate), Some(key)) = (gate, key)
                 && let Some(rate) = &gate.rate
-                && let Err(error) = rate.check(&gate.name, key).await
+                && let Err(error) = rate.check(&name_of(gate), key).await
             {
                 return ToolResponse::error(error);
             }
@@ -579,7 +689,7 @@ impl Guarded {
         let mut permits = Vec::with_capacity(2);
         for gate in ordered.iter().rev().flatten() {
             if let Some(concurrency) = &gate.concurrency {
-                match concurrency.acquire(&gate.name).await {
+                match concurrency.acquire(&name_of(gate)).await {
                     Ok(permit) => permits.push(permit),
                     Err(error) => return ToolResponse::error(error),
                 }
@@ -587,7 +697,8 @@ impl Guarded {
         }
 
         let timeout = action.and_then(|g| g.timeout).or(gates.tool.timeout);
-        let name = action.map_or(&*admission.tool, |g| g.name.as_str());
+        // The handler of one action ran out of time, whichever gate set the timeout.
+        let name = admission.called.as_str();
         let started = tokio::time::Instant::now();
         // The tool's middleware outside the action's, under the timeout.
         let layers: Vec<Arc<dyn Middleware>> = match &admission.context {
@@ -673,7 +784,7 @@ fn timed_out(name: &str, limit: Duration) -> ToolError {
         seconds(whole_seconds(limit))
     };
     ToolError::new(
-        crate::ErrorCode::Timeout,
+        ErrorCode::Timeout,
         format!("`{name}` did not finish within {limit_text} and was stopped."),
     )
     .suggest(

@@ -65,7 +65,11 @@ impl rmcp::ServerHandler for Server {
         }
 
         let (ctx, reports) = request_context(&context);
-        let ctx = ctx.with_guards(GuardScope::of(&inner.gates, &entry.tool_name));
+        let ctx = ctx.with_guards(GuardScope::of(
+            &inner.gates,
+            &entry.tool_name,
+            entry.inject.is_some(),
+        ));
 
         // A hand-written `Tool` may panic in `call` itself or while polled: both are caught.
         let tool = entry.tool.clone();

@@ -185,7 +185,8 @@ impl Tester {
         let target = self.resolve(name);
         // The server's argument limits.
         let too_large = self.guards.argument_limits().check(&arguments);
-        let context = context.with_guards(GuardScope::of(&self.gates, &target.tool_name));
+        let context =
+            context.with_guards(GuardScope::of(&self.gates, &target.tool_name, target.flat));
         if let Some((discriminator, action)) = target.inject {
             arguments.insert(discriminator, Value::String(action));
         }
