@@ -46,7 +46,8 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 ///   refused up front with a single `(root)` problem, before the schema or serde sees them.
 ///
 /// Build it once per action and share it (`Send + Sync`); each call allocates nothing beyond
-/// what serde needs and a small stack for the nesting check unless the arguments are invalid.
+/// what serde needs unless the arguments are invalid (the nesting check allocates only for a
+/// limit above 128 levels).
 ///
 /// ```
 /// use fusion::validation::ArgumentValidator;
