@@ -208,9 +208,7 @@ fn parse_envelope() -> Figure {
     assert_eq!(parsed.to_xml(), xml);
     let (f, b) = side_by_side(
         10_000,
-        |n| {
-            (0..n).for_each(|_| drop(black_box(fusion::client::parse_envelope(black_box(&xml)))))
-        },
+        |n| (0..n).for_each(|_| drop(black_box(fusion::client::parse_envelope(black_box(&xml))))),
         |n| (0..n).for_each(|_| _ = black_box(quick_xml_events(black_box(&xml)))),
     );
     Figure {
@@ -241,9 +239,7 @@ fn guards() -> Figure {
     let call = |tester: &Tester, n: u32| {
         runtime.block_on(async {
             for _ in 0..n {
-                let outcome = tester
-                    .call("accounts", black_box(&arguments).clone())
-                    .await;
+                let outcome = tester.call("accounts", black_box(&arguments).clone()).await;
                 assert!(outcome.response().tool_error().is_none());
             }
         })

@@ -24,9 +24,16 @@ fuzz_target!(|data: &[u8]| {
         Ok(second) => second,
         Err(err) => panic!("the re-rendered envelope does not parse: {err}\n{rendered}"),
     };
-    assert_eq!(second.to_xml(), rendered, "re-rendering is not a fixed point");
+    assert_eq!(
+        second.to_xml(),
+        rendered,
+        "re-rendering is not a fixed point"
+    );
     if !input.chars().any(forbidden) {
-        assert_eq!(second, first, "re-parsed differs\ninput: {input:?}\nrendered: {rendered:?}");
+        assert_eq!(
+            second, first,
+            "re-parsed differs\ninput: {input:?}\nrendered: {rendered:?}"
+        );
     }
 });
 
