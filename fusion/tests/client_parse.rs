@@ -544,3 +544,17 @@ fn forbidden_characters_read_from_an_envelope_are_replaced_when_rendered_again()
     assert_eq!(second.to_xml(), rendered);
     assert_eq!(parse_tool_error(&second.to_xml()), second);
 }
+
+/// Found by the same fuzz target: a character reference to a forbidden character (`&#024;`,
+/// U+0018) is decoded as sent, and written as U+FFFD when rendered again.
+#[test]
+fn forbidden_character_references_are_replaced_when_rendered_again() {
+    let input = "<validation_error action=\"billing.charge\">\n<contract_awareness>\n  <delta severity=\"BREAKING\" scope=\"billing.charge\">a&#024;b</delta>\n</contract_awareness>\n</validation_error>";
+    let first = parse_validation(input);
+    assert_eq!(first.contract_awareness[0].text, "a\u{18}b");
+    let rendered = first.to_xml();
+    assert!(rendered.contains(">a\u{FFFD}b</delta>"), "{rendered}");
+    let second = parse_validation(&rendered);
+    assert_eq!(second.contract_awareness[0].text, "a\u{FFFD}b");
+    assert_eq!(second.to_xml(), rendered);
+}

@@ -29,7 +29,9 @@ fuzz_target!(|data: &[u8]| {
         rendered,
         "re-rendering is not a fixed point"
     );
-    if !input.chars().any(forbidden) {
+    // Forbidden characters, sent raw or as character references (`&#24;`), are read as sent
+    // and rendered as U+FFFD: the value then differs, the bytes are a fixed point.
+    if !input.chars().any(forbidden) && !input.contains("&#") {
         assert_eq!(
             second, first,
             "re-parsed differs\ninput: {input:?}\nrendered: {rendered:?}"
