@@ -11,6 +11,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use fusion::guard::{ConcurrencyLimit, GuardSpec, RateLimit};
+use fusion::testing::Tester;
+
 #[path = "benches/fixtures.rs"]
 mod fixtures;
 
@@ -183,6 +186,75 @@ fn dispatch() -> Figure {
     }
 }
 
+/// The floor of any parser built on quick-xml's reader: every event of the envelope read,
+/// nothing built.
+fn quick_xml_events(xml: &str) -> usize {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut events = 0;
+    loop {
+        match reader.read_event() {
+            Ok(quick_xml::events::Event::Eof) | Err(_) => return events,
+            Ok(event) => {
+                black_box(&event);
+                events += 1;
+            }
+        }
+    }
+}
+
+fn parse_envelope() -> Figure {
+    let xml = fixtures::seed_error().to_xml();
+    let parsed = fusion::client::parse_envelope(&xml).expect("the seed envelope parses");
+    assert_eq!(parsed.to_xml(), xml);
+    let (f, b) = side_by_side(
+        10_000,
+        |n| (0..n).for_each(|_| drop(black_box(fusion::client::parse_envelope(black_box(&xml))))),
+        |n| (0..n).for_each(|_| _ = black_box(quick_xml_events(black_box(&xml)))),
+    );
+    Figure {
+        name: "parse_envelope (seed)",
+        baseline: "quick-xml events only",
+        fusion_ns: f,
+        baseline_ns: b,
+        per_second: false,
+        target: None,
+    }
+}
+
+fn guards() -> Figure {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a runtime");
+    let arguments = serde_json::Value::Object(fixtures::deposit_arguments());
+    let bare = Tester::new().tool(fixtures::Accounts);
+    // A concurrency limit, an in-memory rate limit and a timeout, none of which refuses.
+    let all = GuardSpec::new()
+        .concurrency(ConcurrencyLimit::new(1024, 1024))
+        .rate_limit(RateLimit::global(1_000_000_000, Duration::from_secs(1)))
+        .timeout(Duration::from_secs(60));
+    let guarded = Tester::new()
+        .tool(fixtures::Accounts)
+        .guard("accounts.deposit", all);
+    let call = |tester: &Tester, n: u32| {
+        runtime.block_on(async {
+            for _ in 0..n {
+                let outcome = tester.call("accounts", black_box(&arguments).clone()).await;
+                assert!(outcome.response().tool_error().is_none());
+            }
+        })
+    };
+    let (f, b) = side_by_side(1_000, |n| call(&guarded, n), |n| call(&bare, n));
+    Figure {
+        name: "guards: all three",
+        baseline: "same Tester call, no guards",
+        fusion_ns: f,
+        baseline_ns: b,
+        per_second: false,
+        target: None,
+    }
+}
+
 fn end_to_end() -> Figure {
     // One thread for both sides: the shared 2-core machine then adds the least scheduling noise.
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -226,12 +298,13 @@ fn main() {
         "figure", "fusion", "unit", "baseline", "baseline"
     );
     let only = std::env::args().nth(1).unwrap_or_default();
-    let figures: [(&str, Measure); 5] = [
+    let figures: [(&str, Measure); 7] = [
         ("envelope", envelope),
         ("validation: render", validation_render),
         ("validation: check", validation_check),
         ("dispatch", dispatch),
-        // parse_envelope (issue 7) goes here.
+        ("parse_envelope", parse_envelope),
+        ("guards", guards),
         ("end to end", end_to_end),
     ];
     for (name, figure) in figures {

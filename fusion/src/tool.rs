@@ -4,7 +4,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
@@ -160,16 +160,31 @@ pub type ProgressReporter = Arc<dyn Fn(f64, Option<f64>, Option<String>) + Send 
 /// What an action may know about the request it serves. Take it as a parameter
 /// (`ctx: fusion::RequestContext`) to read request metadata, notice cancellation or report
 /// progress.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct RequestContext {
     meta: Map<String, Value>,
-    cancellation: CancellationToken,
+    /// Created at the first use: most calls never look at it, and a token is an allocation.
+    cancellation: OnceLock<CancellationToken>,
     progress: Option<ProgressReporter>,
     client: Option<String>,
     guards: Option<crate::guard::GuardScope>,
 }
 
 pub use tokio_util::sync::CancellationToken;
+
+impl Clone for RequestContext {
+    /// A clone shares the original's cancellation token (cancelling one cancels both), as
+    /// it would if the token had been created eagerly.
+    fn clone(&self) -> RequestContext {
+        RequestContext {
+            meta: self.meta.clone(),
+            cancellation: OnceLock::from(self.cancellation().clone()),
+            progress: self.progress.clone(),
+            client: self.client.clone(),
+            guards: self.guards.clone(),
+        }
+    }
+}
 
 impl RequestContext {
     /// A context with no metadata, a fresh cancellation token and no progress channel.
@@ -185,7 +200,7 @@ impl RequestContext {
 
     /// Sets the token cancelled when the client cancels the request.
     pub fn with_cancellation(mut self, token: CancellationToken) -> RequestContext {
-        self.cancellation = token;
+        self.cancellation = OnceLock::from(token);
         self
     }
 
@@ -208,12 +223,15 @@ impl RequestContext {
 
     /// The cancellation token of this request.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancellation
+        self.cancellation.get_or_init(CancellationToken::new)
     }
 
     /// Whether the client has cancelled this request.
     pub fn is_cancelled(&self) -> bool {
-        self.cancellation.is_cancelled()
+        // A token nobody has seen yet cannot have been cancelled.
+        self.cancellation
+            .get()
+            .is_some_and(CancellationToken::is_cancelled)
     }
 
     /// The calling client's identity, when the transport knows it.

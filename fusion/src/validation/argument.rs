@@ -46,7 +46,8 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 ///   refused up front with a single `(root)` problem, before the schema or serde sees them.
 ///
 /// Build it once per action and share it (`Send + Sync`); each call allocates nothing beyond
-/// what serde needs and a small stack for the nesting check unless the arguments are invalid.
+/// what serde needs unless the arguments are invalid (the nesting check allocates only for a
+/// limit above 128 levels).
 ///
 /// ```
 /// use fusion::validation::ArgumentValidator;
@@ -216,15 +217,15 @@ impl ArgumentValidator {
     /// Whether `args` satisfy the schema (and are nested no deeper than
     /// [`ArgumentValidator::max_depth`]).
     pub fn is_valid(&self, args: &Value) -> bool {
-        nesting_depth(args) <= self.max_depth && self.validator.is_valid(args)
+        within_depth(args, self.max_depth) && self.validator.is_valid(args)
     }
 
     /// The envelope refusing `args` when they are nested deeper than allowed.
     fn too_deep(&self, args: &Value) -> Option<ValidationError> {
-        let depth = nesting_depth(args);
-        if depth <= self.max_depth {
+        if within_depth(args, self.max_depth) {
             return None;
         }
+        let depth = nesting_depth(args);
         let what = if args.is_array() {
             "an array"
         } else {
@@ -541,6 +542,28 @@ fn escape_pointer(name: &str) -> String {
     name.replace('~', "~0").replace('/', "~1")
 }
 
+/// Whether `value` is nested at most `limit` levels deep ([`nesting_depth`] `<= limit`), the
+/// check every call makes: it stops descending at the limit and allocates nothing, so flat and
+/// shallow arguments cost one look at each value. It recurses, once per level and never deeper
+/// than the limit; a limit above [`RECURSION_LIMIT`] levels takes [`nesting_depth`]'s
+/// heap-allocated walk instead, so a large configured limit cannot overflow the stack here.
+fn within_depth(value: &Value, limit: usize) -> bool {
+    fn walk(value: &Value, budget: usize) -> bool {
+        match value {
+            Value::Object(map) => budget > 0 && map.values().all(|v| walk(v, budget - 1)),
+            Value::Array(items) => budget > 0 && items.iter().all(|v| walk(v, budget - 1)),
+            _ => true,
+        }
+    }
+    if limit > RECURSION_LIMIT {
+        return nesting_depth(value) <= limit;
+    }
+    walk(value, limit)
+}
+
+/// The deepest limit [`within_depth`] checks by recursion.
+const RECURSION_LIMIT: usize = 128;
+
 /// The nesting depth of `value`: 0 for a scalar, 1 for an object or array holding only
 /// scalars (or nothing), one more for each level of objects and arrays inside. Without
 /// recursion: the stack holds one iterator per open level.
@@ -590,5 +613,41 @@ fn mentions_write_only(schema: &Value) -> bool {
         }
         Value::Array(items) => items.iter().any(mentions_write_only),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod depth_tests {
+    use super::*;
+    use serde_json::json;
+
+    /// `levels` nested objects or arrays around a scalar.
+    fn nested(levels: usize, array: bool) -> Value {
+        (0..levels).fold(json!(1), |inner, _| {
+            if array {
+                json!([0, inner, "x"])
+            } else {
+                json!({"a": 0, "b": inner})
+            }
+        })
+    }
+
+    #[test]
+    fn the_bounded_check_agrees_with_the_full_count() {
+        let mut values = vec![json!(1), json!({}), json!([]), json!({"a": {"b": []}})];
+        for levels in [1, 2, 63, 64, 65, 128, 129, 300] {
+            values.push(nested(levels, false));
+            values.push(nested(levels, true));
+        }
+        for value in &values {
+            let depth = nesting_depth(value);
+            for limit in [0, 1, 2, 63, 64, 65, 127, 128, 129, 200, 1_000] {
+                assert_eq!(
+                    within_depth(value, limit),
+                    depth <= limit,
+                    "depth {depth}, limit {limit}"
+                );
+            }
+        }
     }
 }
