@@ -10,6 +10,11 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, Throughput};
 use fusion::ToolError;
 
+mod support;
+
+/// Calls per timed batch of the side-by-side line.
+const BATCH: u32 = 20_000;
+
 fn seed_example() -> ToolError {
     ToolError::not_found("No invoice with that ID")
         .suggest("List invoices first, then retry with a real ID")
@@ -47,16 +52,6 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-/// Nanoseconds per call of `f`, over a batch long enough to dwarf the clock.
-fn ns_per_call<T>(mut f: impl FnMut() -> T) -> f64 {
-    const BATCH: u32 = 20_000;
-    let start = Instant::now();
-    for _ in 0..BATCH {
-        black_box(f());
-    }
-    start.elapsed().as_nanos() as f64 / f64::from(BATCH)
-}
-
 /// Interleaves batches of both so machine noise hits them alike; reports the medians.
 fn side_by_side() {
     let err = seed_example();
@@ -64,14 +59,10 @@ fn side_by_side() {
     let (mut render, mut copy) = (Vec::new(), Vec::new());
     let deadline = Instant::now() + Duration::from_secs(3);
     while Instant::now() < deadline {
-        render.push(ns_per_call(|| black_box(&err).to_xml()));
-        copy.push(ns_per_call(|| floor(black_box(&xml))));
+        render.push(support::ns_per_call(BATCH, || black_box(&err).to_xml()));
+        copy.push(support::ns_per_call(BATCH, || floor(black_box(&xml))));
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let (r, f) = (median(&mut render), median(&mut copy));
+    let (r, f) = (support::median(&mut render), support::median(&mut copy));
     println!(
         "side by side: to_xml {r:.1} ns/envelope, floor {f:.1} ns/copy ({} bytes), ratio {:.2}x (target <= 3x)",
         xml.len(),

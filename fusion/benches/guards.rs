@@ -18,6 +18,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
 
+mod support;
+
+/// Calls per timed batch of the side-by-side line.
+const BATCH: u32 = 5_000;
+
 /// Echoes.
 pub struct Echo;
 
@@ -92,16 +97,6 @@ fn bench(c: &mut Criterion, rt: &Runtime) {
     group.finish();
 }
 
-/// Nanoseconds per call of `f`, over a batch long enough to dwarf the clock.
-fn ns_per_call<T>(mut f: impl FnMut() -> T) -> f64 {
-    const BATCH: u32 = 5_000;
-    let start = Instant::now();
-    for _ in 0..BATCH {
-        black_box(f());
-    }
-    start.elapsed().as_nanos() as f64 / f64::from(BATCH)
-}
-
 /// Interleaves batches of both so machine noise hits them alike; reports the medians.
 fn side_by_side(rt: &Runtime) {
     let arguments = json!({"n": 7});
@@ -109,14 +104,12 @@ fn side_by_side(rt: &Runtime) {
     let (mut without, mut with) = (Vec::new(), Vec::new());
     let deadline = Instant::now() + Duration::from_secs(5);
     while Instant::now() < deadline {
-        without.push(ns_per_call(|| call(rt, &bare, &arguments)));
-        with.push(ns_per_call(|| call(rt, &guarded, &arguments)));
+        without.push(support::ns_per_call(BATCH, || call(rt, &bare, &arguments)));
+        with.push(support::ns_per_call(BATCH, || {
+            call(rt, &guarded, &arguments)
+        }));
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let (a, b) = (median(&mut without), median(&mut with));
+    let (a, b) = (support::median(&mut without), support::median(&mut with));
     println!(
         "side by side: no guards {a:.0} ns/call, all three guards {b:.0} ns/call, \
          overhead {:.0} ns/call, ratio {:.2}x",

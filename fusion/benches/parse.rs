@@ -15,6 +15,11 @@ use fusion::client::parse_envelope;
 use quick_xml::Reader;
 use quick_xml::events::Event;
 
+mod support;
+
+/// Calls per timed batch of the side-by-side line.
+const BATCH: u32 = 10_000;
+
 fn seed_example() -> ToolError {
     ToolError::not_found("No invoice with that ID")
         .suggest("List invoices first, then retry with a real ID")
@@ -52,16 +57,6 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-/// Nanoseconds per call of `f`, over a batch long enough to dwarf the clock.
-fn ns_per_call<T>(mut f: impl FnMut() -> T) -> f64 {
-    const BATCH: u32 = 10_000;
-    let start = Instant::now();
-    for _ in 0..BATCH {
-        black_box(f());
-    }
-    start.elapsed().as_nanos() as f64 / f64::from(BATCH)
-}
-
 /// Interleaves batches of the three so machine noise hits them alike; reports the medians.
 fn side_by_side() {
     let err = seed_example();
@@ -69,15 +64,17 @@ fn side_by_side() {
     let (mut parse, mut floor, mut render) = (Vec::new(), Vec::new(), Vec::new());
     let deadline = Instant::now() + Duration::from_secs(3);
     while Instant::now() < deadline {
-        parse.push(ns_per_call(|| parse_envelope(black_box(&xml))));
-        floor.push(ns_per_call(|| scan(black_box(&xml))));
-        render.push(ns_per_call(|| black_box(&err).to_xml()));
+        parse.push(support::ns_per_call(BATCH, || {
+            parse_envelope(black_box(&xml))
+        }));
+        floor.push(support::ns_per_call(BATCH, || scan(black_box(&xml))));
+        render.push(support::ns_per_call(BATCH, || black_box(&err).to_xml()));
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let (p, f, r) = (median(&mut parse), median(&mut floor), median(&mut render));
+    let (p, f, r) = (
+        support::median(&mut parse),
+        support::median(&mut floor),
+        support::median(&mut render),
+    );
     println!(
         "side by side ({} bytes): parse_envelope {p:.0} ns, quick-xml events only {f:.0} ns \
          ({:.2}x of it), to_xml {r:.0} ns ({:.2}x of it)",
