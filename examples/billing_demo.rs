@@ -127,7 +127,7 @@ pub(crate) async fn run(server: Server, exposition: Exposition) -> anyhow::Resul
     match refused {
         Some((attempt, result)) => {
             println!(
-                "request: tools/call {tool} {} (the last of {attempt} such calls)",
+                "request: tools/call {tool} {} (call {attempt} of this step; the charge of step 7 counted too)",
                 Value::Object(arguments.clone())
             );
             show(&result);
@@ -159,7 +159,7 @@ async fn calibrated_agent(
     let server = server.contract_baseline(baseline);
     if let Some(awareness) = server.contract_awareness() {
         println!(
-            "server baseline: examples/fusion.old.lock; changes since (--lock-check prints the same):"
+            "server baseline: examples/fusion.old.lock; changes since (`--lock-check --lockfile examples/fusion.old.lock` prints the same):"
         );
         print!("{}", awareness.diff().report());
     }
