@@ -11,7 +11,7 @@ use super::path::{ROOT, SecretPath};
 use super::report::{Report, line};
 use super::schema::count;
 use super::shape::{Shape, percent_decode};
-use super::{ValidationError, deser, rules, schema};
+use super::{ValidationError, deser, rules, schema, tracked};
 
 /// The deepest nesting of arrays and objects [`ArgumentValidator`] accepts unless told
 /// otherwise with [`ArgumentValidator::max_depth`].
@@ -272,23 +272,7 @@ impl ArgumentValidator {
     /// A [`ValidationError`] with every schema problem, plus the serde failure when it is at a
     /// path the schema did not already report (serde stops at its first failure).
     pub fn parse<T: DeserializeOwned>(&self, args: &Value) -> Result<T, ValidationError> {
-        if let Some(error) = self.too_deep(args) {
-            return Err(error);
-        }
-        let valid = self.validator.is_valid(args);
-        match T::deserialize(args) {
-            Ok(value) if valid => Ok(value),
-            outcome => {
-                let mut report = self.report(args);
-                if !valid {
-                    schema::collect(&mut report, &self.validator);
-                }
-                if outcome.is_err() {
-                    deser::collect::<T>(&mut report);
-                }
-                Err(self.finish(report))
-            }
-        }
+        self.parse_with(args, |_: &T| None)
     }
 
     /// [`ArgumentValidator::parse`], then the `validator` rules of `T`, all in one envelope.
@@ -321,29 +305,40 @@ impl ArgumentValidator {
         if let Some(error) = self.too_deep(args) {
             return Err(error);
         }
+        // Generic over `T`, so compiled once per arguments type: kept to the happy path, with
+        // one deserializer (which also locates a failure) and the wording out of line.
         let valid = self.validator.is_valid(args);
-        let outcome = match T::deserialize(args) {
-            Ok(value) if valid => {
-                return match run_rules(&value) {
-                    None => Ok(value),
-                    Some(failures) => Err(self.rule_errors(&failures, args)),
-                };
-            }
-            other => other,
-        };
+        match tracked::deserialize::<T>(args) {
+            Ok(value) => match run_rules(&value) {
+                None if valid => Ok(value),
+                failures => Err(self.failed(args, valid, None, failures.as_ref())),
+            },
+            Err(failure) => Err(self.failed(args, valid, Some(&failure), None)),
+        }
+    }
+
+    /// The envelope of a call that failed: every schema problem unless `valid`, the
+    /// deserialization `failure`, and the rule `failures`.
+    #[cold]
+    #[inline(never)]
+    fn failed(
+        &self,
+        args: &Value,
+        valid: bool,
+        failure: Option<&tracked::Failure>,
+        failures: Option<&validator::ValidationErrors>,
+    ) -> ValidationError {
         let mut report = self.report(args);
         if !valid {
             schema::collect(&mut report, &self.validator);
         }
-        match &outcome {
-            Ok(value) => {
-                if let Some(failures) = run_rules(value) {
-                    rules::collect(&mut report, &failures);
-                }
-            }
-            Err(_) => deser::collect::<T>(&mut report),
+        if let Some(failure) = failure {
+            deser::add(&mut report, failure);
         }
-        Err(self.finish(report))
+        if let Some(failures) = failures {
+            rules::collect(&mut report, failures);
+        }
+        self.finish(report)
     }
 
     /// A [`ValidationError`] from `validator` rule failures alone, worded with this schema

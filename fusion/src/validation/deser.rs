@@ -1,32 +1,20 @@
 //! Deserialization problems: the first serde error on the way into the handler's argument
-//! type, located with `serde_path_to_error` and reworded from serde's standard messages.
-
-use serde::de::DeserializeOwned;
-use serde_path_to_error::{Path, Segment};
+//! type, located by [`tracked`](super::tracked) and reworded from serde's standard messages.
 
 use super::path::FieldPath;
 use super::report::{Check, Report, Source, line};
+use super::tracked::{Failure, Step};
 
-/// Deserializes the arguments of `report` into `T` again, tracking the path, and adds the
-/// failure as a problem. Called only after a plain deserialization failed, so the happy path
-/// pays nothing for tracking.
-pub(crate) fn collect<T: DeserializeOwned>(report: &mut Report<'_>) {
-    if let Err(error) = serde_path_to_error::deserialize::<_, T>(report.args()) {
-        add(report, error.path(), &error.inner().to_string());
-    }
-}
-
-/// Adds the problem for serde's `message` at `at`.
-pub(crate) fn add(report: &mut Report<'_>, at: &Path, message: &str) {
+/// Adds the problem for a deserialization `failure`.
+pub(crate) fn add(report: &mut Report<'_>, failure: &Failure) {
     let mut path = FieldPath::root();
-    for segment in at {
-        match segment {
-            Segment::Seq { index } => path.push_index(*index),
-            Segment::Map { key } | Segment::Enum { variant: key } => path.push_key(key.as_str()),
-            Segment::Unknown => {}
+    for step in failure.path() {
+        match step {
+            Step::Index(index) => path.push_index(*index),
+            Step::Key(key) => path.push_key(key.as_str()),
         }
     }
-    let (path, text) = reword(report, path, message);
+    let (path, text) = reword(report, path, failure.message());
     report.push(path, text, Source::Serde, Check::Other);
 }
 

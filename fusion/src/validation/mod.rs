@@ -2,7 +2,7 @@
 //! field, sorted by path, written so a model fixes everything in one turn (SPEC section 2).
 //!
 //! Three sources feed one envelope: the action's JSON Schema (`jsonschema`), deserialization
-//! into the handler's argument type (serde, with the failing path from `serde_path_to_error`),
+//! into the handler's argument type (serde, with the failing path tracked on the way back up),
 //! and `validator` rules. [`ArgumentValidator`] runs all three; [`ValidationError`] is the
 //! envelope, and can also be built by hand or from `validator::ValidationErrors` alone.
 
@@ -14,6 +14,7 @@ mod rules;
 mod schema;
 mod sent;
 mod shape;
+mod tracked;
 
 use std::fmt;
 use std::sync::Arc;

@@ -1,0 +1,926 @@
+//! A `Deserializer` over a borrowed [`Value`] that knows where it failed.
+//!
+//! Arguments are deserialized from the `&Value` they were validated in (they must stay available
+//! to word a failure). serde_json's own `&Value` deserializer says what failed but not where;
+//! `serde_path_to_error` says where, but copies every object key into a `String` on the way,
+//! success or not. [`Tracked`] visits exactly what serde_json's `&Value` deserializer visits,
+//! with the same messages, and builds the path only while an error travels back up through it:
+//! nothing is allocated for tracking on success. Using one deserializer on both paths also
+//! compiles each arguments type's `Deserialize` impl once instead of twice (once for `&Value`,
+//! once more for `serde_path_to_error` on failure), which is most of what a tool's actions cost
+//! to compile.
+//!
+//! Paths follow `serde_path_to_error`'s rules: an element's index, an object value's key, the
+//! key itself when a key fails (`unknown field`), and an enum variant's name for a failure
+//! inside the variant's content. An error a visitor catches and drops takes its path with it.
+
+use std::fmt;
+
+use serde::de::{
+    self, Deserialize, DeserializeSeed, Deserializer, EnumAccess, Expected, MapAccess, SeqAccess,
+    Unexpected, VariantAccess, Visitor,
+};
+use serde::forward_to_deserialize_any;
+use serde_json::{Map, Number, Value};
+
+/// One step of the path to a failure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// An object's key, or the variant of an enum.
+    Key(String),
+    /// An array's index.
+    Index(usize),
+}
+
+/// Why deserializing failed (serde's message, word for word as serde_json writes it for
+/// serde's standard errors) and where.
+#[derive(Debug)]
+pub(crate) struct Failure(Box<FailureInner>);
+
+#[derive(Debug)]
+struct FailureInner {
+    message: String,
+    /// Innermost step first: each level adds its own step as the error passes through it.
+    steps: Vec<Step>,
+}
+
+impl Failure {
+    /// serde's message.
+    pub(crate) fn message(&self) -> &str {
+        &self.0.message
+    }
+
+    /// The path from the root of the arguments to the failure, outermost step first.
+    pub(crate) fn path(&self) -> impl Iterator<Item = &Step> {
+        self.0.steps.iter().rev()
+    }
+
+    #[cold]
+    fn at(mut self, step: Step) -> Failure {
+        self.0.steps.push(step);
+        self
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+impl de::Error for Failure {
+    #[cold]
+    fn custom<T: fmt::Display>(message: T) -> Failure {
+        Failure(Box::new(FailureInner {
+            message: message.to_string(),
+            steps: Vec::new(),
+        }))
+    }
+
+    #[cold]
+    fn invalid_type(unexpected: Unexpected<'_>, expected: &dyn Expected) -> Failure {
+        Failure::custom(format_args!(
+            "invalid type: {}, expected {expected}",
+            AsJson(unexpected)
+        ))
+    }
+
+    #[cold]
+    fn invalid_value(unexpected: Unexpected<'_>, expected: &dyn Expected) -> Failure {
+        Failure::custom(format_args!(
+            "invalid value: {}, expected {expected}",
+            AsJson(unexpected)
+        ))
+    }
+}
+
+/// An unexpected value in serde_json's words: `null` rather than serde's `unit value`, and
+/// floats written as JSON writes them.
+struct AsJson<'a>(Unexpected<'a>);
+
+impl fmt::Display for AsJson<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Unexpected::Unit => f.write_str("null"),
+            Unexpected::Float(value) => match Number::from_f64(value) {
+                Some(number) => write!(f, "floating point `{number}`"),
+                None => self.0.fmt(f),
+            },
+            other => other.fmt(f),
+        }
+    }
+}
+
+/// Deserializes `T` from `value`, saying where it failed when it does.
+pub(crate) fn deserialize<'de, T: de::Deserialize<'de>>(value: &'de Value) -> Result<T, Failure> {
+    T::deserialize(Tracked(value))
+}
+
+/// serde_json's `&Value` deserializer, with a path on failure.
+#[derive(Clone, Copy)]
+pub(crate) struct Tracked<'de>(&'de Value);
+
+impl<'de> Deserializer<'de> for Tracked<'de> {
+    type Error = Failure;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        match self.0 {
+            Value::Null => visitor.visit_unit(),
+            Value::Bool(b) => visitor.visit_bool(*b),
+            Value::Number(n) => visit_number(n, visitor),
+            Value::String(s) => visitor.visit_borrowed_str(s),
+            Value::Array(items) => visit_array(items, visitor),
+            Value::Object(map) => visit_object(map, visitor),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        match self.0 {
+            Value::Null => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Failure> {
+        let (variant, content) = match self.0 {
+            Value::String(variant) => (variant.as_str(), None),
+            Value::Object(map) => {
+                let mut entries = map.iter();
+                match (entries.next(), entries.next()) {
+                    (Some((variant, content)), None) => (variant.as_str(), Some(content)),
+                    _ => {
+                        return Err(de::Error::invalid_value(
+                            Unexpected::Map,
+                            &"map with a single key",
+                        ));
+                    }
+                }
+            }
+            other => {
+                return Err(de::Error::invalid_type(unexpected(other), &"string or map"));
+            }
+        };
+        visitor.visit_enum(Enum { variant, content })
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Failure> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        visitor.visit_unit()
+    }
+
+    // The typed requests accept only the JSON types serde_json's `&Value` deserializer accepts
+    // for them, so a visitor that would take something else (a field identifier taking an
+    // index) sees what it sees with serde_json.
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        match self.0 {
+            Value::Bool(b) => visitor.visit_bool(*b),
+            other => Err(invalid_type(other, &visitor)),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        match self.0 {
+            Value::String(s) => visitor.visit_borrowed_str(s),
+            other => Err(invalid_type(other, &visitor)),
+        }
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        match self.0 {
+            Value::String(s) => visitor.visit_borrowed_str(s),
+            Value::Array(items) => visit_array(items, visitor),
+            other => Err(invalid_type(other, &visitor)),
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        match self.0 {
+            Value::Null => visitor.visit_unit(),
+            other => Err(invalid_type(other, &visitor)),
+        }
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        match self.0 {
+            Value::Array(items) => visit_array(items, visitor),
+            other => Err(invalid_type(other, &visitor)),
+        }
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        match self.0 {
+            Value::Object(map) => visit_object(map, visitor),
+            other => Err(invalid_type(other, &visitor)),
+        }
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Failure> {
+        match self.0 {
+            Value::Array(items) => visit_array(items, visitor),
+            Value::Object(map) => visit_object(map, visitor),
+            other => Err(invalid_type(other, &visitor)),
+        }
+    }
+
+    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.number(visitor)
+    }
+    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.number(visitor)
+    }
+    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.number(visitor)
+    }
+    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.number(visitor)
+    }
+    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.number(visitor)
+    }
+    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.number(visitor)
+    }
+    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.number(visitor)
+    }
+    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.number(visitor)
+    }
+    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.number(visitor)
+    }
+    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.number(visitor)
+    }
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.number(visitor)
+    }
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.number(visitor)
+    }
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.deserialize_str(visitor)
+    }
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.deserialize_str(visitor)
+    }
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.deserialize_str(visitor)
+    }
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.deserialize_bytes(visitor)
+    }
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Failure> {
+        self.deserialize_unit(visitor)
+    }
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Failure> {
+        self.deserialize_seq(visitor)
+    }
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Failure> {
+        self.deserialize_seq(visitor)
+    }
+}
+
+impl<'de> Tracked<'de> {
+    fn number<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        match self.0 {
+            Value::Number(n) => visit_number(n, visitor),
+            other => Err(invalid_type(other, &visitor)),
+        }
+    }
+}
+
+/// "invalid type: {what value is}, expected {what the visitor expects}".
+#[cold]
+fn invalid_type(value: &Value, expected: &dyn Expected) -> Failure {
+    de::Error::invalid_type(unexpected(value), expected)
+}
+
+/// A number as serde_json visits it: a non-negative integer as `u64`, a negative one as `i64`,
+/// anything else as `f64`.
+fn visit_number<'de, V: Visitor<'de>>(n: &Number, visitor: V) -> Result<V::Value, Failure> {
+    if let Some(u) = n.as_u64() {
+        visitor.visit_u64(u)
+    } else if let Some(i) = n.as_i64() {
+        visitor.visit_i64(i)
+    } else {
+        visitor.visit_f64(n.as_f64().unwrap_or(f64::NAN))
+    }
+}
+
+fn visit_array<'de, V: Visitor<'de>>(items: &'de [Value], visitor: V) -> Result<V::Value, Failure> {
+    let mut elements = Elements {
+        items: items.iter(),
+        index: 0,
+    };
+    let value = visitor.visit_seq(&mut elements)?;
+    if elements.items.len() == 0 {
+        Ok(value)
+    } else {
+        Err(de::Error::invalid_length(
+            items.len(),
+            &"fewer elements in array",
+        ))
+    }
+}
+
+fn visit_object<'de, V: Visitor<'de>>(
+    map: &'de Map<String, Value>,
+    visitor: V,
+) -> Result<V::Value, Failure> {
+    let mut fields = Fields {
+        entries: map.iter(),
+        pending: None,
+    };
+    let value = visitor.visit_map(&mut fields)?;
+    if fields.entries.len() == 0 {
+        Ok(value)
+    } else {
+        Err(de::Error::invalid_length(
+            map.len(),
+            &"fewer elements in map",
+        ))
+    }
+}
+
+/// What serde calls `value` in "invalid type" messages.
+fn unexpected(value: &Value) -> Unexpected<'_> {
+    match value {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => Unexpected::Unsigned(u),
+            (None, Some(i)) => Unexpected::Signed(i),
+            _ => Unexpected::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Value::String(s) => Unexpected::Str(s),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    }
+}
+
+struct Elements<'de> {
+    items: std::slice::Iter<'de, Value>,
+    index: usize,
+}
+
+impl<'de> SeqAccess<'de> for Elements<'de> {
+    type Error = Failure;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Failure> {
+        let Some(item) = self.items.next() else {
+            return Ok(None);
+        };
+        let index = self.index;
+        self.index += 1;
+        match seed.deserialize(Tracked(item)) {
+            Ok(value) => Ok(Some(value)),
+            Err(failure) => Err(failure.at(Step::Index(index))),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.items.len())
+    }
+}
+
+struct Fields<'de> {
+    entries: serde_json::map::Iter<'de>,
+    /// The entry whose key was just visited, waiting for its value.
+    pending: Option<(&'de String, &'de Value)>,
+}
+
+impl<'de> MapAccess<'de> for Fields<'de> {
+    type Error = Failure;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Failure> {
+        let Some((key, value)) = self.entries.next() else {
+            return Ok(None);
+        };
+        self.pending = Some((key, value));
+        match seed.deserialize(Key(key)) {
+            Ok(key) => Ok(Some(key)),
+            Err(failure) => Err(failure.at(Step::Key(key.clone()))),
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Failure> {
+        let Some((key, value)) = self.pending.take() else {
+            return Err(de::Error::custom("value is missing"));
+        };
+        match seed.deserialize(Tracked(value)) {
+            Ok(value) => Ok(value),
+            Err(failure) => Err(failure.at(Step::Key(key.clone()))),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.entries.len())
+    }
+}
+
+/// An object's key (or an enum's variant name): a borrowed string, or a number or boolean
+/// written as a string for maps keyed by those types, as serde_json reads keys.
+struct Key<'de>(&'de str);
+
+impl<'de> Key<'de> {
+    /// A key read as a JSON number, for maps keyed by numbers (serde_json's rule: the key must
+    /// be a JSON number in quotes).
+    fn numeric<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        let number = match self.0.as_bytes().first() {
+            Some(b'0'..=b'9' | b'-') => serde_json::from_str::<Number>(self.0).ok(),
+            _ => None,
+        };
+        match number {
+            Some(number) => visit_number(&number, visitor),
+            None => Err(de::Error::custom(
+                "invalid value: expected key to be a number in quotes",
+            )),
+        }
+    }
+}
+
+impl<'de> Deserializer<'de> for Key<'de> {
+    type Error = Failure;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        visitor.visit_borrowed_str(self.0)
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        match self.0 {
+            "true" => visitor.visit_bool(true),
+            "false" => visitor.visit_bool(false),
+            other => Err(de::Error::invalid_type(Unexpected::Str(other), &visitor)),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Failure> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Failure> {
+        visitor.visit_enum(Enum {
+            variant: self.0,
+            content: None,
+        })
+    }
+
+    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.numeric(visitor)
+    }
+    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.numeric(visitor)
+    }
+    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.numeric(visitor)
+    }
+    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.numeric(visitor)
+    }
+    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.numeric(visitor)
+    }
+    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.numeric(visitor)
+    }
+    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.numeric(visitor)
+    }
+    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.numeric(visitor)
+    }
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.numeric(visitor)
+    }
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.numeric(visitor)
+    }
+    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.numeric(visitor)
+    }
+    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.numeric(visitor)
+    }
+
+    forward_to_deserialize_any! {
+        char str string bytes byte_buf unit unit_struct seq tuple tuple_struct map
+        struct identifier ignored_any
+    }
+}
+
+/// An enum written as `"variant"` or `{"variant": content}`.
+struct Enum<'de> {
+    variant: &'de str,
+    content: Option<&'de Value>,
+}
+
+impl<'de> EnumAccess<'de> for Enum<'de> {
+    type Error = Failure;
+    type Variant = Variant<'de>;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, Variant<'de>), Failure> {
+        // An unknown variant fails at the enum's own path, as with serde_path_to_error.
+        let variant = seed.deserialize(Key(self.variant))?;
+        Ok((
+            variant,
+            Variant {
+                name: self.variant,
+                content: self.content,
+            },
+        ))
+    }
+}
+
+/// A variant's content; a failure inside it is at the variant's name.
+struct Variant<'de> {
+    name: &'de str,
+    content: Option<&'de Value>,
+}
+
+impl<'de> Variant<'de> {
+    fn inside(&self, failure: Failure) -> Failure {
+        failure.at(Step::Key(self.name.to_owned()))
+    }
+
+    /// The content, or the error serde_json gives when a variant that needs content has none.
+    fn content(&self, expected: &dyn Expected) -> Result<&'de Value, Failure> {
+        self.content
+            .ok_or_else(|| self.inside(de::Error::invalid_type(Unexpected::UnitVariant, expected)))
+    }
+}
+
+impl<'de> VariantAccess<'de> for Variant<'de> {
+    type Error = Failure;
+
+    fn unit_variant(self) -> Result<(), Failure> {
+        match self.content {
+            Some(content) => {
+                <()>::deserialize(Tracked(content)).map_err(|failure| self.inside(failure))
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Failure> {
+        let content = self.content(&"newtype variant")?;
+        seed.deserialize(Tracked(content))
+            .map_err(|failure| self.inside(failure))
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Failure> {
+        match self.content(&"tuple variant")? {
+            Value::Array(items) if items.is_empty() => {
+                visitor.visit_unit().map_err(|f| self.inside(f))
+            }
+            Value::Array(items) => visit_array(items, visitor).map_err(|f| self.inside(f)),
+            other => Err(self.inside(de::Error::invalid_type(unexpected(other), &"tuple variant"))),
+        }
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Failure> {
+        match self.content(&"struct variant")? {
+            Value::Object(map) => visit_object(map, visitor).map_err(|f| self.inside(f)),
+            other => Err(self.inside(de::Error::invalid_type(
+                unexpected(other),
+                &"struct variant",
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, HashMap};
+
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+
+    /// Deserializes with [`Tracked`] and with serde_json's own `&Value` deserializer (wrapped
+    /// in serde_path_to_error for the path), and checks both say the same.
+    fn same<T>(value: Value) -> Result<T, (String, Vec<Step>)>
+    where
+        T: for<'de> Deserialize<'de> + PartialEq + fmt::Debug,
+    {
+        let ours = deserialize::<T>(&value).map_err(|f| {
+            (
+                f.message().to_owned(),
+                f.path().cloned().collect::<Vec<_>>(),
+            )
+        });
+        let theirs = serde_path_to_error::deserialize::<_, T>(&value).map_err(|e| {
+            let path = e
+                .path()
+                .iter()
+                .filter_map(|s| match s {
+                    serde_path_to_error::Segment::Seq { index } => Some(Step::Index(*index)),
+                    serde_path_to_error::Segment::Map { key }
+                    | serde_path_to_error::Segment::Enum { variant: key } => {
+                        Some(Step::Key(key.clone()))
+                    }
+                    serde_path_to_error::Segment::Unknown => None,
+                })
+                .collect::<Vec<_>>();
+            (e.inner().to_string(), path)
+        });
+        assert_eq!(ours, theirs, "on {value}");
+        ours
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Charge {
+        amount: u32,
+        currency: Currency,
+        lines: Vec<Line>,
+        note: Option<String>,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    enum Currency {
+        #[serde(rename = "EUR")]
+        Eur,
+        #[serde(rename = "USD")]
+        Usd,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Line {
+        sku: String,
+        qty: u8,
+    }
+
+    fn charge() -> Value {
+        json!({"amount": 5, "currency": "EUR", "lines": [{"sku": "a", "qty": 1}], "note": null})
+    }
+
+    #[test]
+    fn valid_arguments_deserialize_as_with_serde_json() {
+        let ok = same::<Charge>(charge()).unwrap();
+        assert_eq!(ok.amount, 5);
+        assert_eq!(ok.currency, Currency::Eur);
+        assert_eq!(ok.lines[0].sku, "a");
+        assert_eq!(ok.note, None);
+        // serde_json accepts a struct written as an array of its fields.
+        assert_eq!(
+            same::<Charge>(json!([5, "USD", [], "n"])).unwrap().amount,
+            5
+        );
+    }
+
+    #[test]
+    fn failures_carry_serde_json_messages_and_serde_path_to_error_paths() {
+        let mut cases = Vec::new();
+        for (pointer, bad) in [
+            ("/amount", json!("5")),
+            ("/amount", json!(5_000_000_000u64)),
+            ("/amount", json!(-1)),
+            ("/amount", json!(1.5)),
+            ("/currency", json!("EURO")),
+            ("/currency", json!(3)),
+            ("/lines", json!({})),
+            ("/lines/0/qty", json!(300)),
+            ("/lines/0/sku", json!(null)),
+            ("/lines/0", json!(["a", 1, 2])),
+            ("/note", json!(true)),
+        ] {
+            let mut value = charge();
+            *value.pointer_mut(pointer).unwrap() = bad;
+            cases.push(value);
+        }
+        let mut unknown = charge();
+        unknown["amuont"] = json!(1);
+        cases.push(unknown);
+        let mut missing = charge();
+        missing["lines"][0].as_object_mut().unwrap().remove("qty");
+        cases.push(missing);
+        cases.push(json!([5, "EUR", [], null, 9]));
+        cases.push(json!("charge"));
+        for value in cases {
+            let (message, _) = same::<Charge>(value.clone()).expect_err(&value.to_string());
+            assert!(!message.is_empty());
+        }
+    }
+
+    #[test]
+    fn the_path_names_the_failing_element() {
+        let mut value = charge();
+        value["lines"] = json!([{"sku": "a", "qty": 1}, {"sku": "b", "qty": "two"}]);
+        let (message, path) = same::<Charge>(value).unwrap_err();
+        assert_eq!(
+            path,
+            [
+                Step::Key("lines".into()),
+                Step::Index(1),
+                Step::Key("qty".into())
+            ]
+        );
+        assert_eq!(message, "invalid type: string \"two\", expected u8");
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    enum Shape {
+        Point,
+        Circle(f64),
+        Pair(u8, u8),
+        Rect { w: u8, h: u8 },
+    }
+
+    #[test]
+    fn enums_of_every_kind_match_serde_json() {
+        assert_eq!(same::<Shape>(json!("Point")), Ok(Shape::Point));
+        assert_eq!(same::<Shape>(json!({"Point": null})), Ok(Shape::Point));
+        assert_eq!(same::<Shape>(json!({"Circle": 2})), Ok(Shape::Circle(2.0)));
+        assert_eq!(
+            same::<Shape>(json!({"Pair": [1, 2]})),
+            Ok(Shape::Pair(1, 2))
+        );
+        assert_eq!(
+            same::<Shape>(json!({"Rect": {"w": 1, "h": 2}})),
+            Ok(Shape::Rect { w: 1, h: 2 })
+        );
+        for bad in [
+            json!("Hexagon"),
+            json!({"Point": 1}),
+            json!("Circle"),
+            json!({"Circle": "big"}),
+            json!({"Pair": [1]}),
+            json!({"Pair": 1}),
+            json!({"Rect": {"w": 1, "h": 900}}),
+            json!({"Rect": [1, 2, 3]}),
+            json!({"Rect": {"w": 1}, "Point": null}),
+            json!({}),
+            json!(7),
+        ] {
+            let (_, path) = same::<Shape>(bad.clone()).expect_err(&bad.to_string());
+            if bad == json!({"Rect": {"w": 1, "h": 900}}) {
+                assert_eq!(path, [Step::Key("Rect".into()), Step::Key("h".into())]);
+            }
+        }
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(tag = "kind")]
+    enum Tagged {
+        Card { last4: String },
+        Bank { iban: String },
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(untagged)]
+    enum Loose {
+        Number(u32),
+        Text(String),
+    }
+
+    #[test]
+    fn buffered_enums_and_maps_match_serde_json() {
+        assert_eq!(
+            same::<Tagged>(json!({"kind": "Card", "last4": "4242"})),
+            Ok(Tagged::Card {
+                last4: "4242".into()
+            })
+        );
+        assert!(same::<Tagged>(json!({"kind": "Cash"})).is_err());
+        assert!(same::<Tagged>(json!({"kind": "Bank"})).is_err());
+        assert_eq!(same::<Loose>(json!(3)), Ok(Loose::Number(3)));
+        assert_eq!(same::<Loose>(json!("x")), Ok(Loose::Text("x".into())));
+        assert!(same::<Loose>(json!([1])).is_err());
+
+        let numbers = same::<BTreeMap<u32, bool>>(json!({"1": true, "20": false})).unwrap();
+        assert_eq!(numbers.get(&20), Some(&false));
+        // serde_path_to_error records a key only once it was visited as a string; this names
+        // the key that failed (the only difference from it).
+        let bad_key = deserialize::<BTreeMap<u32, bool>>(&json!({"x": true})).unwrap_err();
+        assert_eq!(
+            bad_key.message(),
+            serde_json::from_value::<BTreeMap<u32, bool>>(json!({"x": true}))
+                .unwrap_err()
+                .to_string()
+        );
+        assert_eq!(bad_key.path().collect::<Vec<_>>(), [&Step::Key("x".into())]);
+        assert!(same::<HashMap<String, u8>>(json!({"a": 1, "b": -1})).is_err());
+        assert_eq!(
+            same::<HashMap<bool, u8>>(json!({"true": 1}))
+                .unwrap()
+                .get(&true),
+            Some(&1)
+        );
+    }
+
+    #[test]
+    fn scalars_and_containers_match_serde_json() {
+        assert_eq!(same::<i64>(json!(-3)), Ok(-3));
+        assert_eq!(same::<f32>(json!(1)), Ok(1.0));
+        assert_eq!(same::<char>(json!("x")), Ok('x'));
+        assert!(same::<char>(json!("xy")).is_err());
+        assert_eq!(same::<()>(json!(null)), Ok(()));
+        assert!(same::<()>(json!(false)).is_err());
+        assert_eq!(same::<(u8, String)>(json!([1, "a"])), Ok((1, "a".into())));
+        assert!(same::<(u8, String)>(json!([1])).is_err());
+        assert!(same::<(u8,)>(json!([1, 2])).is_err());
+        assert_eq!(same::<Option<Vec<u8>>>(json!([1, 2])), Ok(Some(vec![1, 2])));
+        assert_eq!(same::<Value>(charge()), Ok(charge()));
+        assert_eq!(same::<u128>(json!(7)), Ok(7));
+    }
+
+    /// Arbitrary JSON with the keys and values the test types use, so that some of it
+    /// deserializes and much of it fails at some depth.
+    fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            (-300i64..300).prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            prop::sample::select(vec!["EUR", "USD", "Point", "Circle", "x", "7", "true"])
+                .prop_map(Value::from),
+        ];
+        let key = prop::sample::select(vec![
+            "amount", "currency", "lines", "note", "sku", "qty", "Rect", "Pair", "Circle", "w",
+            "h", "kind", "7", "true",
+        ]);
+        leaf.prop_recursive(4, 32, 5, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::vec((key.clone(), inner), 0..6).prop_map(|pairs| {
+                    Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+                }),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+
+        #[test]
+        fn arbitrary_json_deserializes_as_serde_json_says(value in any_json()) {
+            // `same` asserts the outcome, the message and the path agree.
+            let _ = same::<Charge>(value.clone());
+            let _ = same::<Vec<Shape>>(Value::Array(vec![value.clone()]));
+            let _ = same::<Option<Tagged>>(value.clone());
+            let _ = same::<Loose>(value.clone());
+            let _ = same::<BTreeMap<String, Vec<Option<u8>>>>(value);
+        }
+    }
+}
