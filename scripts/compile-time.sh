@@ -6,7 +6,8 @@
 # "Clean" here means: the generated crate itself is rebuilt from scratch (CARGO_INCREMENTAL=0,
 # its source touched) with every dependency already compiled, which is the cost a user pays
 # on each change to the crate that holds the tools. Each build runs RUNS times (default 3),
-# alternating the two crates, and the medians are compared. `--cold` also times one full build
+# alternating the two crates, and the medians are compared, for wall-clock time and for CPU
+# time (user + system of cargo and rustc, steadier than wall time on a loaded machine). `--cold` also times one full build
 # of each crate with its dependencies from an empty target directory (fusion's runtime and the
 # proc macros included; shared dependencies like serde are built in both).
 #
@@ -50,6 +51,15 @@ seconds() { # seconds CRATE: wall-clock seconds of building CRATE
   echo "$end - $start" | bc
 }
 
+build() { # build CRATE: "WALL CPU" seconds of building CRATE (CPU = user + system time of
+  # cargo and the compilers it ran, which a loaded machine inflates far less than wall time)
+  local out
+  out=$(mktemp)
+  /usr/bin/time -f '%e %U %S' -o "$out" cargo build -q "${profile[@]}" -p "$1"
+  awk '{ printf "%.1f %.1f\n", $1, $2 + $3 }' "$out"
+  rm -f "$out"
+}
+
 if [ "$cold" = 1 ]; then
   rm -rf "$scratch/target-cold"
   for crate in gen-fusion gen-rmcp; do
@@ -62,15 +72,17 @@ fi
 cargo build -q "${profile[@]}" -p gen-fusion -p gen-rmcp
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-fusion_times=()
-rmcp_times=()
+fusion_wall=() fusion_cpu=() rmcp_wall=() rmcp_cpu=()
 for _ in $(seq "$runs"); do
   touch gen-fusion/src/main.rs gen-rmcp/src/main.rs
-  fusion_times+=("$(seconds gen-fusion)")
-  rmcp_times+=("$(seconds gen-rmcp)")
+  read -r w c < <(build gen-fusion); fusion_wall+=("$w"); fusion_cpu+=("$c")
+  read -r w c < <(build gen-rmcp); rmcp_wall+=("$w"); rmcp_cpu+=("$c")
 done
-f=$(printf '%s\n' "${fusion_times[@]}" | median)
-r=$(printf '%s\n' "${rmcp_times[@]}" | median)
 mode=${profile[0]:---dev}
-printf 'crate rebuild (%s tools x %s actions, %s, median of %s): fusion %.1f s (%s), rmcp %.1f s (%s), ratio %.2fx (target <= 1.5x)\n' \
-  "$tools" "$actions" "${mode#--}" "$runs" "$f" "${fusion_times[*]}" "$r" "${rmcp_times[*]}" "$(echo "$f / $r" | bc -l)"
+for kind in wall cpu; do
+  f_all="fusion_$kind[*]" r_all="rmcp_$kind[*]"
+  f=$(printf '%s\n' ${!f_all} | median)
+  r=$(printf '%s\n' ${!r_all} | median)
+  printf 'crate rebuild (%s tools x %s actions, %s, %s time, median of %s): fusion %.1f s (%s), rmcp %.1f s (%s), ratio %.2fx (target <= 1.5x)\n' \
+    "$tools" "$actions" "${mode#--}" "$kind" "$runs" "$f" "${!f_all}" "$r" "${!r_all}" "$(echo "$f / $r" | bc -l)"
+done

@@ -136,7 +136,7 @@ use std::time::Duration;
 use crate::code::{ErrorCode, Severity};
 use crate::error::ToolError;
 use crate::response::ToolResponse;
-use crate::tool::{ErrorContract, RequestContext, ToolDefinition};
+use crate::tool::{BoxFuture, ErrorContract, RequestContext, ToolDefinition};
 
 pub use limits::{ArgumentLimits, DEFAULT_MAX_ARGUMENT_BYTES};
 pub use middleware::{Middleware, Next};
@@ -653,13 +653,25 @@ impl Guarded {
     /// then the handler under the timeout. A refusal is the response and the handler never
     /// starts; on timeout the handler's future is dropped. Dropping the returned future (client
     /// cancellation) frees the call's queue place or slot.
+    ///
+    /// Only this shell is generic over the handler, so it is all that is compiled per action.
+    /// An unguarded call awaits the handler in place; a guarded one boxes it once and runs the
+    /// one compiled copy of the guards.
     pub async fn run<F>(self, handler: F) -> ToolResponse
     where
         F: Future<Output = ToolResponse> + Send,
     {
-        let Some(admission) = self.inner else {
-            return handler.await;
-        };
+        match self.inner {
+            None => handler.await,
+            Some(admission) => admission.run(Box::pin(handler)).await,
+        }
+    }
+}
+
+impl Admission {
+    /// [`Guarded::run`] of a call with guards.
+    async fn run(self, handler: BoxFuture<'_, ToolResponse>) -> ToolResponse {
+        let admission = self;
         let Some(gates) = admission.set.tools.get(&*admission.tool) else {
             return handler.await;
         };
@@ -719,12 +731,7 @@ impl Guarded {
         let response = match &request {
             None => within(timeout, name, handler).await,
             Some(request) => {
-                within(
-                    timeout,
-                    name,
-                    middleware::chain(request, &layers, Box::pin(handler)),
-                )
-                .await
+                within(timeout, name, middleware::chain(request, &layers, handler)).await
             }
         };
         let took = started.elapsed();
@@ -763,10 +770,11 @@ pub(crate) fn seconds(n: u64) -> String {
 
 /// `handler`'s response, or the `TIMEOUT` envelope of `name` once `limit` (if any) has passed,
 /// the handler's future dropped.
-async fn within<F>(limit: Option<Duration>, name: &str, handler: F) -> ToolResponse
-where
-    F: Future<Output = ToolResponse>,
-{
+async fn within(
+    limit: Option<Duration>,
+    name: &str,
+    handler: BoxFuture<'_, ToolResponse>,
+) -> ToolResponse {
     match limit {
         None => handler.await,
         Some(limit) => match tokio::time::timeout(limit, handler).await {
