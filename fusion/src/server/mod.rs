@@ -404,8 +404,15 @@ impl Server {
     /// Applies a builder change, then rebuilds the catalog.
     #[track_caller]
     fn update(mut self, change: impl FnOnce(&mut Inner)) -> Server {
+        change(Arc::make_mut(&mut self.inner));
+        self.rebuild()
+    }
+
+    /// Rebuilds the catalog, the baseline's deltas and the guards after a change. Not generic,
+    /// so the user's crate does not compile a copy per builder call.
+    #[track_caller]
+    fn rebuild(mut self) -> Server {
         let inner = Arc::make_mut(&mut self.inner);
-        change(inner);
         match Catalog::build(&inner.tools, inner.exposition) {
             Ok(catalog) => inner.catalog = catalog,
             Err(message) => panic!("fusion::server::Server: {message}"),
