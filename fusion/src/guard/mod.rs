@@ -130,13 +130,14 @@ mod redis;
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::code::{ErrorCode, Severity};
 use crate::error::ToolError;
 use crate::response::ToolResponse;
-use crate::tool::{BoxFuture, ErrorContract, RequestContext, ToolDefinition};
+use crate::tool::{ErrorContract, RequestContext, ToolDefinition};
 
 pub use limits::{ArgumentLimits, DEFAULT_MAX_ARGUMENT_BYTES};
 pub use middleware::{Middleware, Next};
@@ -655,22 +656,30 @@ impl Guarded {
     /// cancellation) frees the call's queue place or slot.
     ///
     /// Only this shell is generic over the handler, so it is all that is compiled per action.
-    /// An unguarded call awaits the handler in place; a guarded one boxes it once and runs the
-    /// one compiled copy of the guards.
+    /// An unguarded call awaits the handler in place. A guarded one runs the one compiled copy
+    /// of the guards on the handler pinned in place, and that copy's state (rate checks,
+    /// permits, a timer, middleware) lives in its own allocation, so the future of an
+    /// unguarded call, which every `Tool::call` boxes, does not carry it.
     pub async fn run<F>(self, handler: F) -> ToolResponse
     where
         F: Future<Output = ToolResponse> + Send,
     {
         match self.inner {
             None => handler.await,
-            Some(admission) => admission.run(Box::pin(handler)).await,
+            Some(admission) => {
+                let handler = std::pin::pin!(handler);
+                Box::pin(admission.run(handler)).await
+            }
         }
     }
 }
 
+/// A handler future, pinned where its caller keeps it and seen through `dyn`.
+type PinnedHandler<'a> = Pin<&'a mut (dyn Future<Output = ToolResponse> + Send + 'a)>;
+
 impl Admission {
     /// [`Guarded::run`] of a call with guards.
-    async fn run(self, handler: BoxFuture<'_, ToolResponse>) -> ToolResponse {
+    async fn run(self, handler: PinnedHandler<'_>) -> ToolResponse {
         let admission = self;
         let Some(gates) = admission.set.tools.get(&*admission.tool) else {
             return handler.await;
@@ -731,7 +740,12 @@ impl Admission {
         let response = match &request {
             None => within(timeout, name, handler).await,
             Some(request) => {
-                within(timeout, name, middleware::chain(request, &layers, handler)).await
+                within(
+                    timeout,
+                    name,
+                    middleware::chain(request, &layers, Box::pin(handler)),
+                )
+                .await
             }
         };
         let took = started.elapsed();
@@ -773,7 +787,7 @@ pub(crate) fn seconds(n: u64) -> String {
 async fn within(
     limit: Option<Duration>,
     name: &str,
-    handler: BoxFuture<'_, ToolResponse>,
+    handler: impl Future<Output = ToolResponse>,
 ) -> ToolResponse {
     match limit {
         None => handler.await,
