@@ -346,15 +346,16 @@ impl ToolError {
             canonical => out.push_str(canonical.as_str()),
         }
         // Must match `Severity::as_str` (the test `severity_literals_match_the_wire_strings`).
-        out.push_str(match e.severity {
-            Severity::Warning => "\" severity=\"warning\">\n<message>",
-            Severity::Error => "\" severity=\"error\">\n<message>",
-            Severity::Critical => "\" severity=\"critical\">\n<message>",
-        });
+        match e.severity {
+            Severity::Warning => out.push_str("\" severity=\"warning\">\n<message>"),
+            Severity::Error => out.push_str("\" severity=\"error\">\n<message>"),
+            Severity::Critical => out.push_str("\" severity=\"critical\">\n<message>"),
+        }
         xml::push::<LOOK>(out, &e.message, Context::Text);
-        out.push_str("</message>\n");
-        if !e.recovery.is_empty() {
-            out.push_str("<recovery>");
+        if e.recovery.is_empty() {
+            out.push_str("</message>\n");
+        } else {
+            out.push_str("</message>\n<recovery>");
             xml::push::<LOOK>(out, &e.recovery, Context::Text);
             out.push_str("</recovery>\n");
         }
