@@ -5,7 +5,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::code::{ErrorCategory, ErrorCode, Severity};
-use crate::xml::{Context, PlainMemo};
+use crate::xml::{self, Context, Measure};
 
 /// A tool error: the facts a language model needs to recover, and the flags client code
 /// branches on.
@@ -309,53 +309,77 @@ impl ToolError {
 
     /// The `<tool_error>` envelope, byte-exact (SPEC section 1). One allocation, sized exactly.
     pub fn to_xml(&self) -> String {
-        let mut memo = PlainMemo::default();
-        let mut out = String::with_capacity(self.xml_len(&mut memo));
-        self.write_sections(&mut out, &mut memo);
+        let mut measure = Measure::default();
+        let mut out = String::with_capacity(self.xml_len(&mut measure));
+        self.write_with(&mut out, &measure);
         out
     }
 
     /// Appends the envelope to `out`, for callers that reuse a buffer (grows it at most once).
     pub fn write_xml(&self, out: &mut String) {
-        let mut memo = PlainMemo::default();
-        out.reserve(self.xml_len(&mut memo));
-        self.write_sections(out, &mut memo);
+        let mut measure = Measure::default();
+        out.reserve(self.xml_len(&mut measure));
+        self.write_with(out, &measure);
     }
 
-    /// Writes the envelope; the caller has reserved room for it and measured it with `memo`.
-    fn write_sections(&self, out: &mut String, memo: &mut PlainMemo) {
+    /// Writes the envelope measured with `measure` into `out`, which has room for it.
+    #[inline(always)]
+    fn write_with(&self, out: &mut String, measure: &Measure) {
+        if measure.needs_look() {
+            self.write_sections::<true>(out);
+        } else {
+            self.write_sections::<false>(out);
+        }
+    }
+
+    /// Writes the envelope; `LOOK` as in [`xml::push`].
+    ///
+    /// The fixed text between two variable parts is written as one literal wherever the next
+    /// part is known (one per severity, one per list item), so the renderer makes about as few
+    /// copies as there are variable parts.
+    fn write_sections<const LOOK: bool>(&self, out: &mut String) {
         let e = &*self.0;
         out.push_str("<tool_error code=\"");
-        memo.write(out, e.code.as_str(), Context::Attr);
-        out.push_str("\" severity=\"");
-        out.push_str(e.severity.as_str());
-        out.push_str("\">\n<message>");
-        memo.write(out, &e.message, Context::Text);
-        out.push_str("</message>\n");
-        if !e.recovery.is_empty() {
-            out.push_str("<recovery>");
-            memo.write(out, &e.recovery, Context::Text);
+        match &e.code {
+            ErrorCode::Custom(code) => xml::push::<LOOK>(out, code, Context::Attr),
+            // Canonical codes are upper-case ASCII words: never escaped, never measured.
+            canonical => out.push_str(canonical.as_str()),
+        }
+        // Must match `Severity::as_str` (the test `severity_literals_match_the_wire_strings`).
+        match e.severity {
+            Severity::Warning => out.push_str("\" severity=\"warning\">\n<message>"),
+            Severity::Error => out.push_str("\" severity=\"error\">\n<message>"),
+            Severity::Critical => out.push_str("\" severity=\"critical\">\n<message>"),
+        }
+        xml::push::<LOOK>(out, &e.message, Context::Text);
+        if e.recovery.is_empty() {
+            out.push_str("</message>\n");
+        } else {
+            out.push_str("</message>\n<recovery>");
+            xml::push::<LOOK>(out, &e.recovery, Context::Text);
             out.push_str("</recovery>\n");
         }
-        if !e.actions.is_empty() {
-            out.push_str("<available_actions>\n");
-            for action in &e.actions {
-                out.push_str("  <action>");
-                memo.write(out, action, Context::Text);
-                out.push_str("</action>\n");
+        if let Some((first, rest)) = e.actions.split_first() {
+            out.push_str("<available_actions>\n  <action>");
+            xml::push::<LOOK>(out, first, Context::Text);
+            for action in rest {
+                out.push_str("</action>\n  <action>");
+                xml::push::<LOOK>(out, action, Context::Text);
             }
-            out.push_str("</available_actions>\n");
+            out.push_str("</action>\n</available_actions>\n");
         }
-        if !e.details.is_empty() {
-            out.push_str("<details>\n");
-            for (key, value) in &e.details {
-                out.push_str("  <detail key=\"");
-                memo.write(out, key, Context::Attr);
+        if let Some(((first_key, first_value), rest)) = e.details.split_first() {
+            out.push_str("<details>\n  <detail key=\"");
+            xml::push::<LOOK>(out, first_key, Context::Attr);
+            out.push_str("\">");
+            xml::push::<LOOK>(out, first_value, Context::Text);
+            for (key, value) in rest {
+                out.push_str("</detail>\n  <detail key=\"");
+                xml::push::<LOOK>(out, key, Context::Attr);
                 out.push_str("\">");
-                memo.write(out, value, Context::Text);
-                out.push_str("</detail>\n");
+                xml::push::<LOOK>(out, value, Context::Text);
             }
-            out.push_str("</details>\n");
+            out.push_str("</detail>\n</details>\n");
         }
         if e.retry_after > 0 {
             out.push_str("<retry_after>");
@@ -366,8 +390,9 @@ impl ToolError {
     }
 
     /// The exact length in bytes of [`ToolError::to_xml`]'s output.
-    fn xml_len(&self, memo: &mut PlainMemo) -> usize {
-        // Fixed parts, counted from the literals in `write_xml`.
+    #[inline(always)]
+    fn xml_len(&self, measure: &mut Measure) -> usize {
+        // Fixed parts, counted from the literals in `write_sections`.
         const OPEN: usize = "<tool_error code=\"\" severity=\"\">\n<message></message>\n".len();
         const CLOSE: usize = "</tool_error>".len();
         const RECOVERY: usize = "<recovery></recovery>\n".len();
@@ -378,25 +403,28 @@ impl ToolError {
         const RETRY: usize = "<retry_after> seconds</retry_after>\n".len();
 
         let e = &*self.0;
+        let code = match &e.code {
+            ErrorCode::Custom(code) => measure.len(code, Context::Attr),
+            canonical => canonical.as_str().len(),
+        };
         let mut len = OPEN
             + CLOSE
-            + memo.measure(e.code.as_str(), Context::Attr)
+            + code
             + e.severity.as_str().len()
-            + memo.measure(&e.message, Context::Text);
+            + measure.len(&e.message, Context::Text);
         if !e.recovery.is_empty() {
-            len += RECOVERY + memo.measure(&e.recovery, Context::Text);
+            len += RECOVERY + measure.len(&e.recovery, Context::Text);
         }
         if !e.actions.is_empty() {
             len += ACTIONS;
             for action in &e.actions {
-                len += ACTION + memo.measure(action, Context::Text);
+                len += ACTION + measure.len(action, Context::Text);
             }
         }
         if !e.details.is_empty() {
             len += DETAILS;
             for (key, value) in &e.details {
-                len +=
-                    DETAIL + memo.measure(key, Context::Attr) + memo.measure(value, Context::Text);
+                len += DETAIL + measure.len(key, Context::Attr) + measure.len(value, Context::Text);
             }
         }
         if e.retry_after > 0 {
@@ -446,7 +474,9 @@ impl ToolError {
     }
 }
 
-/// Appends the decimal digits of `n` without going through `fmt`.
+/// Appends the decimal digits of `n` without going through `fmt`. Byte by byte: a `push_str`
+/// would need the digits checked as UTF-8 first, which costs more than it saves.
+#[inline(always)]
 fn push_u64(out: &mut String, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut i = digits.len();
@@ -459,7 +489,7 @@ fn push_u64(out: &mut String, mut n: u64) {
         }
     }
     for &d in &digits[i..] {
-        out.push(d as char);
+        out.push(char::from(d));
     }
 }
 
@@ -510,6 +540,8 @@ impl std::error::Error for ToolError {}
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     #[test]
@@ -564,5 +596,94 @@ mod tests {
             std::mem::size_of::<ToolError>(),
             std::mem::size_of::<usize>()
         );
+    }
+
+    /// The envelope assembled the obvious way, section by section with `format!`, from SPEC
+    /// section 1 and the reference escaper: what the renderer's merged literals must equal.
+    fn reference_xml(e: &ToolError) -> String {
+        use crate::xml::reference_escape;
+        let (text, attr) = (
+            |s: &str| reference_escape(s, Context::Text),
+            |s: &str| reference_escape(s, Context::Attr),
+        );
+        let mut xml = format!(
+            "<tool_error code=\"{}\" severity=\"{}\">\n<message>{}</message>\n",
+            attr(e.code().as_str()),
+            e.severity_level().as_str(),
+            text(e.message())
+        );
+        if let Some(recovery) = e.recovery() {
+            xml += &format!("<recovery>{}</recovery>\n", text(recovery));
+        }
+        if !e.available_actions().is_empty() {
+            xml += "<available_actions>\n";
+            for action in e.available_actions() {
+                xml += &format!("  <action>{}</action>\n", text(action));
+            }
+            xml += "</available_actions>\n";
+        }
+        if !e.details().is_empty() {
+            xml += "<details>\n";
+            for (key, value) in e.details() {
+                xml += &format!("  <detail key=\"{}\">{}</detail>\n", attr(key), text(value));
+            }
+            xml += "</details>\n";
+        }
+        if let Some(secs) = e.retry_after_secs() {
+            xml += &format!("<retry_after>{secs} seconds</retry_after>\n");
+        }
+        xml + "</tool_error>"
+    }
+
+    #[test]
+    fn severity_literals_match_the_wire_strings() {
+        for severity in [Severity::Warning, Severity::Error, Severity::Critical] {
+            let xml = ToolError::not_found("m").severity(severity).to_xml();
+            let want = format!("severity=\"{}\">\n<message>m</message>", severity.as_str());
+            assert!(xml.contains(&want), "{xml}");
+        }
+    }
+
+    #[test]
+    fn canonical_codes_need_no_escaping() {
+        // `write_sections` copies canonical codes without measuring or escaping them.
+        for code in ErrorCode::CANONICAL {
+            let wire = code.as_str();
+            assert!(
+                wire.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'),
+                "{wire}"
+            );
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+
+        #[test]
+        fn to_xml_equals_the_reference_rendering(
+            code in prop_oneof![
+                prop::sample::select(ErrorCode::CANONICAL.to_vec()),
+                "[A-Z_<>&\"'\u{0}\u{FFFF}\t]{0,12}".prop_map(ErrorCode::from),
+            ],
+            severity in prop::sample::select(vec![Severity::Warning, Severity::Error, Severity::Critical]),
+            message in ".{0,40}|[a-z <>&\"'\n\u{1}\u{FFFE}\u{FFFF}\u{FFFD}]{0,40}",
+            recovery in ".{0,40}|[a-z <>&\"'\r\u{1F}\u{FFFF}]{0,40}",
+            actions in prop::collection::vec("[a-z_.<&]{0,24}", 0..4),
+            details in prop::collection::vec(("[a-zA-Z<>&\"']{0,16}", "[a-z0-9_<>&\"'\u{0}]{0,20}"), 0..4),
+            retry in prop_oneof![Just(0u64), any::<u64>()],
+        ) {
+            let e = ToolError::new(code, message)
+                .severity(severity)
+                .suggest(recovery)
+                .actions(actions)
+                .with_details(details)
+                .retry_after(retry);
+            let xml = e.to_xml();
+            prop_assert_eq!(&xml, &reference_xml(&e));
+            prop_assert_eq!(xml.len(), xml.capacity());
+            let mut appended = String::from("prefix");
+            e.write_xml(&mut appended);
+            prop_assert_eq!(&appended["prefix".len()..], xml.as_str());
+        }
     }
 }

@@ -63,54 +63,106 @@ fn replacement(bytes: &[u8], i: usize, ctx: Context) -> Option<(&'static str, us
     }
 }
 
-/// Whether byte `b` needs a closer look (its class is not 0, or is 2 in text): in an attribute
-/// value when `ATTR`, else in element text.
+/// Zero exactly when byte `b` needs a closer look: in an attribute value when `ATTR`, else in
+/// element text. That is every byte whose class is not 0 (or is 2 in text), plus tab, LF and CR,
+/// which the slow path then copies as they are: excluding them would cost more per block than
+/// the rare multi-line string costs. Written as a minimum of differences
+/// (`b ^ c` is zero only for `b == c`; `b - 0x1F`, saturating, only for C0 controls) rather than
+/// as a chain of comparisons, because a minimum over a 16-byte block is what the compiler turns
+/// into a handful of vector instructions (`psubusb`, `pxor`, `pminub`), with no `unsafe` here.
 #[inline(always)]
-fn needs_look<const ATTR: bool>(b: u8) -> bool {
-    let text = (b < 0x20) | (b == b'&') | (b == b'<') | (b == 0xEF);
-    text | (ATTR & ((b == b'>') | (b == b'"') | (b == b'\'')))
+fn look_key<const ATTR: bool>(b: u8) -> u8 {
+    // 0xEF: the UTF-8 lead byte of U+FFFE and U+FFFF.
+    let text = b
+        .saturating_sub(0x1F)
+        .min(b ^ b'&')
+        .min(b ^ b'<')
+        .min(b ^ 0xEF);
+    if ATTR {
+        text.min(b ^ b'>').min(b ^ b'"').min(b ^ b'\'')
+    } else {
+        text
+    }
 }
 
-/// Whether a byte of a 16-byte block needs a closer look. A fixed-size block with no early
-/// exit and no branch on the context is what the compiler turns into a few vector
-/// instructions (no `unsafe` here).
+/// Folds a 16-byte block into `keys`, the running per-lane minimum of [`look_key`]. No early
+/// exit and no branch: the strings of an envelope are short, and a straight line of vector
+/// instructions costs less than testing after every block.
 #[inline(always)]
-fn block_needs_look<const ATTR: bool>(block: &[u8; 16]) -> bool {
-    block
-        .iter()
-        .fold(false, |found, &b| found | needs_look::<ATTR>(b))
+fn fold_block<const ATTR: bool>(keys: &mut [u8; 16], block: &[u8; 16]) {
+    for (key, &b) in keys.iter_mut().zip(block) {
+        *key = (*key).min(look_key::<ATTR>(b));
+    }
 }
 
-/// [`block_needs_look`] for eight bytes.
+/// A byte that never needs a look, to pad short strings to a block.
+const FILLER: u8 = b' ';
+
+/// The bytes of a string shorter than 16 bytes, gathered into one block padded with
+/// [`FILLER`]: the first and last eight bytes (overlapping) for 8 to 15 bytes, the first and
+/// last four for 4 to 7, and the first, middle and last byte for 1 to 3. Each covers every
+/// byte of the string, with a few fixed-size loads instead of a byte-by-byte loop. (Built as
+/// integers: the compiler assembles those in registers, where copying into an array went
+/// through memory byte by byte.)
 #[inline(always)]
-fn word_needs_look<const ATTR: bool>(word: &[u8; 8]) -> bool {
-    word.iter()
-        .fold(false, |found, &b| found | needs_look::<ATTR>(b))
+fn short_block(bytes: &[u8]) -> [u8; 16] {
+    const FILL: u64 = u64::from_le_bytes([FILLER; 8]);
+    let (low, high) = match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+        (Some(first), Some(last)) => (u64::from_le_bytes(*first), u64::from_le_bytes(*last)),
+        _ => {
+            let low = match (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+                (Some(first), Some(last)) => {
+                    u64::from(u32::from_le_bytes(*first))
+                        | u64::from(u32::from_le_bytes(*last)) << 32
+                }
+                _ => match bytes {
+                    [] => FILL,
+                    [first, .., last] | [first @ last] => u64::from_le_bytes([
+                        *first,
+                        bytes[bytes.len() / 2],
+                        *last,
+                        FILLER,
+                        FILLER,
+                        FILLER,
+                        FILLER,
+                        FILLER,
+                    ]),
+                },
+            };
+            (low, FILL)
+        }
+    };
+    (u128::from(low) | u128::from(high) << 64).to_le_bytes()
 }
 
-/// [`is_plain`] for one context.
+/// [`is_plain`] for one context. Inlined into each measuring site: out of line, the call and
+/// reloading the constant vectors for every string cost more (measured) than the code it adds.
 #[inline(always)]
 fn is_plain_in<const ATTR: bool>(bytes: &[u8]) -> bool {
-    let Some(last) = bytes.last_chunk::<16>() else {
-        // Shorter than a block: the first and last eight bytes (overlapping), else bytewise.
-        return match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
-            (Some(first), Some(last)) => {
-                !word_needs_look::<ATTR>(first) && !word_needs_look::<ATTR>(last)
+    let mut keys = [u8::MAX; 16];
+    match (bytes.first_chunk::<16>(), bytes.last_chunk::<16>()) {
+        // 16 to 32 bytes (most envelope strings): the first and last block, overlapping.
+        (Some(first), Some(last)) if bytes.len() <= 32 => {
+            fold_block::<ATTR>(&mut keys, first);
+            fold_block::<ATTR>(&mut keys, last);
+        }
+        // Whole blocks, then the last 16 bytes (overlapping the last whole block when the
+        // length is not a multiple of 16).
+        (Some(_), Some(last)) => {
+            for block in bytes.chunks_exact(16) {
+                let block: &[u8; 16] = block.try_into().expect("chunks of 16 bytes");
+                fold_block::<ATTR>(&mut keys, block);
             }
-            _ => !bytes.iter().any(|&b| needs_look::<ATTR>(b)),
-        };
-    };
-    // Whole blocks, then the last 16 bytes (overlapping the last whole block when the length
-    // is not a multiple of 16).
-    !bytes.chunks_exact(16).any(|block| {
-        let block: &[u8; 16] = block.try_into().expect("chunks of 16 bytes");
-        block_needs_look::<ATTR>(block)
-    }) && !block_needs_look::<ATTR>(last)
+            fold_block::<ATTR>(&mut keys, last);
+        }
+        _ => fold_block::<ATTR>(&mut keys, &short_block(bytes)),
+    }
+    // `fold` rather than `contains`, which would call `memchr` on the 16 bytes.
+    !keys.iter().fold(false, |found, &key| found | (key == 0))
 }
 
-/// Whether no byte of `bytes` needs a closer look in `ctx`: the common case. Checked in
-/// 16-byte blocks, stopping at the first block with a special byte; strings shorter than a
-/// block byte by byte.
+/// Whether no byte of `bytes` needs a closer look in `ctx`: the common case, where the string
+/// is copied as it is.
 #[inline]
 fn is_plain(bytes: &[u8], ctx: Context) -> bool {
     match ctx {
@@ -119,43 +171,50 @@ fn is_plain(bytes: &[u8], ctx: Context) -> bool {
     }
 }
 
-/// Remembers which strings needed no escaping while an envelope is measured, so writing it
-/// copies those without scanning them a second time. Strings are identified by the order in
-/// which they are measured and written (the first 64; later ones are scanned again).
+/// The measuring half of rendering an envelope: adds up the escaped lengths of its strings
+/// and notes whether any of them needs a closer look. When none does (the common case), the
+/// writing half copies every string as it is, with no second scan and no per-string branch;
+/// otherwise each string is scanned again as it is written (see [`push`]).
 #[derive(Default)]
-pub(crate) struct PlainMemo {
-    plain: u64,
-    measured: u32,
-    written: u32,
+pub(crate) struct Measure {
+    looked: bool,
 }
 
-impl PlainMemo {
-    /// The escaped length of `s`, remembering whether it was plain.
-    #[inline]
-    pub(crate) fn measure(&mut self, s: &str, ctx: Context) -> usize {
-        let plain = is_plain(s.as_bytes(), ctx);
-        if plain && self.measured < 64 {
-            self.plain |= 1 << self.measured;
-        }
-        self.measured += 1;
-        if plain { s.len() } else { escaped_len(s, ctx) }
-    }
-
-    /// Appends `s` escaped for `ctx`; the strings must come in the order they were measured.
-    #[inline]
-    pub(crate) fn write(&mut self, out: &mut String, s: &str, ctx: Context) {
-        let index = self.written;
-        self.written += 1;
-        if index < 64 && self.plain & (1 << index) != 0 {
-            out.push_str(s);
+impl Measure {
+    /// The length in bytes of `s` once escaped for `ctx`.
+    #[inline(always)]
+    pub(crate) fn len(&mut self, s: &str, ctx: Context) -> usize {
+        if is_plain(s.as_bytes(), ctx) {
+            s.len()
         } else {
-            push_escaped(out, s, ctx);
+            self.looked = true;
+            escaped_len(s, ctx)
         }
+    }
+
+    /// Whether some measured string needs a closer look: the `LOOK` argument of [`push`] for
+    /// writing the same strings.
+    pub(crate) fn needs_look(&self) -> bool {
+        self.looked
     }
 }
 
-/// The length in bytes of `s` once escaped for `ctx`, byte by byte: [`PlainMemo`] takes the
-/// fast path for plain strings before calling this.
+/// Appends `s` to `out`, escaped for `ctx`. Without `LOOK` it is copied as it is: the caller
+/// measured every string of the envelope with [`Measure`] and found them all plain. With
+/// `LOOK` it is scanned again, and only escaped byte by byte if it is not plain (so one
+/// multi-line string does not send all the others down the slow path).
+#[inline(always)]
+pub(crate) fn push<const LOOK: bool>(out: &mut String, s: &str, ctx: Context) {
+    if LOOK && !is_plain(s.as_bytes(), ctx) {
+        push_escaped(out, s, ctx);
+    } else {
+        out.push_str(s);
+    }
+}
+
+/// The length in bytes of `s` once escaped for `ctx`, byte by byte: [`Measure`] takes the
+/// fast path for plain strings before calling this, so it stays out of line.
+#[inline(never)]
 pub(crate) fn escaped_len(s: &str, ctx: Context) -> usize {
     let bytes = s.as_bytes();
     let mut len = bytes.len();
@@ -172,8 +231,9 @@ pub(crate) fn escaped_len(s: &str, ctx: Context) -> usize {
     len
 }
 
-/// Appends `s` to `out`, escaped for `ctx`. Runs of ordinary bytes are copied in one piece;
-/// [`PlainMemo`] copies plain strings without calling this.
+/// Appends `s` to `out`, escaped for `ctx`. Runs of ordinary bytes are copied in one piece.
+/// [`push`] copies plain strings without calling this, so it stays out of line.
+#[inline(never)]
 pub(crate) fn push_escaped(out: &mut String, s: &str, ctx: Context) {
     let bytes = s.as_bytes();
     let mut start = 0;
@@ -209,9 +269,77 @@ pub(crate) fn escape_attr(s: &str) -> String {
     out
 }
 
+/// `s` escaped for `ctx` the slow, obvious way, character by character straight from SPEC
+/// section 1: the reference the fast paths are tested against.
+#[cfg(test)]
+pub(crate) fn reference_escape(s: &str, ctx: Context) -> String {
+    let attr = ctx == Context::Attr;
+    let mut out = String::new();
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' if attr => out.push_str("&gt;"),
+            '"' if attr => out.push_str("&quot;"),
+            '\'' if attr => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            '\u{0}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+
+    /// Whether byte `b` needs a closer look in `ctx`, spelled out byte by byte: what the vector
+    /// scan must compute (all C0 controls, special characters, the 0xEF lead byte).
+    fn reference_needs_look(b: u8, ctx: Context) -> bool {
+        b < 0x20
+            || b == b'&'
+            || b == b'<'
+            || b == 0xEF
+            || (ctx == Context::Attr && (b == b'>' || b == b'"' || b == b'\''))
+    }
+
+    fn reference_is_plain(s: &str, ctx: Context) -> bool {
+        !s.bytes().any(|b| reference_needs_look(b, ctx))
+    }
+
+    /// Characters that exercise every branch: all five specials, C0 controls (forbidden and
+    /// allowed), U+FFFE and U+FFFF, other characters whose UTF-8 starts with 0xEF, the filler
+    /// byte used for padding, and multi-byte characters of every width.
+    fn tricky_char() -> impl Strategy<Value = char> {
+        prop_oneof![
+            prop::sample::select(vec![
+                '&', '<', '>', '"', '\'', '\u{0}', '\u{1}', '\u{1F}', '\t', '\n', '\r', ' ',
+                '\u{7F}', '\u{FFFE}', '\u{FFFF}', '\u{FFFD}', '\u{F000}', '\u{EFFF}', 'é', '—',
+                '🚫',
+            ]),
+            any::<char>(),
+            prop::char::range('a', 'z'),
+        ]
+    }
+
+    /// Strings of 0 to 64 characters, mostly plain, with tricky characters anywhere.
+    fn tricky_string() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::collection::vec(tricky_char(), 0..=64),
+            // Mostly plain: a single tricky character at any position of a longer run.
+            (0usize..=64, tricky_char(), 0usize..=64).prop_map(|(before, c, after)| {
+                vec!['a'; before]
+                    .into_iter()
+                    .chain([c])
+                    .chain(vec!['z'; after])
+                    .collect()
+            }),
+        ]
+        .prop_map(|chars| chars.into_iter().collect())
+    }
 
     #[test]
     fn text_escapes_only_ampersand_and_less_than() {
@@ -283,6 +411,80 @@ mod tests {
         ] {
             assert_eq!(escaped_len(s, Context::Text), escape_text(s).len(), "{s:?}");
             assert_eq!(escaped_len(s, Context::Attr), escape_attr(s).len(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn the_scan_finds_a_special_byte_at_every_position_of_every_length() {
+        // Every length up to four blocks, so each of the short cases (1 to 3, 4 to 7, 8 to 15
+        // bytes), the two-block case and the loop with its overlapping last block is covered,
+        // with the special byte at every position, including both sides of each block
+        // boundary.
+        let specials: [(u8, bool); 11] = [
+            (b'\t', true),
+            (b'\n', true),
+            (b'\r', true),
+            (b'&', true),
+            (b'<', true),
+            (0x00, true),
+            (0x1F, true),
+            (0xEF, true),
+            (b'>', false),
+            (b'"', false),
+            (b'\'', false),
+        ];
+        for len in 0..=64 {
+            let plain = vec![b'a'; len];
+            assert!(
+                is_plain_in::<false>(&plain) && is_plain_in::<true>(&plain),
+                "{len}"
+            );
+            for at in 0..len {
+                for (special, in_text) in specials {
+                    let mut bytes = plain.clone();
+                    bytes[at] = special;
+                    assert_eq!(
+                        is_plain_in::<false>(&bytes),
+                        !in_text,
+                        "{len} {at} {special:#x}"
+                    );
+                    assert!(!is_plain_in::<true>(&bytes), "{len} {at} {special:#x}");
+                }
+                // Bytes that need no look in either context stay plain wherever they are.
+                for ordinary in [b' ', b'%', b'=', b'?', 0x7F, 0xEE, 0xF0, 0xFF] {
+                    let mut bytes = plain.clone();
+                    bytes[at] = ordinary;
+                    assert!(is_plain_in::<false>(&bytes), "{len} {at} {ordinary:#x}");
+                    assert!(is_plain_in::<true>(&bytes), "{len} {at} {ordinary:#x}");
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        #[test]
+        fn the_scan_agrees_with_a_byte_by_byte_check(s in tricky_string()) {
+            for ctx in [Context::Text, Context::Attr] {
+                prop_assert_eq!(is_plain(s.as_bytes(), ctx), reference_is_plain(&s, ctx), "{:?}", ctx);
+            }
+        }
+
+        #[test]
+        fn measuring_and_writing_agree_with_the_reference_escaper(s in tricky_string()) {
+            for ctx in [Context::Text, Context::Attr] {
+                let want = reference_escape(&s, ctx);
+                let mut measure = Measure::default();
+                prop_assert_eq!(measure.len(&s, ctx), want.len());
+                let mut out = String::new();
+                if measure.needs_look() {
+                    push::<true>(&mut out, &s, ctx);
+                } else {
+                    push::<false>(&mut out, &s, ctx);
+                }
+                prop_assert_eq!(&out, &want);
+            }
         }
     }
 }

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::contract::ScopedDelta;
-use crate::xml::{Context, PlainMemo};
+use crate::xml::{self, Context, Measure};
 
 pub(crate) use argument::nesting_depth;
 pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH, SchemaError};
@@ -255,29 +255,38 @@ impl ValidationError {
     /// each), the recovery line, the closing tag; joined with `\n`, no trailing newline. Attribute values escape `& < > " '`, field
     /// text escapes `&` and `<`. One allocation, sized exactly.
     pub fn to_xml(&self) -> String {
-        let mut memo = PlainMemo::default();
-        let mut out = String::with_capacity(self.xml_len(&mut memo));
-        self.write_sections(&mut out, &mut memo);
+        let mut measure = Measure::default();
+        let mut out = String::with_capacity(self.xml_len(&mut measure));
+        self.write_with(&mut out, &measure);
         out
     }
 
     /// Appends the envelope to `out`, for callers that reuse a buffer (grows it at most once).
     pub fn write_xml(&self, out: &mut String) {
-        let mut memo = PlainMemo::default();
-        out.reserve(self.xml_len(&mut memo));
-        self.write_sections(out, &mut memo);
+        let mut measure = Measure::default();
+        out.reserve(self.xml_len(&mut measure));
+        self.write_with(out, &measure);
     }
 
-    /// Writes the envelope; the caller has reserved room for it and measured it with `memo`.
-    fn write_sections(&self, out: &mut String, memo: &mut PlainMemo) {
+    /// Writes the envelope measured with `measure` into `out`, which has room for it.
+    fn write_with(&self, out: &mut String, measure: &Measure) {
+        if measure.needs_look() {
+            self.write_sections::<true>(out);
+        } else {
+            self.write_sections::<false>(out);
+        }
+    }
+
+    /// Writes the envelope; `LOOK` as in [`xml::push`].
+    fn write_sections<const LOOK: bool>(&self, out: &mut String) {
         out.push_str("<validation_error action=\"");
-        memo.write(out, &self.action, Context::Attr);
+        xml::push::<LOOK>(out, &self.action, Context::Attr);
         out.push_str("\">\n");
         for problem in &self.problems {
             out.push_str("<field name=\"");
-            memo.write(out, &problem.path, Context::Attr);
+            xml::push::<LOOK>(out, &problem.path, Context::Attr);
             out.push_str("\">");
-            memo.write(out, &problem.line, Context::Text);
+            xml::push::<LOOK>(out, &problem.line, Context::Text);
             out.push_str("</field>\n");
         }
         if let Some(awareness) = &self.awareness {
@@ -286,9 +295,9 @@ impl ValidationError {
                 out.push_str("  <delta severity=\"");
                 out.push_str(delta.class.as_str());
                 out.push_str("\" scope=\"");
-                memo.write(out, &delta.scope, Context::Attr);
+                xml::push::<LOOK>(out, &delta.scope, Context::Attr);
                 out.push_str("\">");
-                memo.write(out, &delta.text, Context::Text);
+                xml::push::<LOOK>(out, &delta.text, Context::Text);
                 out.push_str("</delta>\n");
             }
             out.push_str("</contract_awareness>\n");
@@ -299,17 +308,17 @@ impl ValidationError {
     }
 
     /// The exact length in bytes of [`ValidationError::to_xml`]'s output.
-    fn xml_len(&self, memo: &mut PlainMemo) -> usize {
+    fn xml_len(&self, measure: &mut Measure) -> usize {
         // Fixed parts, counted from the literals in `write_xml`.
         const OPEN: usize = "<validation_error action=\"\">\n".len();
         const FIELD: usize = "<field name=\"\"></field>\n".len();
         const CLOSE: usize = "<recovery></recovery>\n</validation_error>".len() + RECOVERY.len();
 
-        let mut len = OPEN + CLOSE + memo.measure(&self.action, Context::Attr);
+        let mut len = OPEN + CLOSE + measure.len(&self.action, Context::Attr);
         for problem in &self.problems {
             len += FIELD
-                + memo.measure(&problem.path, Context::Attr)
-                + memo.measure(&problem.line, Context::Text);
+                + measure.len(&problem.path, Context::Attr)
+                + measure.len(&problem.line, Context::Text);
         }
         if let Some(awareness) = &self.awareness {
             const SECTION: usize = "<contract_awareness>\n</contract_awareness>\n".len();
@@ -319,8 +328,8 @@ impl ValidationError {
                 // The class names are plain ASCII words: nothing to escape.
                 len += DELTA
                     + delta.class.as_str().len()
-                    + memo.measure(&delta.scope, Context::Attr)
-                    + memo.measure(&delta.text, Context::Text);
+                    + measure.len(&delta.scope, Context::Attr)
+                    + measure.len(&delta.text, Context::Text);
             }
         }
         len
