@@ -590,7 +590,8 @@ pub struct GuardRequest<'a> {
 /// handler may take the context by value.
 #[must_use = "a guarded call does nothing until `run` is awaited"]
 pub struct Guarded {
-    inner: Option<Admission>,
+    /// Boxed: an unguarded call's future (which holds a `Guarded`) stays small.
+    inner: Option<Box<Admission>>,
 }
 
 struct Admission {
@@ -637,14 +638,14 @@ impl Guarded {
             (true, true) => format!("{}_{action}", scope.tool),
         };
         Guarded {
-            inner: Some(Admission {
+            inner: Some(Box::new(Admission {
                 set: Arc::clone(&scope.set),
                 tool: Arc::clone(&scope.tool),
                 action: action.to_owned(),
                 called,
                 keys,
                 context: has_middleware.then(|| context.clone()),
-            }),
+            })),
         }
     }
 
@@ -657,9 +658,23 @@ impl Guarded {
     where
         F: Future<Output = ToolResponse> + Send,
     {
-        let Some(admission) = self.inner else {
-            return handler.await;
-        };
+        match self.inner {
+            None => handler.await,
+            // The guards' state (rate checks, permits, a timer, middleware) lives in its own
+            // allocation: an unguarded call, the common case, carries none of it in its future,
+            // which every generated `Tool::call` boxes and copies.
+            Some(admission) => Box::pin(admission.run(handler)).await,
+        }
+    }
+}
+
+impl Admission {
+    /// [`Guarded::run`] of an admitted call.
+    async fn run<F>(self: Box<Self>, handler: F) -> ToolResponse
+    where
+        F: Future<Output = ToolResponse> + Send,
+    {
+        let admission = *self;
         let Some(gates) = admission.set.tools.get(&*admission.tool) else {
             return handler.await;
         };
