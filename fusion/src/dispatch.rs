@@ -152,7 +152,9 @@ impl Router {
         let Some(field) = &self.discriminator else {
             return Ok(0);
         };
-        let value = arguments.remove(field).unwrap_or(Value::Null);
+        let Some(value) = arguments.remove(field) else {
+            return Err(self.missing(field));
+        };
         match &value {
             Value::Null => Err(self.missing(field)),
             Value::String(s) if s.is_empty() => Err(self.missing(field)),
@@ -540,7 +542,30 @@ pub async fn catch_panics<F>(future: F) -> ToolResponse
 where
     F: Future<Output = ToolResponse>,
 {
-    let mut future = std::pin::pin!(future);
+    let future = std::pin::pin!(future);
+    poll_catching_panics(future).await
+}
+
+/// [`catch_panics`] of the future `make` returns, made at the first poll.
+///
+/// The returned future holds `make`'s captures and the future once each, where
+/// `catch_panics(future)` holds the future twice (an `async fn` keeps its argument next to the
+/// local it pins): generated `Tool::call`s box it, so its size is allocated and copied on every
+/// call.
+pub async fn catch_panics_of<M, F>(make: M) -> ToolResponse
+where
+    M: FnOnce() -> F,
+    F: Future<Output = ToolResponse>,
+{
+    let future = std::pin::pin!(make());
+    poll_catching_panics(future).await
+}
+
+/// Polls `future` to completion, a panic in any poll answered with `INTERNAL_ERROR`.
+async fn poll_catching_panics<F>(mut future: std::pin::Pin<&mut F>) -> ToolResponse
+where
+    F: Future<Output = ToolResponse>,
+{
     std::future::poll_fn(move |cx| {
         match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
             Ok(poll) => poll,

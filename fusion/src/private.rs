@@ -25,7 +25,7 @@ pub use ::serde_json;
 pub use ::std;
 pub use ::validator;
 
-pub use crate::dispatch::{Router, ToolRuntime, catch_panics, flat_input_schema};
+pub use crate::dispatch::{Router, ToolRuntime, catch_panics, catch_panics_of, flat_input_schema};
 pub use crate::guard::{ConcurrencyLimit, GuardSpec, RateKey, RateLimit, ToolGuards};
 pub use crate::tool::{
     ActionDefinition, Annotations, BoxFuture, ErrorContract, RequestContext, Tool, ToolDefinition,

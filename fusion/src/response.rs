@@ -47,7 +47,9 @@ pub const FLAGS_META_KEY: &str = "fusion/error";
 pub struct ToolResponse {
     outcome: Outcome,
     warnings: Vec<ToolError>,
-    structured: Option<Value>,
+    // Boxed, like the validation error: a response is moved through every layer of a call's
+    // future, so the common case (a success without structured content) is kept narrow.
+    structured: Option<Box<Value>>,
     flags_in_structured: bool,
 }
 
@@ -55,7 +57,7 @@ pub struct ToolResponse {
 enum Outcome {
     Success(String),
     Error(ToolError),
-    Validation(ValidationError),
+    Validation(Box<ValidationError>),
 }
 
 impl ToolResponse {
@@ -90,7 +92,7 @@ impl ToolResponse {
 
     /// A call rejected for invalid arguments.
     pub fn validation(error: ValidationError) -> ToolResponse {
-        ToolResponse::new(Outcome::Validation(error))
+        ToolResponse::new(Outcome::Validation(Box::new(error)))
     }
 
     /// Adds a warning that rides next to the payload as a further text block. Its severity is
@@ -105,7 +107,7 @@ impl ToolResponse {
     /// a JSON object conforming to the tool's `outputSchema`; the payload text should carry the
     /// same JSON. A response that is an error ignores it.
     pub fn with_structured_content(mut self, value: Value) -> ToolResponse {
-        self.structured = Some(value);
+        self.structured = Some(Box::new(value));
         self
     }
 
@@ -138,7 +140,7 @@ impl ToolResponse {
         f: impl FnOnce(ValidationError) -> ValidationError,
     ) -> ToolResponse {
         if let Outcome::Validation(error) = self.outcome {
-            self.outcome = Outcome::Validation(f(error));
+            self.outcome = Outcome::Validation(Box::new(f(*error)));
         }
         self
     }
@@ -163,7 +165,7 @@ impl ToolResponse {
     /// The value set with [`with_structured_content`](ToolResponse::with_structured_content),
     /// if any. It becomes `structuredContent` on a success only.
     pub fn structured_content(&self) -> Option<&Value> {
-        self.structured.as_ref()
+        self.structured.as_deref()
     }
 
     /// The error, if the outcome is a [`ToolError`].
@@ -177,7 +179,7 @@ impl ToolResponse {
     /// The validation error, if the arguments were rejected.
     pub fn validation_error(&self) -> Option<&ValidationError> {
         match &self.outcome {
-            Outcome::Validation(v) => Some(v),
+            Outcome::Validation(v) => Some(&**v),
             _ => None,
         }
     }
@@ -247,7 +249,7 @@ impl From<ToolResponse> for CallToolResult {
         };
         let succeeded = matches!(response.outcome, Outcome::Success(_));
         result.structured_content = match (response.structured, &flags) {
-            (Some(value), _) if succeeded => Some(value),
+            (Some(value), _) if succeeded => Some(*value),
             (_, Some(flags)) if !succeeded && response.flags_in_structured => Some(flags.clone()),
             _ => None,
         };

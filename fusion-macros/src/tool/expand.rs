@@ -353,7 +353,7 @@ fn call(tool: &Tool<'_>) -> TokenStream {
                         let arm = action_arm(tool, action, quote!(__fusion_index));
                         quote! {
                             #(#cfg)*
-                            ::core::result::Result::Ok(__fusion_index) if __fusion_index == #index => {
+                            __fusion_index if __fusion_index == #index => {
                                 #arm
                             }
                         }
@@ -362,19 +362,24 @@ fn call(tool: &Tool<'_>) -> TokenStream {
                         let arm = action_arm(tool, action, quote!(#index));
                         quote! {
                             #(#cfg)*
-                            ::core::result::Result::Ok(#index) => { #arm }
+                            #index => { #arm }
                         }
                     }
                 }
             });
+            // The routing result is consumed before the action runs: a `match` on it would keep
+            // it (a `ToolResponse` wide) in the future's state across the action's await.
             quote! {
                 let mut __fusion_arguments = __fusion_arguments;
-                match __fusion_runtime.route(&mut __fusion_arguments) {
+                let __fusion_index = match __fusion_runtime.route(&mut __fusion_arguments) {
+                    ::core::result::Result::Ok(__fusion_index) => __fusion_index,
+                    ::core::result::Result::Err(__fusion_response) => return __fusion_response,
+                };
+                match __fusion_index {
                     #(#arms)*
-                    ::core::result::Result::Ok(_) => {
+                    _ => {
                         ::core::unreachable!("the router only returns indexes of declared actions")
                     }
-                    ::core::result::Result::Err(__fusion_response) => __fusion_response,
                 }
             }
         }
@@ -391,7 +396,8 @@ fn call(tool: &Tool<'_>) -> TokenStream {
         #probes
         static __FUSION_RUNTIME: #private::RuntimeCell =
             #private::RuntimeCell::new();
-        ::std::boxed::Box::pin(#private::catch_panics(async move {
+        // Built at the first poll (see `catch_panics_of`): the boxed future holds the body once.
+        ::std::boxed::Box::pin(#private::catch_panics_of(move || async move {
             let __fusion_runtime =
                 match #private::runtime(&__FUSION_RUNTIME, Self::__fusion_definition) {
                     ::core::result::Result::Ok(__fusion_runtime) => __fusion_runtime,

@@ -591,7 +591,8 @@ pub struct GuardRequest<'a> {
 /// handler may take the context by value.
 #[must_use = "a guarded call does nothing until `run` is awaited"]
 pub struct Guarded {
-    inner: Option<Admission>,
+    /// Boxed: an unguarded call's future (which holds a `Guarded`) stays small.
+    inner: Option<Box<Admission>>,
 }
 
 struct Admission {
@@ -638,14 +639,14 @@ impl Guarded {
             (true, true) => format!("{}_{action}", scope.tool),
         };
         Guarded {
-            inner: Some(Admission {
+            inner: Some(Box::new(Admission {
                 set: Arc::clone(&scope.set),
                 tool: Arc::clone(&scope.tool),
                 action: action.to_owned(),
                 called,
                 keys,
                 context: has_middleware.then(|| context.clone()),
-            }),
+            })),
         }
     }
 
@@ -679,8 +680,8 @@ type PinnedHandler<'a> = Pin<&'a mut (dyn Future<Output = ToolResponse> + Send +
 
 impl Admission {
     /// [`Guarded::run`] of a call with guards.
-    async fn run(self, handler: PinnedHandler<'_>) -> ToolResponse {
-        let admission = self;
+    async fn run(self: Box<Self>, handler: PinnedHandler<'_>) -> ToolResponse {
+        let admission = *self;
         let Some(gates) = admission.set.tools.get(&*admission.tool) else {
             return handler.await;
         };
