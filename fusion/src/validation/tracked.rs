@@ -172,9 +172,15 @@ impl<'de> Deserializer<'de> for Tracked<'de> {
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Failure> {
+        // serde_json's `raw_value` feature, which any crate in the build may turn on: a
+        // `RawValue` asks for this newtype and takes the value's JSON text, as serde_json's
+        // `&Value` deserializer hands it over.
+        if name == RAW_VALUE {
+            return visitor.visit_map(RawJson(Some(self.0.to_string())));
+        }
         visitor.visit_newtype_struct(self)
     }
 
@@ -322,6 +328,34 @@ impl<'de> Tracked<'de> {
     }
 }
 
+/// The newtype name serde_json's `RawValue` deserializes as (`serde_json::raw::TOKEN`).
+const RAW_VALUE: &str = "$serde_json::private::RawValue";
+
+/// A value's JSON text as a `RawValue` reads it: one entry, keyed by [`RAW_VALUE`].
+struct RawJson(Option<String>);
+
+impl<'de> MapAccess<'de> for RawJson {
+    type Error = Failure;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Failure> {
+        if self.0.is_none() {
+            return Ok(None);
+        }
+        seed.deserialize(de::value::BorrowedStrDeserializer::new(RAW_VALUE))
+            .map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Failure> {
+        match self.0.take() {
+            Some(json) => seed.deserialize(de::IntoDeserializer::into_deserializer(json)),
+            None => Err(de::Error::custom("value is missing")),
+        }
+    }
+}
+
 /// "invalid type: {what value is}, expected {what the visitor expects}".
 #[cold]
 fn invalid_type(value: &Value, expected: &dyn Expected) -> Failure {
@@ -462,20 +496,43 @@ impl<'de> MapAccess<'de> for Fields<'de> {
 struct Key<'de>(&'de str);
 
 impl<'de> Key<'de> {
-    /// A key read as a JSON number, for maps keyed by numbers (serde_json's rule: the key must
-    /// be a JSON number in quotes).
-    fn numeric<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        let number = match self.0.as_bytes().first() {
-            Some(b'0'..=b'9' | b'-') => serde_json::from_str::<Number>(self.0).ok(),
-            _ => None,
-        };
-        match number {
-            Some(number) => visit_number(&number, visitor),
-            None => Err(de::Error::custom(
-                "invalid value: expected key to be a number in quotes",
-            )),
+    /// A key read as a JSON number, for maps keyed by numbers, exactly as serde_json reads
+    /// it: by its own parser (so `u128` keys beyond `u64`, `f32` keys rounded once, and the
+    /// parser's messages with their position), and only when the key starts like a number
+    /// and nothing follows it, not even whitespace.
+    fn numeric<T>(
+        self,
+        parse: impl FnOnce(
+            &mut serde_json::Deserializer<serde_json::de::StrRead<'de>>,
+        ) -> Result<T, serde_json::Error>,
+    ) -> Result<T, Failure> {
+        if !matches!(self.0.as_bytes().first(), Some(b'0'..=b'9' | b'-')) {
+            return Err(not_a_numeric_key());
         }
+        let mut parser = serde_json::Deserializer::from_str(self.0);
+        let number = parse(&mut parser).map_err(de::Error::custom)?;
+        // `end` accepts trailing whitespace; serde_json's key reader does not. A number never
+        // ends with whitespace, so a key that does has something after its number.
+        if self.0.ends_with([' ', '\n', '\r', '\t']) || parser.end().is_err() {
+            return Err(not_a_numeric_key());
+        }
+        Ok(number)
     }
+}
+
+/// serde_json's message for a map key that is not a number in quotes.
+#[cold]
+fn not_a_numeric_key() -> Failure {
+    de::Error::custom("invalid value: expected key to be a number in quotes")
+}
+
+/// A numeric key request, handed to serde_json's parser (see [`Key::numeric`]).
+macro_rules! numeric_key {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+            self.numeric(|parser| parser.$method(visitor))
+        }
+    )*};
 }
 
 impl<'de> Deserializer<'de> for Key<'de> {
@@ -507,51 +564,20 @@ impl<'de> Deserializer<'de> for Key<'de> {
 
     fn deserialize_enum<V: Visitor<'de>>(
         self,
-        _name: &'static str,
-        _variants: &'static [&'static str],
+        name: &'static str,
+        variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Failure> {
-        visitor.visit_enum(Enum {
-            variant: self.0,
-            content: None,
-        })
+        // As serde_json: serde's own string deserializer, which takes unit variants only (a
+        // failure is at the key, with no variant step).
+        de::IntoDeserializer::<Failure>::into_deserializer(self.0)
+            .deserialize_enum(name, variants, visitor)
     }
 
-    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.numeric(visitor)
-    }
-    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.numeric(visitor)
-    }
-    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.numeric(visitor)
-    }
-    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.numeric(visitor)
-    }
-    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.numeric(visitor)
-    }
-    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.numeric(visitor)
-    }
-    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.numeric(visitor)
-    }
-    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.numeric(visitor)
-    }
-    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.numeric(visitor)
-    }
-    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.numeric(visitor)
-    }
-    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.numeric(visitor)
-    }
-    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.numeric(visitor)
+    numeric_key! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64
     }
 
     forward_to_deserialize_any! {
@@ -575,7 +601,10 @@ impl<'de> EnumAccess<'de> for Enum<'de> {
         seed: V,
     ) -> Result<(V::Value, Variant<'de>), Failure> {
         // An unknown variant fails at the enum's own path, as with serde_path_to_error.
-        let variant = seed.deserialize(Key(self.variant))?;
+        // serde_json hands the name to serde's string deserializer (`visit_str`, nothing else).
+        let variant = seed.deserialize(de::IntoDeserializer::<Failure>::into_deserializer(
+            self.variant,
+        ))?;
         Ok((
             variant,
             Variant {
@@ -921,6 +950,545 @@ mod tests {
             let _ = same::<Option<Tagged>>(value.clone());
             let _ = same::<Loose>(value.clone());
             let _ = same::<BTreeMap<String, Vec<Option<u8>>>>(value);
+        }
+    }
+}
+
+/// Every shape of `Deserialize` impl serde derives or std provides, and map keys of every
+/// kind, against serde_json's `&Value` deserializer (outcome and message) and
+/// serde_path_to_error (path). The one known difference: a map key that fails is named in the
+/// path here, where serde_path_to_error names it only if it was read as a string.
+#[cfg(test)]
+mod equivalence {
+    #![allow(dead_code)]
+    use std::borrow::Cow;
+    use std::collections::{BTreeMap, HashMap};
+
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+
+    /// Records in `out` how `T` from `value` differs from serde_json, if it does.
+    fn cmp<T>(label: &str, value: Value, out: &mut Vec<String>)
+    where
+        T: for<'de> Deserialize<'de> + fmt::Debug,
+    {
+        let ours = deserialize::<T>(&value)
+            .map(|v| format!("{v:?}"))
+            .map_err(|f| {
+                (
+                    f.message().to_owned(),
+                    f.path().cloned().collect::<Vec<_>>(),
+                )
+            });
+        let plain = T::deserialize(&value)
+            .map(|v| format!("{v:?}"))
+            .map_err(|e| e.to_string());
+        let theirs = serde_path_to_error::deserialize::<_, T>(&value)
+            .map(|v| format!("{v:?}"))
+            .map_err(|e| {
+                let path = e
+                    .path()
+                    .iter()
+                    .filter_map(|s| match s {
+                        serde_path_to_error::Segment::Seq { index } => Some(Step::Index(*index)),
+                        serde_path_to_error::Segment::Map { key }
+                        | serde_path_to_error::Segment::Enum { variant: key } => {
+                            Some(Step::Key(key.clone()))
+                        }
+                        serde_path_to_error::Segment::Unknown => None,
+                    })
+                    .collect::<Vec<_>>();
+                (e.inner().to_string(), path)
+            });
+        let ok_plain = match (&ours, &plain) {
+            (Ok(a), Ok(b)) => a == b,
+            (Err((a, _)), Err(b)) => a == b,
+            _ => false,
+        };
+        let key_path_only = label.starts_with("key") && ok_plain;
+        if !ok_plain || (ours != theirs && !key_path_only) {
+            out.push(format!(
+                "{label} on {value}:\n   ours  {ours:?}\n   plain {plain:?}\n   p2e   {theirs:?}"
+            ));
+        }
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(tag = "kind")]
+    enum Internal {
+        A { x: u8 },
+        B(Inner),
+        C,
+    }
+    #[derive(Debug, Deserialize)]
+    struct Inner {
+        y: u8,
+        z: Option<Vec<u8>>,
+    }
+    #[derive(Debug, Deserialize)]
+    #[serde(tag = "t", content = "c")]
+    enum Adjacent {
+        A { x: u8 },
+        B(u8),
+        C,
+        D(u8, u8),
+    }
+    #[derive(Debug, Deserialize)]
+    #[serde(untagged)]
+    enum Untagged {
+        A { x: u8 },
+        B(Vec<u8>),
+    }
+    #[derive(Debug, Deserialize)]
+    struct Flat {
+        a: u8,
+        #[serde(flatten)]
+        rest: Inner,
+    }
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct FlatDeny {
+        a: u8,
+        #[serde(flatten)]
+        rest: HashMap<String, u8>,
+    }
+    #[derive(Debug, Deserialize)]
+    struct Defaults {
+        #[serde(default)]
+        a: u8,
+        b: Option<Option<u8>>,
+        #[serde(default)]
+        c: Option<Option<u8>>,
+    }
+    #[derive(Debug, Deserialize)]
+    struct Values {
+        v: Value,
+        m: Map<String, Value>,
+    }
+    #[derive(Debug, Deserialize)]
+    struct Borrow<'a> {
+        s: &'a str,
+        #[serde(borrow)]
+        c: Cow<'a, str>,
+        o: Cow<'a, str>,
+    }
+    #[derive(Debug, Deserialize)]
+    struct Unit;
+    #[derive(Debug, Deserialize)]
+    struct New(u8);
+    #[derive(Debug, Deserialize)]
+    struct Tup(u8, String);
+    #[derive(Debug, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Renamed {
+        first_name: String,
+        #[serde(alias = "ln")]
+        last_name: String,
+    }
+    mod as_string {
+        use serde::{Deserialize, Deserializer};
+        pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+            let s = String::deserialize(d)?;
+            s.parse().map_err(serde::de::Error::custom)
+        }
+    }
+    #[derive(Debug, Deserialize)]
+    struct With {
+        #[serde(with = "as_string")]
+        n: u32,
+    }
+    #[derive(Debug, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    enum KeyEnum {
+        A,
+        B(u8),
+    }
+    #[derive(Debug, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    struct KeyNew(u32);
+    #[derive(Debug, Deserialize)]
+    enum Other {
+        A,
+        #[serde(other)]
+        Rest,
+    }
+    #[derive(Debug, Deserialize)]
+    enum E {
+        U,
+        N(u8),
+        T(u8, u8),
+        S { a: u8 },
+    }
+
+    #[test]
+    fn derived_std_and_key_types_match_serde_json() {
+        let mut out = Vec::new();
+        let o = &mut out;
+        for v in [
+            json!({"kind":"A","x":300}),
+            json!({"kind":"B","y":1,"z":[1,"a"]}),
+            json!({"kind":"C","q":1}),
+            json!({"kind":3}),
+            json!({"x":1}),
+            json!({"kind":"C"}),
+            json!(["A", 1]),
+        ] {
+            cmp::<Internal>("internal", v.clone(), o);
+            cmp::<Vec<Internal>>("vec internal", json!([v]), o);
+        }
+        for v in [
+            json!({"t":"A","c":{"x":300}}),
+            json!({"t":"B","c":"x"}),
+            json!({"t":"C"}),
+            json!({"t":"C","c":1}),
+            json!({"t":"D","c":[1]}),
+            json!({"c":1,"t":"B"}),
+            json!({"t":"Z"}),
+            json!({"t":"A","c":{"x":1},"u":1}),
+            json!(["B", 2]),
+        ] {
+            cmp::<Adjacent>("adjacent", v.clone(), o);
+            cmp::<BTreeMap<String, Adjacent>>("map adjacent", json!({"k": v}), o);
+        }
+        for v in [
+            json!({"x":300}),
+            json!([1, 300]),
+            json!("s"),
+            json!({"x":1}),
+        ] {
+            cmp::<Untagged>("untagged", v, o);
+        }
+        for v in [
+            json!({"a":1,"y":2}),
+            json!({"a":1,"y":"x"}),
+            json!({"a":"1","y":2}),
+            json!({"a":1}),
+        ] {
+            cmp::<Flat>("flat", v, o);
+        }
+        for v in [
+            json!({"a":1,"y":2}),
+            json!({"a":1,"y":"x"}),
+            json!({"a":1,"b":-1}),
+        ] {
+            cmp::<FlatDeny>("flatdeny", v, o);
+        }
+        for v in [
+            json!({}),
+            json!({"b":null,"c":null}),
+            json!({"b":1,"c":"x"}),
+            json!({"a":null}),
+        ] {
+            cmp::<Defaults>("defaults", v, o);
+        }
+        for v in [
+            json!({"v":[1,{"a":null}],"m":{"x":1}}),
+            json!({"v":1,"m":[1]}),
+            json!({"v":1.5e300,"m":{"n":-0.0}}),
+        ] {
+            cmp::<Values>("values", v, o);
+        }
+        for v in [
+            json!({"s":"a","c":"b","o":"c"}),
+            json!({"s":1,"c":"b","o":"c"}),
+            json!({"s":"a","c":["b"],"o":"c"}),
+        ] {
+            let a = deserialize::<Borrow>(&v)
+                .map(|b| format!("{b:?}"))
+                .map_err(|e| e.to_string());
+            let b = Borrow::deserialize(&v)
+                .map(|b| format!("{b:?}"))
+                .map_err(|e| e.to_string());
+            if a != b {
+                o.push(format!("borrow {v}: {a:?} vs {b:?}"));
+            }
+        }
+        for v in [
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!(-0.0),
+            json!(1.0),
+            json!(1e300),
+            json!(0.1),
+            json!(-1),
+            json!(256),
+            json!(4294967296u64),
+            json!(1.5),
+        ] {
+            cmp::<u8>("u8", v.clone(), o);
+            cmp::<i8>("i8", v.clone(), o);
+            cmp::<u64>("u64", v.clone(), o);
+            cmp::<i64>("i64", v.clone(), o);
+            cmp::<f32>("f32", v.clone(), o);
+            cmp::<f64>("f64", v.clone(), o);
+            cmp::<u128>("u128", v.clone(), o);
+            cmp::<i128>("i128", v.clone(), o);
+            cmp::<usize>("usize", v.clone(), o);
+            cmp::<std::num::NonZeroU8>("nz", v.clone(), o);
+            cmp::<char>("char", v.clone(), o);
+            cmp::<bool>("bool", v.clone(), o);
+        }
+        cmp::<Vec<u8>>("huge", Value::Array(vec![json!(1); 100_000]), o);
+        let mut huge = vec![json!(1); 100_000];
+        huge.push(json!(-1));
+        cmp::<Vec<u8>>("huge bad", Value::Array(huge), o);
+        for k in [
+            "1",
+            "-1",
+            "1 ",
+            " 1",
+            "01",
+            "1.0",
+            "1e2",
+            "+1",
+            "-",
+            "",
+            "300",
+            "-129",
+            "18446744073709551616",
+            "340282366920938463463374607431768211455",
+            "-170141183460469231731687303715884105728",
+            "1e400",
+            "NaN",
+            "0x1",
+            "1\n",
+            "\t1",
+        ] {
+            let v = json!({k: true});
+            cmp::<BTreeMap<u8, bool>>("key u8", v.clone(), o);
+            cmp::<BTreeMap<i8, bool>>("key i8", v.clone(), o);
+            cmp::<BTreeMap<u64, bool>>("key u64", v.clone(), o);
+            cmp::<BTreeMap<i64, bool>>("key i64", v.clone(), o);
+            cmp::<BTreeMap<u128, bool>>("key u128", v.clone(), o);
+            cmp::<BTreeMap<i128, bool>>("key i128", v.clone(), o);
+            cmp::<HashMap<KeyNew, bool>>("key newtype", v.clone(), o);
+            let vf = json!({k: 1});
+            cmp::<BTreeMap<String, u8>>("key str", vf.clone(), o);
+            cmp::<HashMap<char, u8>>("key char", vf.clone(), o);
+        }
+        for k in [
+            "0.1",
+            "16777217",
+            "1e38",
+            "3.4028236e38",
+            "1.00000005960464477539062500000000001",
+            "7.038531e-26",
+        ] {
+            let v = json!({k: true});
+            // serde_json parses an `f32` key straight to `f32` (rounded once).
+            let ours = deserialize::<HashMap<OrdF32, bool>>(&v)
+                .map(|m| m.keys().next().map(|k| k.0.to_bits()));
+            let theirs = HashMap::<OrdF32, bool>::deserialize(&v)
+                .map(|m| m.keys().next().map(|k| k.0.to_bits()));
+            if ours.as_ref().ok() != theirs.as_ref().ok() || ours.is_ok() != theirs.is_ok() {
+                o.push(format!(
+                    "f32 key {k}: ours {:?} theirs {:?}",
+                    ours.map_err(|e| e.to_string()),
+                    theirs.map_err(|e| e.to_string())
+                ));
+            }
+        }
+        for k in ["true", "True", "1", ""] {
+            cmp::<BTreeMap<bool, u8>>("key bool", json!({k: 1}), o);
+        }
+        for k in ["A", "B", "C"] {
+            cmp::<BTreeMap<KeyEnum, u8>>("key enum", json!({k: 1}), o);
+        }
+        for v in [json!(null), json!([]), json!({}), json!(1)] {
+            cmp::<Unit>("unit", v.clone(), o);
+            cmp::<New>("new", v.clone(), o);
+            cmp::<Tup>("tup", v.clone(), o);
+        }
+        for v in [
+            json!([1, "a"]),
+            json!([1]),
+            json!([1, "a", 2]),
+            json!({"0": 1}),
+        ] {
+            cmp::<Tup>("tup", v, o);
+        }
+        for v in [
+            json!({"firstName":"a","ln":"b"}),
+            json!({"first_name":"a","lastName":"b"}),
+            json!({"firstName":1,"ln":"b"}),
+            json!({"firstName":"a","ln":"b","lastName":"c"}),
+        ] {
+            cmp::<Renamed>("renamed", v, o);
+        }
+        for v in [json!({"n":"12"}), json!({"n":"x"}), json!({"n":12})] {
+            cmp::<With>("with", v, o);
+        }
+        for v in [json!("A"), json!("Z"), json!({"Z": 1}), json!({"A": 1})] {
+            cmp::<Other>("other", v, o);
+        }
+        for v in [
+            json!("U"),
+            json!({"U":[]}),
+            json!({"U":{}}),
+            json!("N"),
+            json!("T"),
+            json!("S"),
+            json!({"T":[]}),
+            json!({"T":{}}),
+            json!({"S":[]}),
+            json!({"S":[1]}),
+            json!({"S":[1, 2]}),
+            json!({"N":null}),
+            json!({"T":null}),
+            json!({"S":{"a":1,"b":2}}),
+            json!({"S":{"a":1,"a":2}}),
+        ] {
+            cmp::<E>("enum", v.clone(), o);
+            cmp::<Vec<E>>("vec enum", json!([1, v]), o);
+            cmp::<Vec<E>>("vec enum", json!([v]), o);
+        }
+        for v in [json!(null), json!(1), json!([null])] {
+            cmp::<Option<Option<u8>>>("optopt", v.clone(), o);
+            cmp::<Vec<Option<Option<u8>>>>("optopt", v, o);
+        }
+        for v in [json!([1, 2]), json!("ab"), json!([1, 300])] {
+            cmp::<serde_bytes_like::Bytes>("bytes", v, o);
+        }
+        for v in [
+            json!({"secs":1,"nanos":2}),
+            json!({"secs":-1,"nanos":2}),
+            json!([1, 2]),
+            json!("127.0.0.1:80"),
+            json!("bad"),
+        ] {
+            cmp::<std::time::Duration>("duration", v.clone(), o);
+            cmp::<std::net::SocketAddr>("sock", v.clone(), o);
+            cmp::<std::path::PathBuf>("path", v.clone(), o);
+            cmp::<std::ops::Range<u8>>("range", v.clone(), o);
+            cmp::<std::time::SystemTime>("systime", v.clone(), o);
+            cmp::<Box<str>>("boxstr", v.clone(), o);
+            cmp::<std::ffi::CString>("cstring", v.clone(), o);
+        }
+        for v in [json!("A"), json!({"1": null}), json!("1")] {
+            cmp::<OddVariant>("odd variant", v.clone(), o);
+            cmp::<NumberedVariant>("numbered variant", v, o);
+        }
+        if !out.is_empty() {
+            panic!("{} mismatches:\n{}", out.len(), out.join("\n"));
+        }
+    }
+
+    /// An enum whose variant name is read as a borrowed `&str` or as a number: serde_json
+    /// hands variant names to serde's string deserializer, which offers neither.
+    #[derive(Debug)]
+    struct OddVariant(String);
+    impl<'de> Deserialize<'de> for OddVariant {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = OddVariant;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("an odd enum")
+                }
+                fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<OddVariant, A::Error> {
+                    let (name, rest) = data.variant::<&'de str>()?;
+                    rest.unit_variant()?;
+                    Ok(OddVariant(name.to_owned()))
+                }
+            }
+            d.deserialize_enum("OddVariant", &[], V)
+        }
+    }
+    #[derive(Debug)]
+    struct NumberedVariant(u8);
+    impl<'de> Deserialize<'de> for NumberedVariant {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = NumberedVariant;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a numbered enum")
+                }
+                fn visit_enum<A: EnumAccess<'de>>(
+                    self,
+                    data: A,
+                ) -> Result<NumberedVariant, A::Error> {
+                    let (n, rest) = data.variant::<u8>()?;
+                    rest.unit_variant()?;
+                    Ok(NumberedVariant(n))
+                }
+            }
+            d.deserialize_enum("NumberedVariant", &[], V)
+        }
+    }
+
+    #[derive(Debug, PartialEq)]
+    struct OrdF32(f32);
+    impl Eq for OrdF32 {}
+    impl std::hash::Hash for OrdF32 {
+        fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+            self.0.to_bits().hash(h)
+        }
+    }
+    impl<'de> Deserialize<'de> for OrdF32 {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            f32::deserialize(d).map(OrdF32)
+        }
+    }
+
+    mod serde_bytes_like {
+        use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
+        use std::fmt;
+        #[derive(Debug)]
+        pub(super) struct Bytes(pub(super) Vec<u8>);
+        impl<'de> Deserialize<'de> for Bytes {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = Bytes;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("bytes")
+                    }
+                    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Bytes, E> {
+                        Ok(Bytes(s.as_bytes().to_vec()))
+                    }
+                    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Bytes, A::Error> {
+                        let mut v = Vec::new();
+                        while let Some(b) = a.next_element()? {
+                            v.push(b)
+                        }
+                        Ok(Bytes(v))
+                    }
+                }
+                d.deserialize_byte_buf(V)
+            }
+        }
+    }
+}
+/// `RawValue` (serde_json's `raw_value` feature, on in this crate's tests as a user's crate
+/// may turn it on) takes the value's JSON text, as with serde_json's `&Value` deserializer.
+#[cfg(test)]
+mod raw_value {
+    #![allow(dead_code)]
+    use super::*;
+    use serde::Deserialize;
+    use serde_json::json;
+    use serde_json::value::RawValue;
+    #[derive(Debug, Deserialize)]
+    struct R {
+        a: u8,
+        raw: Box<RawValue>,
+        opt: Option<Box<RawValue>>,
+    }
+    #[test]
+    fn raw_values_deserialize_as_with_serde_json() {
+        for v in [
+            json!({"a":1,"raw":{"x":[1,2]},"opt":null}),
+            json!({"a":1,"raw":"s","opt":[true]}),
+            json!({"a":"x","raw":1}),
+        ] {
+            let ours = deserialize::<R>(&v)
+                .map(|r| format!("{r:?}"))
+                .map_err(|e| e.to_string());
+            let theirs = R::deserialize(&v)
+                .map(|r| format!("{r:?}"))
+                .map_err(|e| e.to_string());
+            assert_eq!(ours, theirs);
         }
     }
 }
