@@ -5,7 +5,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::code::{ErrorCategory, ErrorCode, Severity};
-use crate::xml::{self, Context, Measure};
+use crate::xml::{self, Context};
 
 /// A tool error: the facts a language model needs to recover, and the flags client code
 /// branches on.
@@ -307,92 +307,84 @@ impl ToolError {
 
     // --- rendering --------------------------------------------------------------------------
 
-    /// The `<tool_error>` envelope, byte-exact (SPEC section 1). One allocation, sized exactly.
+    /// The `<tool_error>` envelope, byte-exact (SPEC section 1). Sized exactly: one allocation
+    /// unless a string needs escaping, then at most two.
     pub fn to_xml(&self) -> String {
-        let mut measure = Measure::default();
-        let mut out = String::with_capacity(self.xml_len(&mut measure));
-        self.write_with(&mut out, &measure);
+        let mut out = String::with_capacity(self.xml_len(|s, _| s.len()));
+        self.write_sections(&mut out);
         out
     }
 
-    /// Appends the envelope to `out`, for callers that reuse a buffer (grows it at most once).
+    /// Appends the envelope to `out`, for callers that reuse a buffer (grows it at most twice:
+    /// once for the envelope's strings as they are, once more if one needs escaping).
     pub fn write_xml(&self, out: &mut String) {
-        let mut measure = Measure::default();
-        out.reserve(self.xml_len(&mut measure));
-        self.write_with(out, &measure);
+        out.reserve(self.xml_len(|s, _| s.len()));
+        self.write_sections(out);
     }
 
-    /// Writes the envelope measured with `measure` into `out`, which has room for it.
-    #[inline(always)]
-    fn write_with(&self, out: &mut String, measure: &Measure) {
-        if measure.needs_look() {
-            self.write_sections::<true>(out);
-        } else {
-            self.write_sections::<false>(out);
-        }
-    }
-
-    /// Writes the envelope; `LOOK` as in [`xml::push`].
+    /// Writes the envelope in one pass (see [`xml::Writer`]): `out` has room for it when no
+    /// string needs escaping.
     ///
     /// The fixed text between two variable parts is written as one literal wherever the next
-    /// part is known (one per severity, one per list item), so the renderer makes about as few
-    /// copies as there are variable parts.
-    fn write_sections<const LOOK: bool>(&self, out: &mut String) {
+    /// part is known: one opening per canonical code, one per severity, one per list item, and
+    /// one per pair of adjacent sections (see [`push_joint`]), so the renderer makes about as
+    /// few copies as there are variable parts.
+    fn write_sections(&self, out: &mut String) {
         let e = &*self.0;
-        out.push_str("<tool_error code=\"");
-        match &e.code {
-            ErrorCode::Custom(code) => xml::push::<LOOK>(out, code, Context::Attr),
-            // Canonical codes are upper-case ASCII words: never escaped, never measured.
-            canonical => out.push_str(canonical.as_str()),
+        let mut w = xml::Writer::new(out, || self.xml_len(xml::measured_len));
+        if !e.code.push_open_tag(w.out()) {
+            w.literal("<tool_error code=\"");
+            w.attr(e.code.as_str());
         }
         // Must match `Severity::as_str` (the test `severity_literals_match_the_wire_strings`).
         match e.severity {
-            Severity::Warning => out.push_str("\" severity=\"warning\">\n<message>"),
-            Severity::Error => out.push_str("\" severity=\"error\">\n<message>"),
-            Severity::Critical => out.push_str("\" severity=\"critical\">\n<message>"),
+            Severity::Warning => w.literal("\" severity=\"warning\">\n<message>"),
+            Severity::Error => w.literal("\" severity=\"error\">\n<message>"),
+            Severity::Critical => w.literal("\" severity=\"critical\">\n<message>"),
         }
-        xml::push::<LOOK>(out, &e.message, Context::Text);
-        if e.recovery.is_empty() {
-            out.push_str("</message>\n");
-        } else {
-            out.push_str("</message>\n<recovery>");
-            xml::push::<LOOK>(out, &e.recovery, Context::Text);
-            out.push_str("</recovery>\n");
+        w.text(&e.message);
+        let mut section = Section::Message;
+        if !e.recovery.is_empty() {
+            push_joint(w.out(), section, Section::Recovery);
+            w.text(&e.recovery);
+            section = Section::Recovery;
         }
         if let Some((first, rest)) = e.actions.split_first() {
-            out.push_str("<available_actions>\n  <action>");
-            xml::push::<LOOK>(out, first, Context::Text);
+            push_joint(w.out(), section, Section::Actions);
+            w.text(first);
             for action in rest {
-                out.push_str("</action>\n  <action>");
-                xml::push::<LOOK>(out, action, Context::Text);
+                w.literal("</action>\n  <action>");
+                w.text(action);
             }
-            out.push_str("</action>\n</available_actions>\n");
+            section = Section::Actions;
         }
         if let Some(((first_key, first_value), rest)) = e.details.split_first() {
-            out.push_str("<details>\n  <detail key=\"");
-            xml::push::<LOOK>(out, first_key, Context::Attr);
-            out.push_str("\">");
-            xml::push::<LOOK>(out, first_value, Context::Text);
+            push_joint(w.out(), section, Section::Details);
+            w.attr(first_key);
+            w.literal("\">");
+            w.text(first_value);
             for (key, value) in rest {
-                out.push_str("</detail>\n  <detail key=\"");
-                xml::push::<LOOK>(out, key, Context::Attr);
-                out.push_str("\">");
-                xml::push::<LOOK>(out, value, Context::Text);
+                w.literal("</detail>\n  <detail key=\"");
+                w.attr(key);
+                w.literal("\">");
+                w.text(value);
             }
-            out.push_str("</detail>\n</details>\n");
+            section = Section::Details;
         }
         if e.retry_after > 0 {
-            out.push_str("<retry_after>");
-            push_u64(out, e.retry_after);
-            out.push_str(" seconds</retry_after>\n");
+            push_joint(w.out(), section, Section::RetryAfter);
+            push_decimal(w.out(), e.retry_after);
+            section = Section::RetryAfter;
         }
-        out.push_str("</tool_error>");
+        push_joint(w.out(), section, Section::End);
     }
 
-    /// The exact length in bytes of [`ToolError::to_xml`]'s output.
+    /// The length in bytes of [`ToolError::to_xml`]'s output, with `len` giving the length of
+    /// each string as written: its escaped length ([`xml::measured_len`]) for the exact length,
+    /// or its own length for the size when nothing needs escaping.
     #[inline(always)]
-    fn xml_len(&self, measure: &mut Measure) -> usize {
-        // Fixed parts, counted from the literals in `write_sections`.
+    fn xml_len(&self, len: impl Fn(&str, Context) -> usize) -> usize {
+        // Fixed parts, counted from the sections' literals (see `push_joint`).
         const OPEN: usize = "<tool_error code=\"\" severity=\"\">\n<message></message>\n".len();
         const CLOSE: usize = "</tool_error>".len();
         const RECOVERY: usize = "<recovery></recovery>\n".len();
@@ -404,33 +396,34 @@ impl ToolError {
 
         let e = &*self.0;
         let code = match &e.code {
-            ErrorCode::Custom(code) => measure.len(code, Context::Attr),
+            ErrorCode::Custom(code) => len(code, Context::Attr),
             canonical => canonical.as_str().len(),
         };
-        let mut len = OPEN
-            + CLOSE
-            + code
-            + e.severity.as_str().len()
-            + measure.len(&e.message, Context::Text);
+        let mut total =
+            OPEN + CLOSE + code + e.severity.as_str().len() + len(&e.message, Context::Text);
         if !e.recovery.is_empty() {
-            len += RECOVERY + measure.len(&e.recovery, Context::Text);
+            total += RECOVERY + len(&e.recovery, Context::Text);
         }
-        if !e.actions.is_empty() {
-            len += ACTIONS;
-            for action in &e.actions {
-                len += ACTION + measure.len(action, Context::Text);
+        // The first item apart, as the writer does: a loop over the rest is skipped at once
+        // when there is only one item (the common case), where a loop over all of them would
+        // first work out how often to run its unrolled body.
+        if let Some((first, rest)) = e.actions.split_first() {
+            total += ACTIONS + ACTION + len(first, Context::Text);
+            for action in rest {
+                total += ACTION + len(action, Context::Text);
             }
         }
-        if !e.details.is_empty() {
-            len += DETAILS;
-            for (key, value) in &e.details {
-                len += DETAIL + measure.len(key, Context::Attr) + measure.len(value, Context::Text);
+        if let Some(((first_key, first_value), rest)) = e.details.split_first() {
+            total +=
+                DETAILS + DETAIL + len(first_key, Context::Attr) + len(first_value, Context::Text);
+            for (key, value) in rest {
+                total += DETAIL + len(key, Context::Attr) + len(value, Context::Text);
             }
         }
         if e.retry_after > 0 {
-            len += RETRY + decimal_len(e.retry_after);
+            total += RETRY + decimal_len(e.retry_after);
         }
-        len
+        total
     }
 
     /// The typed flags object (SPEC section 1, from the kata): `isError`, `errorCategory`,
@@ -474,9 +467,101 @@ impl ToolError {
     }
 }
 
-/// Appends the decimal digits of `n` without going through `fmt`. Byte by byte: a `push_str`
-/// would need the digits checked as UTF-8 first, which costs more than it saves.
+/// The sections of a `<tool_error>` envelope from the message on, in order. Every one after
+/// the message is optional, so which section follows another is known only at run time.
+#[derive(Clone, Copy)]
+enum Section {
+    Message,
+    Recovery,
+    Actions,
+    Details,
+    RetryAfter,
+    /// The closing tag.
+    End,
+}
+
+/// The closing text of a section (after its last variable part) as a literal.
+macro_rules! close {
+    (Message) => {
+        "</message>\n"
+    };
+    (Recovery) => {
+        "</recovery>\n"
+    };
+    (Actions) => {
+        "</action>\n</available_actions>\n"
+    };
+    (Details) => {
+        "</detail>\n</details>\n"
+    };
+    (RetryAfter) => {
+        " seconds</retry_after>\n"
+    };
+}
+
+/// The opening text of a section (up to its first variable part) as a literal.
+macro_rules! open {
+    (Recovery) => {
+        "<recovery>"
+    };
+    (Actions) => {
+        "<available_actions>\n  <action>"
+    };
+    (Details) => {
+        "<details>\n  <detail key=\""
+    };
+    (RetryAfter) => {
+        "<retry_after>"
+    };
+    (End) => {
+        "</tool_error>"
+    };
+}
+
+/// Appends the end of section `prev` and the start of section `next` as one constant-size
+/// literal per pair (a literal selected from a table would be copied by a `memcpy` call).
+/// `next` is a constant at every call site and `prev` one of a few constants, so after inlining
+/// each call site jumps straight to its arms.
 #[inline(always)]
+fn push_joint(out: &mut String, prev: Section, next: Section) {
+    /// One arm per pair of a section and a later one, its literal built from `close!` and
+    /// `open!`.
+    macro_rules! joints {
+        ($($prev:ident => $($next:ident)*;)*) => {
+            match (prev, next) {
+                $($( (Section::$prev, Section::$next) => {
+                    out.push_str(concat!(close!($prev), open!($next)))
+                } )*)*
+                _ => unreachable!("sections are written in order"),
+            }
+        };
+    }
+    joints! {
+        Message => Recovery Actions Details RetryAfter End;
+        Recovery => Actions Details RetryAfter End;
+        Actions => Details RetryAfter End;
+        Details => RetryAfter End;
+        RetryAfter => End;
+    }
+}
+
+/// Appends the decimal digits of `n` without going through `fmt`. One or two digits (the usual
+/// delay in seconds) take a short path.
+#[inline(always)]
+fn push_decimal(out: &mut String, n: u64) {
+    if n < 100 {
+        if n >= 10 {
+            out.push(char::from(b'0' + (n / 10) as u8));
+        }
+        out.push(char::from(b'0' + (n % 10) as u8));
+    } else {
+        push_u64(out, n);
+    }
+}
+
+/// Appends the decimal digits of `n`, byte by byte: a `push_str` would need the digits checked
+/// as UTF-8 first, which costs more than it saves.
+#[inline(never)]
 fn push_u64(out: &mut String, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut i = digits.len();
@@ -493,8 +578,14 @@ fn push_u64(out: &mut String, mut n: u64) {
     }
 }
 
+/// The number of decimal digits of `n`, with the same short path as [`push_decimal`].
+#[inline(always)]
 fn decimal_len(n: u64) -> usize {
-    n.checked_ilog10().map_or(1, |l| l as usize + 1)
+    match n {
+        0..=9 => 1,
+        10..=99 => 2,
+        _ => n.ilog10() as usize + 1,
+    }
 }
 
 impl fmt::Debug for ToolError {
@@ -555,14 +646,21 @@ mod tests {
     }
 
     #[test]
-    fn to_xml_allocates_exactly_once() {
-        let e = ToolError::new("A\"<", "x & y < z")
+    fn to_xml_is_sized_exactly_plain_or_escaped() {
+        let plain = ToolError::not_found("No invoice with that ID")
+            .suggest("List invoices first, then retry with a real ID")
+            .actions(["billing.list_invoices"])
+            .detail("requestedId", "inv_2026_9999")
+            .retry_after(30);
+        let escaped = ToolError::new("A\"<", "x & y < z")
             .suggest("r")
             .actions(["a", "b<"])
             .detail("k'", "v&")
             .retry_after(1234);
-        let xml = e.to_xml();
-        assert_eq!(xml.len(), xml.capacity(), "{xml}");
+        for e in [plain, escaped] {
+            let xml = e.to_xml();
+            assert_eq!(xml.len(), xml.capacity(), "{xml}");
+        }
     }
 
     #[test]
@@ -645,6 +743,16 @@ mod tests {
     }
 
     #[test]
+    fn canonical_open_tags_match_the_wire_strings() {
+        for code in ErrorCode::CANONICAL {
+            let mut out = String::new();
+            assert!(code.push_open_tag(&mut out));
+            assert_eq!(out, format!("<tool_error code=\"{}", code.as_str()));
+        }
+        assert!(!ErrorCode::from("ALREADY_PAID").push_open_tag(&mut String::new()));
+    }
+
+    #[test]
     fn canonical_codes_need_no_escaping() {
         // `write_sections` copies canonical codes without measuring or escaping them.
         for code in ErrorCode::CANONICAL {
@@ -677,6 +785,51 @@ mod tests {
                 .suggest(recovery)
                 .actions(actions)
                 .with_details(details)
+                .retry_after(retry);
+            let xml = e.to_xml();
+            prop_assert_eq!(&xml, &reference_xml(&e));
+            prop_assert_eq!(xml.len(), xml.capacity());
+            let mut appended = String::from("prefix");
+            e.write_xml(&mut appended);
+            prop_assert_eq!(&appended["prefix".len()..], xml.as_str());
+        }
+
+        /// The one-pass writer sizes the buffer for the strings as they are and grows it at the
+        /// first one that needs escaping: a full envelope whose first string (the custom code),
+        /// middle strings, last string (the last detail value) or several of them need
+        /// escaping, at any position, must still equal the reference and be sized exactly.
+        #[test]
+        fn escaping_any_string_keeps_the_envelope_exact(
+            dirty in prop::collection::vec(any::<bool>(), 9),
+            special in prop::sample::select(vec!["&", "<", ">", "\"", "'", "\u{1}", "\u{FFFF}", "\n", "\t"]),
+            at in 0usize..48,
+            severity in prop::sample::select(vec![Severity::Warning, Severity::Error, Severity::Critical]),
+            retry in prop_oneof![Just(0u64), 1u64..200, any::<u64>()],
+        ) {
+            let mut strings = [
+                "ALREADY_PAID",
+                "No invoice with that ID",
+                "List invoices first, then retry with a real ID",
+                "billing.list_invoices",
+                "billing.get_invoice",
+                "requestedId",
+                "inv_2026_9999",
+                "customer",
+                "cus_42",
+            ]
+            .map(str::to_owned);
+            for (string, dirty) in strings.iter_mut().zip(&dirty) {
+                if *dirty {
+                    string.insert_str(at.min(string.len()), special);
+                }
+            }
+            let [code, message, recovery, action1, action2, key1, value1, key2, value2] = strings;
+            let e = ToolError::new(code, message)
+                .severity(severity)
+                .suggest(recovery)
+                .actions([action1, action2])
+                .detail(key1, value1)
+                .detail(key2, value2)
                 .retry_after(retry);
             let xml = e.to_xml();
             prop_assert_eq!(&xml, &reference_xml(&e));

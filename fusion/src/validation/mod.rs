@@ -22,16 +22,22 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::contract::ScopedDelta;
-use crate::xml::{self, Context, Measure};
+use crate::xml::{self, Context};
 
 pub(crate) use argument::nesting_depth;
 pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH, SchemaError};
 
+/// [`RECOVERY`] as a literal, so the renderer can copy it with its tags in one piece.
+macro_rules! recovery {
+    () => {
+        "Fix the fields above and call the tool again. Do not explain the error."
+    };
+}
+
 /// The closing instruction of every validation envelope, verbatim (SPEC section 2). "Do not
 /// explain the error" is there because a model's instinct is to apologise to the user instead
 /// of calling again.
-pub const RECOVERY: &str =
-    "Fix the fields above and call the tool again. Do not explain the error.";
+pub const RECOVERY: &str = recovery!();
 
 /// A value as the `You sent:` part of a line (`'text'` cut at 50 characters, `12`, `null`,
 /// `array(3)`, compact JSON), for other envelopes that echo what the model sent.
@@ -252,87 +258,86 @@ impl ValidationError {
     /// The `<validation_error>` envelope, byte-exact (SPEC section 2): the opening tag with the
     /// action, one `<field name="PATH">LINE</field>` per problem, the `<contract_awareness>`
     /// section when deltas are set (one `  <delta severity="…" scope="…">TEXT</delta>` line
-    /// each), the recovery line, the closing tag; joined with `\n`, no trailing newline. Attribute values escape `& < > " '`, field
-    /// text escapes `&` and `<`. One allocation, sized exactly.
+    /// each), the recovery line, the closing tag; joined with `\n`, no trailing newline.
+    /// Attribute values escape `& < > " '`, field text escapes `&` and `<`. One allocation,
+    /// sized exactly.
     pub fn to_xml(&self) -> String {
-        let mut measure = Measure::default();
-        let mut out = String::with_capacity(self.xml_len(&mut measure));
-        self.write_with(&mut out, &measure);
+        let mut all_plain = true;
+        let mut out = String::with_capacity(self.xml_len(xml::measure(&mut all_plain)));
+        self.write_sections(&mut out, all_plain);
         out
     }
 
     /// Appends the envelope to `out`, for callers that reuse a buffer (grows it at most once).
     pub fn write_xml(&self, out: &mut String) {
-        let mut measure = Measure::default();
-        out.reserve(self.xml_len(&mut measure));
-        self.write_with(out, &measure);
+        let mut all_plain = true;
+        out.reserve(self.xml_len(xml::measure(&mut all_plain)));
+        self.write_sections(out, all_plain);
     }
 
-    /// Writes the envelope measured with `measure` into `out`, which has room for it.
-    fn write_with(&self, out: &mut String, measure: &Measure) {
-        if measure.needs_look() {
-            self.write_sections::<true>(out);
-        } else {
-            self.write_sections::<false>(out);
-        }
-    }
-
-    /// Writes the envelope; `LOOK` as in [`xml::push`].
-    fn write_sections<const LOOK: bool>(&self, out: &mut String) {
-        out.push_str("<validation_error action=\"");
-        xml::push::<LOOK>(out, &self.action, Context::Attr);
-        out.push_str("\">\n");
+    /// Writes the envelope into `out`, which has room for it (see [`xml::Writer::presized`]).
+    ///
+    /// Unlike `ToolError`, measured exactly before writing: the framework's own lines often
+    /// need escaping (`Expected a number <= 1.0.`), and growing the buffer in the middle of
+    /// the envelope would cost a second allocation and a copy.
+    fn write_sections(&self, out: &mut String, all_plain: bool) {
+        let mut w = xml::Writer::presized(out, all_plain);
+        w.literal("<validation_error action=\"");
+        w.attr(&self.action);
+        w.literal("\">\n");
         for problem in &self.problems {
-            out.push_str("<field name=\"");
-            xml::push::<LOOK>(out, &problem.path, Context::Attr);
-            out.push_str("\">");
-            xml::push::<LOOK>(out, &problem.line, Context::Text);
-            out.push_str("</field>\n");
+            w.literal("<field name=\"");
+            w.attr(&problem.path);
+            w.literal("\">");
+            w.text(&problem.line);
+            w.literal("</field>\n");
         }
         if let Some(awareness) = &self.awareness {
-            out.push_str("<contract_awareness>\n");
+            w.literal("<contract_awareness>\n");
             for delta in awareness.iter() {
-                out.push_str("  <delta severity=\"");
-                out.push_str(delta.class.as_str());
-                out.push_str("\" scope=\"");
-                xml::push::<LOOK>(out, &delta.scope, Context::Attr);
-                out.push_str("\">");
-                xml::push::<LOOK>(out, &delta.text, Context::Text);
-                out.push_str("</delta>\n");
+                w.literal("  <delta severity=\"");
+                // The class names are plain ASCII words: nothing to escape.
+                w.out().push_str(delta.class.as_str());
+                w.literal("\" scope=\"");
+                w.attr(&delta.scope);
+                w.literal("\">");
+                w.text(&delta.text);
+                w.literal("</delta>\n");
             }
-            out.push_str("</contract_awareness>\n");
+            w.literal("</contract_awareness>\n");
         }
-        out.push_str("<recovery>");
-        out.push_str(RECOVERY);
-        out.push_str("</recovery>\n</validation_error>");
+        w.literal(concat!(
+            "<recovery>",
+            recovery!(),
+            "</recovery>\n</validation_error>"
+        ));
     }
 
-    /// The exact length in bytes of [`ValidationError::to_xml`]'s output.
-    fn xml_len(&self, measure: &mut Measure) -> usize {
-        // Fixed parts, counted from the literals in `write_xml`.
+    /// The length in bytes of [`ValidationError::to_xml`]'s output, with `len` giving the
+    /// escaped length of each string ([`xml::measure`]).
+    #[inline(always)]
+    fn xml_len(&self, mut len: impl FnMut(&str, Context) -> usize) -> usize {
+        // Fixed parts, counted from the literals in `write_sections`.
         const OPEN: usize = "<validation_error action=\"\">\n".len();
         const FIELD: usize = "<field name=\"\"></field>\n".len();
         const CLOSE: usize = "<recovery></recovery>\n</validation_error>".len() + RECOVERY.len();
 
-        let mut len = OPEN + CLOSE + measure.len(&self.action, Context::Attr);
+        let mut total = OPEN + CLOSE + len(&self.action, Context::Attr);
         for problem in &self.problems {
-            len += FIELD
-                + measure.len(&problem.path, Context::Attr)
-                + measure.len(&problem.line, Context::Text);
+            total += FIELD + len(&problem.path, Context::Attr) + len(&problem.line, Context::Text);
         }
         if let Some(awareness) = &self.awareness {
             const SECTION: usize = "<contract_awareness>\n</contract_awareness>\n".len();
             const DELTA: usize = "  <delta severity=\"\" scope=\"\"></delta>\n".len();
-            len += SECTION;
+            total += SECTION;
             for delta in awareness.iter() {
-                // The class names are plain ASCII words: nothing to escape.
-                len += DELTA
+                total += DELTA
                     + delta.class.as_str().len()
-                    + measure.len(&delta.scope, Context::Attr)
-                    + measure.len(&delta.text, Context::Text);
+                    + len(&delta.scope, Context::Attr)
+                    + len(&delta.text, Context::Text);
             }
         }
-        len
+        total
     }
 
     /// The typed flags (SPEC section 1), the same keys as `ToolError::flags`:
