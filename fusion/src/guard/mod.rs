@@ -668,8 +668,12 @@ impl Guarded {
         match self.inner {
             None => handler.await,
             Some(admission) => {
+                // Declared before the handler, so dropped after it: a slot is given back only
+                // once the handler it admitted is gone (on completion, timeout and
+                // cancellation alike), never while its resources are still held.
+                let mut permits = Vec::new();
                 let handler = std::pin::pin!(handler);
-                Box::pin(admission.run(handler)).await
+                Box::pin(admission.run(handler, &mut permits)).await
             }
         }
     }
@@ -679,8 +683,13 @@ impl Guarded {
 type PinnedHandler<'a> = Pin<&'a mut (dyn Future<Output = ToolResponse> + Send + 'a)>;
 
 impl Admission {
-    /// [`Guarded::run`] of a call with guards.
-    async fn run(self: Box<Self>, handler: PinnedHandler<'_>) -> ToolResponse {
+    /// [`Guarded::run`] of a call with guards. The concurrency permits taken go to `permits`,
+    /// which the caller drops after the handler.
+    async fn run(
+        self: Box<Self>,
+        handler: PinnedHandler<'_>,
+        permits: &mut Vec<concurrency::Permit>,
+    ) -> ToolResponse {
         let admission = *self;
         let Some(gates) = admission.set.tools.get(&*admission.tool) else {
             return handler.await;
@@ -708,7 +717,6 @@ impl Admission {
 
         // The tool's slot first: a call holding an action slot never waits for a tool slot
         // held by calls of the same action, so the two queues cannot deadlock.
-        let mut permits = Vec::with_capacity(2);
         for gate in ordered.iter().rev().flatten() {
             if let Some(concurrency) = &gate.concurrency {
                 match concurrency.acquire(&name_of(gate)).await {
@@ -750,10 +758,9 @@ impl Admission {
             }
         };
         let took = started.elapsed();
-        for permit in &permits {
+        for permit in permits.iter() {
             permit.record(took);
         }
-        drop(permits);
         response
     }
 }

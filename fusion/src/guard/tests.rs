@@ -112,3 +112,80 @@ async fn without_guards_the_handler_just_runs() {
         .await;
     assert_eq!(response.payload(), Some("ran"));
 }
+
+/// A handler's drop guard: when dropped, it tries a second call through the same one-slot,
+/// no-queue limit and records whether that call was refused (the slot still held).
+struct TryAnotherCall {
+    context: RequestContext,
+    refused: Arc<std::sync::Mutex<Option<bool>>>,
+}
+
+impl Drop for TryAnotherCall {
+    fn drop(&mut self) {
+        let second = self
+            .context
+            .guarded("charge")
+            .run(async { ToolResponse::text("second") });
+        let mut second = std::pin::pin!(second);
+        let waker = std::task::Waker::noop();
+        let outcome = second
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(waker));
+        let refused = match outcome {
+            std::task::Poll::Ready(response) => response.is_error(),
+            std::task::Poll::Pending => false,
+        };
+        *self.refused.lock().unwrap() = Some(refused);
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slot_is_given_back_only_after_the_handler_is_dropped() {
+    let billing = definition("billing", &["charge"]);
+    let set = Arc::new(
+        Guards::new()
+            .guard(
+                "billing.charge",
+                GuardSpec::new()
+                    .concurrency(ConcurrencyLimit::new(1, 0))
+                    .timeout(Duration::from_secs(1)),
+            )
+            .build([(&billing, ToolGuards::default())])
+            .unwrap(),
+    );
+    let tool: Arc<str> = Arc::from("billing");
+    let context = || RequestContext::new().with_guards(GuardScope::of(&set, &tool, false));
+
+    // Completed, timed out, and cancelled while running.
+    for case in ["completes", "times out", "is cancelled"] {
+        let refused = Arc::new(std::sync::Mutex::new(None));
+        let canary = TryAnotherCall {
+            context: context(),
+            refused: Arc::clone(&refused),
+        };
+        let call = context().guarded("charge").run(async move {
+            let _canary = canary;
+            if case != "completes" {
+                std::future::pending::<()>().await;
+            }
+            ToolResponse::text("first")
+        });
+        match case {
+            "is cancelled" => {
+                let mut call = Box::pin(call);
+                let waker = std::task::Waker::noop();
+                let first = call
+                    .as_mut()
+                    .poll(&mut std::task::Context::from_waker(waker));
+                assert!(first.is_pending(), "the handler is running");
+                drop(call);
+            }
+            _ => drop(call.await),
+        }
+        assert_eq!(
+            *refused.lock().unwrap(),
+            Some(true),
+            "when the handler {case}, its slot must still be held while it is dropped"
+        );
+    }
+}
