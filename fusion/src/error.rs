@@ -764,6 +764,17 @@ mod tests {
         }
     }
 
+    /// `to_xml` equals the reference, is sized exactly, and `write_xml` appends the same bytes.
+    fn renders_like_the_reference(e: &ToolError) -> Result<(), TestCaseError> {
+        let xml = e.to_xml();
+        prop_assert_eq!(&xml, &reference_xml(e));
+        prop_assert_eq!(xml.len(), xml.capacity());
+        let mut appended = String::from("prefix");
+        e.write_xml(&mut appended);
+        prop_assert_eq!(&appended["prefix".len()..], xml.as_str());
+        Ok(())
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(1024))]
 
@@ -786,12 +797,7 @@ mod tests {
                 .actions(actions)
                 .with_details(details)
                 .retry_after(retry);
-            let xml = e.to_xml();
-            prop_assert_eq!(&xml, &reference_xml(&e));
-            prop_assert_eq!(xml.len(), xml.capacity());
-            let mut appended = String::from("prefix");
-            e.write_xml(&mut appended);
-            prop_assert_eq!(&appended["prefix".len()..], xml.as_str());
+            renders_like_the_reference(&e)?;
         }
 
         /// The one-pass writer sizes the buffer for the strings as they are and grows it at the
@@ -831,12 +837,7 @@ mod tests {
                 .detail(key1, value1)
                 .detail(key2, value2)
                 .retry_after(retry);
-            let xml = e.to_xml();
-            prop_assert_eq!(&xml, &reference_xml(&e));
-            prop_assert_eq!(xml.len(), xml.capacity());
-            let mut appended = String::from("prefix");
-            e.write_xml(&mut appended);
-            prop_assert_eq!(&appended["prefix".len()..], xml.as_str());
+            renders_like_the_reference(&e)?;
         }
     }
 }

@@ -685,6 +685,20 @@ mod tests {
 
     use super::*;
 
+    /// serde_path_to_error's path as [`Step`]s, to compare with ours.
+    pub(super) fn steps_of(path: &serde_path_to_error::Path) -> Vec<Step> {
+        path.iter()
+            .filter_map(|segment| match segment {
+                serde_path_to_error::Segment::Seq { index } => Some(Step::Index(*index)),
+                serde_path_to_error::Segment::Map { key }
+                | serde_path_to_error::Segment::Enum { variant: key } => {
+                    Some(Step::Key(key.clone()))
+                }
+                serde_path_to_error::Segment::Unknown => None,
+            })
+            .collect()
+    }
+
     /// Deserializes with [`Tracked`] and with serde_json's own `&Value` deserializer (wrapped
     /// in serde_path_to_error for the path), and checks both say the same.
     fn same<T>(value: Value) -> Result<T, (String, Vec<Step>)>
@@ -697,21 +711,8 @@ mod tests {
                 f.path().cloned().collect::<Vec<_>>(),
             )
         });
-        let theirs = serde_path_to_error::deserialize::<_, T>(&value).map_err(|e| {
-            let path = e
-                .path()
-                .iter()
-                .filter_map(|s| match s {
-                    serde_path_to_error::Segment::Seq { index } => Some(Step::Index(*index)),
-                    serde_path_to_error::Segment::Map { key }
-                    | serde_path_to_error::Segment::Enum { variant: key } => {
-                        Some(Step::Key(key.clone()))
-                    }
-                    serde_path_to_error::Segment::Unknown => None,
-                })
-                .collect::<Vec<_>>();
-            (e.inner().to_string(), path)
-        });
+        let theirs = serde_path_to_error::deserialize::<_, T>(&value)
+            .map_err(|e| (e.inner().to_string(), steps_of(e.path())));
         assert_eq!(ours, theirs, "on {value}");
         ours
     }
@@ -987,21 +988,7 @@ mod equivalence {
             .map_err(|e| e.to_string());
         let theirs = serde_path_to_error::deserialize::<_, T>(&value)
             .map(|v| format!("{v:?}"))
-            .map_err(|e| {
-                let path = e
-                    .path()
-                    .iter()
-                    .filter_map(|s| match s {
-                        serde_path_to_error::Segment::Seq { index } => Some(Step::Index(*index)),
-                        serde_path_to_error::Segment::Map { key }
-                        | serde_path_to_error::Segment::Enum { variant: key } => {
-                            Some(Step::Key(key.clone()))
-                        }
-                        serde_path_to_error::Segment::Unknown => None,
-                    })
-                    .collect::<Vec<_>>();
-                (e.inner().to_string(), path)
-            });
+            .map_err(|e| (e.inner().to_string(), super::tests::steps_of(e.path())));
         let ok_plain = match (&ours, &plain) {
             (Ok(a), Ok(b)) => a == b,
             (Err((a, _)), Err(b)) => a == b,
