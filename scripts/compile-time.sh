@@ -43,14 +43,6 @@ export CARGO_INCREMENTAL=0
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$scratch/target}"
 cd "$scratch/src"
 
-seconds() { # seconds CRATE: wall-clock seconds of building CRATE
-  local start end
-  start=$(date +%s.%N)
-  cargo build -q "${profile[@]}" -p "$1"
-  end=$(date +%s.%N)
-  echo "$end - $start" | bc
-}
-
 build() { # build CRATE: "WALL CPU" seconds of building CRATE (CPU = user + system time of
   # cargo and the compilers it ran, which a loaded machine inflates far less than wall time)
   local out
@@ -63,8 +55,8 @@ build() { # build CRATE: "WALL CPU" seconds of building CRATE (CPU = user + syst
 if [ "$cold" = 1 ]; then
   rm -rf "$scratch/target-cold"
   for crate in gen-fusion gen-rmcp; do
-    t=$(CARGO_TARGET_DIR="$scratch/target-cold/$crate" seconds "$crate")
-    printf 'cold build (all dependencies) %-10s %8.1f s\n' "$crate" "$t"
+    read -r w c < <(CARGO_TARGET_DIR="$scratch/target-cold/$crate" build "$crate")
+    printf 'cold build (all dependencies) %-10s %8.1f s wall, %8.1f s cpu\n' "$crate" "$w" "$c"
   done
 fi
 

@@ -122,6 +122,16 @@ pub(crate) fn deserialize<'de, T: de::Deserialize<'de>>(value: &'de Value) -> Re
 #[derive(Clone, Copy)]
 pub(crate) struct Tracked<'de>(&'de Value);
 
+/// Typed requests answered by another method of the same deserializer, as serde_json's
+/// `&Value` deserializer answers them.
+macro_rules! forward {
+    ($($target:ident: $($method:ident)*;)*) => {$($(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+            self.$target(visitor)
+        }
+    )*)*};
+}
+
 impl<'de> Deserializer<'de> for Tracked<'de> {
     type Error = Failure;
 
@@ -247,53 +257,12 @@ impl<'de> Deserializer<'de> for Tracked<'de> {
         }
     }
 
-    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.number(visitor)
-    }
-    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.number(visitor)
-    }
-    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.number(visitor)
-    }
-    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.number(visitor)
-    }
-    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.number(visitor)
-    }
-    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.number(visitor)
-    }
-    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.number(visitor)
-    }
-    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.number(visitor)
-    }
-    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.number(visitor)
-    }
-    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.number(visitor)
-    }
-    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.number(visitor)
-    }
-    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.number(visitor)
-    }
-    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.deserialize_str(visitor)
-    }
-    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.deserialize_str(visitor)
-    }
-    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.deserialize_str(visitor)
-    }
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-        self.deserialize_bytes(visitor)
+    forward! {
+        number: deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+            deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+            deserialize_f32 deserialize_f64;
+        deserialize_str: deserialize_char deserialize_string deserialize_identifier;
+        deserialize_bytes: deserialize_byte_buf;
     }
     fn deserialize_unit_struct<V: Visitor<'de>>(
         self,
