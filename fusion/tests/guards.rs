@@ -71,8 +71,8 @@ struct Work {
 /// Background jobs.
 #[fusion::tool(concurrency(max_active = 8, max_queued = 64))]
 impl Jobs {
-    /// Works for a while.
-    #[action]
+    /// Works for a while (as often as asked: the same work again has no further effect).
+    #[action(idempotent)]
     async fn work(&self, args: Work) -> String {
         let _running = Running::enter(&self.probe);
         tokio::time::sleep(Duration::from_millis(args.millis)).await;
@@ -393,13 +393,23 @@ async fn a_timeout_drops_the_handler_so_its_late_side_effect_never_happens() {
     let jobs = Jobs::default();
     let tester = Tester::new().tool(jobs.clone());
     let outcome = tester.call("jobs.book", json!({"millis": 5_000})).await;
+    // `book` is neither read-only nor idempotent: it may have booked before it was stopped,
+    // so the model is told to check first, and client code is told not to retry.
     outcome
         .assert_error("TIMEOUT")
         .assert_category(ErrorCategory::Transient)
-        .assert_retryable(true);
+        .assert_retryable(false);
+    let error = outcome.response().tool_error().unwrap();
     assert_eq!(
-        outcome.response().tool_error().unwrap().message(),
+        error.message(),
         "`jobs.book` did not finish within 2 seconds and was stopped."
+    );
+    assert_eq!(
+        error.recovery(),
+        Some(
+            "It was stopped part-way and may already have taken effect. Check whether it did \
+             (read the state it changes) before calling it again; do not retry it blindly."
+        )
     );
     assert_eq!(jobs.probe.dropped.load(Ordering::SeqCst), 1, "dropped");
     // Long past the handler's own deadline: nothing wakes it, nothing is booked.
@@ -422,10 +432,18 @@ async fn a_server_timeout_replaces_the_attribute_and_reports_milliseconds() {
         .tool(jobs.clone())
         .guard("jobs", GuardSpec::new().timeout(Duration::from_millis(250)));
     // The tool-wide timeout covers `work`; `book` keeps its own 2 s.
-    tester
-        .call("jobs.work", json!({"millis": 1_000}))
-        .await
-        .assert_error("TIMEOUT");
+    // `work` is idempotent: the same call again is safe, so the timeout is retryable.
+    let work = tester.call("jobs.work", json!({"millis": 1_000})).await;
+    work.assert_error("TIMEOUT")
+        .assert_category(ErrorCategory::Transient)
+        .assert_retryable(true);
+    assert_eq!(
+        work.response().tool_error().unwrap().recovery(),
+        Some(
+            "Retry once. If it times out again, ask for less in one call (a narrower filter, a \
+             smaller page) or try again later."
+        )
+    );
     tester
         .call("jobs.book", json!({"millis": 1_000}))
         .await
@@ -626,7 +644,15 @@ async fn guarded_actions_advertise_the_refusals_their_guards_send() {
         ("send", "SERVER_BUSY", "transient"),
         ("work", "SERVER_BUSY", "transient"),
     ]
-    .map(|(a, c, k)| (a.to_owned(), c.to_owned(), k.to_owned(), true));
+    // Every refusal is retryable but `book`'s timeout: `book` may have taken effect.
+    .map(|(a, c, k)| {
+        (
+            a.to_owned(),
+            c.to_owned(),
+            k.to_owned(),
+            (a, c) != ("book", "TIMEOUT"),
+        )
+    });
     assert_eq!(listed, expected);
     // The tool's own definition carries them, so the lockfile records them too.
     use fusion::Tool;

@@ -127,7 +127,7 @@ mod rate;
 #[cfg(feature = "redis")]
 mod redis;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -137,7 +137,7 @@ use std::time::Duration;
 use crate::code::{ErrorCode, Severity};
 use crate::error::ToolError;
 use crate::response::ToolResponse;
-use crate::tool::{ErrorContract, RequestContext, ToolDefinition};
+use crate::tool::{ActionDefinition, ErrorContract, RequestContext, ToolDefinition};
 
 pub use limits::{ArgumentLimits, DEFAULT_MAX_ARGUMENT_BYTES};
 pub use middleware::{Middleware, Next};
@@ -182,15 +182,17 @@ pub struct ToolGuards {
 }
 
 impl ToolGuards {
-    /// The refusals the guards of `action` can answer with, as error contract entries: for a
-    /// rate limit `RATE_LIMITED` (rate_limit), for a concurrency limit `SERVER_BUSY`
-    /// (transient), for a timeout `TIMEOUT` (transient), all severity `error` and retryable,
-    /// in the order the guards run (SPEC section 4). The tool's guards apply to each action.
-    pub fn error_contracts(&self, action: &str) -> Vec<ErrorContract> {
+    /// The refusals the guards of `action` can answer with, as error contract entries, in the
+    /// order the guards run (SPEC section 4), all severity `error`: for a rate limit
+    /// `RATE_LIMITED` (rate_limit, retryable), for a concurrency limit `SERVER_BUSY`
+    /// (transient, retryable), for a timeout `TIMEOUT` (transient; retryable only when the
+    /// action is annotated read-only or idempotent, since any other action may have taken
+    /// effect before it was stopped). The tool's guards apply to each action.
+    pub fn error_contracts(&self, action: &ActionDefinition) -> Vec<ErrorContract> {
         let own = self
             .actions
             .iter()
-            .filter(|(name, _)| name == action)
+            .filter(|(name, _)| *name == action.name)
             .map(|(_, spec)| spec);
         let specs: Vec<&GuardSpec> = own.chain([&self.tool]).collect();
         let kinds = [
@@ -207,10 +209,16 @@ impl ToolGuards {
                 specs.iter().any(|s| s.timeout.is_some()),
             ),
         ];
+        let retryable = |code: &ErrorCode| {
+            (*code == ErrorCode::Timeout && !retry_safe(action)).then_some(false)
+        };
         kinds
             .into_iter()
             .filter(|(_, guarded)| *guarded)
-            .map(|(code, _)| ErrorContract::new(code, Severity::Error, None, None))
+            .map(|(code, _)| {
+                let retryable = retryable(&code);
+                ErrorContract::new(code, Severity::Error, None, retryable)
+            })
             .collect()
     }
 
@@ -223,7 +231,7 @@ impl ToolGuards {
     /// are not part of the tool's contract.
     pub fn declare_errors(&self, definition: &mut ToolDefinition) {
         for action in &mut definition.actions {
-            for contract in self.error_contracts(&action.name) {
+            for contract in self.error_contracts(action) {
                 if action.errors.iter().all(|e| e.code != contract.code) {
                     action.errors.push(contract);
                 }
@@ -453,6 +461,12 @@ impl Guards {
                 grouped: definition.discriminator.is_some(),
                 tool: Gate::new(tool.clone(), &tool_spec, &self.store)?,
                 actions: HashMap::new(),
+                retry_safe: definition
+                    .actions
+                    .iter()
+                    .filter(|a| retry_safe(a))
+                    .map(|a| a.name.clone())
+                    .collect(),
             };
             for (action, spec) in action_specs {
                 if spec.is_empty() {
@@ -500,6 +514,8 @@ struct ToolGates {
     grouped: bool,
     tool: Gate,
     actions: HashMap<String, Gate>,
+    /// The actions a model may call again after a `TIMEOUT` (see [`retry_safe`]).
+    retry_safe: HashSet<String>,
 }
 
 /// The guards of one target, with their state (semaphores, rate counters).
@@ -727,6 +743,7 @@ impl Admission {
         }
 
         let timeout = action.and_then(|g| g.timeout).or(gates.tool.timeout);
+        let retry_safe = gates.retry_safe.contains(&admission.action);
         // The handler of one action ran out of time, whichever gate set the timeout.
         let name = admission.called.as_str();
         let started = tokio::time::Instant::now();
@@ -747,11 +764,12 @@ impl Admission {
             context,
         });
         let response = match &request {
-            None => within(timeout, name, handler).await,
+            None => within(timeout, name, retry_safe, handler).await,
             Some(request) => {
                 within(
                     timeout,
                     name,
+                    retry_safe,
                     middleware::chain(request, &layers, Box::pin(handler)),
                 )
                 .await
@@ -791,36 +809,54 @@ pub(crate) fn seconds(n: u64) -> String {
 }
 
 /// `handler`'s response, or the `TIMEOUT` envelope of `name` once `limit` (if any) has passed,
-/// the handler's future dropped.
+/// the handler's future dropped. `retry_safe`: see [`timed_out`].
 async fn within(
     limit: Option<Duration>,
     name: &str,
+    retry_safe: bool,
     handler: impl Future<Output = ToolResponse>,
 ) -> ToolResponse {
     match limit {
         None => handler.await,
         Some(limit) => match tokio::time::timeout(limit, handler).await {
             Ok(response) => response,
-            Err(_) => ToolResponse::error(timed_out(name, limit)),
+            Err(_) => ToolResponse::error(timed_out(name, limit, retry_safe)),
         },
     }
 }
 
-/// The `TIMEOUT` envelope of `name` stopped after `limit`.
-fn timed_out(name: &str, limit: Duration) -> ToolError {
+/// Whether a model may call `action` again after it timed out: when it is annotated read-only
+/// or idempotent (`readOnlyHint`, `idempotentHint`; MCP specification 2025-06-18, "Tools",
+/// tool annotations). Any other action was stopped part-way and may already have taken
+/// effect (a charge made, a message sent), so calling it again blindly could do it twice.
+pub(crate) fn retry_safe(action: &ActionDefinition) -> bool {
+    action.annotations.read_only == Some(true) || action.annotations.idempotent == Some(true)
+}
+
+/// The `TIMEOUT` envelope of `name` stopped after `limit`. Category transient either way;
+/// retryable, with "retry once", only when the action is `retry_safe`. Otherwise not
+/// retryable, and the recovery says to check whether the call took effect first.
+fn timed_out(name: &str, limit: Duration, retry_safe: bool) -> ToolError {
     let limit_text = if limit < Duration::from_secs(1) {
         format!("{} ms", limit.as_millis().max(1))
     } else {
         seconds(whole_seconds(limit))
     };
-    ToolError::new(
+    let error = ToolError::new(
         ErrorCode::Timeout,
         format!("`{name}` did not finish within {limit_text} and was stopped."),
-    )
-    .suggest(
-        "Retry once. If it times out again, ask for less in one call (a narrower filter, a \
-         smaller page) or try again later.",
-    )
+    );
+    if retry_safe {
+        error.suggest(
+            "Retry once. If it times out again, ask for less in one call (a narrower filter, a \
+             smaller page) or try again later.",
+        )
+    } else {
+        error.retryable(false).suggest(
+            "It was stopped part-way and may already have taken effect. Check whether it did \
+             (read the state it changes) before calling it again; do not retry it blindly.",
+        )
+    }
 }
 
 #[cfg(test)]

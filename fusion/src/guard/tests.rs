@@ -89,18 +89,69 @@ fn building_checks_targets_and_limits() {
 
 #[test]
 fn timeouts_under_a_second_are_told_in_milliseconds() {
-    let error = timed_out("billing.charge", Duration::from_millis(250));
+    let error = timed_out("billing.charge", Duration::from_millis(250), true);
     assert_eq!(
         error.message(),
         "`billing.charge` did not finish within 250 ms and was stopped."
     );
     assert_eq!(*error.code(), crate::ErrorCode::Timeout);
     assert_eq!(error.retry_after_secs(), None);
-    let error = timed_out("billing", Duration::from_millis(1500));
+    let error = timed_out("billing", Duration::from_millis(1500), true);
     assert_eq!(
         error.message(),
         "`billing` did not finish within 2 seconds and was stopped."
     );
+}
+
+#[test]
+fn a_timeout_is_retryable_only_for_read_only_or_idempotent_actions() {
+    let mut tool = definition("billing", &["charge", "get", "cancel"]);
+    tool.actions[1].annotations.read_only = Some(true);
+    tool.actions[2].annotations.idempotent = Some(true);
+    let safe: Vec<bool> = tool.actions.iter().map(retry_safe).collect();
+    assert_eq!(safe, [false, true, true]);
+
+    // The envelope: the flags and the recovery follow the action.
+    let blind = timed_out("billing.charge", Duration::from_secs(10), false);
+    assert_eq!(blind.flags()["isRetryable"], false);
+    assert_eq!(blind.flags()["errorCategory"], "transient");
+    assert!(
+        blind
+            .recovery()
+            .unwrap()
+            .contains("may already have taken effect"),
+        "{blind:?}"
+    );
+    let again = timed_out("billing.get", Duration::from_secs(10), true);
+    assert_eq!(again.flags()["isRetryable"], true);
+    assert!(again.recovery().unwrap().starts_with("Retry once."));
+
+    // The contract says the same, action by action, for a tool-wide timeout.
+    let guards = ToolGuards {
+        tool: GuardSpec::new().timeout(Duration::from_secs(10)),
+        actions: Vec::new(),
+    };
+    let timeouts: Vec<(String, bool)> = tool
+        .actions
+        .iter()
+        .flat_map(|a| {
+            guards
+                .error_contracts(a)
+                .into_iter()
+                .map(move |c| (format!("{} {}", a.name, c.code), c.retryable))
+        })
+        .collect();
+    assert_eq!(
+        timeouts,
+        [
+            ("charge TIMEOUT".to_owned(), false),
+            ("get TIMEOUT".to_owned(), true),
+            ("cancel TIMEOUT".to_owned(), true),
+        ]
+    );
+    guards.declare_errors(&mut tool);
+    assert!(!tool.actions[0].errors[0].retryable);
+    assert!(tool.actions[1].errors[0].retryable);
 }
 
 #[tokio::test]
