@@ -186,6 +186,42 @@ fn dispatch() -> Figure {
     }
 }
 
+/// The same dispatch against a hand-written baseline that also checks the arguments against
+/// the action's JSON Schema: what fusion costs a server that validates its inputs anyway.
+fn dispatch_validating() -> Figure {
+    let tool = fixtures::Accounts;
+    let arguments = fixtures::deposit_arguments();
+    let schema = fixtures::deposit_validator();
+    assert!(fixtures::validating_dispatch(&schema, arguments.clone()).is_ok());
+    let (f, b) = side_by_side(
+        2_000,
+        |n| {
+            (0..n).for_each(|_| {
+                drop(black_box(fixtures::fusion_dispatch(
+                    &tool,
+                    black_box(&arguments).clone(),
+                )))
+            })
+        },
+        |n| {
+            (0..n).for_each(|_| {
+                drop(black_box(fixtures::validating_dispatch(
+                    &schema,
+                    black_box(&arguments).clone(),
+                )))
+            })
+        },
+    );
+    Figure {
+        name: "dispatch: vs schema-checking",
+        baseline: "hand-written + jsonschema",
+        fusion_ns: f,
+        baseline_ns: b,
+        per_second: false,
+        target: None,
+    }
+}
+
 /// The floor of any parser built on quick-xml's reader: every event of the envelope read,
 /// nothing built.
 fn quick_xml_events(xml: &str) -> usize {
@@ -298,11 +334,12 @@ fn main() {
         "figure", "fusion", "unit", "baseline", "baseline"
     );
     let only = std::env::args().nth(1).unwrap_or_default();
-    let figures: [(&str, Measure); 7] = [
+    let figures: [(&str, Measure); 8] = [
         ("envelope", envelope),
         ("validation: render", validation_render),
         ("validation: check", validation_check),
         ("dispatch", dispatch),
+        ("dispatch: vs schema", dispatch_validating),
         ("parse_envelope", parse_envelope),
         ("guards", guards),
         ("end to end", end_to_end),

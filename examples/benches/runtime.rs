@@ -41,6 +41,10 @@ fn dispatch(c: &mut Criterion) {
     group.bench_function("baseline: serde_json + match", |b| {
         b.iter(|| fixtures::handwritten_dispatch(black_box(&arguments).clone()))
     });
+    let schema = fixtures::deposit_validator();
+    group.bench_function("baseline: serde_json + match + jsonschema is_valid", |b| {
+        b.iter(|| fixtures::validating_dispatch(&schema, black_box(&arguments).clone()))
+    });
     group.finish();
 }
 
