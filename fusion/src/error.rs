@@ -323,8 +323,7 @@ impl ToolError {
         }
     }
 
-    /// Appends the envelope to `out`, for callers that reuse a buffer (grows it at most once,
-    /// to the exact size).
+    /// Appends the envelope to `out`, for callers that reuse a buffer (grows it at most once).
     pub fn write_xml(&self, out: &mut String) {
         let (len, all_plain) = self.raw_len();
         *out = if all_plain {
