@@ -307,32 +307,82 @@ impl ToolError {
 
     // --- rendering --------------------------------------------------------------------------
 
-    /// The `<tool_error>` envelope, byte-exact (SPEC section 1). Sized exactly: one allocation
-    /// unless a string needs escaping, then at most two.
+    /// The `<tool_error>` envelope, byte-exact (SPEC section 1). Sized exactly, in one
+    /// allocation.
+    ///
+    /// One walk sums the lengths of the fixed parts and of the strings as they are, and scans
+    /// the strings; when none needs escaping (the common case) that sum is exact and the
+    /// strings are copied with no second look. Otherwise the envelope is measured exactly
+    /// (escaped lengths) and written out of line, escaping the strings that need it.
     pub fn to_xml(&self) -> String {
-        let mut out = String::with_capacity(self.xml_len(|s, _| s.len()));
-        self.write_sections(&mut out);
-        out
+        let (len, all_plain) = self.raw_len();
+        if all_plain {
+            self.write_plain(String::with_capacity(len))
+        } else {
+            self.write_escaping(String::with_capacity(self.escaped_xml_len()))
+        }
     }
 
-    /// Appends the envelope to `out`, for callers that reuse a buffer (grows it at most twice:
-    /// once for the envelope's strings as they are, once more if one needs escaping).
+    /// Appends the envelope to `out`, for callers that reuse a buffer (grows it at most once).
     pub fn write_xml(&self, out: &mut String) {
-        out.reserve(self.xml_len(|s, _| s.len()));
-        self.write_sections(out);
+        let (len, all_plain) = self.raw_len();
+        *out = if all_plain {
+            out.reserve(len);
+            self.write_plain(std::mem::take(out))
+        } else {
+            out.reserve(self.escaped_xml_len());
+            self.write_escaping(std::mem::take(out))
+        };
     }
 
-    /// Writes the envelope in one pass (see [`xml::Writer`]): `out` has room for it when no
-    /// string needs escaping.
+    /// The length of the envelope with every string as it is, and whether that is its exact
+    /// length: whether no string needs escaping, found by one [`xml::Scan`] in the same walk.
+    #[inline(always)]
+    fn raw_len(&self) -> (usize, bool) {
+        let mut scan = xml::Scan::new();
+        // Inlined, so each string's scan is inlined too: left to itself, the compiler keeps
+        // the closure out of line and calls it for each string.
+        let len = self.xml_len(
+            #[inline(always)]
+            |s, ctx| {
+                scan.add(s, ctx);
+                s.len()
+            },
+        );
+        (len, scan.all_plain())
+    }
+
+    /// The exact length of the envelope when a string needs escaping (out of line: the
+    /// common case never needs it).
+    #[inline(never)]
+    fn escaped_xml_len(&self) -> usize {
+        self.xml_len(xml::measured_len)
+    }
+
+    /// [`ToolError::write_sections`] when no string needs escaping: no scan at all. Inlined
+    /// into `to_xml`, where the call and handing the buffer over cost more than the code.
+    #[inline(always)]
+    fn write_plain(&self, out: String) -> String {
+        self.write_sections(xml::Writer::presized(out, true))
+    }
+
+    /// [`ToolError::write_sections`] when a string needs escaping: each is scanned again
+    /// before it is copied, and the ones that are not plain are escaped.
+    #[inline(never)]
+    fn write_escaping(&self, out: String) -> String {
+        self.write_sections(xml::Writer::presized(out, false))
+    }
+
+    /// Writes the envelope with `w`, whose buffer has room for it.
     ///
     /// The fixed text between two variable parts is written as one literal wherever the next
     /// part is known: one opening per canonical code, one per severity, one per list item, and
     /// one per pair of adjacent sections (see [`push_joint`]), so the renderer makes about as
     /// few copies as there are variable parts.
-    fn write_sections(&self, out: &mut String) {
+    #[inline(always)]
+    fn write_sections(&self, mut w: xml::Writer) -> String {
         let e = &*self.0;
-        let mut w = xml::Writer::new(out, || self.xml_len(xml::measured_len));
-        if !e.code.push_open_tag(w.out()) {
+        if !e.code.push_open_tag(|tag| w.literal(tag)) {
             w.literal("<tool_error code=\"");
             w.attr(e.code.as_str());
         }
@@ -345,12 +395,12 @@ impl ToolError {
         w.text(&e.message);
         let mut section = Section::Message;
         if !e.recovery.is_empty() {
-            push_joint(w.out(), section, Section::Recovery);
+            push_joint(&mut w, section, Section::Recovery);
             w.text(&e.recovery);
             section = Section::Recovery;
         }
         if let Some((first, rest)) = e.actions.split_first() {
-            push_joint(w.out(), section, Section::Actions);
+            push_joint(&mut w, section, Section::Actions);
             w.text(first);
             for action in rest {
                 w.literal("</action>\n  <action>");
@@ -359,7 +409,7 @@ impl ToolError {
             section = Section::Actions;
         }
         if let Some(((first_key, first_value), rest)) = e.details.split_first() {
-            push_joint(w.out(), section, Section::Details);
+            push_joint(&mut w, section, Section::Details);
             w.attr(first_key);
             w.literal("\">");
             w.text(first_value);
@@ -372,18 +422,19 @@ impl ToolError {
             section = Section::Details;
         }
         if e.retry_after > 0 {
-            push_joint(w.out(), section, Section::RetryAfter);
-            push_decimal(w.out(), e.retry_after);
+            push_joint(&mut w, section, Section::RetryAfter);
+            push_decimal(&mut w, e.retry_after);
             section = Section::RetryAfter;
         }
-        push_joint(w.out(), section, Section::End);
+        push_joint(&mut w, section, Section::End);
+        w.finish()
     }
 
     /// The length in bytes of [`ToolError::to_xml`]'s output, with `len` giving the length of
     /// each string as written: its escaped length ([`xml::measured_len`]) for the exact length,
-    /// or its own length for the size when nothing needs escaping.
+    /// or its own length, which is exact when nothing needs escaping ([`ToolError::raw_len`]).
     #[inline(always)]
-    fn xml_len(&self, len: impl Fn(&str, Context) -> usize) -> usize {
+    fn xml_len(&self, mut len: impl FnMut(&str, Context) -> usize) -> usize {
         // Fixed parts, counted from the sections' literals (see `push_joint`).
         const OPEN: usize = "<tool_error code=\"\" severity=\"\">\n<message></message>\n".len();
         const CLOSE: usize = "</tool_error>".len();
@@ -523,14 +574,14 @@ macro_rules! open {
 /// `next` is a constant at every call site and `prev` one of a few constants, so after inlining
 /// each call site jumps straight to its arms.
 #[inline(always)]
-fn push_joint(out: &mut String, prev: Section, next: Section) {
+fn push_joint(w: &mut xml::Writer, prev: Section, next: Section) {
     /// One arm per pair of a section and a later one, its literal built from `close!` and
     /// `open!`.
     macro_rules! joints {
         ($($prev:ident => $($next:ident)*;)*) => {
             match (prev, next) {
                 $($( (Section::$prev, Section::$next) => {
-                    out.push_str(concat!(close!($prev), open!($next)))
+                    w.literal(concat!(close!($prev), open!($next)))
                 } )*)*
                 _ => unreachable!("sections are written in order"),
             }
@@ -548,22 +599,21 @@ fn push_joint(out: &mut String, prev: Section, next: Section) {
 /// Appends the decimal digits of `n` without going through `fmt`. One or two digits (the usual
 /// delay in seconds) take a short path.
 #[inline(always)]
-fn push_decimal(out: &mut String, n: u64) {
+fn push_decimal(w: &mut xml::Writer, n: u64) {
     if n < 100 {
         if n >= 10 {
-            out.push(char::from(b'0' + (n / 10) as u8));
+            w.ascii(b'0' + (n / 10) as u8);
         }
-        out.push(char::from(b'0' + (n % 10) as u8));
+        w.ascii(b'0' + (n % 10) as u8);
     } else {
-        push_u64(out, n);
+        w.literal(decimal(n, &mut [0; 20]));
     }
 }
 
-/// Appends the decimal digits of `n`, byte by byte: a `push_str` would need the digits checked
-/// as UTF-8 first, which costs more than it saves.
+/// The decimal digits of `n`, written into the end of `digits`: for numbers of three digits
+/// or more, rare enough that checking the digits as UTF-8 costs nothing that matters.
 #[inline(never)]
-fn push_u64(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
+fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &str {
     let mut i = digits.len();
     loop {
         i -= 1;
@@ -573,9 +623,7 @@ fn push_u64(out: &mut String, mut n: u64) {
             break;
         }
     }
-    for &d in &digits[i..] {
-        out.push(char::from(d));
-    }
+    std::str::from_utf8(&digits[i..]).expect("ASCII digits")
 }
 
 /// The number of decimal digits of `n`, with the same short path as [`push_decimal`].
@@ -638,8 +686,11 @@ mod tests {
     #[test]
     fn decimal_rendering() {
         for n in [1u64, 9, 10, 99, 100, 30, 12345, u64::MAX] {
-            let mut s = String::new();
-            push_u64(&mut s, n);
+            assert_eq!(decimal(n, &mut [0; 20]), n.to_string());
+            // Into an empty buffer, so every digit goes through the growing path.
+            let mut w = xml::Writer::presized(String::new(), true);
+            push_decimal(&mut w, n);
+            let s = w.finish();
             assert_eq!(s, n.to_string());
             assert_eq!(decimal_len(n), s.len());
         }
@@ -746,10 +797,12 @@ mod tests {
     fn canonical_open_tags_match_the_wire_strings() {
         for code in ErrorCode::CANONICAL {
             let mut out = String::new();
-            assert!(code.push_open_tag(&mut out));
+            assert!(code.push_open_tag(|tag| out.push_str(tag)));
             assert_eq!(out, format!("<tool_error code=\"{}", code.as_str()));
         }
-        assert!(!ErrorCode::from("ALREADY_PAID").push_open_tag(&mut String::new()));
+        let mut pushed = false;
+        assert!(!ErrorCode::from("ALREADY_PAID").push_open_tag(|_| pushed = true));
+        assert!(!pushed);
     }
 
     #[test]

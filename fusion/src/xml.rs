@@ -168,6 +168,32 @@ fn is_plain_in<const ATTR: bool>(bytes: &[u8]) -> bool {
     !keys.iter().fold(false, |found, &key| found | (key == 0))
 }
 
+/// Whether every string of an envelope is plain, found in the walk that sums the strings'
+/// lengths, before anything is written: each string's scan ([`is_plain`]) inlined there, and
+/// the results combined without a branch.
+pub(crate) struct Scan {
+    all_plain: bool,
+}
+
+impl Scan {
+    #[inline(always)]
+    pub(crate) fn new() -> Self {
+        Scan { all_plain: true }
+    }
+
+    /// Checks `s`, to be written in `ctx`.
+    #[inline(always)]
+    pub(crate) fn add(&mut self, s: &str, ctx: Context) {
+        self.all_plain &= is_plain(s.as_bytes(), ctx);
+    }
+
+    /// Whether no string added needs escaping.
+    #[inline(always)]
+    pub(crate) fn all_plain(&self) -> bool {
+        self.all_plain
+    }
+}
+
 /// Whether no byte of `bytes` needs a closer look in `ctx`: the common case, where the string
 /// is copied as it is.
 #[inline]
@@ -189,21 +215,19 @@ pub(crate) fn measured_len(s: &str, ctx: Context) -> usize {
     }
 }
 
-/// Writes an envelope in one pass into a buffer sized for its strings *as they are*, which is
-/// exact in the common case where none needs escaping. Each string is scanned right before it
-/// is copied; the first one that is not plain grows the buffer, once, to the envelope's exact
-/// escaped length (`exact_len`, called then), so the final capacity is still exact: one
-/// allocation when everything is plain, at most two otherwise. [`Writer::presized`] is the
-/// two-pass variant, for a buffer sized exactly beforehand.
-pub(crate) struct Writer<'a, F> {
-    out: &'a mut String,
-    /// `out.len()` when the envelope started.
-    start: usize,
-    /// The exact length of the whole envelope, escaped (SPEC section 1 rules 4 and 5).
-    exact_len: F,
-    grown: bool,
-    /// Whether strings are scanned before they are copied; `false` only when the envelope was
-    /// measured beforehand and every string found plain ([`Writer::presized`]).
+/// Writes an envelope into a buffer sized exactly beforehand: with [`measure`] (or with the
+/// strings' own lengths when a [`Scan`] found them all plain). It never grows the buffer, and
+/// when every string is plain it copies them with no second scan.
+///
+/// The writer owns the buffer while it writes ([`Writer::finish`] gives it back), and no call
+/// it makes out of line takes the buffer's address: the buffer goes to those calls by value and
+/// comes back. So the compiler keeps its pointer, length and capacity in registers across the
+/// appends, where through a `&mut String` it reloaded the length from memory after every copy.
+/// For the same reason every append checks the room itself and grows out of line: the growth
+/// inside `push_str` would take the buffer's address, and after the check it is dead code.
+pub(crate) struct Writer {
+    out: String,
+    /// Whether strings are scanned before they are copied: `false` when every string is plain.
     look: bool,
 }
 
@@ -220,41 +244,48 @@ pub(crate) fn measure(all_plain: &mut bool) -> impl FnMut(&str, Context) -> usiz
     }
 }
 
-impl<'a> Writer<'a, fn() -> usize> {
-    /// A writer for an envelope whose buffer was already sized exactly with [`measure`], for
-    /// envelopes where escaping is common (a validation line often says `<=`): it never grows
-    /// the buffer, and when `all_plain` it copies every string with no second scan.
+impl Writer {
+    /// A writer appending to `out`, which has room for the whole envelope; `all_plain` when
+    /// no string needs escaping.
     #[inline(always)]
-    pub(crate) fn presized(out: &'a mut String, all_plain: bool) -> Self {
-        let start = out.len();
+    pub(crate) fn presized(out: String, all_plain: bool) -> Self {
         Writer {
             out,
-            start,
-            exact_len: || 0,
-            grown: true,
             look: !all_plain,
         }
     }
-}
 
-impl<'a, F: Fn() -> usize> Writer<'a, F> {
-    /// A writer appending to `out`; `exact_len` gives the envelope's exact escaped length.
+    /// The buffer, with the envelope appended.
     #[inline(always)]
-    pub(crate) fn new(out: &'a mut String, exact_len: F) -> Self {
-        let start = out.len();
-        Writer {
-            out,
-            start,
-            exact_len,
-            grown: false,
-            look: true,
+    pub(crate) fn finish(self) -> String {
+        self.out
+    }
+
+    /// Appends text that needs no escaping (fixed envelope text, digits, class names), copied
+    /// as it is.
+    #[inline(always)]
+    pub(crate) fn literal(&mut self, s: &str) {
+        if self.out.capacity().wrapping_sub(self.out.len()) < s.len() {
+            self.out = push_growing(std::mem::take(&mut self.out), s);
+        } else {
+            // Room checked above: the growth inside `push_str` is dead code.
+            self.out.push_str(s);
         }
     }
 
-    /// Appends fixed envelope text, copied as it is.
+    /// Appends an ASCII byte (a digit).
     #[inline(always)]
-    pub(crate) fn literal(&mut self, s: &'static str) {
-        self.out.push_str(s);
+    pub(crate) fn ascii(&mut self, b: u8) {
+        debug_assert!(b.is_ascii());
+        if self.out.capacity() == self.out.len() {
+            self.out = push_growing(
+                std::mem::take(&mut self.out),
+                char::from(b).encode_utf8(&mut [0; 4]),
+            );
+        } else {
+            // Room checked above, as in `literal`.
+            self.out.push(char::from(b));
+        }
     }
 
     /// Appends `s` escaped as element text.
@@ -269,35 +300,32 @@ impl<'a, F: Fn() -> usize> Writer<'a, F> {
         self.push(s, Context::Attr);
     }
 
-    /// The buffer, for text that needs no escaping and is not a literal (digits).
-    #[inline(always)]
-    pub(crate) fn out(&mut self) -> &mut String {
-        self.out
-    }
-
     /// Appends `s` escaped for `ctx`: copied as it is when plain (inlined scan), else through
     /// the out-of-line slow path.
     #[inline(always)]
     fn push(&mut self, s: &str, ctx: Context) {
         if !self.look || is_plain(s.as_bytes(), ctx) {
-            self.out.push_str(s);
+            self.literal(s);
         } else {
-            self.push_looked(s, ctx);
+            self.out = push_looked(std::mem::take(&mut self.out), s, ctx);
         }
     }
+}
 
-    /// A string that is not plain: grows the buffer to the exact length first (the first time),
-    /// then escapes byte by byte. Everything written so far is a prefix of the exact output, so
-    /// the room still needed is the exact end minus the current length.
-    #[inline(never)]
-    fn push_looked(&mut self, s: &str, ctx: Context) {
-        if !self.grown {
-            self.grown = true;
-            let end = self.start + (self.exact_len)();
-            self.out.reserve_exact(end - self.out.len());
-        }
-        push_escaped(self.out, s, ctx);
-    }
+/// Appends `s` to `out`, growing it: the cold side of [`Writer::literal`] and
+/// [`Writer::ascii`].
+#[cold]
+#[inline(never)]
+fn push_growing(mut out: String, s: &str) -> String {
+    out.push_str(s);
+    out
+}
+
+/// A string that is not plain, escaped byte by byte (see [`push_escaped`]).
+#[inline(never)]
+fn push_looked(mut out: String, s: &str, ctx: Context) -> String {
+    push_escaped(&mut out, s, ctx);
+    out
 }
 
 /// The length in bytes of `s` once escaped for `ctx`, byte by byte: [`measured_len`] takes the
@@ -564,24 +592,34 @@ mod tests {
             for ctx in [Context::Text, Context::Attr] {
                 let want = reference_escape(&s, ctx);
                 prop_assert_eq!(measured_len(&s, ctx), want.len());
-                // Sized for the string as it is, with a prefix already there (as `write_xml`
-                // into a reused buffer): the writer grows it exactly when escaping adds bytes.
-                let mut out = String::with_capacity(2 + s.len());
-                out.push_str("<>");
-                let mut writer = Writer::new(&mut out, || measured_len(&s, ctx));
-                writer.push(&s, ctx);
-                prop_assert_eq!(&out[2..], &want);
-                prop_assert_eq!(out.capacity(), out.len());
                 // Measured exactly first, then written without growing.
                 let mut all_plain = true;
                 let len = measure(&mut all_plain)(&s, ctx);
                 prop_assert_eq!(len, want.len());
                 prop_assert_eq!(all_plain, reference_is_plain(&s, ctx));
-                let mut out = String::with_capacity(len);
-                Writer::presized(&mut out, all_plain).push(&s, ctx);
-                prop_assert_eq!(&out, &want);
+                // With a prefix already there, as `write_xml` into a reused buffer.
+                let mut out = String::with_capacity(2 + len);
+                out.push_str("<>");
+                let mut writer = Writer::presized(out, all_plain);
+                writer.push(&s, ctx);
+                let out = writer.finish();
+                prop_assert_eq!(&out[2..], &want);
                 prop_assert_eq!(out.capacity(), out.len());
             }
+        }
+
+        #[test]
+        fn one_scan_over_several_strings_agrees_with_each_checked_alone(
+            strings in prop::collection::vec((tricky_string(), any::<bool>()), 0..=5),
+        ) {
+            let mut scan = Scan::new();
+            for (s, attr) in &strings {
+                scan.add(s, if *attr { Context::Attr } else { Context::Text });
+            }
+            let want = strings.iter().all(|(s, attr)| {
+                reference_is_plain(s, if *attr { Context::Attr } else { Context::Text })
+            });
+            prop_assert_eq!(scan.all_plain(), want);
         }
     }
 }

@@ -263,24 +263,24 @@ impl ValidationError {
     /// sized exactly.
     pub fn to_xml(&self) -> String {
         let mut all_plain = true;
-        let mut out = String::with_capacity(self.xml_len(xml::measure(&mut all_plain)));
-        self.write_sections(&mut out, all_plain);
-        out
+        let out = String::with_capacity(self.xml_len(xml::measure(&mut all_plain)));
+        self.write_sections(out, all_plain)
     }
 
     /// Appends the envelope to `out`, for callers that reuse a buffer (grows it at most once).
     pub fn write_xml(&self, out: &mut String) {
         let mut all_plain = true;
         out.reserve(self.xml_len(xml::measure(&mut all_plain)));
-        self.write_sections(out, all_plain);
+        *out = self.write_sections(std::mem::take(out), all_plain);
     }
 
-    /// Writes the envelope into `out`, which has room for it (see [`xml::Writer::presized`]).
+    /// Writes the envelope after `out`'s contents and returns the buffer; `out` has room for
+    /// it (see [`xml::Writer::presized`]).
     ///
-    /// Unlike `ToolError`, measured exactly before writing: the framework's own lines often
-    /// need escaping (`Expected a number <= 1.0.`), and growing the buffer in the middle of
-    /// the envelope would cost a second allocation and a copy.
-    fn write_sections(&self, out: &mut String, all_plain: bool) {
+    /// Measured with the escaped lengths straight away (where `ToolError` first tries the
+    /// strings' own lengths): the framework's own lines often need escaping (`Expected a
+    /// number <= 1.0.`).
+    fn write_sections(&self, out: String, all_plain: bool) -> String {
         let mut w = xml::Writer::presized(out, all_plain);
         w.literal("<validation_error action=\"");
         w.attr(&self.action);
@@ -297,7 +297,7 @@ impl ValidationError {
             for delta in awareness.iter() {
                 w.literal("  <delta severity=\"");
                 // The class names are plain ASCII words: nothing to escape.
-                w.out().push_str(delta.class.as_str());
+                w.literal(delta.class.as_str());
                 w.literal("\" scope=\"");
                 w.attr(&delta.scope);
                 w.literal("\">");
@@ -311,6 +311,7 @@ impl ValidationError {
             recovery!(),
             "</recovery>\n</validation_error>"
         ));
+        w.finish()
     }
 
     /// The length in bytes of [`ValidationError::to_xml`]'s output, with `len` giving the
