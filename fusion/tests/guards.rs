@@ -781,9 +781,12 @@ impl std::fmt::Display for UpstreamError {
 /// Talks to an upstream service; every call is stopped after a second.
 #[fusion::tool(timeout = "1s")]
 impl Upstream {
-    /// Pushes a change upstream.
+    /// Pushes a change upstream (`millis: 0`: the upstream service times out).
     #[action]
     async fn push(&self, args: Work) -> Result<String, UpstreamError> {
+        if args.millis == 0 {
+            return Err(UpstreamError::Slow);
+        }
         tokio::time::sleep(Duration::from_millis(args.millis)).await;
         Ok("pushed".to_owned())
     }
@@ -845,14 +848,16 @@ fn advertised(tool: &rmcp::model::Tool, action: &str) -> Vec<(String, String, bo
 #[tokio::test(start_paused = true)]
 async fn every_timeout_sent_is_advertised_with_its_flags_in_both_expositions() {
     use fusion::server::Exposition;
-    // (grouped tool, action, flat tool name, retryable after a timeout)
+    // (grouped tool, action, flat tool name, milliseconds of work, retryable)
     let cases = [
-        ("upstream", "push", "upstream_push", false),
-        ("upstream", "peek", "upstream_peek", true),
-        ("upstream", "wipe", "upstream_wipe", false),
-        ("upstream", "delete", "upstream_delete", true),
-        ("ping", "ping", "ping", true),
-        ("poke", "poke", "poke", false),
+        // The upstream service's own TIMEOUT, then the guard's.
+        ("upstream", "push", "upstream_push", 0, true),
+        ("upstream", "push", "upstream_push", 5_000, false),
+        ("upstream", "peek", "upstream_peek", 5_000, true),
+        ("upstream", "wipe", "upstream_wipe", 5_000, false),
+        ("upstream", "delete", "upstream_delete", 5_000, true),
+        ("ping", "ping", "ping", 5_000, true),
+        ("poke", "poke", "poke", 5_000, false),
     ];
     for exposition in [Exposition::Grouped, Exposition::Flat] {
         let server = Server::new("timeouts", "1")
@@ -862,11 +867,12 @@ async fn every_timeout_sent_is_advertised_with_its_flags_in_both_expositions() {
             .exposition(exposition);
         let client = connect(server, "timeouts").await;
         let tools = within(client.list_all_tools()).await.expect("tools/list");
-        for (tool, action, flat, retryable) in cases {
-            let (name, mut arguments) = match exposition {
-                Exposition::Flat => (flat, json!({"millis": 5_000})),
-                _ => (tool, json!({"millis": 5_000})),
+        for (tool, action, flat, millis, retryable) in cases {
+            let name = match exposition {
+                Exposition::Flat => flat,
+                _ => tool,
             };
+            let mut arguments = json!({ "millis": millis });
             if tool != action && exposition != Exposition::Flat {
                 arguments["action"] = json!(action);
             }
