@@ -756,3 +756,155 @@ fn a_flat_guard_target_points_at_the_action_name() {
             GuardSpec::new().timeout(Duration::from_secs(1)),
         );
 }
+
+// --- a TIMEOUT's retryability: the wire agrees with the contract --------------------------------
+
+/// An upstream service.
+#[derive(Clone, Default)]
+struct Upstream;
+
+/// The upstream service's own refusals: its timeouts are `TIMEOUT` too (retryable, the
+/// default of the transient category).
+#[derive(Debug, fusion::ToolErrors)]
+#[tool_error(tool = Upstream)]
+enum UpstreamError {
+    #[tool_error(TIMEOUT, recovery = "Try again in a minute.")]
+    Slow,
+}
+
+impl std::fmt::Display for UpstreamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("The upstream service did not answer in time")
+    }
+}
+
+/// Talks to an upstream service; every call is stopped after a second.
+#[fusion::tool(timeout = "1s")]
+impl Upstream {
+    /// Pushes a change upstream (`millis: 0`: the upstream service times out).
+    #[action]
+    async fn push(&self, args: Work) -> Result<String, UpstreamError> {
+        if args.millis == 0 {
+            return Err(UpstreamError::Slow);
+        }
+        tokio::time::sleep(Duration::from_millis(args.millis)).await;
+        Ok("pushed".to_owned())
+    }
+
+    /// Reads the upstream state.
+    #[action(read_only, idempotent = false)]
+    async fn peek(&self, args: Work) -> Result<String, UpstreamError> {
+        tokio::time::sleep(Duration::from_millis(args.millis)).await;
+        Ok("state".to_owned())
+    }
+
+    /// Wipes the upstream state, saying so explicitly.
+    #[action(read_only = false, idempotent = false, destructive)]
+    async fn wipe(&self, args: Work) -> String {
+        tokio::time::sleep(Duration::from_millis(args.millis)).await;
+        "wiped".to_owned()
+    }
+
+    /// Deletes an entry: destructive, but deleting it again has no further effect.
+    #[action(destructive, idempotent)]
+    async fn delete(&self, args: Work) -> String {
+        tokio::time::sleep(Duration::from_millis(args.millis)).await;
+        "deleted".to_owned()
+    }
+}
+
+/// Pings a host; stopped after a second.
+#[fusion::tool(timeout = "1s")]
+#[action(read_only)]
+async fn ping(args: Work) -> String {
+    tokio::time::sleep(Duration::from_millis(args.millis)).await;
+    "up".to_owned()
+}
+
+/// Pokes a host; stopped after a second.
+#[fusion::tool(timeout = "1s")]
+async fn poke(args: Work) -> String {
+    tokio::time::sleep(Duration::from_millis(args.millis)).await;
+    "poked".to_owned()
+}
+
+/// `(severity, category, retryable)` of every error advertised for `action` by `tool`.
+fn advertised(tool: &rmcp::model::Tool, action: &str) -> Vec<(String, String, bool)> {
+    tool.meta.as_ref().expect("the error contract")["fusion/errors"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter(|e| e["action"] == action && e["code"] == "TIMEOUT")
+        .map(|e| {
+            (
+                e["severity"].as_str().unwrap().to_owned(),
+                e["category"].as_str().unwrap().to_owned(),
+                e["retryable"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn every_timeout_sent_is_advertised_with_its_flags_in_both_expositions() {
+    use fusion::server::Exposition;
+    // (grouped tool, action, flat tool name, milliseconds of work, retryable)
+    let cases = [
+        // The upstream service's own TIMEOUT, then the guard's.
+        ("upstream", "push", "upstream_push", 0, true),
+        ("upstream", "push", "upstream_push", 5_000, false),
+        ("upstream", "peek", "upstream_peek", 5_000, true),
+        ("upstream", "wipe", "upstream_wipe", 5_000, false),
+        ("upstream", "delete", "upstream_delete", 5_000, true),
+        ("ping", "ping", "ping", 5_000, true),
+        ("poke", "poke", "poke", 5_000, false),
+    ];
+    for exposition in [Exposition::Grouped, Exposition::Flat] {
+        let server = Server::new("timeouts", "1")
+            .tool(Upstream)
+            .tool(Ping)
+            .tool(Poke)
+            .exposition(exposition);
+        let client = connect(server, "timeouts").await;
+        let tools = within(client.list_all_tools()).await.expect("tools/list");
+        for (tool, action, flat, millis, retryable) in cases {
+            let name = match exposition {
+                Exposition::Flat => flat,
+                _ => tool,
+            };
+            let mut arguments = json!({ "millis": millis });
+            if tool != action && exposition != Exposition::Flat {
+                arguments["action"] = json!(action);
+            }
+            let result = call(&client, name, arguments).await;
+            let sent = flags(&result);
+            assert_eq!(
+                sent["code"],
+                "TIMEOUT",
+                "{name} {action}: {}",
+                text(&result)
+            );
+            assert_eq!(
+                sent["isRetryable"],
+                retryable,
+                "{exposition:?} {name} {action}: {}",
+                text(&result)
+            );
+            let listed = tools
+                .iter()
+                .find(|t| t.name == name)
+                .unwrap_or_else(|| panic!("{name} is listed"));
+            let sent = (
+                sent["severity"].as_str().unwrap().to_owned(),
+                sent["errorCategory"].as_str().unwrap().to_owned(),
+                retryable,
+            );
+            let advertised = advertised(listed, action);
+            assert!(
+                advertised.contains(&sent),
+                "{exposition:?} {name} {action}: sent {sent:?}, advertised {advertised:?}"
+            );
+        }
+        client.cancel().await.expect("clean shutdown");
+    }
+}

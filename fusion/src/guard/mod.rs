@@ -223,16 +223,18 @@ impl ToolGuards {
     }
 
     /// Adds [`error_contracts`](ToolGuards::error_contracts) to each action of `definition`
-    /// whose errors do not declare the code already, so the advertised contract
-    /// (`_meta["fusion/errors"]`, the lockfile) lists the refusals the tool's own guards can
-    /// send. `#[fusion::tool]` does this in `Tool::definition`; a hand-written
+    /// whose errors do not declare the same entry (code and flags) already, so the advertised
+    /// contract (`_meta["fusion/errors"]`, the lockfile) lists the refusals the tool's own
+    /// guards can send, with the flags they are sent with. A code the action's error type
+    /// declares with other flags (its own `TIMEOUT`, retryable, on an action whose guard
+    /// `TIMEOUT` is not) is listed once per set of flags. `#[fusion::tool]` does this in `Tool::definition`; a hand-written
     /// [`Tool`](crate::Tool) with guards can call it from its own. Guards added on a server
     /// builder ([`Server::guard`](crate::server::Server::guard)) are deployment settings and
     /// are not part of the tool's contract.
     pub fn declare_errors(&self, definition: &mut ToolDefinition) {
         for action in &mut definition.actions {
             for contract in self.error_contracts(action) {
-                if action.errors.iter().all(|e| e.code != contract.code) {
+                if !action.errors.contains(&contract) {
                     action.errors.push(contract);
                 }
             }

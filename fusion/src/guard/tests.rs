@@ -154,6 +154,25 @@ fn a_timeout_is_retryable_only_for_read_only_or_idempotent_actions() {
     assert!(tool.actions[1].errors[0].retryable);
 }
 
+#[test]
+fn a_code_declared_with_the_same_flags_is_listed_once_with_other_flags_twice() {
+    let timeout =
+        |retryable| ErrorContract::new(ErrorCode::Timeout, Severity::Error, None, Some(retryable));
+    // `charge` is neither read-only nor idempotent: its guard `TIMEOUT` is not retryable.
+    let mut tool = definition("billing", &["charge", "cancel"]);
+    tool.actions[0].errors = vec![timeout(true)];
+    tool.actions[1].errors = vec![timeout(false)];
+    let guards = ToolGuards {
+        tool: GuardSpec::new().timeout(Duration::from_secs(10)),
+        actions: Vec::new(),
+    };
+    guards.declare_errors(&mut tool);
+    // The error type's own retryable TIMEOUT and the guard's: both can be sent.
+    assert_eq!(tool.actions[0].errors, [timeout(true), timeout(false)]);
+    // The same entry is not added twice.
+    assert_eq!(tool.actions[1].errors, [timeout(false)]);
+}
+
 #[tokio::test]
 async fn without_guards_the_handler_just_runs() {
     let context = RequestContext::new();
