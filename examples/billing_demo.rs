@@ -41,7 +41,9 @@ pub(crate) async fn run(server: Server, exposition: Exposition) -> anyhow::Resul
         let schema = Value::Object((*tool.input_schema).clone());
         println!("inputSchema:\n{}", serde_json::to_string_pretty(&schema)?);
         let meta = tool.meta.map(|meta| meta.0).unwrap_or_default();
-        println!("_meta[\"{ERRORS_META_KEY}\"] (per action, every code its error type declares):");
+        println!(
+            "_meta[\"{ERRORS_META_KEY}\"] (per action, every code its error type declares and its guards can send):"
+        );
         let contracts = meta.get(ERRORS_META_KEY).and_then(Value::as_array);
         match contracts {
             Some(contracts) if !contracts.is_empty() => {
