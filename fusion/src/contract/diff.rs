@@ -484,14 +484,31 @@ fn errors(push: &mut impl FnMut(DeltaClass, String), old: &[ErrorEntry], new: &[
                     show(entries)
                 ),
             ),
-            Some(now) if now != entries => push(
-                DeltaClass::Risky,
-                format!(
-                    "Error code {code} changed (before: {}; now: {}).",
-                    show(entries),
-                    show(now)
-                ),
-            ),
+            Some(now) if now != entries => {
+                // The one flag client code branches on, named when it is all that changed.
+                let what = match (entries.as_slice(), now.as_slice()) {
+                    // Same code, severity and category, so the entries differ in `retryable`.
+                    ([before], [after])
+                        if (&before.severity, &before.category)
+                            == (&after.severity, &after.category) =>
+                    {
+                        if after.retryable {
+                            "became retryable"
+                        } else {
+                            "is no longer retryable"
+                        }
+                    }
+                    _ => "changed",
+                };
+                push(
+                    DeltaClass::Risky,
+                    format!(
+                        "Error code {code} {what} (before: {}; now: {}).",
+                        show(entries),
+                        show(now)
+                    ),
+                )
+            }
             Some(_) => {}
         }
     }

@@ -689,7 +689,25 @@ fn changes_outside_the_table_are_classified() {
         },
         DeltaClass::Risky,
         "billing.charge",
-        "Error code NOT_FOUND changed (before: error not_found, not retryable; now: error not_found, retryable).",
+        "Error code NOT_FOUND became retryable (before: error not_found, not retryable; now: error not_found, retryable).",
+    );
+    only(
+        |def| {
+            def.actions[0].errors[0] =
+                ErrorContract::new(ErrorCode::NotFound, Severity::Warning, None, None)
+        },
+        DeltaClass::Risky,
+        "billing.charge",
+        "Error code NOT_FOUND changed (before: error not_found, not retryable; now: warning not_found, not retryable).",
+    );
+    only(
+        |def| {
+            def.actions[0].errors[0] =
+                ErrorContract::new(ErrorCode::NotFound, Severity::Warning, None, Some(true))
+        },
+        DeltaClass::Risky,
+        "billing.charge",
+        "Error code NOT_FOUND changed (before: error not_found, not retryable; now: warning not_found, retryable).",
     );
     only(
         |def| {
