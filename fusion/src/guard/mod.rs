@@ -227,10 +227,11 @@ impl ToolGuards {
     /// contract (`_meta["fusion/errors"]`, the lockfile) lists the refusals the tool's own
     /// guards can send, with the flags they are sent with. A code the action's error type
     /// declares with other flags (its own `TIMEOUT`, retryable, on an action whose guard
-    /// `TIMEOUT` is not) is listed once per set of flags. `#[fusion::tool]` does this in `Tool::definition`; a hand-written
-    /// [`Tool`](crate::Tool) with guards can call it from its own. Guards added on a server
-    /// builder ([`Server::guard`](crate::server::Server::guard)) are deployment settings and
-    /// are not part of the tool's contract.
+    /// `TIMEOUT` is not) is listed once per set of flags. `#[fusion::tool]` does this in
+    /// `Tool::definition`; a hand-written [`Tool`](crate::Tool) with guards can call it from
+    /// its own. Guards added on a server builder
+    /// ([`Server::guard`](crate::server::Server::guard)) are deployment settings and are not
+    /// part of the tool's contract.
     pub fn declare_errors(&self, definition: &mut ToolDefinition) {
         for action in &mut definition.actions {
             for contract in self.error_contracts(action) {
