@@ -328,13 +328,40 @@ fn push_looked(mut out: String, s: &str, ctx: Context) -> String {
     out
 }
 
-/// The length in bytes of `s` once escaped for `ctx`, byte by byte: [`measured_len`] takes the
-/// fast path for plain strings before calling this, so it stays out of line.
+/// The index of the first byte of `bytes` at or after `from` that needs a closer look (see
+/// [`look_key`]), or `bytes.len()`: whole 16-byte blocks are skipped with the vector test of
+/// [`is_plain`], the rest is looked at byte by byte. The slow paths below jump from one such
+/// byte to the next, so a long line with one `<` costs a few block tests, not a loop over
+/// every byte.
+#[inline(always)]
+fn next_look<const ATTR: bool>(bytes: &[u8], mut from: usize) -> usize {
+    while let Some(block) = bytes.get(from..).and_then(<[u8]>::first_chunk::<16>) {
+        let mut keys = [u8::MAX; 16];
+        fold_block::<ATTR>(&mut keys, block);
+        if keys.iter().fold(false, |found, &key| found | (key == 0)) {
+            break;
+        }
+        from += 16;
+    }
+    while from < bytes.len() && look_key::<ATTR>(bytes[from]) != 0 {
+        from += 1;
+    }
+    from
+}
+
+/// The length in bytes of `s` once escaped for `ctx`: [`measured_len`] takes the fast path for
+/// plain strings before calling this, so it stays out of line.
 #[inline(never)]
 pub(crate) fn escaped_len(s: &str, ctx: Context) -> usize {
-    let bytes = s.as_bytes();
+    match ctx {
+        Context::Text => escaped_len_in::<false>(s.as_bytes(), ctx),
+        Context::Attr => escaped_len_in::<true>(s.as_bytes(), ctx),
+    }
+}
+
+fn escaped_len_in<const ATTR: bool>(bytes: &[u8], ctx: Context) -> usize {
     let mut len = bytes.len();
-    let mut i = 0;
+    let mut i = next_look::<ATTR>(bytes, 0);
     while i < bytes.len() {
         match replacement(bytes, i, ctx) {
             Some((rep, covered)) => {
@@ -343,6 +370,7 @@ pub(crate) fn escaped_len(s: &str, ctx: Context) -> usize {
             }
             None => i += 1,
         }
+        i = next_look::<ATTR>(bytes, i);
     }
     len
 }
@@ -351,9 +379,16 @@ pub(crate) fn escaped_len(s: &str, ctx: Context) -> usize {
 /// [`Writer`] copies plain strings without calling this, so it stays out of line.
 #[inline(never)]
 pub(crate) fn push_escaped(out: &mut String, s: &str, ctx: Context) {
+    match ctx {
+        Context::Text => push_escaped_in::<false>(out, s, ctx),
+        Context::Attr => push_escaped_in::<true>(out, s, ctx),
+    }
+}
+
+fn push_escaped_in<const ATTR: bool>(out: &mut String, s: &str, ctx: Context) {
     let bytes = s.as_bytes();
     let mut start = 0;
-    let mut i = 0;
+    let mut i = next_look::<ATTR>(bytes, 0);
     while i < bytes.len() {
         match replacement(bytes, i, ctx) {
             Some((rep, covered)) => {
@@ -365,6 +400,7 @@ pub(crate) fn push_escaped(out: &mut String, s: &str, ctx: Context) {
             }
             None => i += 1,
         }
+        i = next_look::<ATTR>(bytes, i);
     }
     out.push_str(&s[start..]);
 }
