@@ -326,15 +326,11 @@ pub(crate) fn add_call() -> CallToolRequestParams {
 
 /// Serves the fusion tool on one end of a duplex stream and connects rmcp's client to the other.
 pub(crate) async fn fusion_client() -> Client {
-    let (server_end, client_end) = tokio::io::duplex(1 << 16);
-    let (read, write) = tokio::io::split(server_end);
-    tokio::spawn(async move {
-        let server = Server::new("bench-fusion", "0.0.0").tool(Add);
-        if let Ok(running) = server.serve_io(read, write).await {
-            let _ = running.waiting().await;
-        }
-    });
-    ().serve(client_end).await.expect("the client connects")
+    Server::new("bench-fusion", "0.0.0")
+        .tool(Add)
+        .serve_in_process(())
+        .await
+        .expect("the client connects")
 }
 
 /// Serves the rmcp tool the same way (rmcp's own async-read/write transport).

@@ -195,6 +195,8 @@
 //! [`testing::Tester`] calls your tools' actions in-process, through the path a server uses
 //! (discriminator, validation, guards, handler, panics caught), so a plain `cargo test` checks
 //! the contract a model will see. Assertions chain, and a failure prints the whole envelope.
+//! To test over the wire as well (`tools/list`, `_meta`, JSON-RPC), connect a real rmcp client
+//! with [`server::Server::serve_in_process`].
 //!
 //! ```
 //! use fusion::testing::Tester;

@@ -11,7 +11,6 @@ use fusion::guard::{ConcurrencyLimit, GuardSpec, Guards, RateLimit};
 use fusion::server::Server;
 use fusion::testing::Tester;
 use fusion::{ErrorCategory, RequestContext, ToolResponse};
-use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientConfig, ClientRequest,
     Implementation,
@@ -119,15 +118,9 @@ async fn started(probe: &Probe, n: usize) {
 type Client = RunningService<RoleClient, ClientConfig>;
 
 async fn connect(server: Server, name: &str) -> Client {
-    let (server_end, client_end) = tokio::io::duplex(1 << 20);
-    let (read, write) = tokio::io::split(server_end);
-    tokio::spawn(async move {
-        let running = server.serve_io(read, write).await.expect("handshake");
-        running.waiting().await
-    });
     let mut info = ClientConfig::default();
     info.client_info = Implementation::new(name, "0.0.1");
-    within(info.serve(client_end))
+    within(server.serve_in_process(info))
         .await
         .expect("client connects")
 }

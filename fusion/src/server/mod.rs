@@ -359,6 +359,56 @@ impl Server {
         rmcp::serve_server(self, transport::LineTransport::new(reader, writer)).await
     }
 
+    /// Connects `client` to this server in the same process: a real rmcp client (`()` for a
+    /// default one, a [`ClientInfo`](rmcp::model::ClientInfo) to name it, or any
+    /// [`ClientHandler`](rmcp::ClientHandler)) speaking the same newline-delimited JSON-RPC as
+    /// over stdio, through a `tokio::io::duplex` pipe (SPEC section 5: in-process duplex, for
+    /// tests and demos). The server runs on a spawned Tokio task until the client closes the
+    /// connection (`.cancel().await`, or dropping it). Returns once the `initialize`
+    /// handshake is done. Must run inside a Tokio runtime.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// /// Says hello.
+    /// #[fusion::tool]
+    /// #[action(read_only)]
+    /// fn hello() -> String {
+    ///     "hello".to_owned()
+    /// }
+    ///
+    /// let server = fusion::server::Server::new("greeter", "1.0.0").tool(Hello);
+    /// let client = server.serve_in_process(()).await?;
+    /// let tools = client.list_all_tools().await?;
+    /// assert_eq!(tools[0].name, "hello");
+    /// client.cancel().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// rmcp's [`ClientInitializeError`](rmcp::service::ClientInitializeError) when the
+    /// handshake fails (the server's side of the failure is logged with `tracing`).
+    #[cfg(feature = "client")]
+    pub async fn serve_in_process<C: rmcp::ClientHandler>(
+        self,
+        client: C,
+    ) -> Result<RunningService<rmcp::RoleClient, C>, rmcp::service::ClientInitializeError> {
+        // The pipe's buffer in each direction, in bytes; longer messages just take turns.
+        const BUFFER: usize = 1 << 16;
+        let (server_end, client_end) = tokio::io::duplex(BUFFER);
+        let (read, write) = tokio::io::split(server_end);
+        tokio::spawn(async move {
+            match self.serve_io(read, write).await {
+                Ok(running) => {
+                    let _ = running.waiting().await;
+                }
+                Err(error) => tracing::warn!(%error, "in-process MCP server: handshake failed"),
+            }
+        });
+        rmcp::ServiceExt::serve(client, client_end).await
+    }
+
     /// Serves over standard input and output, the way MCP clients launch local servers, until
     /// the client closes the connection. Must run inside a Tokio runtime with I/O enabled
     /// (`#[tokio::main]`). Log to standard error: standard output carries the protocol.
