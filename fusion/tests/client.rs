@@ -81,14 +81,8 @@ impl Flaky {
 type Log = Arc<Mutex<Vec<(u32, String, Decision, Duration)>>>;
 
 async fn connect(server: Server) -> rmcp::service::RunningService<rmcp::RoleClient, ClientConfig> {
-    let (server_end, client_end) = tokio::io::duplex(1 << 16);
-    let (read, write) = tokio::io::split(server_end);
-    tokio::spawn(async move {
-        let running = server.serve_io(read, write).await.expect("handshake");
-        running.waiting().await
-    });
-    ClientConfig::default()
-        .serve(client_end)
+    server
+        .serve_in_process(ClientConfig::default())
         .await
         .expect("client connects")
 }

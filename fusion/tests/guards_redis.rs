@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use fusion::guard::{GuardSpec, Guards, RateLimit, RedisStore, StoreFallback};
 use fusion::server::Server;
-use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, Implementation};
 use rmcp::service::{RoleClient, RunningService};
 use tokio::process::{Child, Command};
@@ -94,15 +93,9 @@ fn free_port() -> u16 {
 type Client = RunningService<RoleClient, ClientConfig>;
 
 async fn connect(server: Server) -> Client {
-    let (server_end, client_end) = tokio::io::duplex(1 << 16);
-    let (read, write) = tokio::io::split(server_end);
-    tokio::spawn(async move {
-        let running = server.serve_io(read, write).await.expect("handshake");
-        running.waiting().await
-    });
     let mut config = ClientConfig::default();
     config.client_info = Implementation::new("replica-test", "0.0.1");
-    tokio::time::timeout(Duration::from_secs(10), config.serve(client_end))
+    tokio::time::timeout(Duration::from_secs(10), server.serve_in_process(config))
         .await
         .expect("handshake in time")
         .expect("client connects")

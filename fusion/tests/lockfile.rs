@@ -13,7 +13,6 @@ use fusion::contract::{
 use fusion::server::{Exposition, Server};
 use fusion::testing::{LockCheckError, LockStatus, Tester, check_lockfile};
 use fusion::{Tool, ValidationError};
-use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -420,14 +419,8 @@ const CHARGE_AWARENESS: &str = "\
 ";
 
 async fn call(server: Server, name: &str, arguments: Value) -> CallToolResult {
-    let (server_end, client_end) = tokio::io::duplex(1 << 16);
-    let (read, write) = tokio::io::split(server_end);
-    tokio::spawn(async move {
-        let running = server.serve_io(read, write).await.expect("handshake");
-        running.waiting().await
-    });
-    let client = ClientConfig::default()
-        .serve(client_end)
+    let client = server
+        .serve_in_process(ClientConfig::default())
         .await
         .expect("client");
     let Value::Object(arguments) = arguments else {

@@ -10,11 +10,11 @@ use fusion::{
     ActionDefinition, Annotations, BoxFuture, RequestContext, Tool, ToolDefinition, ToolError,
     ToolErrors, ToolResponse,
 };
+use rmcp::ClientHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientConfig, Implementation, ProgressNotificationParam,
 };
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
-use rmcp::{ClientHandler, ServiceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -328,13 +328,7 @@ pub(crate) async fn connect(server: Server) -> Client {
 }
 
 pub(crate) async fn connect_with(server: Server, recorder: Recorder) -> Client {
-    let (server_end, client_end) = tokio::io::duplex(1 << 16);
-    let (read, write) = tokio::io::split(server_end);
-    tokio::spawn(async move {
-        let running = server.serve_io(read, write).await.expect("handshake");
-        running.waiting().await
-    });
-    within(recorder.serve(client_end))
+    within(server.serve_in_process(recorder))
         .await
         .expect("client connects")
 }
