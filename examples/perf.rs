@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use fusion::guard::{ConcurrencyLimit, GuardSpec, RateLimit};
 use fusion::testing::Tester;
+use serde_json::{Map, Value};
 
 #[path = "benches/fixtures.rs"]
 mod fixtures;
@@ -153,12 +154,14 @@ fn validation_check() -> Figure {
     }
 }
 
-fn dispatch() -> Figure {
+/// fusion's dispatch of one deposit and `baseline`'s, timed side by side; each call gets its
+/// own copy of the arguments on both sides.
+fn time_dispatch(baseline: impl Fn(Map<String, Value>) -> Result<String, String>) -> (f64, f64) {
     let tool = fixtures::Accounts;
     let arguments = fixtures::deposit_arguments();
     assert!(!fixtures::fusion_dispatch(&tool, arguments.clone()).is_error());
-    assert!(fixtures::handwritten_dispatch(arguments.clone()).is_ok());
-    let (f, b) = side_by_side(
+    assert!(baseline(arguments.clone()).is_ok());
+    side_by_side(
         2_000,
         |n| {
             (0..n).for_each(|_| {
@@ -168,14 +171,12 @@ fn dispatch() -> Figure {
                 )))
             })
         },
-        |n| {
-            (0..n).for_each(|_| {
-                drop(black_box(fixtures::handwritten_dispatch(
-                    black_box(&arguments).clone(),
-                )))
-            })
-        },
-    );
+        |n| (0..n).for_each(|_| drop(black_box(baseline(black_box(&arguments).clone())))),
+    )
+}
+
+fn dispatch() -> Figure {
+    let (f, b) = time_dispatch(fixtures::handwritten_dispatch);
     Figure {
         name: "dispatch: one action",
         baseline: "hand-written serde_json+match",
@@ -189,29 +190,8 @@ fn dispatch() -> Figure {
 /// The same dispatch against a hand-written baseline that also checks the arguments against
 /// the action's JSON Schema: what fusion costs a server that validates its inputs anyway.
 fn dispatch_validating() -> Figure {
-    let tool = fixtures::Accounts;
-    let arguments = fixtures::deposit_arguments();
     let schema = fixtures::deposit_validator();
-    assert!(fixtures::validating_dispatch(&schema, arguments.clone()).is_ok());
-    let (f, b) = side_by_side(
-        2_000,
-        |n| {
-            (0..n).for_each(|_| {
-                drop(black_box(fixtures::fusion_dispatch(
-                    &tool,
-                    black_box(&arguments).clone(),
-                )))
-            })
-        },
-        |n| {
-            (0..n).for_each(|_| {
-                drop(black_box(fixtures::validating_dispatch(
-                    &schema,
-                    black_box(&arguments).clone(),
-                )))
-            })
-        },
-    );
+    let (f, b) = time_dispatch(|arguments| fixtures::validating_dispatch(&schema, arguments));
     Figure {
         name: "dispatch: vs schema-checking",
         baseline: "hand-written + jsonschema",
