@@ -164,8 +164,14 @@ fn is_plain_in<const ATTR: bool>(bytes: &[u8]) -> bool {
         }
         _ => fold_block::<ATTR>(&mut keys, &short_block(bytes)),
     }
+    !has_look(&keys)
+}
+
+/// Whether a block folded into `keys` (see [`fold_block`]) holds a byte that needs a look.
+#[inline(always)]
+fn has_look(keys: &[u8; 16]) -> bool {
     // `fold` rather than `contains`, which would call `memchr` on the 16 bytes.
-    !keys.iter().fold(false, |found, &key| found | (key == 0))
+    keys.iter().fold(false, |found, &key| found | (key == 0))
 }
 
 /// Whether every string of an envelope is plain, found in the walk that sums the strings'
@@ -338,7 +344,7 @@ fn next_look<const ATTR: bool>(bytes: &[u8], mut from: usize) -> usize {
     while let Some(block) = bytes.get(from..).and_then(<[u8]>::first_chunk::<16>) {
         let mut keys = [u8::MAX; 16];
         fold_block::<ATTR>(&mut keys, block);
-        if keys.iter().fold(false, |found, &key| found | (key == 0)) {
+        if has_look(&keys) {
             break;
         }
         from += 16;
