@@ -299,8 +299,8 @@ pub use code::{ErrorCategory, ErrorCode, Severity, UnknownVariant};
 pub use error::ToolError;
 pub use response::{FLAGS_META_KEY, ToolResponse};
 pub use tool::{
-    ActionDefinition, Annotations, BoxFuture, CancellationToken, ErrorContract, ProgressReporter,
-    RequestContext, Tool, ToolDefinition, ToolErrors,
+    ActionDefinition, Annotations, BoxFuture, CallFuture, CancellationToken, ErrorContract,
+    ProgressReporter, RequestContext, Tool, ToolDefinition, ToolErrors,
 };
 pub use validation::ValidationError;
 

@@ -28,7 +28,8 @@ pub use ::validator;
 pub use crate::dispatch::{Router, ToolRuntime, catch_panics, catch_panics_of, flat_input_schema};
 pub use crate::guard::{ConcurrencyLimit, GuardSpec, RateKey, RateLimit, ToolGuards};
 pub use crate::tool::{
-    ActionDefinition, Annotations, BoxFuture, ErrorContract, RequestContext, Tool, ToolDefinition,
+    ActionDefinition, Annotations, BoxFuture, CallFuture, ErrorContract, RequestContext, Tool,
+    ToolDefinition,
 };
 pub use crate::{ErrorCategory, ErrorCode, Severity, ToolError, ToolResponse};
 
@@ -714,14 +715,48 @@ pub fn into_result<R: ResultParts>(value: R) -> ::core::result::Result<R::Ok, R:
 }
 
 /// The guards of action `index` for this call (SPEC section 4), between validation and the
-/// handler. Generated code: `guarded(&context, runtime, index).run(async move { … }).await`,
-/// so the handler may take the context by value.
+/// handler. Generated code: `let guarded = guarded(&context, runtime, index);` then
+/// [`run_sync`] or [`run_async`], so the handler may take the context by value.
 pub fn guarded(
     context: &RequestContext,
     runtime: &ToolRuntime,
     index: usize,
 ) -> crate::guard::Guarded {
     context.guarded(runtime.router().action_name(index))
+}
+
+/// The body of a generated `Tool::call`: `call` routes, validates and either answers at once
+/// or returns the future that waits. Runs it now; a panic in it becomes an `INTERNAL_ERROR`
+/// response (logged with its error id), so `Tool::call` never panics.
+pub fn call_now<'a>(call: impl FnOnce() -> CallFuture<'a>) -> CallFuture<'a> {
+    match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(call)) {
+        Ok(future) => future,
+        Err(payload) => CallFuture::ready(ToolResponse::error(ToolError::from_panic(&*payload))),
+    }
+}
+
+/// A synchronous action's `handler` (it runs the action and renders its outcome) behind the
+/// call's guards. Without guards it runs now, inside [`call_now`], and nothing is allocated;
+/// with guards the future that waits for them is boxed, panics in it caught.
+pub fn run_sync<'a>(
+    guarded: crate::guard::Guarded,
+    handler: impl FnOnce() -> ToolResponse + Send + 'a,
+) -> CallFuture<'a> {
+    if guarded.is_open() {
+        CallFuture::ready(handler())
+    } else {
+        CallFuture::new(catch_panics_of(move || {
+            guarded.run(async move { handler() })
+        }))
+    }
+}
+
+/// An `async` action's `handler` behind the call's guards: boxed, panics in any poll caught.
+pub fn run_async<'a>(
+    guarded: crate::guard::Guarded,
+    handler: impl ::core::future::Future<Output = ToolResponse> + Send + 'a,
+) -> CallFuture<'a> {
+    CallFuture::new(catch_panics_of(move || guarded.run(handler)))
 }
 
 /// Every autoref-specialization trait above, for one glob import in generated code

@@ -5,14 +5,90 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
 
 use serde_json::{Map, Value};
 
 use crate::code::{ErrorCategory, ErrorCode, Severity};
 use crate::response::ToolResponse;
 
-/// A boxed, sendable future: what [`Tool::call`] returns.
+/// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What [`Tool::call`] returns: a response that is already known, or a boxed future that
+/// produces it.
+///
+/// A call that finishes without waiting (a routing or validation error, a synchronous action
+/// with no guards) is answered with [`CallFuture::ready`] and allocates nothing; anything
+/// that waits is boxed once with [`CallFuture::new`]. Awaiting either gives the
+/// [`ToolResponse`]. Like every future, it panics if polled again after it completed.
+#[must_use = "a call's response is only had by awaiting it"]
+pub struct CallFuture<'a> {
+    state: CallState<'a>,
+}
+
+enum CallState<'a> {
+    /// Taken at the first poll.
+    Ready(Option<ToolResponse>),
+    Pending(BoxFuture<'a, ToolResponse>),
+}
+
+impl<'a> CallFuture<'a> {
+    /// A call answered already: awaiting it gives `response` at once.
+    pub fn ready(response: ToolResponse) -> CallFuture<'a> {
+        CallFuture {
+            state: CallState::Ready(Some(response)),
+        }
+    }
+
+    /// A call still to run: `future` is boxed (one allocation) and polled when this is.
+    pub fn new(future: impl Future<Output = ToolResponse> + Send + 'a) -> CallFuture<'a> {
+        CallFuture {
+            state: CallState::Pending(Box::pin(future)),
+        }
+    }
+
+    /// Whether the response is known without waiting (a [`CallFuture::ready`] not yet
+    /// polled).
+    pub fn is_ready(&self) -> bool {
+        matches!(self.state, CallState::Ready(Some(_)))
+    }
+}
+
+impl<'a> From<BoxFuture<'a, ToolResponse>> for CallFuture<'a> {
+    /// A future that is boxed already, kept as it is.
+    fn from(future: BoxFuture<'a, ToolResponse>) -> CallFuture<'a> {
+        CallFuture {
+            state: CallState::Pending(future),
+        }
+    }
+}
+
+impl Future for CallFuture<'_> {
+    type Output = ToolResponse;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResponse> {
+        match &mut self.get_mut().state {
+            CallState::Ready(response) => Poll::Ready(
+                response
+                    .take()
+                    .expect("a `CallFuture` polled again after it completed"),
+            ),
+            CallState::Pending(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
+impl fmt::Debug for CallFuture<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match &self.state {
+            CallState::Ready(Some(_)) => "ready",
+            CallState::Ready(None) => "completed",
+            CallState::Pending(_) => "pending",
+        };
+        f.debug_struct("CallFuture").field("state", &state).finish()
+    }
+}
 
 /// An MCP tool whose actions fail well. `#[fusion::tool]` implements it; a server registers
 /// values of implementing types.
@@ -23,11 +99,12 @@ pub trait Tool: Send + Sync + 'static {
     /// Runs one call: `arguments` is the MCP `arguments` object (discriminator included for
     /// multi-action tools). Every failure, including a panic in the action, comes back as a
     /// [`ToolResponse`] error; this never panics and never hangs on its own.
-    fn call<'a>(
-        &'a self,
-        arguments: Map<String, Value>,
-        context: RequestContext,
-    ) -> BoxFuture<'a, ToolResponse>;
+    ///
+    /// Work that needs no waiting may run before `call` returns (generated tools route,
+    /// validate and run a synchronous, unguarded action there, and answer with
+    /// [`CallFuture::ready`]); anything that waits runs when the returned future is polled.
+    fn call<'a>(&'a self, arguments: Map<String, Value>, context: RequestContext)
+    -> CallFuture<'a>;
 
     /// The guards the tool declares for itself (`#[fusion::tool(concurrency(..), timeout =
     /// ..)]`, `#[action(rate_limit(..))]`): none by default. A server reads them once, at

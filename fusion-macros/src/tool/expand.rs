@@ -64,7 +64,7 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
                     #private::serde_json::Value,
                 >,
                 __fusion_context: #private::RequestContext,
-            ) -> #private::BoxFuture<'__fusion, #private::ToolResponse> {
+            ) -> #private::CallFuture<'__fusion> {
                 #call
             }
 
@@ -367,13 +367,14 @@ fn call(tool: &Tool<'_>) -> TokenStream {
                     }
                 }
             });
-            // The routing result is consumed before the action runs: a `match` on it would keep
-            // it (a `ToolResponse` wide) in the future's state across the action's await.
+            let private = tool.krate.private();
             quote! {
                 let mut __fusion_arguments = __fusion_arguments;
                 let __fusion_index = match __fusion_runtime.route(&mut __fusion_arguments) {
                     ::core::result::Result::Ok(__fusion_index) => __fusion_index,
-                    ::core::result::Result::Err(__fusion_response) => return __fusion_response,
+                    ::core::result::Result::Err(__fusion_response) => {
+                        return #private::CallFuture::ready(__fusion_response);
+                    }
                 };
                 match __fusion_index {
                     #(#arms)*
@@ -396,15 +397,18 @@ fn call(tool: &Tool<'_>) -> TokenStream {
         #probes
         static __FUSION_RUNTIME: #private::RuntimeCell =
             #private::RuntimeCell::new();
-        // Built at the first poll (see `catch_panics_of`): the boxed future holds the body once.
-        ::std::boxed::Box::pin(#private::catch_panics_of(move || async move {
+        // Routing, validation and a synchronous, unguarded action run now; only what waits
+        // is boxed (see `call_now`, `run_sync`, `run_async`).
+        #private::call_now(move || {
             let __fusion_runtime =
                 match #private::runtime(&__FUSION_RUNTIME, Self::__fusion_definition) {
                     ::core::result::Result::Ok(__fusion_runtime) => __fusion_runtime,
-                    ::core::result::Result::Err(__fusion_response) => return __fusion_response,
+                    ::core::result::Result::Err(__fusion_response) => {
+                        return #private::CallFuture::ready(__fusion_response);
+                    }
                 };
             #body
-        }))
+        })
     }
 }
 
@@ -445,7 +449,9 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
             quote! {
                 let __fusion_args: #ty = match #parse {
                     ::core::result::Result::Ok(__fusion_args) => __fusion_args,
-                    ::core::result::Result::Err(__fusion_response) => return __fusion_response,
+                    ::core::result::Result::Err(__fusion_response) => {
+                        return #private::CallFuture::ready(__fusion_response);
+                    }
                 };
             }
         }
@@ -453,7 +459,7 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
             if let ::core::result::Result::Err(__fusion_response) =
                 __fusion_runtime.parse_none(#index, __fusion_arguments)
             {
-                return __fusion_response;
+                return #private::CallFuture::ready(__fusion_response);
             }
         },
     };
@@ -544,12 +550,17 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
         }
     };
     // The guards run between validation and the handler (SPEC section 4), the handler inside
-    // them: a refusal means it never starts, a timeout drops it.
+    // them: a refusal means it never starts, a timeout drops it. A synchronous handler with no
+    // guards runs at once, before `call` returns.
+    let run = if action.is_async() {
+        quote!(#private::run_async(__fusion_guarded, async move { #outcome }))
+    } else {
+        quote!(#private::run_sync(__fusion_guarded, move || { #outcome }))
+    };
     quote! {
         #parse
-        #private::guarded(&__fusion_context, __fusion_runtime, #index)
-            .run(async move { #outcome })
-            .await
+        let __fusion_guarded = #private::guarded(&__fusion_context, __fusion_runtime, #index);
+        #run
     }
 }
 

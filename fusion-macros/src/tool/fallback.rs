@@ -58,7 +58,7 @@ fn stub(tool: &Tool<'_>) -> TokenStream {
                     #private::serde_json::Value,
                 >,
                 _: #private::RequestContext,
-            ) -> #private::BoxFuture<'__fusion, #private::ToolResponse> {
+            ) -> #private::CallFuture<'__fusion> {
                 ::core::unimplemented!()
             }
         }

@@ -24,7 +24,7 @@
 //! own validation:
 //!
 //! ```
-//! use fusion::{BoxFuture, RequestContext, Tool, ToolDefinition, ToolResponse};
+//! use fusion::{CallFuture, RequestContext, Tool, ToolDefinition, ToolResponse};
 //! use serde_json::{Map, Value};
 //!
 //! struct Ping;
@@ -52,10 +52,10 @@
 //!         &'a self,
 //!         _arguments: Map<String, Value>,
 //!         context: RequestContext,
-//!     ) -> BoxFuture<'a, ToolResponse> {
+//!     ) -> CallFuture<'a> {
 //!         // Validate first, then hand the handler to the guards: `ping` is the action name
 //!         // (a single-function tool's action is named like the tool).
-//!         Box::pin(async move {
+//!         CallFuture::new(async move {
 //!             context
 //!                 .guarded("ping")
 //!                 .run(async { ToolResponse::text("pong") })
@@ -669,6 +669,12 @@ impl Guarded {
         }
     }
 
+    /// Whether the call has no guards at all: [`Guarded::run`] would only await the handler.
+    /// Generated tools run a synchronous action at once in that case, without a future.
+    pub fn is_open(&self) -> bool {
+        self.inner.is_none()
+    }
+
     /// Runs `handler` through the guards: the rate limits (the action's, then the tool's),
     /// the concurrency limits (the tool's, then the action's; waiting in the queue when full),
     /// then the handler under the timeout. A refusal is the response and the handler never
@@ -679,7 +685,7 @@ impl Guarded {
     /// An unguarded call awaits the handler in place. A guarded one runs the one compiled copy
     /// of the guards on the handler pinned in place, and that copy's state (rate checks,
     /// permits, a timer, middleware) lives in its own allocation, so the future of an
-    /// unguarded call, which every `Tool::call` boxes, does not carry it.
+    /// unguarded call does not carry it.
     pub async fn run<F>(self, handler: F) -> ToolResponse
     where
         F: Future<Output = ToolResponse> + Send,

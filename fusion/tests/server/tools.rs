@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use fusion::server::Server;
 use fusion::{
-    ActionDefinition, Annotations, BoxFuture, RequestContext, Tool, ToolDefinition, ToolError,
+    ActionDefinition, Annotations, CallFuture, RequestContext, Tool, ToolDefinition, ToolError,
     ToolErrors, ToolResponse,
 };
 use rmcp::ClientHandler;
@@ -278,7 +278,7 @@ impl Tool for Named {
         &'a self,
         _arguments: Map<String, Value>,
         _context: RequestContext,
-    ) -> BoxFuture<'a, ToolResponse> {
+    ) -> CallFuture<'a> {
         panic!(
             "hand-written tool {} panicked in call",
             self.definition.name

@@ -1,11 +1,11 @@
 //! What each return and error type becomes, and panics.
 
-use fusion::{ErrorCategory, ErrorCode, ToolError, ToolResponse};
+use fusion::{ErrorCategory, ErrorCode, RequestContext, Tool, ToolError, ToolResponse};
 use serde::Serialize;
 use serde_json::json;
 
 use super::dispatch::Billing;
-use super::{call, envelope, payload};
+use super::{call, envelope, object, payload};
 
 // --- return and error kinds -------------------------------------------------------------------
 
@@ -88,6 +88,11 @@ impl Kinds {
 
     #[action]
     async fn panics(&self) -> String {
+        panic!("invariant broken: secret-token-123")
+    }
+
+    #[action]
+    fn panics_at_once(&self) -> String {
         panic!("invariant broken: secret-token-123")
     }
 }
@@ -202,4 +207,54 @@ async fn a_panicking_action_is_an_internal_error_and_the_tool_keeps_serving() {
     );
     let again = call(&Kinds, json!({"action": "panics"})).await;
     assert_internal(&again, "secret-token-123");
+}
+
+/// A synchronous action runs inside `Tool::call` itself (no guards, nothing to wait for): a
+/// panic there must come back as the response, not unwind out of `call`.
+#[test]
+fn a_synchronous_action_that_panics_inside_call_is_an_internal_error() {
+    let future = std::panic::catch_unwind(|| {
+        Kinds.call(
+            object(json!({"action": "panics_at_once"})),
+            RequestContext::new(),
+        )
+    })
+    .expect("`Tool::call` never panics");
+    assert!(future.is_ready(), "{future:?}");
+    assert_internal(&block_on(future), "secret-token-123");
+}
+
+/// What runs at once and what waits: a synchronous, unguarded action and every routing or
+/// validation error are answered by `call` itself; an `async` action's future is boxed and
+/// runs when polled.
+#[test]
+fn synchronous_calls_are_answered_at_once_and_async_ones_when_polled() {
+    let now = |arguments: serde_json::Value| Kinds.call(object(arguments), RequestContext::new());
+    for arguments in [
+        json!({"action": "text"}),
+        json!({"action": "nope"}),
+        json!({}),
+        json!({"action": "text", "extra": 1}),
+    ] {
+        let future = now(arguments.clone());
+        assert!(future.is_ready(), "{arguments}: {future:?}");
+    }
+    let future = now(json!({"action": "panics"}));
+    assert!(!future.is_ready(), "{future:?}");
+    assert_internal(&block_on(future), "secret-token-123");
+    assert_eq!(
+        payload(&block_on(now(json!({"action": "text"})))),
+        "a < b & \"c\""
+    );
+}
+
+/// Polls a future that never waits to completion.
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+    }
 }
