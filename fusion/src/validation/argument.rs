@@ -7,6 +7,7 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::fast::FastCheck;
 use super::path::{ROOT, SecretPath};
 use super::report::{Report, line};
 use super::schema::count;
@@ -49,6 +50,14 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 /// what serde needs unless the arguments are invalid (the nesting check allocates only for a
 /// limit above 128 levels).
 ///
+/// A schema that is a flat object of scalar fields (`type`, `properties`, `required`,
+/// `additionalProperties`, annotations, the number `format`s schemars writes, integer
+/// `minimum`/`maximum`), as schemars writes it for a struct of strings, numbers, booleans and
+/// their `Option`s, gets a direct check too: arguments it accepts skip the nesting check and
+/// the JSON Schema validator. It only ever accepts; anything else (an unknown field, a float
+/// where an integer is wanted, a nested value) goes through the full checks, which decide and
+/// word the problems, so answers are the same either way.
+///
 /// ```
 /// use fusion::validation::ArgumentValidator;
 /// use serde::Deserialize;
@@ -89,6 +98,8 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 pub struct ArgumentValidator {
     action: String,
     validator: jsonschema::Validator,
+    /// The direct check of a flat object of scalars, when the schema is that simple.
+    fast: Option<FastCheck>,
     shape: Shape,
     secrets: Vec<SecretPath>,
     /// Whether the schema says `writeOnly` anywhere (saves schema walks when it does not).
@@ -163,6 +174,7 @@ impl ArgumentValidator {
         Ok(ArgumentValidator {
             action,
             validator,
+            fast: FastCheck::new(&schema),
             write_only: mentions_write_only(&schema),
             shape: Shape::new(schema),
             secrets: Vec::new(),
@@ -217,7 +229,14 @@ impl ArgumentValidator {
     /// Whether `args` satisfy the schema (and are nested no deeper than
     /// [`ArgumentValidator::max_depth`]).
     pub fn is_valid(&self, args: &Value) -> bool {
-        within_depth(args, self.max_depth) && self.validator.is_valid(args)
+        self.surely_valid(args)
+            || (within_depth(args, self.max_depth) && self.validator.is_valid(args))
+    }
+
+    /// Whether the fast check accepts `args` (see `fast.rs`): then they satisfy the schema and,
+    /// holding only scalars, are nested one level deep. `false` means "not sure".
+    fn surely_valid(&self, args: &Value) -> bool {
+        self.max_depth >= 1 && self.fast.as_ref().is_some_and(|fast| fast.accepts(args))
     }
 
     /// The envelope refusing `args` when they are nested deeper than allowed.
@@ -255,6 +274,9 @@ impl ArgumentValidator {
     /// The structural problems of `args` against the schema (missing and unknown fields, wrong
     /// types, enums, bounds, formats, ...): empty when they are valid.
     pub fn check(&self, args: &Value) -> ValidationError {
+        if self.surely_valid(args) {
+            return ValidationError::new(self.action.as_str());
+        }
         if let Some(error) = self.too_deep(args) {
             return error;
         }
@@ -302,12 +324,14 @@ impl ArgumentValidator {
         T: DeserializeOwned,
         F: FnOnce(&T) -> Option<validator::ValidationErrors>,
     {
-        if let Some(error) = self.too_deep(args) {
-            return Err(error);
-        }
         // Generic over `T`, so compiled once per arguments type: kept to the happy path, with
         // one deserializer (which also locates a failure) and the wording out of line.
-        let valid = self.validator.is_valid(args);
+        let valid = self.surely_valid(args) || {
+            if let Some(error) = self.too_deep(args) {
+                return Err(error);
+            }
+            self.validator.is_valid(args)
+        };
         match tracked::deserialize::<T>(args) {
             Ok(value) => match run_rules(&value) {
                 None if valid => Ok(value),
@@ -390,7 +414,7 @@ const FIELD_SOURCES: [&str; 11] = [
 
 /// `schema` with unknown fields denied in every object schema that does not already say how to
 /// treat them (see [`ArgumentValidator`]). Walks the schema without recursion.
-fn deny_unknown_fields(schema: &Value) -> Value {
+pub(crate) fn deny_unknown_fields(schema: &Value) -> Value {
     let mut schema = schema.clone();
     let unevaluated = knows_unevaluated(&schema);
     let shared = combined_targets(&schema);

@@ -8,6 +8,7 @@
 
 mod argument;
 mod deser;
+mod fast;
 mod path;
 mod report;
 mod rules;
