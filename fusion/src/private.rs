@@ -745,10 +745,20 @@ pub fn run_sync<'a>(
     if guarded.is_open() {
         CallFuture::ready(handler())
     } else {
-        CallFuture::new(catch_panics_of(move || {
-            guarded.run(async move { handler() })
-        }))
+        run_sync_guarded(guarded, Box::new(handler))
     }
+}
+
+/// The guarded side of [`run_sync`], compiled once: its future, the guard shell and the
+/// panic guard are not instantiated again for every action (the handler is boxed, one more
+/// allocation on a path that allocates its admission anyway).
+fn run_sync_guarded<'a>(
+    guarded: crate::guard::Guarded,
+    handler: Box<dyn FnOnce() -> ToolResponse + Send + 'a>,
+) -> CallFuture<'a> {
+    CallFuture::new(catch_panics_of(move || {
+        guarded.run(async move { handler() })
+    }))
 }
 
 /// An `async` action's `handler` behind the call's guards: boxed, panics in any poll caught.
