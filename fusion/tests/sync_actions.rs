@@ -1,0 +1,203 @@
+//! Synchronous actions, which a generated `Tool::call` runs before it returns when the call has
+//! no guards: behind guards they still wait for them, run exactly once (or not at all when
+//! refused or cancelled), and a panic comes back as `INTERNAL_ERROR`. And `CallFuture` itself.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Duration;
+
+use fusion::guard::{ConcurrencyLimit, GuardRequest, GuardSpec, Middleware, Next};
+use fusion::testing::Tester;
+use fusion::{
+    BoxFuture, CallFuture, ErrorCode, RequestContext, Tool, ToolDefinition, ToolError, ToolResponse,
+};
+use serde_json::{Map, Value, json};
+
+/// Channels a test holds a running handler with.
+#[derive(Default)]
+struct Hold {
+    entered: Mutex<Option<mpsc::Sender<()>>>,
+    release: Mutex<Option<mpsc::Receiver<()>>>,
+}
+
+#[derive(Clone, Default)]
+struct Desk {
+    runs: Arc<AtomicUsize>,
+    hold: Arc<Hold>,
+}
+
+/// Synchronous actions.
+#[fusion::tool]
+impl Desk {
+    /// Answers.
+    #[action]
+    fn answer(&self) -> String {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        "answered".to_owned()
+    }
+
+    /// Blocks its thread until the test releases it.
+    #[action]
+    fn block(&self) -> String {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        let entered = self.hold.entered.lock().unwrap().take();
+        let release = self.hold.release.lock().unwrap().take();
+        if let (Some(entered), Some(release)) = (entered, release) {
+            entered.send(()).unwrap();
+            release.recv().unwrap();
+        }
+        "released".to_owned()
+    }
+
+    /// Panics.
+    #[action]
+    fn boom(&self) -> String {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        panic!("invariant broken: secret-token-456")
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_synchronous_action_behind_a_concurrency_limit_waits_for_its_slot() {
+    let desk = Desk::default();
+    let (entered_tx, entered_rx) = mpsc::channel();
+    let (release_tx, release_rx) = mpsc::channel();
+    *desk.hold.entered.lock().unwrap() = Some(entered_tx);
+    *desk.hold.release.lock().unwrap() = Some(release_rx);
+    let runs = Arc::clone(&desk.runs);
+    let tester = Arc::new(Tester::new().tool(desk).guard(
+        "desk.block",
+        GuardSpec::new().concurrency(ConcurrencyLimit::new(1, 0)),
+    ));
+
+    let first = {
+        let tester = Arc::clone(&tester);
+        tokio::spawn(async move { tester.call("desk.block", json!({})).await })
+    };
+    tokio::task::spawn_blocking(move || entered_rx.recv().unwrap())
+        .await
+        .unwrap();
+    // The slot is held by the first call, blocked inside its handler: no queue, refused.
+    tester
+        .call("desk.block", json!({}))
+        .await
+        .assert_error(ErrorCode::ServerBusy);
+    release_tx.send(()).unwrap();
+    first.await.unwrap().assert_text("released");
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        1,
+        "the refused handler never ran"
+    );
+    // The slot is free again.
+    tester
+        .call("desk.block", json!({}))
+        .await
+        .assert_text("released");
+}
+
+#[tokio::test]
+async fn a_synchronous_action_that_panics_is_an_internal_error_with_or_without_guards() {
+    for guarded in [false, true] {
+        let desk = Desk::default();
+        let runs = Arc::clone(&desk.runs);
+        let mut tester = Tester::new().tool(desk);
+        if guarded {
+            tester = tester.guard("desk", GuardSpec::new().timeout(Duration::from_secs(5)));
+        }
+        let outcome = tester.call("desk.boom", json!({})).await;
+        outcome.assert_error(ErrorCode::InternalError);
+        assert!(!outcome.snapshot().contains("secret-token-456"));
+        assert_eq!(runs.load(Ordering::SeqCst), 1, "guarded: {guarded}");
+        // The tool keeps serving.
+        tester
+            .call("desk.answer", json!({}))
+            .await
+            .assert_text("answered");
+    }
+}
+
+#[tokio::test]
+async fn a_call_cancelled_before_it_starts_runs_no_synchronous_handler() {
+    let desk = Desk::default();
+    let runs = Arc::clone(&desk.runs);
+    let tester = Tester::new().tool(desk);
+    let context = RequestContext::new();
+    context.cancellation().cancel();
+    tester
+        .call_with("desk.answer", json!({}), context)
+        .await
+        .assert_cancelled();
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+}
+
+/// Refuses every call, counting them.
+struct Refuse(Arc<AtomicUsize>);
+
+impl Middleware for Refuse {
+    fn handle<'a>(
+        &'a self,
+        _call: &'a GuardRequest<'a>,
+        _next: Next<'a>,
+    ) -> BoxFuture<'a, Result<ToolResponse, ToolError>> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async { Err(ToolError::new(ErrorCode::Unauthorized, "No tenant.")) })
+    }
+}
+
+#[tokio::test]
+async fn middleware_that_refuses_keeps_a_synchronous_handler_from_running() {
+    let desk = Desk::default();
+    let runs = Arc::clone(&desk.runs);
+    let seen = Arc::new(AtomicUsize::new(0));
+    let tester = Tester::new().tool(desk).guard(
+        "desk",
+        GuardSpec::new().middleware(Refuse(Arc::clone(&seen))),
+    );
+    tester
+        .call("desk.answer", json!({}))
+        .await
+        .assert_error(ErrorCode::Unauthorized);
+    assert_eq!(
+        (runs.load(Ordering::SeqCst), seen.load(Ordering::SeqCst)),
+        (0, 1)
+    );
+}
+
+/// A hand-written tool that answers through a future boxed already.
+struct Boxed;
+
+impl Tool for Boxed {
+    fn definition(&self) -> ToolDefinition {
+        Desk::default().definition()
+    }
+
+    fn call<'a>(&'a self, _: Map<String, Value>, _: RequestContext) -> CallFuture<'a> {
+        let future: BoxFuture<'a, ToolResponse> = Box::pin(async { ToolResponse::text("boxed") });
+        future.into()
+    }
+}
+
+fn poll_once(future: &mut CallFuture<'_>) -> std::task::Poll<ToolResponse> {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    std::pin::Pin::new(future).poll(&mut cx)
+}
+
+#[test]
+fn a_call_future_is_send_reports_its_state_and_refuses_a_second_poll() {
+    fn send<T: Send>(_: &T) {}
+    let mut boxed = Boxed.call(Map::new(), RequestContext::new());
+    send(&boxed);
+    assert!(!boxed.is_ready());
+    assert_eq!(format!("{boxed:?}"), r#"CallFuture { state: "pending" }"#);
+    assert!(matches!(poll_once(&mut boxed), std::task::Poll::Ready(r) if !r.is_error()));
+
+    let mut ready = CallFuture::ready(ToolResponse::text("now"));
+    assert!(ready.is_ready());
+    assert_eq!(format!("{ready:?}"), r#"CallFuture { state: "ready" }"#);
+    assert!(poll_once(&mut ready).is_ready());
+    assert!(!ready.is_ready());
+    assert_eq!(format!("{ready:?}"), r#"CallFuture { state: "completed" }"#);
+    let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(&mut ready)));
+    assert!(again.is_err(), "a second poll panics");
+}
