@@ -100,9 +100,19 @@ pub trait Tool: Send + Sync + 'static {
     /// multi-action tools). Every failure, including a panic in the action, comes back as a
     /// [`ToolResponse`] error; this never panics and never hangs on its own.
     ///
-    /// Work that needs no waiting may run before `call` returns (generated tools route,
-    /// validate and run a synchronous, unguarded action there, and answer with
+    /// Work that needs no waiting may run before `call` returns (generated tools always route
+    /// and validate there, and run a synchronous, unguarded action there too, answering with
     /// [`CallFuture::ready`]); anything that waits runs when the returned future is polled.
+    ///
+    /// So the context that work needs must be in place when `call` is called, not only when
+    /// its future is polled: call it inside the future that sets the context up, as
+    /// `fusion::server::Server` and `fusion::testing::Tester` do.
+    /// `rt.block_on(async { tool.call(a, c).await })` runs a synchronous action inside the
+    /// runtime, where `rt.block_on(tool.call(a, c))` runs it before the runtime is entered
+    /// (`tokio::spawn` in it panics: `INTERNAL_ERROR`); a task-local `scope` or a tracing
+    /// span likewise wraps `async move { tool.call(a, c).await }`; and
+    /// `tokio::spawn(async move { tool.call(a, c).await })` runs the action on the spawned
+    /// task, where `tokio::spawn(tool.call(a, c))` runs it on the calling thread first.
     fn call<'a>(&'a self, arguments: Map<String, Value>, context: RequestContext)
     -> CallFuture<'a>;
 
