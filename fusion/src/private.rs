@@ -28,8 +28,8 @@ pub use ::validator;
 pub use crate::dispatch::{Router, ToolRuntime, catch_panics, catch_panics_of, flat_input_schema};
 pub use crate::guard::{ConcurrencyLimit, GuardSpec, RateKey, RateLimit, ToolGuards};
 pub use crate::tool::{
-    ActionDefinition, Annotations, BoxFuture, CallFuture, ErrorContract, RequestContext, Tool,
-    ToolDefinition,
+    ActionDefinition, Annotations, BoxFuture, CallFuture, ErrorContract, RequestContext, StartCall,
+    Tool, ToolDefinition,
 };
 pub use crate::{ErrorCategory, ErrorCode, Severity, ToolError, ToolResponse};
 
@@ -725,7 +725,18 @@ pub fn guarded(
     context.guarded(runtime.router().action_name(index))
 }
 
-/// The body of a generated `Tool::call`: `call` routes, validates and either answers at once
+/// A generated `Tool::call`: packs the arguments and context into a [`CallFuture`] that runs
+/// `tool.start(..)` (the generated [`StartCall`]) at its first poll. Nothing runs, and nothing
+/// is allocated, before that.
+pub fn defer<'a>(
+    tool: &'a dyn StartCall,
+    arguments: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    context: RequestContext,
+) -> CallFuture<'a> {
+    CallFuture::deferred(tool, arguments, context)
+}
+
+/// The body of a generated `StartCall::start`: `start` routes, validates and either answers at once
 /// or returns the future that waits. Runs it now; a panic in it becomes an `INTERNAL_ERROR`
 /// response (logged with its error id), so `Tool::call` never panics.
 pub fn call_now<'a>(call: impl FnOnce() -> CallFuture<'a>) -> CallFuture<'a> {

@@ -15,19 +15,28 @@ use crate::response::ToolResponse;
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// What [`Tool::call`] returns: a response that is already known, or a boxed future that
-/// produces it.
+/// What [`Tool::call`] returns: a future of the call's [`ToolResponse`] that allocates only
+/// when the call has to wait.
 ///
-/// A call that finishes without waiting (a routing or validation error, a synchronous action
-/// with no guards) is answered with [`CallFuture::ready`] and allocates nothing; anything
-/// that waits is boxed once with [`CallFuture::new`]. Awaiting either gives the
-/// [`ToolResponse`]. Like every future, it panics if polled again after it completed.
+/// Like every Rust future it does nothing until polled: a generated tool routes, validates and
+/// runs its action at the first poll, inside whatever the poller set up (a runtime entered by
+/// `block_on`, a task-local `scope`, a tracing span, the task `tokio::spawn` started). A call
+/// that finishes without waiting (a routing or validation error, a synchronous action with no
+/// guards) is answered at that first poll and boxes nothing; one that waits (an `async`
+/// action, guards) boxes its future once. Hand-written tools build one with
+/// [`CallFuture::ready`] or [`CallFuture::new`]. It panics if polled again after it completed.
 #[must_use = "a call's response is only had by awaiting it"]
 pub struct CallFuture<'a> {
     state: CallState<'a>,
 }
 
 enum CallState<'a> {
+    /// A generated tool's call, not started: started at the first poll. The arguments and
+    /// context are taken then.
+    Deferred(
+        &'a dyn StartCall,
+        Option<(Map<String, Value>, RequestContext)>,
+    ),
     /// Taken at the first poll.
     Ready(Option<ToolResponse>),
     Pending(BoxFuture<'a, ToolResponse>),
@@ -48,8 +57,19 @@ impl<'a> CallFuture<'a> {
         }
     }
 
+    /// A generated tool's call: `tool.start(arguments, context)` runs at the first poll.
+    pub(crate) fn deferred(
+        tool: &'a dyn StartCall,
+        arguments: Map<String, Value>,
+        context: RequestContext,
+    ) -> CallFuture<'a> {
+        CallFuture {
+            state: CallState::Deferred(tool, Some((arguments, context))),
+        }
+    }
+
     /// Whether the response is known without waiting (a [`CallFuture::ready`] not yet
-    /// polled).
+    /// polled). A generated tool's call is not, until polled: it has not run yet.
     pub fn is_ready(&self) -> bool {
         matches!(self.state, CallState::Ready(Some(_)))
     }
@@ -68,13 +88,25 @@ impl Future for CallFuture<'_> {
     type Output = ToolResponse;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResponse> {
-        match &mut self.get_mut().state {
-            CallState::Ready(response) => Poll::Ready(
-                response
-                    .take()
-                    .expect("a `CallFuture` polled again after it completed"),
-            ),
-            CallState::Pending(future) => future.as_mut().poll(cx),
+        let this = self.get_mut();
+        loop {
+            match &mut this.state {
+                CallState::Deferred(tool, call) => {
+                    let tool: &dyn StartCall = *tool;
+                    let (arguments, context) = call
+                        .take()
+                        .expect("a `CallFuture` polled again after it panicked");
+                    this.state = tool.start(arguments, context).state;
+                }
+                CallState::Ready(response) => {
+                    return Poll::Ready(
+                        response
+                            .take()
+                            .expect("a `CallFuture` polled again after it completed"),
+                    );
+                }
+                CallState::Pending(future) => return future.as_mut().poll(cx),
+            }
         }
     }
 }
@@ -82,6 +114,7 @@ impl Future for CallFuture<'_> {
 impl fmt::Debug for CallFuture<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match &self.state {
+            CallState::Deferred(..) => "not started",
             CallState::Ready(Some(_)) => "ready",
             CallState::Ready(None) => "completed",
             CallState::Pending(_) => "pending",
@@ -100,19 +133,8 @@ pub trait Tool: Send + Sync + 'static {
     /// multi-action tools). Every failure, including a panic in the action, comes back as a
     /// [`ToolResponse`] error; this never panics and never hangs on its own.
     ///
-    /// Work that needs no waiting may run before `call` returns (generated tools always route
-    /// and validate there, and run a synchronous, unguarded action there too, answering with
-    /// [`CallFuture::ready`]); anything that waits runs when the returned future is polled.
-    ///
-    /// So the context that work needs must be in place when `call` is called, not only when
-    /// its future is polled: call it inside the future that sets the context up, as
-    /// `fusion::server::Server` and `fusion::testing::Tester` do.
-    /// `rt.block_on(async { tool.call(a, c).await })` runs a synchronous action inside the
-    /// runtime, where `rt.block_on(tool.call(a, c))` runs it before the runtime is entered
-    /// (`tokio::spawn` in it panics: `INTERNAL_ERROR`); a task-local `scope` or a tracing
-    /// span likewise wraps `async move { tool.call(a, c).await }`; and
-    /// `tokio::spawn(async move { tool.call(a, c).await })` runs the action on the spawned
-    /// task, where `tokio::spawn(tool.call(a, c))` runs it on the calling thread first.
+    /// Nothing runs before the returned future is first polled, so the context the action
+    /// needs (a runtime, a task-local, a span) is the poller's, as with any future.
     fn call<'a>(&'a self, arguments: Map<String, Value>, context: RequestContext)
     -> CallFuture<'a>;
 
@@ -123,6 +145,20 @@ pub trait Tool: Send + Sync + 'static {
     fn guards(&self) -> crate::guard::ToolGuards {
         crate::guard::ToolGuards::default()
     }
+}
+
+/// The body of a generated [`Tool::call`], which [`CallFuture`] runs at its first poll:
+/// generated `call` only packs its arguments (see `fusion::__private::defer`), so calling it
+/// does no work and the future it returns holds no boxed state. Not public API.
+#[doc(hidden)]
+pub trait StartCall: Send + Sync {
+    /// Routes, validates and runs the call: the response when it needed no waiting
+    /// ([`CallFuture::ready`]), the boxed future that waits otherwise.
+    fn start<'a>(
+        &'a self,
+        arguments: Map<String, Value>,
+        context: RequestContext,
+    ) -> CallFuture<'a>;
 }
 
 /// One error an action can produce: its code and the flags it carries. Fed by

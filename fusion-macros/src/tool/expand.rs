@@ -65,10 +65,24 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
                 >,
                 __fusion_context: #private::RequestContext,
             ) -> #private::CallFuture<'__fusion> {
-                #call
+                #private::defer(self, __fusion_arguments, __fusion_context)
             }
 
             #guards
+        }
+
+        #(#cfg)*
+        impl #impl_generics #private::StartCall for #self_ty #where_clause {
+            fn start<'__fusion>(
+                &'__fusion self,
+                __fusion_arguments: #private::serde_json::Map<
+                    ::std::string::String,
+                    #private::serde_json::Value,
+                >,
+                __fusion_context: #private::RequestContext,
+            ) -> #private::CallFuture<'__fusion> {
+                #call
+            }
         }
     }
 }
@@ -340,7 +354,8 @@ fn output_schema(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
     }
 }
 
-/// The body of `Tool::call`: build the runtime once, route, parse, call, render.
+/// The body of `StartCall::start` (what `Tool::call` defers to the first poll): build the
+/// runtime once, route, parse, call, render.
 fn call(tool: &Tool<'_>) -> TokenStream {
     let body = match &tool.shape {
         // One action: no discriminator to route on.
@@ -397,8 +412,9 @@ fn call(tool: &Tool<'_>) -> TokenStream {
         #probes
         static __FUSION_RUNTIME: #private::RuntimeCell =
             #private::RuntimeCell::new();
-        // Routing, validation and a synchronous, unguarded action run now; only what waits
-        // is boxed (see `call_now`, `run_sync`, `run_async`).
+        // At the first poll of the `CallFuture` (see `defer`): routing, validation and a
+        // synchronous, unguarded action run at once; only what waits is boxed (see
+        // `call_now`, `run_sync`, `run_async`).
         #private::call_now(move || {
             let __fusion_runtime =
                 match #private::runtime(&__FUSION_RUNTIME, Self::__fusion_definition) {

@@ -209,43 +209,56 @@ async fn a_panicking_action_is_an_internal_error_and_the_tool_keeps_serving() {
     assert_internal(&again, "secret-token-123");
 }
 
-/// A synchronous action runs inside `Tool::call` itself (no guards, nothing to wait for): a
-/// panic there must come back as the response, not unwind out of `call`.
+/// A synchronous action runs at the first poll of the call's future (no guards, nothing to
+/// wait for): a panic there must come back as the response, not unwind out of `poll`.
 #[test]
-fn a_synchronous_action_that_panics_inside_call_is_an_internal_error() {
-    let future = std::panic::catch_unwind(|| {
-        Kinds.call(
-            object(json!({"action": "panics_at_once"})),
-            RequestContext::new(),
-        )
-    })
-    .expect("`Tool::call` never panics");
-    assert!(future.is_ready(), "{future:?}");
-    assert_internal(&block_on(future), "secret-token-123");
+fn a_synchronous_action_that_panics_is_an_internal_error_at_the_first_poll() {
+    let mut future = Kinds.call(
+        object(json!({"action": "panics_at_once"})),
+        RequestContext::new(),
+    );
+    assert!(
+        !future.is_ready(),
+        "nothing runs before the first poll: {future:?}"
+    );
+    let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(&mut future)))
+        .expect("polling a call never panics");
+    let std::task::Poll::Ready(response) = polled else {
+        panic!("a synchronous action is answered at the first poll");
+    };
+    assert_internal(&response, "secret-token-123");
 }
 
-/// What runs at once and what waits: a synchronous, unguarded action and every routing or
-/// validation error are answered by `call` itself; an `async` action's future is boxed and
-/// runs when polled.
+/// What ends at the first poll and what may wait: a synchronous, unguarded action and every
+/// routing or validation error are answered then; an `async` action's future is boxed and
+/// polled in turn.
 #[test]
-fn synchronous_calls_are_answered_at_once_and_async_ones_when_polled() {
-    let now = |arguments: serde_json::Value| Kinds.call(object(arguments), RequestContext::new());
+fn synchronous_calls_are_answered_at_the_first_poll() {
+    let call = |arguments: serde_json::Value| Kinds.call(object(arguments), RequestContext::new());
     for arguments in [
         json!({"action": "text"}),
         json!({"action": "nope"}),
         json!({}),
         json!({"action": "text", "extra": 1}),
     ] {
-        let future = now(arguments.clone());
-        assert!(future.is_ready(), "{arguments}: {future:?}");
+        let mut future = call(arguments.clone());
+        assert!(!future.is_ready(), "{arguments}: {future:?}");
+        assert!(poll_once(&mut future).is_ready(), "{arguments}: {future:?}");
     }
-    let future = now(json!({"action": "panics"}));
-    assert!(!future.is_ready(), "{future:?}");
-    assert_internal(&block_on(future), "secret-token-123");
+    assert_internal(
+        &block_on(call(json!({"action": "panics"}))),
+        "secret-token-123",
+    );
     assert_eq!(
-        payload(&block_on(now(json!({"action": "text"})))),
+        payload(&block_on(call(json!({"action": "text"})))),
         "a < b & \"c\""
     );
+}
+
+/// Polls a call once.
+fn poll_once(future: &mut fusion::CallFuture<'_>) -> std::task::Poll<ToolResponse> {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    std::pin::Pin::new(future).poll(&mut cx)
 }
 
 /// Polls a future that never waits to completion.
