@@ -29,7 +29,7 @@ pub use crate::dispatch::{Router, ToolRuntime, catch_panics, catch_panics_of, fl
 pub use crate::guard::{ConcurrencyLimit, GuardSpec, RateKey, RateLimit, ToolGuards};
 pub use crate::tool::{
     ActionDefinition, Annotations, BoxFuture, CallFuture, ErrorContract, RequestContext, StartCall,
-    Tool, ToolDefinition,
+    Started, Tool, ToolDefinition,
 };
 pub use crate::{ErrorCategory, ErrorCode, Severity, ToolError, ToolResponse};
 
@@ -736,13 +736,14 @@ pub fn defer<'a>(
     CallFuture::deferred(tool, arguments, context)
 }
 
-/// The body of a generated `StartCall::start`: `start` routes, validates and either answers at once
-/// or returns the future that waits. Runs it now; a panic in it becomes an `INTERNAL_ERROR`
-/// response (logged with its error id), so `Tool::call` never panics.
-pub fn call_now<'a>(call: impl FnOnce() -> CallFuture<'a>) -> CallFuture<'a> {
+/// The body of a generated `StartCall::start` (run at the first poll of the call's
+/// `CallFuture`): `start` routes, validates and either answers at once or returns the future
+/// that waits. Runs it now; a panic in it becomes an `INTERNAL_ERROR` response (logged with
+/// its error id), so polling a call never panics.
+pub fn call_now<'a>(call: impl FnOnce() -> Started<'a>) -> Started<'a> {
     match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(call)) {
         Ok(future) => future,
-        Err(payload) => CallFuture::ready(ToolResponse::error(ToolError::from_panic(&*payload))),
+        Err(payload) => Started::Ready(ToolResponse::error(ToolError::from_panic(&*payload))),
     }
 }
 
@@ -752,9 +753,9 @@ pub fn call_now<'a>(call: impl FnOnce() -> CallFuture<'a>) -> CallFuture<'a> {
 pub fn run_sync<'a>(
     guarded: crate::guard::Guarded,
     handler: impl FnOnce() -> ToolResponse + Send + 'a,
-) -> CallFuture<'a> {
+) -> Started<'a> {
     if guarded.is_open() {
-        CallFuture::ready(handler())
+        Started::Ready(handler())
     } else {
         run_sync_guarded(guarded, Box::new(handler))
     }
@@ -766,18 +767,18 @@ pub fn run_sync<'a>(
 fn run_sync_guarded<'a>(
     guarded: crate::guard::Guarded,
     handler: Box<dyn FnOnce() -> ToolResponse + Send + 'a>,
-) -> CallFuture<'a> {
-    CallFuture::new(catch_panics_of(move || {
+) -> Started<'a> {
+    Started::Pending(Box::pin(catch_panics_of(move || {
         guarded.run(async move { handler() })
-    }))
+    })))
 }
 
 /// An `async` action's `handler` behind the call's guards: boxed, panics in any poll caught.
 pub fn run_async<'a>(
     guarded: crate::guard::Guarded,
     handler: impl ::core::future::Future<Output = ToolResponse> + Send + 'a,
-) -> CallFuture<'a> {
-    CallFuture::new(catch_panics_of(move || guarded.run(handler)))
+) -> Started<'a> {
+    Started::Pending(Box::pin(catch_panics_of(move || guarded.run(handler))))
 }
 
 /// Every autoref-specialization trait above, for one glob import in generated code

@@ -96,7 +96,13 @@ impl Future for CallFuture<'_> {
                     let (arguments, context) = call
                         .take()
                         .expect("a `CallFuture` polled again after it panicked");
-                    this.state = tool.start(arguments, context).state;
+                    this.state = match tool.start(arguments, context) {
+                        Started::Ready(response) => {
+                            this.state = CallState::Ready(None);
+                            return Poll::Ready(response);
+                        }
+                        Started::Pending(future) => CallState::Pending(future),
+                    };
                 }
                 CallState::Ready(response) => {
                     return Poll::Ready(
@@ -152,13 +158,19 @@ pub trait Tool: Send + Sync + 'static {
 /// does no work and the future it returns holds no boxed state. Not public API.
 #[doc(hidden)]
 pub trait StartCall: Send + Sync {
-    /// Routes, validates and runs the call: the response when it needed no waiting
-    /// ([`CallFuture::ready`]), the boxed future that waits otherwise.
-    fn start<'a>(
-        &'a self,
-        arguments: Map<String, Value>,
-        context: RequestContext,
-    ) -> CallFuture<'a>;
+    /// Routes, validates and runs the call: the response when it needed no waiting, the
+    /// boxed future that waits otherwise.
+    fn start<'a>(&'a self, arguments: Map<String, Value>, context: RequestContext) -> Started<'a>;
+}
+
+/// What [`StartCall::start`] gives: smaller than a [`CallFuture`] (which also holds a call
+/// not started), so generated code moves it without a `memcpy` call. Not public API.
+#[doc(hidden)]
+pub enum Started<'a> {
+    /// The call needed no waiting.
+    Ready(ToolResponse),
+    /// The call waits: its future, boxed once.
+    Pending(BoxFuture<'a, ToolResponse>),
 }
 
 /// One error an action can produce: its code and the flags it carries. Fed by

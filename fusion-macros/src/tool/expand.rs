@@ -80,7 +80,7 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
                     #private::serde_json::Value,
                 >,
                 __fusion_context: #private::RequestContext,
-            ) -> #private::CallFuture<'__fusion> {
+            ) -> #private::Started<'__fusion> {
                 #call
             }
         }
@@ -388,7 +388,7 @@ fn call(tool: &Tool<'_>) -> TokenStream {
                 let __fusion_index = match __fusion_runtime.route(&mut __fusion_arguments) {
                     ::core::result::Result::Ok(__fusion_index) => __fusion_index,
                     ::core::result::Result::Err(__fusion_response) => {
-                        return #private::CallFuture::ready(__fusion_response);
+                        return #private::Started::Ready(__fusion_response);
                     }
                 };
                 match __fusion_index {
@@ -420,7 +420,7 @@ fn call(tool: &Tool<'_>) -> TokenStream {
                 match #private::runtime(&__FUSION_RUNTIME, Self::__fusion_definition) {
                     ::core::result::Result::Ok(__fusion_runtime) => __fusion_runtime,
                     ::core::result::Result::Err(__fusion_response) => {
-                        return #private::CallFuture::ready(__fusion_response);
+                        return #private::Started::Ready(__fusion_response);
                     }
                 };
             #body
@@ -466,7 +466,7 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
                 let __fusion_args: #ty = match #parse {
                     ::core::result::Result::Ok(__fusion_args) => __fusion_args,
                     ::core::result::Result::Err(__fusion_response) => {
-                        return #private::CallFuture::ready(__fusion_response);
+                        return #private::Started::Ready(__fusion_response);
                     }
                 };
             }
@@ -475,7 +475,7 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
             if let ::core::result::Result::Err(__fusion_response) =
                 __fusion_runtime.parse_none(#index, __fusion_arguments)
             {
-                return #private::CallFuture::ready(__fusion_response);
+                return #private::Started::Ready(__fusion_response);
             }
         },
     };
