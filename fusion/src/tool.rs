@@ -24,7 +24,8 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// that finishes without waiting (a routing or validation error, a synchronous action with no
 /// guards) is answered at that first poll and boxes nothing; one that waits (an `async`
 /// action, guards) boxes its future once. Hand-written tools build one with
-/// [`CallFuture::ready`] or [`CallFuture::new`]. It panics if polled again after it completed.
+/// [`CallFuture::ready`] or [`CallFuture::new`]. Like any future, it must not be polled again
+/// after it completed (one answered without waiting panics then).
 #[must_use = "a call's response is only had by awaiting it"]
 pub struct CallFuture<'a> {
     state: CallState<'a>,

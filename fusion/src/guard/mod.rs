@@ -640,6 +640,10 @@ impl Guarded {
         let Some(gates) = scope.set.tools.get(&*scope.tool) else {
             return Guarded { inner: None };
         };
+        // The other actions of a tool with one guarded action have nothing to pass through.
+        if gates.tool.is_empty() && gates.actions.get(action).is_none_or(Gate::is_empty) {
+            return Guarded { inner: None };
+        }
         let request = GuardRequest {
             tool: &scope.tool,
             action,

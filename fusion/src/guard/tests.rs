@@ -71,6 +71,14 @@ fn building_checks_targets_and_limits() {
     assert_eq!(gates.actions["charge"].name, "billing.charge");
     assert!(!gates.actions.contains_key("refund"));
 
+    // Only the guarded action of the tool passes through guards; its other actions are
+    // answered as if the tool had none (no admission, no boxed future for a synchronous one).
+    let set = Arc::new(set);
+    let scope = GuardScope::of(&set, &Arc::from("billing"), false).unwrap();
+    let context = RequestContext::new();
+    assert!(!Guarded::new(&context, Some(&scope), "charge").is_open());
+    assert!(Guarded::new(&context, Some(&scope), "refund").is_open());
+
     let empty_rate = Guards::new().guard(
         "billing",
         GuardSpec::new().rate_limit(RateLimit::global(0, Duration::from_secs(1))),

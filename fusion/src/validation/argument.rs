@@ -190,12 +190,15 @@ impl ArgumentValidator {
     /// [`parse`](ArgumentValidator::parse), [`parse_validated`](ArgumentValidator::parse_validated),
     /// [`parse_with`](ArgumentValidator::parse_with),
     /// [`rule_errors`](ArgumentValidator::rule_errors) and
-    /// [`is_valid`](ArgumentValidator::is_valid)) measures the nesting first, without recursion,
-    /// and refuses deeper arguments with one `(root)` problem, without running the schema,
-    /// serde or the rules:
+    /// [`is_valid`](ArgumentValidator::is_valid)) measures the nesting before the schema,
+    /// serde or the rules run, without recursion, and refuses deeper arguments with one
+    /// `(root)` problem:
     ///
     /// `Arguments nested too deeply. You sent: an object nested 100 levels deep. Expected at
     /// most 64 levels of nesting.`
+    ///
+    /// (Arguments the direct check for flat schemas accepts are one level deep, so they skip
+    /// the measure; that check looks at one level only.)
     ///
     /// The depth is counted in full (`an array nested ...` when the arguments are an array).
     /// The schema validator and serde recurse once per level, so deep arguments could
