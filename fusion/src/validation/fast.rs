@@ -123,15 +123,23 @@ impl FastCheck {
     fn accepts_map(&self, args: &Map<String, Value>) -> bool {
         let mut required = 0;
         // Where the next field is looked for first: a `Map` iterates in key order, the order
-        // of `fields`, so a call that sends every field finds each at once.
+        // of `fields`, so a call that sends every field finds each at once, and one that
+        // leaves optional fields out finds each further on. (A `Map` in insertion order, with
+        // serde_json's `preserve_order`, may need the fields before `next` too.)
         let mut next = 0;
         for (name, value) in args {
             let index = match self.fields.get(next) {
                 Some(field) if field.name == *name => next,
-                _ => match self.fields.iter().position(|field| field.name == *name) {
-                    Some(index) => index,
-                    None => return false,
-                },
+                _ => {
+                    let named = |field: &Field| field.name == *name;
+                    match self.fields[next..].iter().position(named) {
+                        Some(offset) => next + offset,
+                        None => match self.fields[..next].iter().position(named) {
+                            Some(index) => index,
+                            None => return false,
+                        },
+                    }
+                }
             };
             next = index + 1;
             let field = &self.fields[index];
