@@ -567,7 +567,7 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
     };
     // The guards run between validation and the handler (SPEC section 4), the handler inside
     // them: a refusal means it never starts, a timeout drops it. A synchronous handler with no
-    // guards runs at once, before `call` returns.
+    // guards runs at once, at the first poll of the call's `CallFuture` (in `start`).
     let run = if action.is_async() {
         quote!(#private::run_async(__fusion_guarded, async move { #outcome }))
     } else {

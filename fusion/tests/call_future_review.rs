@@ -1,0 +1,586 @@
+//! Review of the lazy `CallFuture`: what runs before the first poll, panics anywhere in the
+//! first poll, futures combinators and executors, guards on some actions only, hand-written
+//! tools.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::Poll;
+use std::time::Duration;
+
+use fusion::guard::{GuardRequest, GuardSpec, Middleware, Next};
+use fusion::testing::Tester;
+use fusion::{
+    BoxFuture, CallFuture, ErrorCode, RequestContext, Tool, ToolDefinition, ToolError, ToolResponse,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value, json};
+
+fn poll_once(future: &mut CallFuture<'_>) -> Poll<ToolResponse> {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    std::pin::Pin::new(future).poll(&mut cx)
+}
+
+fn action(name: &str, rest: Value) -> Map<String, Value> {
+    let mut map = match rest {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    map.insert("action".to_owned(), json!(name));
+    map
+}
+
+fn code(response: &ToolResponse) -> Option<ErrorCode> {
+    response.tool_error().map(|e| e.code().clone())
+}
+
+// --- laziness ------------------------------------------------------------------------------
+
+static DESERIALIZED: AtomicUsize = AtomicUsize::new(0);
+static SCHEMAS: AtomicUsize = AtomicUsize::new(0);
+static LAZY_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts its deserializations and schema generations.
+struct Counted(u32);
+
+impl<'de> Deserialize<'de> for Counted {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Counted, D::Error> {
+        DESERIALIZED.fetch_add(1, Ordering::SeqCst);
+        #[derive(Deserialize)]
+        struct Raw {
+            n: u32,
+        }
+        Raw::deserialize(deserializer).map(|raw| Counted(raw.n))
+    }
+}
+
+impl JsonSchema for Counted {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Counted".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        SCHEMAS.fetch_add(1, Ordering::SeqCst);
+        schemars::json_schema!({
+            "type": "object",
+            "properties": {"n": {"type": "integer", "minimum": 0}},
+            "required": ["n"]
+        })
+    }
+}
+
+struct Lazy;
+
+/// Counts.
+#[fusion::tool]
+impl Lazy {
+    /// Counts.
+    #[action]
+    fn count(&self, args: Counted) -> u32 {
+        LAZY_RUNS.fetch_add(1, Ordering::SeqCst);
+        args.0
+    }
+
+    /// Counts, asynchronously.
+    #[action]
+    async fn later(&self, args: Counted) -> u32 {
+        LAZY_RUNS.fetch_add(1, Ordering::SeqCst);
+        args.0
+    }
+}
+
+#[test]
+fn nothing_runs_before_the_first_poll_not_even_the_runtime() {
+    // Nothing of `Lazy` ran yet: its runtime is built at its first call.
+    for name in ["count", "later", "nope"] {
+        drop(Lazy.call(action(name, json!({"n": 1})), RequestContext::new()));
+    }
+    let pending = Lazy.call(action("count", json!({"n": 1})), RequestContext::new());
+    assert_eq!(
+        (
+            SCHEMAS.load(Ordering::SeqCst),
+            DESERIALIZED.load(Ordering::SeqCst),
+            LAZY_RUNS.load(Ordering::SeqCst)
+        ),
+        (0, 0, 0),
+        "no schema, runtime, parse or action before the first poll"
+    );
+    drop(pending);
+
+    let mut call = Lazy.call(action("count", json!({"n": 7})), RequestContext::new());
+    let Poll::Ready(response) = poll_once(&mut call) else {
+        panic!("ready at the first poll")
+    };
+    assert!(!response.is_error(), "{response:?}");
+    assert!(SCHEMAS.load(Ordering::SeqCst) > 0);
+    assert_eq!(DESERIALIZED.load(Ordering::SeqCst), 1);
+    assert_eq!(LAZY_RUNS.load(Ordering::SeqCst), 1);
+
+    // An async one: parsed at the first poll, pending or done, never before.
+    let mut call = Lazy.call(action("later", json!({"n": 7})), RequestContext::new());
+    assert_eq!(DESERIALIZED.load(Ordering::SeqCst), 1);
+    assert!(poll_once(&mut call).is_ready());
+    assert_eq!(DESERIALIZED.load(Ordering::SeqCst), 2);
+    assert_eq!(LAZY_RUNS.load(Ordering::SeqCst), 2);
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct N {
+    n: u32,
+}
+
+struct Busy;
+
+/// The same actions as `Lazy`, for the tests that run beside it.
+#[fusion::tool]
+impl Busy {
+    /// Echoes.
+    #[action]
+    fn count(&self, args: N) -> u32 {
+        args.n
+    }
+
+    /// Echoes, asynchronously.
+    #[action]
+    async fn later(&self, args: N) -> u32 {
+        args.n
+    }
+}
+
+#[test]
+fn a_call_future_is_send_and_unpin() {
+    fn send_unpin<T: Send + Unpin>() {}
+    send_unpin::<CallFuture<'static>>();
+}
+
+#[test]
+fn an_async_call_polled_after_it_completed_panics_and_never_answers_twice() {
+    let mut call = Busy.call(action("later", json!({"n": 3})), RequestContext::new());
+    assert!(poll_once(&mut call).is_ready());
+    let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(&mut call)));
+    assert!(again.is_err(), "a second poll panics: {again:?}");
+}
+
+// --- executors -----------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spawned_joined_and_local_calls_are_all_answered() {
+    let tool: &'static Busy = Box::leak(Box::new(Busy));
+    let spawned = tokio::spawn(tool.call(action("count", json!({"n": 1})), RequestContext::new()));
+    assert!(!spawned.await.unwrap().is_error());
+
+    let shared = Arc::new(Busy);
+    let tasks: Vec<_> = (0..50)
+        .map(|n| {
+            let shared = Arc::clone(&shared);
+            let name = if n % 2 == 0 { "count" } else { "later" };
+            tokio::spawn(async move {
+                shared
+                    .call(action(name, json!({"n": n})), RequestContext::new())
+                    .await
+            })
+        })
+        .collect();
+    for task in tasks {
+        assert!(!task.await.unwrap().is_error());
+    }
+
+    let calls = (0..200).map(|n| {
+        let name = ["count", "later", "nope"][n % 3];
+        shared.call(action(name, json!({"n": n})), RequestContext::new())
+    });
+    let responses = futures::future::join_all(calls).await;
+    assert_eq!(responses.len(), 200);
+    for (n, response) in responses.iter().enumerate() {
+        if n % 3 == 2 {
+            assert_eq!(code(response), Some(ErrorCode::UnknownAction));
+        } else {
+            assert!(!response.is_error(), "{response:?}");
+        }
+    }
+
+    let local = tokio::task::LocalSet::new();
+    let response = local
+        .run_until(async {
+            tokio::task::spawn_local(
+                tool.call(action("later", json!({"n": 2})), RequestContext::new()),
+            )
+            .await
+            .unwrap()
+        })
+        .await;
+    assert!(!response.is_error());
+}
+
+// --- panics --------------------------------------------------------------------------------
+
+static BUILDS: AtomicUsize = AtomicUsize::new(0);
+
+/// Panics in its `Deserialize` when `n` is 13.
+struct Unlucky(u32);
+
+impl<'de> Deserialize<'de> for Unlucky {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Unlucky, D::Error> {
+        let n = u32::deserialize(deserializer)?;
+        assert!(n != 13, "unlucky deserialize: secret-deser-1");
+        Ok(Unlucky(n))
+    }
+}
+
+impl JsonSchema for Unlucky {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Unlucky".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "integer", "minimum": 0})
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Numbers {
+    n: Unlucky,
+}
+
+/// A rule that panics on 7.
+fn panicky_rule(n: u32) -> Result<(), validator::ValidationError> {
+    assert!(n != 7, "rule panics: secret-rule-2");
+    Ok(())
+}
+
+#[derive(Deserialize, JsonSchema, validator::Validate)]
+struct Ruled {
+    #[validate(custom(function = "panicky_rule"))]
+    n: u32,
+}
+
+/// The first schema generation panics.
+struct FirstBuildPanics;
+
+impl<'de> Deserialize<'de> for FirstBuildPanics {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<FirstBuildPanics, D::Error> {
+        serde::de::IgnoredAny::deserialize(deserializer).map(|_| FirstBuildPanics)
+    }
+}
+
+impl JsonSchema for FirstBuildPanics {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "FirstBuildPanics".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        assert!(
+            BUILDS.fetch_add(1, Ordering::SeqCst) != 0,
+            "the first build panics: secret-build-3"
+        );
+        schemars::json_schema!({"type": "object"})
+    }
+}
+
+struct Fragile;
+
+/// Panics in many places.
+#[fusion::tool]
+impl Fragile {
+    /// Deserialize panics on 13.
+    #[action]
+    fn parse(&self, args: Numbers) -> u32 {
+        args.n.0
+    }
+
+    /// The rule panics on 7.
+    #[action]
+    fn rule(&self, args: Ruled) -> u32 {
+        args.n
+    }
+
+    /// The action panics.
+    #[action]
+    async fn boom(&self) -> String {
+        panic!("async boom: secret-action-4")
+    }
+}
+
+/// Its runtime fails to build the first time.
+#[fusion::tool]
+fn shaky(args: FirstBuildPanics) -> String {
+    let _ = args;
+    "built".to_owned()
+}
+
+fn answered_at_first_poll(mut call: CallFuture<'_>) -> ToolResponse {
+    match poll_once(&mut call) {
+        Poll::Ready(response) => response,
+        Poll::Pending => panic!("pending"),
+    }
+}
+
+#[test]
+fn panics_in_deserialize_rules_actions_and_the_runtime_build_are_internal_errors() {
+    let cases = [
+        (action("parse", json!({"n": 13})), "secret-deser-1"),
+        (action("rule", json!({"n": 7})), "secret-rule-2"),
+        (action("boom", json!({})), "secret-action-4"),
+    ];
+    for (arguments, secret) in cases {
+        let response = answered_at_first_poll(Fragile.call(arguments, RequestContext::new()));
+        assert_eq!(code(&response), Some(ErrorCode::InternalError), "{secret}");
+        assert!(!format!("{response:?}").contains(secret));
+        // The tool keeps serving.
+        let ok = answered_at_first_poll(
+            Fragile.call(action("parse", json!({"n": 1})), RequestContext::new()),
+        );
+        assert!(!ok.is_error(), "{ok:?}");
+        let ok = answered_at_first_poll(
+            Fragile.call(action("rule", json!({"n": 1})), RequestContext::new()),
+        );
+        assert!(!ok.is_error(), "{ok:?}");
+    }
+
+    let first = answered_at_first_poll(Shaky.call(Map::new(), RequestContext::new()));
+    assert_eq!(code(&first), Some(ErrorCode::InternalError));
+    assert!(!format!("{first:?}").contains("secret-build-3"));
+    let second = answered_at_first_poll(Shaky.call(Map::new(), RequestContext::new()));
+    assert!(!second.is_error(), "the runtime is built again: {second:?}");
+}
+
+// --- guards on some actions ----------------------------------------------------------------
+
+#[derive(Clone, Default)]
+struct Mixed {
+    runs: Arc<AtomicUsize>,
+}
+
+/// One guarded action, two unguarded.
+#[fusion::tool]
+impl Mixed {
+    /// Rate limited: two per minute.
+    #[action(rate_limit(calls = 2, per = "1m"))]
+    fn limited(&self) -> String {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        "limited".to_owned()
+    }
+
+    /// Free.
+    #[action]
+    fn free(&self) -> String {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        "free".to_owned()
+    }
+
+    /// Free, asynchronously.
+    #[action]
+    async fn free_async(&self) -> String {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        "free_async".to_owned()
+    }
+}
+
+/// Counts the calls it sees and passes them on.
+struct Count(Arc<AtomicUsize>);
+
+impl Middleware for Count {
+    fn handle<'a>(
+        &'a self,
+        call: &'a GuardRequest<'a>,
+        next: Next<'a>,
+    ) -> BoxFuture<'a, Result<ToolResponse, ToolError>> {
+        let _ = call;
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async move { Ok(next.run().await) })
+    }
+}
+
+#[tokio::test]
+async fn a_guarded_action_keeps_its_limit_and_the_others_are_free() {
+    let mixed = Mixed::default();
+    let tester = Tester::new().tool(mixed.clone());
+    for _ in 0..2 {
+        tester
+            .call("mixed.limited", json!({}))
+            .await
+            .assert_text("limited");
+    }
+    tester
+        .call("mixed.limited", json!({}))
+        .await
+        .assert_error(ErrorCode::RateLimited);
+    for _ in 0..10 {
+        tester
+            .call("mixed.free", json!({}))
+            .await
+            .assert_text("free");
+        tester
+            .call("mixed.free_async", json!({}))
+            .await
+            .assert_text("free_async");
+    }
+    assert_eq!(mixed.runs.load(Ordering::SeqCst), 22);
+}
+
+#[tokio::test]
+async fn tool_wide_middleware_sees_every_action_of_a_tool_with_one_guarded_action() {
+    let seen = Arc::new(AtomicUsize::new(0));
+    let tester = Tester::new().tool(Mixed::default()).guard(
+        "mixed",
+        GuardSpec::new().middleware(Count(Arc::clone(&seen))),
+    );
+    tester
+        .call("mixed.free", json!({}))
+        .await
+        .assert_text("free");
+    tester
+        .call("mixed.free_async", json!({}))
+        .await
+        .assert_text("free_async");
+    tester
+        .call("mixed.limited", json!({}))
+        .await
+        .assert_text("limited");
+    assert_eq!(seen.load(Ordering::SeqCst), 3);
+
+    // Middleware on one action only: that action sees it, the others do not.
+    let seen = Arc::new(AtomicUsize::new(0));
+    let tester = Tester::new().tool(Mixed::default()).guard(
+        "mixed.free",
+        GuardSpec::new().middleware(Count(Arc::clone(&seen))),
+    );
+    tester
+        .call("mixed.free", json!({}))
+        .await
+        .assert_text("free");
+    tester
+        .call("mixed.free_async", json!({}))
+        .await
+        .assert_text("free_async");
+    assert_eq!(seen.load(Ordering::SeqCst), 1);
+
+    // A tool-wide timeout reaches every action.
+    let tester = Tester::new()
+        .tool(Mixed::default())
+        .guard("mixed", GuardSpec::new().timeout(Duration::from_secs(5)));
+    tester
+        .call("mixed.free", json!({}))
+        .await
+        .assert_text("free");
+}
+
+#[tokio::test]
+async fn through_a_real_server_the_guarded_action_is_limited_and_the_others_are_not() {
+    use rmcp::model::{CallToolRequestParams, ClientConfig, Implementation};
+    let seen = Arc::new(AtomicUsize::new(0));
+    let server = fusion::server::Server::new("mixed", "1")
+        .tool(Mixed::default())
+        .guard(
+            "mixed.free",
+            GuardSpec::new().middleware(Count(Arc::clone(&seen))),
+        );
+    let mut info = ClientConfig::default();
+    info.client_info = Implementation::new("review", "0.0.1");
+    let client = server.serve_in_process(info).await.unwrap();
+    let call = |name: &str| {
+        let params = CallToolRequestParams::new("mixed".to_owned()).with_arguments(
+            json!({"action": name})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        );
+        client.call_tool(params)
+    };
+    for _ in 0..2 {
+        assert_ne!(call("limited").await.unwrap().is_error, Some(true));
+    }
+    let refused = call("limited").await.unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert!(
+        format!("{refused:?}").contains("RATE_LIMITED"),
+        "{refused:?}"
+    );
+    for _ in 0..5 {
+        assert_ne!(call("free").await.unwrap().is_error, Some(true));
+        assert_ne!(call("free_async").await.unwrap().is_error, Some(true));
+    }
+    assert_eq!(seen.load(Ordering::SeqCst), 5);
+    client.cancel().await.unwrap();
+}
+
+// --- hand-written tools --------------------------------------------------------------------
+
+struct Hand;
+
+impl Tool for Hand {
+    fn definition(&self) -> ToolDefinition {
+        Mixed::default().definition()
+    }
+
+    fn call<'a>(&'a self, arguments: Map<String, Value>, _: RequestContext) -> CallFuture<'a> {
+        match arguments.get("action").and_then(Value::as_str) {
+            Some("free") => CallFuture::ready(ToolResponse::text("ready")),
+            Some("free_async") => CallFuture::new(async move {
+                tokio::task::yield_now().await;
+                ToolResponse::text(format!("new {}", self.definition().name))
+            }),
+            _ => {
+                let boxed: BoxFuture<'a, ToolResponse> =
+                    Box::pin(async { panic!("hand-written panic") });
+                boxed.into()
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn hand_written_tools_answer_through_every_constructor() {
+    let tester = Tester::new().tool(Hand);
+    tester
+        .call("mixed.free", json!({}))
+        .await
+        .assert_text("ready");
+    tester
+        .call("mixed.free_async", json!({}))
+        .await
+        .assert_text("new mixed");
+    tester
+        .call("mixed.limited", json!({}))
+        .await
+        .assert_error(ErrorCode::InternalError);
+}
+
+// --- names the expansion uses --------------------------------------------------------------
+
+struct Engine;
+
+/// Actions named like the generated trait methods.
+#[fusion::tool]
+impl Engine {
+    /// Starts.
+    #[action]
+    fn start(&self, args: N) -> u32 {
+        args.n + 1
+    }
+
+    /// Calls.
+    #[action]
+    fn call(args: N) -> u32 {
+        args.n + 2
+    }
+}
+
+#[test]
+fn actions_named_start_and_call_are_served() {
+    let response = answered_at_first_poll(Tool::call(
+        &Engine,
+        action("start", json!({"n": 1})),
+        RequestContext::new(),
+    ));
+    assert_eq!(
+        format!("{response:?}"),
+        format!("{:?}", ToolResponse::text("2"))
+    );
+    let response = answered_at_first_poll(Tool::call(
+        &Engine,
+        action("call", json!({"n": 1})),
+        RequestContext::new(),
+    ));
+    assert_eq!(
+        format!("{response:?}"),
+        format!("{:?}", ToolResponse::text("3"))
+    );
+}
