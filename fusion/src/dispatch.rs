@@ -569,10 +569,21 @@ where
     std::future::poll_fn(move |cx| {
         match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
             Ok(poll) => poll,
-            Err(payload) => Poll::Ready(ToolResponse::error(ToolError::from_panic(&*payload))),
+            Err(payload) => Poll::Ready(panic_response(payload)),
         }
     })
     .await
+}
+
+/// The `INTERNAL_ERROR` response of a caught panic. The payload is dropped under a panic guard
+/// too: a payload whose `Drop` panics (`panic_any` of such a value) would otherwise unwind out
+/// of the code that caught the first panic. A second payload is leaked, not dropped.
+pub(crate) fn panic_response(payload: Box<dyn std::any::Any + Send>) -> ToolResponse {
+    let response = ToolResponse::error(ToolError::from_panic(&*payload));
+    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+        std::mem::forget(again);
+    }
+    response
 }
 
 #[cfg(test)]

@@ -743,7 +743,7 @@ pub fn defer<'a>(
 pub fn call_now<'a>(call: impl FnOnce() -> Started<'a>) -> Started<'a> {
     match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(call)) {
         Ok(future) => future,
-        Err(payload) => Started::Ready(ToolResponse::error(ToolError::from_panic(&*payload))),
+        Err(payload) => Started::Ready(crate::dispatch::panic_response(payload)),
     }
 }
 

@@ -584,3 +584,47 @@ fn actions_named_start_and_call_are_served() {
         format!("{:?}", ToolResponse::text("3"))
     );
 }
+
+// --- a panic whose payload panics when dropped ---------------------------------------------
+
+/// A panic payload whose drop panics again.
+struct Bomb;
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            panic!("the payload's drop panics");
+        }
+    }
+}
+
+struct Booby;
+
+/// Panics with a `Bomb`.
+#[fusion::tool]
+impl Booby {
+    /// Synchronously.
+    #[action]
+    fn now(&self) -> String {
+        std::panic::panic_any(Bomb)
+    }
+
+    /// Asynchronously.
+    #[action]
+    async fn later(&self) -> String {
+        std::panic::panic_any(Bomb)
+    }
+}
+
+#[test]
+fn a_panic_payload_that_panics_when_dropped_never_unwinds_out_of_poll() {
+    for name in ["now", "later"] {
+        let mut call = Booby.call(action(name, json!({})), RequestContext::new());
+        let polled =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(&mut call)));
+        let Ok(Poll::Ready(response)) = polled else {
+            panic!("{name}: unwound out of poll or pending");
+        };
+        assert_eq!(code(&response), Some(ErrorCode::InternalError), "{name}");
+    }
+}
