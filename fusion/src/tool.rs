@@ -15,8 +15,8 @@ use crate::response::ToolResponse;
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// What [`Tool::call`] returns: a future of the call's [`ToolResponse`] that allocates only
-/// when the call has to wait.
+/// What [`Tool::call`] returns: a future of the call's [`ToolResponse`] that boxes a future
+/// only when the call has to wait.
 ///
 /// Like every Rust future it does nothing until polled: a generated tool routes, validates and
 /// runs its action at the first poll, inside whatever the poller set up (a runtime entered by
@@ -24,8 +24,8 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// that finishes without waiting (a routing or validation error, a synchronous action with no
 /// guards) is answered at that first poll and boxes nothing; one that waits (an `async`
 /// action, guards) boxes its future once. Hand-written tools build one with
-/// [`CallFuture::ready`] or [`CallFuture::new`]. Like any future, it must not be polled again
-/// after it completed (one answered without waiting panics then).
+/// [`CallFuture::ready`] or [`CallFuture::new`]. Polled again after it completed, it panics
+/// (every kind alike: a boxed future is dropped as soon as it completes).
 #[must_use = "a call's response is only had by awaiting it"]
 pub struct CallFuture<'a> {
     state: CallState<'a>,
@@ -112,7 +112,12 @@ impl Future for CallFuture<'_> {
                             .expect("a `CallFuture` polled again after it completed"),
                     );
                 }
-                CallState::Pending(future) => return future.as_mut().poll(cx),
+                CallState::Pending(future) => {
+                    let response = std::task::ready!(future.as_mut().poll(cx));
+                    // The box is freed now, and a second poll panics like a ready one's.
+                    this.state = CallState::Ready(None);
+                    return Poll::Ready(response);
+                }
             }
         }
     }

@@ -227,6 +227,19 @@ fn a_call_future_is_send_reports_its_state_and_refuses_a_second_poll() {
     assert!(!boxed.is_ready());
     assert_eq!(format!("{boxed:?}"), r#"CallFuture { state: "pending" }"#);
     assert!(matches!(poll_once(&mut boxed), std::task::Poll::Ready(r) if !r.is_error()));
+    // A boxed future is dropped once it completed: a second poll panics like a ready one's,
+    // whatever the boxed future would have done.
+    assert_eq!(format!("{boxed:?}"), r#"CallFuture { state: "completed" }"#);
+    let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(&mut boxed)));
+    let message = again.expect_err("a second poll panics");
+    let message = message
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| message.downcast_ref::<&str>().copied());
+    assert_eq!(
+        message,
+        Some("a `CallFuture` polled again after it completed")
+    );
 
     let mut ready = CallFuture::ready(ToolResponse::text("now"));
     assert!(ready.is_ready());
