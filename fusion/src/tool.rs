@@ -97,13 +97,14 @@ impl Future for CallFuture<'_> {
                     let (arguments, context) = call
                         .take()
                         .expect("a `CallFuture` polled again after it panicked");
-                    this.state = match tool.start(arguments, context) {
+                    match tool.start(arguments, context) {
                         Started::Ready(response) => {
                             this.state = CallState::Ready(None);
                             return Poll::Ready(response);
                         }
-                        Started::Pending(future) => CallState::Pending(future),
-                    };
+                        // Polled at once, by the next turn of the loop.
+                        Started::Pending(future) => this.state = CallState::Pending(future),
+                    }
                 }
                 CallState::Ready(response) => {
                     return Poll::Ready(
