@@ -348,7 +348,7 @@ struct Mixed {
     runs: Arc<AtomicUsize>,
 }
 
-/// One guarded action, two unguarded.
+/// One guarded action, three unguarded.
 #[fusion::tool]
 impl Mixed {
     /// Rate limited: two per minute.
@@ -370,6 +370,13 @@ impl Mixed {
     async fn free_async(&self) -> String {
         self.runs.fetch_add(1, Ordering::SeqCst);
         "free_async".to_owned()
+    }
+
+    /// Slower than any timeout of these tests.
+    #[action]
+    async fn slow(&self) -> String {
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        "slow".to_owned()
     }
 }
 
@@ -452,14 +459,18 @@ async fn tool_wide_middleware_sees_every_action_of_a_tool_with_one_guarded_actio
         .assert_text("free_async");
     assert_eq!(seen.load(Ordering::SeqCst), 1);
 
-    // A tool-wide timeout reaches every action.
+    // A tool-wide timeout reaches every action, those without a guard of their own too.
     let tester = Tester::new()
         .tool(Mixed::default())
-        .guard("mixed", GuardSpec::new().timeout(Duration::from_secs(5)));
+        .guard("mixed", GuardSpec::new().timeout(Duration::from_millis(50)));
     tester
         .call("mixed.free", json!({}))
         .await
         .assert_text("free");
+    tester
+        .call("mixed.slow", json!({}))
+        .await
+        .assert_error(ErrorCode::Timeout);
 }
 
 #[tokio::test]

@@ -4,9 +4,6 @@
 //! TypeScript SDK rejects a success of a tool with an output schema that has no conforming
 //! `structuredContent`).
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use fusion::ToolError;
 use fusion::server::{Exposition, Server};
 use rmcp::model::CallToolResult;
@@ -186,47 +183,6 @@ async fn grouped_tools_advertise_an_output_schema_only_for_a_single_action() {
     assert_eq!(tools[0].output_schema, None);
     let single = tools[1].output_schema.as_deref().expect("outputSchema");
     assert_eq!(Value::Object(single.clone()), receipt_schema());
-}
-
-/// A `tracing` writer that keeps everything written to it.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-#[test]
-fn a_non_object_output_schema_is_logged_once_at_registration() {
-    // Registers the warning's callsite before the subscriber exists, so that creating the
-    // subscriber recomputes its interest. Otherwise a test on another thread may register it
-    // meanwhile and cache "no subscriber is interested", dropping the event below.
-    let _ = Server::new("warm-up", "0").tool(Shop);
-    let log = Captured::default();
-    let writer = log.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    // Every builder call rebuilds the catalog; the warning comes from registration only.
-    tracing::subscriber::with_default(subscriber, || {
-        shop(Exposition::Flat).instructions("Receipts.")
-    });
-    let log = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
-    let lines: Vec<&str> = log.lines().collect();
-    assert_eq!(lines.len(), 1, "{log}");
-    assert!(lines[0].contains("WARN"), "{log}");
-    assert!(lines[0].contains("tool=\"shop\" action=\"ids\""), "{log}");
-    assert!(
-        lines[0].contains("advertised without `outputSchema`"),
-        "{log}"
-    );
 }
 
 // --- tools/call -----------------------------------------------------------------------------

@@ -1,0 +1,68 @@
+//! The warning a server logs at registration for an output schema that is not an object
+//! schema. In a test binary of its own: `tracing` caches, per callsite, whether any subscriber
+//! wants its events, and a test on another thread registering the same callsite while this
+//! one's subscriber was being set up could cache "nobody" and drop the event (the test lost it
+//! about once in 12 runs beside the other server tests).
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use fusion::server::{Exposition, Server};
+
+struct Shop;
+
+/// Receipts of the shop.
+#[fusion::tool]
+impl Shop {
+    /// Lists receipt IDs: an array, so no object schema to advertise.
+    #[action(output_schema)]
+    fn ids(&self) -> Vec<String> {
+        vec!["r_1".to_owned()]
+    }
+
+    /// Counts receipts; declares no output schema.
+    #[action]
+    fn count(&self) -> u32 {
+        1
+    }
+}
+
+/// A `tracing` writer that keeps everything written to it.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_non_object_output_schema_is_logged_once_at_registration() {
+    let log = Captured::default();
+    let writer = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    // Every builder call rebuilds the catalog; the warning comes from registration only.
+    tracing::subscriber::with_default(subscriber, || {
+        Server::new("shop-server", "1.0.0")
+            .tool(Shop)
+            .exposition(Exposition::Flat)
+            .instructions("Receipts.")
+    });
+    let log = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 1, "{log}");
+    assert!(lines[0].contains("WARN"), "{log}");
+    assert!(lines[0].contains("tool=\"shop\" action=\"ids\""), "{log}");
+    assert!(
+        lines[0].contains("advertised without `outputSchema`"),
+        "{log}"
+    );
+}
