@@ -26,6 +26,15 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
     let call = call(tool);
     let private = tool.krate.private();
     let guards = guards(tool);
+    // The parameters of `Tool::call` and of `StartCall::start`, which it defers to.
+    let call_params = quote! {
+        &'__fusion self,
+        __fusion_arguments: #private::serde_json::Map<
+            ::std::string::String,
+            #private::serde_json::Value,
+        >,
+        __fusion_context: #private::RequestContext,
+    };
     // The refusals the declared guards can send are part of the advertised error contract.
     let definition_call = if guards.is_some() {
         quote! {
@@ -57,14 +66,7 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
                 #definition_call
             }
 
-            fn call<'__fusion>(
-                &'__fusion self,
-                __fusion_arguments: #private::serde_json::Map<
-                    ::std::string::String,
-                    #private::serde_json::Value,
-                >,
-                __fusion_context: #private::RequestContext,
-            ) -> #private::CallFuture<'__fusion> {
+            fn call<'__fusion>(#call_params) -> #private::CallFuture<'__fusion> {
                 #private::defer(self, __fusion_arguments, __fusion_context)
             }
 
@@ -73,14 +75,7 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
 
         #(#cfg)*
         impl #impl_generics #private::StartCall for #self_ty #where_clause {
-            fn start<'__fusion>(
-                &'__fusion self,
-                __fusion_arguments: #private::serde_json::Map<
-                    ::std::string::String,
-                    #private::serde_json::Value,
-                >,
-                __fusion_context: #private::RequestContext,
-            ) -> #private::Started<'__fusion> {
+            fn start<'__fusion>(#call_params) -> #private::Started<'__fusion> {
                 #call
             }
         }
