@@ -38,6 +38,13 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 ///   `properties`, as schemars writes internally tagged enum variants) is left open, since
 ///   closing it would reject the fields it is combined with. `anyOf`/`oneOf` branches
 ///   themselves are left as written.
+/// * A key that an object with `patternProperties` (a map keyed by numbers: schemars writes
+///   `^\d+$` for unsigned keys, `^-?\d+$` for signed ones) does not allow is an
+///   `Invalid key`, with the key as what was sent and what its keys look like as what is
+///   expected (`Invalid key. You sent: 'abc'. Expected a key that is a non-negative integer,
+///   such as '1'.`); so is a numeric key out of the key type's range, found by serde
+///   (`Expected a key that is an integer from 0 to 255.`). A value under such a key is
+///   described by the map's value schema, `writeOnly` included.
 /// * Secret fields show `(redacted)`: those marked with [`ArgumentValidator::secret`] and every
 ///   property whose schema says `"writeOnly": true`. A value sent anywhere else that equals a
 ///   secret value, or contains one of at least 4 characters (the password pasted into a

@@ -14,12 +14,19 @@ pub(crate) fn add(report: &mut Report<'_>, failure: &Failure) {
             Step::Key(key) => path.push_key(key.as_str()),
         }
     }
-    let (path, text) = reword(report, path, failure.message());
+    let (path, text) = reword(report, path, failure.message(), failure.is_key());
     report.push(path, text, Source::Serde, Check::Other);
 }
 
 /// serde's standard messages (`serde::de::Error`'s provided constructors), in plain words.
-fn reword(report: &Report<'_>, path: FieldPath, message: &str) -> (FieldPath, String) {
+/// `at_key`: the failure is the last key of `path` itself, not its value.
+fn reword(
+    report: &Report<'_>,
+    path: FieldPath,
+    message: &str,
+    at_key: bool,
+) -> (FieldPath, String) {
+    let message = without_position(message);
     let ticked = backticked(message);
     if let Some(rest) = message.strip_prefix("missing field ") {
         let path = with_field(path, first_ticked(rest));
@@ -31,6 +38,20 @@ fn reword(report: &Report<'_>, path: FieldPath, message: &str) -> (FieldPath, St
         let path = with_field(path, name);
         let known: Vec<&str> = ticked.iter().skip(1).copied().collect();
         let text = report.unknown_field_line(&path, &known);
+        return (path, text);
+    }
+    if at_key {
+        // A map keyed by numbers, sent a key that is not one (or out of the type's range).
+        let expected = match after_expected(message, "invalid value: ")
+            .or_else(|| after_expected(message, "invalid type: "))
+        {
+            Some(expected) => format!("a key that is {}", plain_expectation(expected)),
+            None if message.ends_with("expected key to be a number in quotes") => {
+                "a key that is a number, such as '1'".to_owned()
+            }
+            None => "a key this object accepts".to_owned(),
+        };
+        let text = report.invalid_key_line(&path, &expected);
         return (path, text);
     }
     let sent = report.sent(&path);
@@ -67,6 +88,24 @@ fn reword(report: &Report<'_>, path: FieldPath, message: &str) -> (FieldPath, St
         )
     };
     (path, text)
+}
+
+/// `message` without the position serde_json's parser appends (` at line 1 column 3`): it
+/// reads a map's numeric keys with that parser, and a position inside a key means nothing to
+/// the model.
+fn without_position(message: &str) -> &str {
+    let Some(at) = message.rfind(" at line ") else {
+        return message;
+    };
+    let position = &message[at + " at line ".len()..];
+    let is_position = position
+        .split_once(" column ")
+        .is_some_and(|(line, column)| {
+            [line, column]
+                .iter()
+                .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        });
+    if is_position { &message[..at] } else { message }
 }
 
 /// `path` extended by `name`, unless serde already put `name` last.
@@ -124,6 +163,23 @@ fn plain_expectation(expected: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parser_positions_are_dropped() {
+        assert_eq!(
+            without_position("invalid value: integer `300`, expected u8 at line 1 column 3"),
+            "invalid value: integer `300`, expected u8"
+        );
+        for kept in [
+            "expected u8",
+            "meet at line 5",
+            "at line 1 column",
+            "at line x column 2",
+            "at line 1 column 2 and more",
+        ] {
+            assert_eq!(without_position(kept), kept);
+        }
+    }
 
     #[test]
     fn backticks_are_split_out() {

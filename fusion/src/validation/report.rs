@@ -187,6 +187,13 @@ impl<'a> Report<'a> {
         line("Unknown field", &sent, &expected)
     }
 
+    /// The line for a key the object cannot have: what was sent is the key itself (the last
+    /// step of `path`), as a string; `expected` says what keys it takes.
+    pub(crate) fn invalid_key_line(&self, path: &FieldPath, expected: &str) -> String {
+        let key = Value::String(path.last_key().unwrap_or_default().to_owned());
+        line("Invalid key", &self.sent_value(path, Some(&key)), expected)
+    }
+
     /// Merges what was found into `error`: drops a schema problem that a `validator` rule
     /// reports too (same path, same check), a serde problem at or below a path the schema
     /// already reported, and exact repeats. O(n log n) in the number of problems (hash sets

@@ -30,6 +30,25 @@ pub(crate) fn collect(report: &mut Report<'_>, validator: &jsonschema::Validator
     }
 }
 
+/// What the keys of an object with key `patterns` (and the `known` fields, if any) must be,
+/// in words: schemars' patterns for maps keyed by numbers are named, others quoted.
+fn key_expectation(known: &[&str], patterns: &[&str]) -> String {
+    let keys: Vec<String> = patterns
+        .iter()
+        .map(|pattern| match *pattern {
+            r"^\d+$" => "a key that is a non-negative integer, such as '1'".to_owned(),
+            r"^-?\d+$" => "a key that is an integer, such as '-1' or '1'".to_owned(),
+            other => format!("a key matching the pattern {other}"),
+        })
+        .collect();
+    let keys = join_or(keys.iter().map(String::as_str));
+    if known.is_empty() {
+        keys
+    } else {
+        format!("one of the known fields ({}) or {keys}", known.join(", "))
+    }
+}
+
 fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
     let path = FieldPath::from_pointer(error.instance_path().as_str(), report.args());
     let sent = || report.sent(&path);
@@ -39,19 +58,24 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
             (report.missing_line(&field), Check::Required, field)
         }
         Kind::AdditionalProperties { unexpected } | Kind::UnevaluatedProperties { unexpected } => {
-            let known = report
-                .node(&path)
-                .map(|node| {
-                    report
-                        .shape()
-                        .map_or_else(Vec::new, |s| s.known_properties(node))
-                })
-                .unwrap_or_default();
+            let (known, patterns) = match (report.node(&path), report.shape()) {
+                (Some(node), Some(shape)) => {
+                    (shape.known_properties(node), shape.key_patterns(node))
+                }
+                _ => (Vec::new(), Vec::new()),
+            };
+            // An object whose keys follow patterns (a map keyed by numbers) has no unknown
+            // fields, only keys that do not fit: the key is what is wrong, and what it must
+            // look like is what the model needs.
+            let keys = (!patterns.is_empty()).then(|| key_expectation(&known, &patterns));
             let mut names: Vec<&String> = unexpected.iter().collect();
             names.sort();
             for name in names {
                 let field = path.child_key(name.as_str());
-                let text = report.unknown_field_line(&field, &known);
+                let text = match &keys {
+                    Some(expected) => report.invalid_key_line(&field, expected),
+                    None => report.unknown_field_line(&field, &known),
+                };
                 report.push(field, text, Source::Schema, Check::Other);
             }
             return;

@@ -74,14 +74,40 @@ impl Shape {
     }
 
     /// The schema of property `name` of an object described by `node`: a declared property,
-    /// else a schema-valued `additionalProperties` (maps).
+    /// else a `patternProperties` schema when every pattern of that object maps to the same
+    /// schema (maps keyed by numbers: schemars writes `^\d+$` or `^-?\d+$`, so which
+    /// pattern `name` matches does not change the value's schema), else a schema-valued
+    /// `additionalProperties` (maps keyed by strings).
     pub(crate) fn property<'a>(&'a self, node: &'a Value, name: &str) -> Option<&'a Value> {
         self.find(node, 0, &mut |n| n.get("properties")?.get(name))
+            .or_else(|| {
+                self.find(node, 0, &mut |n| {
+                    let mut schemas = n.get("patternProperties")?.as_object()?.values();
+                    let first = schemas.next()?;
+                    schemas.all(|other| other == first).then_some(first)
+                })
+            })
             .or_else(|| {
                 self.find(node, 0, &mut |n| {
                     n.get("additionalProperties").filter(|v| v.is_object())
                 })
             })
+    }
+
+    /// The key patterns (`patternProperties`) of an object described by `node`, in the
+    /// schema's order, each once.
+    pub(crate) fn key_patterns<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
+        let mut patterns: Vec<&str> = Vec::new();
+        self.visit(node, 0, &mut |n| {
+            if let Some(Value::Object(map)) = n.get("patternProperties") {
+                for pattern in map.keys() {
+                    if !patterns.contains(&pattern.as_str()) {
+                        patterns.push(pattern);
+                    }
+                }
+            }
+        });
+        patterns
     }
 
     /// The schema of element `index` of an array described by `node`.

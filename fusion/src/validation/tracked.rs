@@ -42,6 +42,9 @@ struct FailureInner {
     message: String,
     /// Innermost step first: each level adds its own step as the error passes through it.
     steps: Vec<Step>,
+    /// Whether the failure is an object's key itself (the innermost step), which could not
+    /// be read as the map's key type (`"300"` for a `u8` key), rather than a value.
+    at_key: bool,
 }
 
 impl Failure {
@@ -55,10 +58,22 @@ impl Failure {
         self.0.steps.iter().rev()
     }
 
+    /// Whether the failure is the last key of [`Failure::path`] itself, not its value.
+    pub(crate) fn is_key(&self) -> bool {
+        self.0.at_key
+    }
+
     #[cold]
     fn at(mut self, step: Step) -> Failure {
         self.0.steps.push(step);
         self
+    }
+
+    /// [`Failure::at`] for a failure reading the key of `step`, not its value.
+    #[cold]
+    fn at_key(mut self, step: Step) -> Failure {
+        self.0.at_key = self.0.steps.is_empty();
+        self.at(step)
     }
 }
 
@@ -76,6 +91,7 @@ impl de::Error for Failure {
         Failure(Box::new(FailureInner {
             message: message.to_string(),
             steps: Vec::new(),
+            at_key: false,
         }))
     }
 
@@ -441,7 +457,7 @@ impl<'de> MapAccess<'de> for Fields<'de> {
         self.pending = Some((key, value));
         match seed.deserialize(Key(key)) {
             Ok(key) => Ok(Some(key)),
-            Err(failure) => Err(failure.at(Step::Key(key.clone()))),
+            Err(failure) => Err(failure.at_key(Step::Key(key.clone()))),
         }
     }
 
