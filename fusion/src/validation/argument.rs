@@ -45,6 +45,14 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 ///   such as '1'.`); so is a numeric key out of the key type's range, found by serde
 ///   (`Expected a key that is an integer from 0 to 255.`). A value under such a key is
 ///   described by the map's value schema, `writeOnly` included.
+/// * A value that matches no branch of a `oneOf`/`anyOf` (an enum with data, an `Option` of a
+///   struct) is checked against the branch it is meant for, and that branch's problems are
+///   reported at their own paths (`shape.h` missing). The branch is the one whose tag the value
+///   carries (a field every branch fixes with `const`: `kind` of `#[serde(tag = "kind")]`,
+///   `t` of `#[serde(tag = "t", content = "c")]`), whose one required key it has (externally
+///   tagged enums), or whose type it has. A tag that is missing or takes no branch's value is
+///   reported as the tag's problem, listing its values (`shape.kind`: `Expected one of:
+///   'circle', 'rect'.`). Otherwise the line says the value matches none of the shapes.
 /// * Secret fields show `(redacted)`: those marked with [`ArgumentValidator::secret`] and every
 ///   property whose schema says `"writeOnly": true`. A value sent anywhere else that equals a
 ///   secret value, or contains one of at least 4 characters (the password pasted into a

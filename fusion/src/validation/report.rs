@@ -211,6 +211,11 @@ impl<'a> Report<'a> {
                 .filter(|o| o.source == Source::Schema)
                 .map(|o| o.path.segments())
                 .collect();
+            // Every path at or above a schema problem.
+            let above_schema: HashSet<&[Segment]> = schema_paths
+                .iter()
+                .flat_map(|segments| (0..=segments.len()).map(|n| &segments[..n]))
+                .collect();
             let mut seen: HashSet<(&FieldPath, &str)> = HashSet::with_capacity(found.len());
             found
                 .iter()
@@ -221,10 +226,15 @@ impl<'a> Report<'a> {
                         }
                         // The schema's words are richer, and a problem at an ancestor (the
                         // whole object has the wrong type) explains whatever serde tripped
-                        // over below it.
+                        // over below it. A schema problem below serde's path is the same
+                        // problem seen closer: serde loses the path inside tagged enums and
+                        // `flatten` (it reads them from a buffer), so it reports `shape`
+                        // where the schema found `shape.r`.
                         Source::Serde => {
                             let segments = f.path.segments();
-                            (0..=segments.len()).any(|n| schema_paths.contains(&segments[..n]))
+                            above_schema.contains(segments)
+                                || (0..=segments.len())
+                                    .any(|n| schema_paths.contains(&segments[..n]))
                         }
                         Source::Rule => false,
                     };

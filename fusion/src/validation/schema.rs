@@ -81,13 +81,18 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
             return;
         }
         Kind::AnyOf { context } | Kind::OneOfNotValid { context } => {
-            if let Some(branch) = only_applicable_branch(error.instance_path().as_str(), context) {
+            let at = error.instance_path().as_str();
+            if let Some(branch) = only_applicable_branch(at, context) {
                 for inner in branch {
                     convert(report, inner);
                 }
                 return;
             }
-            (no_branch_line(report, &path), Check::Other, path)
+            if let Some((field, line)) = tag_line(report, &path, at, context) {
+                (line, Check::Other, field)
+            } else {
+                (no_branch_line(report, &path), Check::Other, path)
+            }
         }
         Kind::Type { kind } => (
             line("Wrong type", &sent(), &type_expectation(kind)),
@@ -283,24 +288,100 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
     report.push(path, line, Source::Schema, check);
 }
 
-/// The one branch of an `anyOf`/`oneOf` whose type fits the value, when there is exactly one:
-/// reporting its errors gives precise paths (`address.zip` for an `Option<Address>`, which
-/// schemars writes as `anyOf: [{$ref}, {type: null}]`) instead of "matches no shape".
+/// The one branch of an `anyOf`/`oneOf` that the value at `at` is meant for, when there is
+/// exactly one: reporting its errors gives precise paths (`address.zip` for an
+/// `Option<Address>`, which schemars writes as `anyOf: [{$ref}, {type: null}]`; `shape.h` for
+/// a `{"kind": "rect"}` missing its `h`) instead of "matches no shape".
+///
+/// A branch is not meant for the value when it refuses the value as a whole (a wrong type, or
+/// a value outside its `enum`/`const`: the unit variants of an enum) or refuses the value of
+/// one of its fields by `const`, which is how schemars writes a tag: `kind` of an internally
+/// tagged enum, `t` of an adjacently tagged one. The branches of an externally tagged enum
+/// (`{"Move": {..}}`) are told apart by their type, then by the one key each requires.
 fn only_applicable_branch<'e>(
     at: &str,
     context: &'e [Vec<SchemaFailure<'static>>],
 ) -> Option<&'e [SchemaFailure<'static>]> {
-    let type_mismatch = |branch: &[SchemaFailure<'static>]| {
-        !branch.is_empty()
-            && branch
-                .iter()
-                .all(|e| matches!(e.kind(), Kind::Type { .. }) && e.instance_path().as_str() == at)
+    let refuses = |branch: &[SchemaFailure<'static>]| {
+        branch.iter().any(|e| {
+            let path = e.instance_path().as_str();
+            match e.kind() {
+                Kind::Type { .. } | Kind::Enum { .. } | Kind::Constant { .. } => path == at,
+                _ => false,
+            }
+        }) || branch.iter().any(|e| {
+            matches!(e.kind(), Kind::Constant { .. }) && child_of(e.instance_path().as_str(), at)
+        })
     };
-    let mut fitting = context.iter().filter(|branch| !type_mismatch(branch));
-    match (fitting.next(), fitting.next()) {
-        (Some(only), None) if !only.is_empty() => Some(only),
+    let mut fitting = context
+        .iter()
+        .filter(|branch| !branch.is_empty() && !refuses(branch));
+    let first = fitting.next()?;
+    let Some(second) = fitting.next() else {
+        return Some(first);
+    };
+    // Several objects fit: keep the ones whose required key the value has (externally tagged
+    // variants each require their own key, and refuse others with `additionalProperties`).
+    let misses_key = |branch: &[SchemaFailure<'static>]| {
+        branch
+            .iter()
+            .any(|e| matches!(e.kind(), Kind::Required { .. }) && e.instance_path().as_str() == at)
+    };
+    let mut keyed = [first, second]
+        .into_iter()
+        .chain(fitting)
+        .filter(|branch| !misses_key(branch));
+    match (keyed.next(), keyed.next()) {
+        (Some(only), None) => Some(only),
         _ => None,
     }
+}
+
+/// Whether JSON pointer `path` names a direct child of `parent`.
+fn child_of(path: &str, parent: &str) -> bool {
+    path.strip_prefix(parent)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .is_some_and(|name| !name.contains('/'))
+}
+
+/// The problem with the tag of a tagged union (a field every branch fixes with `const`, such
+/// as `kind`), when no branch is meant for the value: the tag is missing from every branch's
+/// point of view, or has a value none of them takes. The line is the tag's, listing the
+/// values the tag takes, so the model fixes the tag before anything else.
+fn tag_line(
+    report: &Report<'_>,
+    path: &FieldPath,
+    at: &str,
+    context: &[Vec<SchemaFailure<'static>>],
+) -> Option<(FieldPath, String)> {
+    let node = report.node(path)?;
+    let shape = report.shape()?;
+    let (tag, values) = shape.tag(node)?;
+    let field = path.child_key(tag);
+    let pointer = format!("{at}/{}", tag.replace('~', "~0").replace('/', "~1"));
+    let wrong_value = context.iter().all(|branch| {
+        branch.iter().any(|e| {
+            matches!(e.kind(), Kind::Constant { .. }) && e.instance_path().as_str() == pointer
+        })
+    });
+    let missing = context.iter().all(|branch| {
+        branch.iter().any(|e| {
+            matches!(e.kind(), Kind::Required { property } if property.as_str() == Some(tag))
+                && e.instance_path().as_str() == at
+        })
+    });
+    let expected = match values.as_slice() {
+        [one] => format!("exactly {}", sent::render(one)),
+        many => format!("one of: {}", sent::render_list(many.iter().copied())),
+    };
+    let line = if missing {
+        line("Missing required field", &report.sent(&field), &expected)
+    } else if wrong_value {
+        line("Value not allowed", &report.sent(&field), &expected)
+    } else {
+        return None;
+    };
+    Some((field, line))
 }
 
 /// The line for a value that matches none of several alternatives.

@@ -193,6 +193,40 @@ impl Shape {
         });
     }
 
+    /// The tag of a tagged union described by `node`: a property that every branch of its
+    /// `oneOf`/`anyOf` (after `$ref`s) declares with a `const`, and those values in branch
+    /// order. `None` when `node` is not such a union (schemars writes one for an enum with
+    /// `#[serde(tag = "..")]`, with or without `content`).
+    pub(crate) fn tag<'a>(&'a self, node: &'a Value) -> Option<(&'a str, Vec<&'a Value>)> {
+        let node = self.resolve(node, 0)?;
+        let branches = node
+            .get("oneOf")
+            .or_else(|| node.get("anyOf"))?
+            .as_array()?;
+        let branch_props =
+            |branch: &'a Value| self.resolve(branch, 0)?.get("properties")?.as_object();
+        let first = branch_props(branches.first()?)?;
+        first.iter().find_map(|(name, schema)| {
+            schema.get("const")?;
+            let values = branches
+                .iter()
+                .map(|b| branch_props(b)?.get(name)?.get("const"))
+                .collect::<Option<Vec<&Value>>>()?;
+            (values.len() >= 2).then_some((name.as_str(), values))
+        })
+    }
+
+    /// `node` with its `$ref`s followed.
+    fn resolve<'a>(&'a self, node: &'a Value, depth: u8) -> Option<&'a Value> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match node.get("$ref").and_then(Value::as_str) {
+            Some(r) => self.resolve(self.reference(r)?, depth + 1),
+            None => Some(node),
+        }
+    }
+
     /// The first `pattern` that applies to `node`.
     pub(crate) fn pattern<'a>(&'a self, node: &'a Value) -> Option<&'a str> {
         self.find(node, 0, &mut |n| n.get("pattern").and_then(Value::as_str))

@@ -1,0 +1,254 @@
+//! Enums with data as action arguments, as schemars writes them: a `oneOf` of one branch per
+//! variant. When the arguments match no branch, the problem is reported inside the branch the
+//! value is meant for, told apart by its tag (`kind` of `#[serde(tag = "kind")]`, `t` of
+//! `#[serde(tag = "t", content = "c")]`) or by its one key (externally tagged): `shape.h` is
+//! missing, not "the shape matches no allowed shape". When the tag itself is wrong or missing,
+//! the line is the tag's, listing the values it takes.
+
+use fusion::testing::Tester;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// A shape, tagged by `kind`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Shape {
+    /// A circle.
+    Circle {
+        /// The radius.
+        r: f64,
+    },
+    /// A rectangle.
+    Rect {
+        /// The width.
+        w: f64,
+        /// The height.
+        h: f64,
+    },
+    /// A point.
+    Dot,
+}
+
+/// A command, externally tagged (serde's default).
+#[derive(Deserialize, JsonSchema)]
+pub enum Command {
+    /// Moves.
+    Move {
+        /// How far.
+        x: i32,
+    },
+    /// Waits some seconds.
+    Wait(u32),
+    /// Stops.
+    Stop,
+}
+
+/// A setting, adjacently tagged.
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "t", content = "c")]
+pub enum Setting {
+    /// A level.
+    Level(u8),
+    /// A switch.
+    Switch {
+        /// On or off.
+        on: bool,
+    },
+}
+
+/// The arguments.
+#[derive(Deserialize, JsonSchema)]
+pub struct DrawArgs {
+    /// The shape.
+    shape: Shape,
+}
+
+/// The arguments.
+#[derive(Deserialize, JsonSchema)]
+pub struct RunArgs {
+    /// The command.
+    command: Command,
+}
+
+/// The arguments.
+#[derive(Deserialize, JsonSchema)]
+pub struct SetArgs {
+    /// The setting.
+    setting: Setting,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Canvas;
+
+/// A canvas.
+#[fusion::tool]
+impl Canvas {
+    /// Draws a shape.
+    #[action]
+    fn draw(&self, args: DrawArgs) -> &'static str {
+        match args.shape {
+            Shape::Circle { .. } => "circle",
+            Shape::Rect { .. } => "rect",
+            Shape::Dot => "dot",
+        }
+    }
+
+    /// Runs a command.
+    #[action]
+    fn run(&self, args: RunArgs) -> &'static str {
+        match args.command {
+            Command::Move { .. } => "move",
+            Command::Wait(_) => "wait",
+            Command::Stop => "stop",
+        }
+    }
+
+    /// Changes a setting.
+    #[action]
+    fn set(&self, args: SetArgs) -> &'static str {
+        match args.setting {
+            Setting::Level(_) => "level",
+            Setting::Switch { .. } => "switch",
+        }
+    }
+}
+
+/// The `(field, line)` pairs of the validation error `name` answers with `arguments`.
+async fn problems(name: &str, arguments: Value) -> Vec<(String, String)> {
+    let outcome = Tester::new().tool(Canvas).call(name, arguments).await;
+    let validation = outcome
+        .response()
+        .validation_error()
+        .unwrap_or_else(|| panic!("expected a validation error, got {}", outcome.snapshot()));
+    validation
+        .problems()
+        .iter()
+        .map(|p| (p.path().to_owned(), p.line().to_owned()))
+        .collect()
+}
+
+fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+    expected
+        .iter()
+        .map(|(f, l)| ((*f).to_owned(), (*l).to_owned()))
+        .collect()
+}
+
+#[tokio::test]
+async fn every_variant_is_accepted() {
+    let tester = Tester::new().tool(Canvas);
+    for (name, arguments, answer) in [
+        (
+            "canvas.draw",
+            json!({"shape": {"kind": "circle", "r": 1}}),
+            "circle",
+        ),
+        (
+            "canvas.draw",
+            json!({"shape": {"kind": "rect", "w": 1, "h": 2}}),
+            "rect",
+        ),
+        ("canvas.draw", json!({"shape": {"kind": "dot"}}), "dot"),
+        (
+            "canvas.run",
+            json!({"command": {"Move": {"x": -1}}}),
+            "move",
+        ),
+        ("canvas.run", json!({"command": {"Wait": 5}}), "wait"),
+        ("canvas.run", json!({"command": "Stop"}), "stop"),
+        (
+            "canvas.set",
+            json!({"setting": {"t": "Level", "c": 3}}),
+            "level",
+        ),
+        (
+            "canvas.set",
+            json!({"setting": {"t": "Switch", "c": {"on": true}}}),
+            "switch",
+        ),
+    ] {
+        tester.call(name, arguments).await.assert_text(answer);
+    }
+}
+
+#[tokio::test]
+async fn internally_tagged_problems_are_found_in_the_tagged_variant() {
+    assert_eq!(
+        problems("canvas.draw", json!({"shape": {"kind": "rect", "w": 1}})).await,
+        pairs(&[(
+            "shape.h",
+            "Missing required field. You sent: (missing). Expected a number."
+        )])
+    );
+    assert_eq!(
+        problems(
+            "canvas.draw",
+            json!({"shape": {"kind": "circle", "r": "big"}})
+        )
+        .await,
+        pairs(&[("shape.r", "Wrong type. You sent: 'big'. Expected a number.")])
+    );
+}
+
+#[tokio::test]
+async fn a_wrong_or_missing_tag_is_the_tag_s_problem_with_the_values_it_takes() {
+    assert_eq!(
+        problems(
+            "canvas.draw",
+            json!({"shape": {"kind": "triangle", "r": 1}})
+        )
+        .await,
+        pairs(&[(
+            "shape.kind",
+            "Value not allowed. You sent: 'triangle'. Expected one of: 'circle', 'rect', 'dot'."
+        )])
+    );
+    assert_eq!(
+        problems("canvas.draw", json!({"shape": {"r": 1}})).await,
+        pairs(&[(
+            "shape.kind",
+            "Missing required field. You sent: (missing). Expected one of: 'circle', 'rect', 'dot'."
+        )])
+    );
+}
+
+#[tokio::test]
+async fn externally_tagged_problems_are_found_in_the_variant_named_by_the_key() {
+    assert_eq!(
+        problems("canvas.run", json!({"command": {"Move": {"x": "left"}}})).await,
+        pairs(&[(
+            "command.Move.x",
+            "Wrong type. You sent: 'left'. Expected an integer."
+        )])
+    );
+    assert_eq!(
+        problems("canvas.run", json!({"command": {"Wait": -5}})).await,
+        pairs(&[(
+            "command.Wait",
+            "Number too small. You sent: -5. Expected a number >= 0."
+        )])
+    );
+}
+
+#[tokio::test]
+async fn adjacently_tagged_problems_are_found_in_the_variant_named_by_the_tag() {
+    assert_eq!(
+        problems(
+            "canvas.set",
+            json!({"setting": {"t": "Switch", "c": {"on": "yes"}}})
+        )
+        .await,
+        pairs(&[(
+            "setting.c.on",
+            "Wrong type. You sent: 'yes'. Expected a boolean (true or false)."
+        )])
+    );
+    assert_eq!(
+        problems("canvas.set", json!({"setting": {"t": "Volume", "c": 3}})).await,
+        pairs(&[(
+            "setting.t",
+            "Value not allowed. You sent: 'Volume'. Expected one of: 'Level', 'Switch'."
+        )])
+    );
+}
