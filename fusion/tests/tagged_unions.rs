@@ -57,6 +57,39 @@ pub enum Setting {
     },
 }
 
+/// Whom to notify: untagged, told apart by the fields each form requires.
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Target {
+    /// By number.
+    ById {
+        /// The number.
+        id: u64,
+    },
+    /// By name.
+    ByName {
+        /// The name.
+        name: String,
+    },
+}
+
+/// An address.
+#[derive(Deserialize, JsonSchema)]
+pub struct Address {
+    /// The postal code (only validated here).
+    #[allow(dead_code)]
+    zip: String,
+}
+
+/// The arguments.
+#[derive(Deserialize, JsonSchema)]
+pub struct NotifyArgs {
+    /// Whom.
+    target: Target,
+    /// Where, if anywhere.
+    address: Option<Address>,
+}
+
 /// The arguments.
 #[derive(Deserialize, JsonSchema)]
 pub struct DrawArgs {
@@ -101,6 +134,15 @@ impl Canvas {
             Command::Move { .. } => "move",
             Command::Wait(_) => "wait",
             Command::Stop => "stop",
+        }
+    }
+
+    /// Notifies someone.
+    #[action]
+    fn notify(&self, args: NotifyArgs) -> &'static str {
+        match (args.target, args.address) {
+            (Target::ById { .. }, _) => "by id",
+            (Target::ByName { .. }, _) => "by name",
         }
     }
 
@@ -250,5 +292,61 @@ async fn adjacently_tagged_problems_are_found_in_the_variant_named_by_the_tag() 
             "setting.t",
             "Value not allowed. You sent: 'Volume'. Expected one of: 'Level', 'Switch'."
         )])
+    );
+}
+
+#[tokio::test]
+async fn untagged_forms_are_told_apart_by_the_fields_they_require() {
+    let tester = Tester::new().tool(Canvas);
+    tester
+        .call(
+            "canvas.notify",
+            json!({"target": {"name": "ada"}, "address": null}),
+        )
+        .await
+        .assert_text("by name");
+    assert_eq!(
+        problems(
+            "canvas.notify",
+            json!({"target": {"id": "seven"}, "address": null})
+        )
+        .await,
+        pairs(&[(
+            "target.id",
+            "Wrong type. You sent: 'seven'. Expected an integer."
+        )])
+    );
+    // Neither form's field: the forms are spelled out, not "an object".
+    assert_eq!(
+        problems(
+            "canvas.notify",
+            json!({"target": {"nam": "ada"}, "address": null})
+        )
+        .await,
+        pairs(&[(
+            "target",
+            "Does not match any allowed shape. You sent: {\"nam\":\"ada\"}. Expected one of: \
+             an object with 'id'; an object with 'name'."
+        )])
+    );
+}
+
+#[tokio::test]
+async fn a_value_of_a_type_no_branch_takes_is_a_wrong_type() {
+    assert_eq!(
+        problems("canvas.notify", json!({"target": {"id": 1}, "address": 5})).await,
+        pairs(&[(
+            "address",
+            "Wrong type. You sent: 5. Expected an object or null."
+        )])
+    );
+    // An `Option` of a struct: the struct's own problems, at their paths.
+    assert_eq!(
+        problems(
+            "canvas.notify",
+            json!({"target": {"id": 1}, "address": {"zip": 1}})
+        )
+        .await,
+        pairs(&[("address.zip", "Wrong type. You sent: 1. Expected a string.")])
     );
 }

@@ -52,7 +52,9 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 ///   `t` of `#[serde(tag = "t", content = "c")]`), whose one required key it has (externally
 ///   tagged enums), or whose type it has. A tag that is missing or takes no branch's value is
 ///   reported as the tag's problem, listing its values (`shape.kind`: `Expected one of:
-///   'circle', 'rect'.`). Otherwise the line says the value matches none of the shapes.
+///   'circle', 'rect'.`). Otherwise the line is a `Wrong type` when no branch takes the value's
+///   type, else says the value matches none of the shapes, naming the fields each one requires
+///   when they are objects (`Expected one of: an object with 'id'; an object with 'name'.`).
 /// * Secret fields show `(redacted)`: those marked with [`ArgumentValidator::secret`] and every
 ///   property whose schema says `"writeOnly": true`. A value sent anywhere else that equals a
 ///   secret value, or contains one of at least 4 characters (the password pasted into a

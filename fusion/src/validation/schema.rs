@@ -91,7 +91,16 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
             if let Some((field, line)) = tag_line(report, &path, at, context) {
                 (line, Check::Other, field)
             } else {
-                (no_branch_line(report, &path), Check::Other, path)
+                let wrong_type = context.iter().all(|branch| {
+                    branch.iter().any(|e| {
+                        matches!(e.kind(), Kind::Type { .. }) && e.instance_path().as_str() == at
+                    })
+                });
+                (
+                    no_branch_line(report, &path, wrong_type),
+                    Check::Other,
+                    path,
+                )
             }
         }
         Kind::Type { kind } => (
@@ -384,20 +393,32 @@ fn tag_line(
     Some((field, line))
 }
 
-/// The line for a value that matches none of several alternatives.
-fn no_branch_line(report: &Report<'_>, path: &FieldPath) -> String {
+/// The line for a value that matches none of several alternatives; `wrong_type` when every
+/// alternative refuses its type.
+fn no_branch_line(report: &Report<'_>, path: &FieldPath, wrong_type: bool) -> String {
+    let node = report.node(path);
     if let Some(shape) = report.shape()
-        && let Some(node) = report.node(path)
+        && let Some(node) = node
         && let Some(literals) = shape.literals(node, 0)
     {
         return not_allowed_line(report, path, &literals);
     }
-    let expected = report.expectation(path, "a value matching one of the allowed shapes");
-    line(
-        "Does not match any allowed shape",
-        &report.sent(path),
-        &expected,
-    )
+    // Objects told apart by the fields they require (an untagged enum): name those fields,
+    // where "an object" would be no help for a value that is one.
+    let outlines = match (report.shape(), node) {
+        (Some(shape), Some(node)) if !wrong_type => shape.required_outlines(node),
+        _ => None,
+    };
+    let expected = match outlines {
+        Some(outlines) => format!("one of: {}", outlines.join("; ")),
+        None => report.expectation(path, "a value matching one of the allowed shapes"),
+    };
+    let problem = if wrong_type {
+        "Wrong type"
+    } else {
+        "Does not match any allowed shape"
+    };
+    line(problem, &report.sent(path), &expected)
 }
 
 /// The line for a value outside an enum (or a `const`). The allowed values are listed, except

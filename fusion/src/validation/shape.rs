@@ -216,6 +216,34 @@ impl Shape {
         })
     }
 
+    /// For a `oneOf`/`anyOf` whose every branch is an object requiring some fields, one
+    /// outline per branch: `an object with 'id'`, `an object with 'w' and 'h'`.
+    pub(crate) fn required_outlines(&self, node: &Value) -> Option<Vec<String>> {
+        let node = self.resolve(node, 0)?;
+        let branches = node
+            .get("oneOf")
+            .or_else(|| node.get("anyOf"))?
+            .as_array()?;
+        branches
+            .iter()
+            .map(|branch| {
+                let branch = self.resolve(branch, 0)?;
+                let required: Vec<String> = branch
+                    .get("required")?
+                    .as_array()?
+                    .iter()
+                    .map(|name| Some(format!("'{}'", name.as_str()?)))
+                    .collect::<Option<_>>()?;
+                (!required.is_empty() && branch.get("type")? == "object").then(|| {
+                    format!(
+                        "an object with {}",
+                        join_and(required.iter().map(String::as_str))
+                    )
+                })
+            })
+            .collect()
+    }
+
     /// `node` with its `$ref`s followed.
     fn resolve<'a>(&'a self, node: &'a Value, depth: u8) -> Option<&'a Value> {
         if depth > MAX_DEPTH {
@@ -335,11 +363,21 @@ pub(crate) fn type_phrase(json_type: &str) -> &'static str {
 
 /// `a`, `a or b`, `a, b or c`.
 pub(crate) fn join_or<'s>(phrases: impl IntoIterator<Item = &'s str>) -> String {
+    join_last(phrases, " or ")
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn join_and<'s>(phrases: impl IntoIterator<Item = &'s str>) -> String {
+    join_last(phrases, " and ")
+}
+
+/// The phrases separated by commas, the last two by `last`.
+fn join_last<'s>(phrases: impl IntoIterator<Item = &'s str>, last: &str) -> String {
     let phrases: Vec<&str> = phrases.into_iter().collect();
     let mut out = String::new();
     for (n, phrase) in phrases.iter().enumerate() {
         if n > 0 {
-            out.push_str(if n + 1 == phrases.len() { " or " } else { ", " });
+            out.push_str(if n + 1 == phrases.len() { last } else { ", " });
         }
         out.push_str(phrase);
     }

@@ -244,7 +244,7 @@ fn any_of_shapes() {
         only(schema, json!({"k": 1.5})),
         pair(
             "k",
-            "Does not match any allowed shape. You sent: 1.5. Expected a string or an integer."
+            "Wrong type. You sent: 1.5. Expected a string or an integer."
         )
     );
 }
