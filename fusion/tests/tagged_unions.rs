@@ -95,6 +95,9 @@ pub struct NotifyArgs {
 pub struct DrawArgs {
     /// The shape.
     shape: Shape,
+    /// A second shape, if any.
+    #[serde(default)]
+    second: Option<Shape>,
 }
 
 /// The arguments.
@@ -120,6 +123,9 @@ impl Canvas {
     /// Draws a shape.
     #[action]
     fn draw(&self, args: DrawArgs) -> &'static str {
+        if args.second.is_some() {
+            return "two shapes";
+        }
         match args.shape {
             Shape::Circle { .. } => "circle",
             Shape::Rect { .. } => "rect",
@@ -251,6 +257,33 @@ async fn a_wrong_or_missing_tag_is_the_tag_s_problem_with_the_values_it_takes() 
         pairs(&[(
             "shape.kind",
             "Missing required field. You sent: (missing). Expected one of: 'circle', 'rect', 'dot'."
+        )])
+    );
+}
+
+#[tokio::test]
+async fn the_tag_of_an_optional_union_is_found_through_its_wrapper() {
+    let circle = json!({"kind": "circle", "r": 1});
+    assert_eq!(
+        problems(
+            "canvas.draw",
+            json!({"shape": circle, "second": {"kind": "hexagon"}})
+        )
+        .await,
+        pairs(&[(
+            "second.kind",
+            "Value not allowed. You sent: 'hexagon'. Expected one of: 'circle', 'rect', 'dot'."
+        )])
+    );
+    assert_eq!(
+        problems(
+            "canvas.draw",
+            json!({"shape": circle, "second": {"kind": "rect", "w": 1}})
+        )
+        .await,
+        pairs(&[(
+            "second.h",
+            "Missing required field. You sent: (missing). Expected a number."
         )])
     );
 }

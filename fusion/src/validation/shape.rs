@@ -198,7 +198,12 @@ impl Shape {
     /// order. `None` when `node` is not such a union (schemars writes one for an enum with
     /// `#[serde(tag = "..")]`, with or without `content`).
     pub(crate) fn tag<'a>(&'a self, node: &'a Value) -> Option<(&'a str, Vec<&'a Value>)> {
-        let node = self.resolve(node, 0)?;
+        // Through `$ref`s and wrappers: an `Option` of the enum is `anyOf: [{$ref}, null]`.
+        self.find(node, 0, &mut |n| self.tag_here(n))
+    }
+
+    /// [`Shape::tag`] of `node` itself.
+    fn tag_here<'a>(&'a self, node: &'a Value) -> Option<(&'a str, Vec<&'a Value>)> {
         let branches = node
             .get("oneOf")
             .or_else(|| node.get("anyOf"))?
@@ -219,7 +224,11 @@ impl Shape {
     /// For a `oneOf`/`anyOf` whose every branch is an object requiring some fields, one
     /// outline per branch: `an object with 'id'`, `an object with 'w' and 'h'`.
     pub(crate) fn required_outlines(&self, node: &Value) -> Option<Vec<String>> {
-        let node = self.resolve(node, 0)?;
+        self.find(node, 0, &mut |n| self.required_outlines_here(n))
+    }
+
+    /// [`Shape::required_outlines`] of `node` itself.
+    fn required_outlines_here(&self, node: &Value) -> Option<Vec<String>> {
         let branches = node
             .get("oneOf")
             .or_else(|| node.get("anyOf"))?
