@@ -20,7 +20,8 @@ fn key() -> impl Strategy<Value = String> {
     prop_oneof![
         3 => prop::sample::select(vec![
             "username", "email", "age", "country", "plan", "tags", "discount", "address",
-            "zip", "city", "items", "sku", "quantity", "note",
+            "zip", "city", "items", "sku", "quantity", "note", "shape", "kind", "r", "w", "h",
+            "counts", "1", "300", "-1", "target", "id", "name", "command", "Move", "Wait", "x",
         ])
         .prop_map(str::to_owned),
         1 => "\\PC{0,8}",
@@ -43,7 +44,11 @@ fn any_json() -> impl Strategy<Value = Value> {
             "\u{0}\u{1f}",
             "\u{FFFF}",
             "a@b",
-            "pro"
+            "pro",
+            "circle",
+            "rect",
+            "dot",
+            "Stop"
         ])
         .prop_map(Value::from),
     ];
@@ -79,6 +84,8 @@ fn the_constrained_schema_reports_every_field_in_one_envelope() {
         "username": "x", "email": "no", "age": 7, "country": "usa", "plan": "gold",
         "tags": [], "discount": 2.5, "address": {"zip": "1", "city": "Paris"},
         "items": [{"sku": "a", "quantity": 0}], "extra": 1,
+        "shape": {"kind": "rect", "w": 1}, "counts": {"x": 1}, "target": {"id": "7"},
+        "command": {"Move": {"x": "left"}},
     });
     check_arguments(&validator(), &arguments).unwrap();
     let error = validator().check(&arguments);
@@ -91,6 +98,10 @@ fn the_constrained_schema_reports_every_field_in_one_envelope() {
         "tags",
         "discount",
         "address.zip",
+        "shape.h",
+        "counts.x",
+        "target.id",
+        "command.Move.x",
     ] {
         assert!(paths.contains(&field), "{field} missing from {paths:?}");
     }

@@ -2,6 +2,8 @@
 //! (`tests/arbitrary_arguments.rs`) and the `validation` fuzz target (`fuzz/`), which includes
 //! this file by path: both hold the same property, one with proptest, one with libFuzzer.
 
+use std::collections::BTreeMap;
+
 use fusion::validation::ArgumentValidator;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -9,7 +11,8 @@ use serde_json::Value;
 use validator::Validate;
 
 /// Arguments with a constraint of each kind the validator reports: lengths, formats, ranges,
-/// patterns, an enum, array sizes, nested objects, arrays of objects, `validator` rules.
+/// patterns, an enum, array sizes, nested objects, arrays of objects, `validator` rules, enums
+/// with data (tagged internally, externally and untagged) and a map keyed by numbers.
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct Constrained {
@@ -33,6 +36,49 @@ pub struct Constrained {
     pub items: Vec<Item>,
     #[serde(default)]
     pub note: Option<Value>,
+    /// An internally tagged enum with data (a `oneOf` told apart by `kind`).
+    #[serde(default)]
+    pub shape: Option<Shape>,
+    /// A map keyed by small numbers (`patternProperties`, keys read by serde_json's parser).
+    #[serde(default)]
+    pub counts: Option<BTreeMap<u8, u8>>,
+    /// An untagged enum (an `anyOf` of objects told apart by their required fields).
+    #[serde(default)]
+    pub target: Option<Target>,
+    /// An externally tagged enum (unit variants as strings, the others as one-key objects).
+    #[serde(default)]
+    pub command: Option<Command>,
+}
+
+/// A shape, tagged by `kind`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Shape {
+    Circle {
+        #[schemars(range(min = 0.0))]
+        r: f64,
+    },
+    Rect {
+        w: f64,
+        h: f64,
+    },
+    Dot,
+}
+
+/// Whom: by number or by name.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Target {
+    ById { id: u64 },
+    ByName { name: String },
+}
+
+/// A command, externally tagged (serde's default).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub enum Command {
+    Move { x: i32 },
+    Wait(u32),
+    Stop,
 }
 
 /// A plan, serialized in lowercase.
