@@ -14,31 +14,33 @@ pub(crate) fn add(report: &mut Report<'_>, failure: &Failure) {
             Step::Key(key) => path.push_key(key.as_str()),
         }
     }
-    let (path, text) = reword(report, path, failure.message(), failure.is_key());
-    report.push(path, text, Source::Serde, Check::Other);
+    let (path, text, custom) = reword(report, path, failure.message(), failure.is_key());
+    let check = if custom { Check::Custom } else { Check::Other };
+    report.push(path, text, Source::Serde, check);
 }
 
-/// serde's standard messages (`serde::de::Error`'s provided constructors), in plain words.
+/// serde's standard messages (`serde::de::Error`'s provided constructors), in plain words,
+/// and whether the message was not one of them (a custom message of the type's own).
 /// `at_key`: the failure is the last key of `path` itself, not its value.
 fn reword(
     report: &Report<'_>,
     path: FieldPath,
     message: &str,
     at_key: bool,
-) -> (FieldPath, String) {
+) -> (FieldPath, String, bool) {
     let message = without_position(message);
     let ticked = backticked(message);
     if let Some(rest) = message.strip_prefix("missing field ") {
         let path = with_field(path, first_ticked(rest));
         let text = report.missing_line(&path);
-        return (path, text);
+        return (path, text, false);
     }
     if let Some(rest) = message.strip_prefix("unknown field ") {
         let name = first_ticked(rest);
         let path = with_field(path, name);
         let known: Vec<&str> = ticked.iter().skip(1).copied().collect();
         let text = report.unknown_field_line(&path, &known);
-        return (path, text);
+        return (path, text, false);
     }
     if at_key {
         // A map keyed by numbers, sent a key that is not one (or out of the type's range).
@@ -52,9 +54,10 @@ fn reword(
             None => "a key this object accepts".to_owned(),
         };
         let text = report.invalid_key_line(&path, &expected);
-        return (path, text);
+        return (path, text, false);
     }
     let sent = report.sent(&path);
+    let mut custom = false;
     let text = if message.starts_with("unknown variant ") {
         if report.is_secret(&path) {
             line(
@@ -77,17 +80,28 @@ fn reword(
         line("Invalid value", &sent, &plain_expectation(expected))
     } else if let Some(expected) = after_expected(message, "invalid length ") {
         line("Wrong number of items", &sent, expected)
+    } else if message.starts_with("data did not match any variant of untagged enum ")
+        || message.starts_with("no variant of enum ")
+    {
+        // serde's own words for an untagged or flattened enum (sent as custom errors).
+        line(
+            "Does not match any allowed shape",
+            &sent,
+            &report.expectation(&path, "one of the allowed shapes"),
+        )
     } else if report.is_secret(&path) || report.is_secret_text(message) {
         // A custom message may quote the value: keep it out.
+        custom = true;
         line("Invalid value", &sent, "a value this field accepts")
     } else {
+        custom = true;
         line(
             &format!("Invalid value: {message}"),
             &sent,
             "a value this field accepts",
         )
     };
-    (path, text)
+    (path, text, custom)
 }
 
 /// `message` without the position serde_json's parser appends (` at line 1 column 3`): it

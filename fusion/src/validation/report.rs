@@ -33,6 +33,9 @@ pub(crate) enum Check {
     Email,
     Url,
     Other,
+    /// A check of the type's own (a custom serde error: `try_from`, `deserialize_with`), which
+    /// the schema cannot express.
+    Custom,
 }
 
 struct Found {
@@ -230,9 +233,12 @@ impl<'a> Report<'a> {
                         // problem seen closer: serde loses the path inside tagged enums and
                         // `flatten` (it reads them from a buffer), so it reports `shape`
                         // where the schema found `shape.r`.
+                        // A custom check of the type's own is not the schema's problem seen
+                        // from outside: it stays unless the schema found a problem at or
+                        // above it.
                         Source::Serde => {
                             let segments = f.path.segments();
-                            above_schema.contains(segments)
+                            (f.check != Check::Custom && above_schema.contains(segments))
                                 || (0..=segments.len())
                                     .any(|n| schema_paths.contains(&segments[..n]))
                         }
