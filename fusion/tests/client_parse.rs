@@ -457,6 +457,53 @@ proptest! {
             Err(err) => prop_assert!(err.offset() <= end, "{}", err),
         }
     }
+
+    /// The `parse_envelope` fuzz target's property (`fuzz/fuzz_targets/parse_envelope.rs`) on
+    /// generated input that is not fusion's own rendering: arbitrary text, arbitrary content
+    /// inside both roots, and real envelopes with arbitrary text spliced in. Whatever parses
+    /// re-renders to a well-formed envelope (`]]>` aside, SPEC section 1 rule 4) that parses
+    /// again, re-renders to the same bytes, and (without forbidden characters or character
+    /// references in the input) parses to the same value.
+    #[test]
+    fn whatever_parses_re_renders_to_a_well_formed_fixed_point(
+        input in any_text(),
+        e in any_tool_error(),
+        at in any::<prop::sample::Index>(),
+    ) {
+        let xml = e.to_xml();
+        let validation = ValidationError::new("billing.charge")
+            .with_problem("amount_cents", "Number too small. You sent: 0. Expected a number >= 1.")
+            .to_xml();
+        let splice = |xml: &str| {
+            let boundaries: Vec<usize> = (0..=xml.len()).filter(|&i| xml.is_char_boundary(i)).collect();
+            let i = boundaries[at.index(boundaries.len())];
+            format!("{}{input}{}", &xml[..i], &xml[i..])
+        };
+        let candidates = [
+            input.clone(),
+            format!("<tool_error code=\"X\">{input}</tool_error>"),
+            format!("<validation_error action=\"a\">{input}</validation_error>"),
+            splice(&xml),
+            splice(&validation),
+        ];
+        for candidate in candidates {
+            let Ok(first) = parse_envelope(&candidate) else { continue };
+            let rendered = first.to_xml();
+            roxmltree::Document::parse(&rendered.replace("]]>", "]]&gt;")).map_err(|err| {
+                TestCaseError::fail(format!("not well-formed: {err}\ninput: {candidate:?}\nrendered: {rendered:?}"))
+            })?;
+            let second = parse_envelope(&rendered).map_err(|err| {
+                TestCaseError::fail(format!("the re-rendered envelope does not parse: {err}\n{rendered:?}"))
+            })?;
+            prop_assert_eq!(second.to_xml(), rendered.clone(), "not a fixed point: {:?}", candidate);
+            let forbidden = candidate.chars().any(|c| {
+                matches!(c, '\u{0}'..='\u{8}' | '\u{B}' | '\u{C}' | '\u{E}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}')
+            });
+            if !forbidden && !candidate.contains("&#") {
+                prop_assert_eq!(&second, &first, "re-parsed differs: {:?}", candidate);
+            }
+        }
+    }
 }
 
 #[test]
