@@ -68,3 +68,30 @@ proptest! {
         check_call(&Billing::seeded(), arguments).map_err(TestCaseError::fail)?;
     }
 }
+
+/// A tool whose action panics: the call machinery catches the panic and answers with a
+/// well-formed `INTERNAL_ERROR` envelope, so the property must notice the panic itself, or the
+/// proptest twin would never see one (the fuzz target does: libFuzzer's panic hook aborts).
+struct Panicky;
+
+/// Panics.
+#[fusion::tool]
+impl Panicky {
+    /// Panics on every call.
+    #[action]
+    fn boom(&self) -> String {
+        panic!("boom")
+    }
+}
+
+#[test]
+fn a_panic_answered_as_internal_error_still_fails_the_property() {
+    let Value::Object(arguments) = serde_json::json!({"action": "boom"}) else {
+        unreachable!("an object literal")
+    };
+    let outcome = check_call(&Panicky, arguments);
+    assert!(
+        outcome.is_err(),
+        "check_call accepted a call whose action panicked"
+    );
+}
