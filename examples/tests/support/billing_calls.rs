@@ -2,8 +2,10 @@
 //! fuzz target (`fuzz/`, which includes this file by path): any arguments object sent to the
 //! billing tool is answered, without a panic, and every envelope in the answer is well-formed.
 
+use std::cell::Cell;
 use std::future::Future;
 use std::pin::pin;
+use std::sync::Once;
 use std::task::{Context, Poll, Waker};
 
 use fusion::{RequestContext, Tool, ToolResponse};
@@ -35,10 +37,36 @@ pub fn check_envelope(xml: &str) -> Result<(), String> {
     }
 }
 
-/// The property: the call answers, and every envelope of the answer (the error, or each
+thread_local! {
+    /// Set by the panic hook [`watch_panics`] installs when a panic starts on this thread.
+    static PANICKED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Installs (once) a panic hook that marks the panicking thread, then runs the hook that was
+/// there before (libFuzzer's, which aborts; or the default one, which prints). A panic inside
+/// the call is caught by the call machinery and answered as a well-formed `INTERNAL_ERROR`
+/// envelope, so without this the proptest twin would never see one.
+fn watch_panics() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            PANICKED.with(|p| p.set(true));
+            previous(info);
+        }));
+    });
+}
+
+/// The property: the call answers without a panic (not even one the call machinery catches
+/// and answers as `INTERNAL_ERROR`), and every envelope of the answer (the error, or each
 /// warning next to a success) is well-formed.
 pub fn check_call(tool: &dyn Tool, arguments: Map<String, Value>) -> Result<(), String> {
+    watch_panics();
+    PANICKED.with(|p| p.set(false));
     let response = call(tool, arguments)?;
+    if PANICKED.with(|p| p.replace(false)) {
+        return Err("a panic inside the call (answered as INTERNAL_ERROR)".to_owned());
+    }
     let texts = response.content_texts();
     let envelopes = if response.payload().is_some() {
         &texts[1..]
