@@ -4,7 +4,7 @@
 //! target.
 //!
 //! Run: `cargo run --release -p examples --example perf` (about 20 seconds); add a word
-//! (`-- dispatch`) to run only the figures whose name contains it. The criterion
+//! (`-- dispatch`) to run only the figures whose key (below, in `main`) contains it. The criterion
 //! benches (`cargo bench -p examples`, `cargo bench -p fusion`) measure the same workloads in
 //! more depth.
 
