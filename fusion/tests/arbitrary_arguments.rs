@@ -106,3 +106,34 @@ fn the_constrained_schema_reports_every_field_in_one_envelope() {
         assert!(paths.contains(&field), "{field} missing from {paths:?}");
     }
 }
+
+/// The formatter around its cut (50 characters, 47 kept) and the escaper's block edges: a
+/// string of 0 to 70 characters, with one tricky character (a forbidden control, an XML
+/// special, U+FFFE, a 4-byte character, `]]>`) at every position, sent in every kind of place
+/// (a checked string, a secret, a pattern, an array element, a nested object, an unknown key
+/// and its value, a `validator` rule, a free-form note): well-formed, one line per problem.
+#[test]
+fn strings_around_the_cut_and_the_block_edges_render_well_formed() {
+    let validator = validator();
+    let tricky = ["\u{1F}", "<", "\"", "\u{FFFF}", "🚫", "]]>"];
+    for special in tricky {
+        for len in 0..=70usize {
+            for at in 0..=len {
+                let s: String = (0..len)
+                    .map(|i| if i == at { special } else { "é" })
+                    .collect::<String>()
+                    + if at == len { special } else { "" };
+                let arguments = json!({
+                    "username": s, "email": s, "age": 7, "country": s, "plan": s,
+                    "tags": [s, s], "discount": s,
+                    "address": {"zip": s, "city": s, s.clone(): s},
+                    "items": [{"sku": s, "quantity": 0}, s],
+                    "note": {s.clone(): [s]},
+                    s.clone(): s,
+                });
+                check_arguments(&validator, &arguments)
+                    .unwrap_or_else(|problem| panic!("{special:?} at {at} of {len}: {problem}"));
+            }
+        }
+    }
+}
