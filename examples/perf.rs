@@ -70,14 +70,22 @@ impl Figure {
 
 /// Alternates batches of `fusion` and `baseline` (each closure runs the operation `n` times)
 /// for [`BUDGET`]; returns the median nanoseconds per operation of each.
-fn side_by_side(
+fn side_by_side(batch: u32, fusion: impl FnMut(u32), baseline: impl FnMut(u32)) -> (f64, f64) {
+    side_by_side_prepared(batch, |n| n, fusion, baseline)
+}
+
+/// [`side_by_side`] with an untimed step before each batch: `prepare(n)` makes what a batch of
+/// `n` operations consumes (their inputs), and only the batch itself is timed.
+fn side_by_side_prepared<P>(
     batch: u32,
-    mut fusion: impl FnMut(u32),
-    mut baseline: impl FnMut(u32),
+    mut prepare: impl FnMut(u32) -> P,
+    mut fusion: impl FnMut(P),
+    mut baseline: impl FnMut(P),
 ) -> (f64, f64) {
-    let time = |f: &mut dyn FnMut(u32)| {
+    let mut time = |f: &mut dyn FnMut(P)| {
+        let prepared = prepare(batch);
         let start = Instant::now();
-        f(batch);
+        f(prepared);
         start.elapsed().as_nanos() as f64 / f64::from(batch)
     };
     // Warm caches, allocators and lazily built validators before measuring.
@@ -165,7 +173,7 @@ fn time_dispatch(baseline: impl Fn(Map<String, Value>) -> Result<String, String>
     assert!(baseline(arguments.clone()).is_ok());
     let copies =
         |n: u32| -> Vec<Map<String, Value>> { (0..n).map(|_| arguments.clone()).collect() };
-    side_by_side_consuming(
+    side_by_side_prepared(
         256,
         copies,
         |inputs| {
@@ -182,31 +190,6 @@ fn time_dispatch(baseline: impl Fn(Map<String, Value>) -> Result<String, String>
             }
         },
     )
-}
-
-/// [`side_by_side`] for work that consumes its input: `prepare(n)` makes the inputs of a
-/// batch of `n` before the clock starts, and each side consumes its own batch.
-fn side_by_side_consuming<T>(
-    batch: u32,
-    mut prepare: impl FnMut(u32) -> Vec<T>,
-    mut fusion: impl FnMut(Vec<T>),
-    mut baseline: impl FnMut(Vec<T>),
-) -> (f64, f64) {
-    let mut time = |f: &mut dyn FnMut(Vec<T>)| {
-        let inputs = prepare(batch);
-        let start = Instant::now();
-        f(inputs);
-        start.elapsed().as_nanos() as f64 / f64::from(batch)
-    };
-    time(&mut fusion);
-    time(&mut baseline);
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    let deadline = Instant::now() + BUDGET;
-    while Instant::now() < deadline {
-        a.push(time(&mut fusion));
-        b.push(time(&mut baseline));
-    }
-    (median(&mut a), median(&mut b))
 }
 
 fn dispatch() -> Figure {

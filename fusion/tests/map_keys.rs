@@ -4,10 +4,14 @@
 //! "Unknown field" of an object said to take "no fields", and not the parser's message with
 //! its position inside the key (`expected u8 at line 1 column 3`).
 
+#[path = "support/lines.rs"]
+mod lines;
+
 use std::collections::{BTreeMap, HashMap};
 
 use fusion::testing::Tester;
 use fusion::validation::ArgumentValidator;
+use lines::pairs;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -53,23 +57,7 @@ impl Depot {
 
 /// The `(field, line)` pairs of the validation error `name` answers with `arguments`.
 async fn problems(name: &str, arguments: Value) -> Vec<(String, String)> {
-    let outcome = Tester::new().tool(Depot).call(name, arguments).await;
-    let validation = outcome
-        .response()
-        .validation_error()
-        .unwrap_or_else(|| panic!("expected a validation error, got {}", outcome.snapshot()));
-    validation
-        .problems()
-        .iter()
-        .map(|p| (p.path().to_owned(), p.line().to_owned()))
-        .collect()
-}
-
-fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
-    expected
-        .iter()
-        .map(|(f, l)| ((*f).to_owned(), (*l).to_owned()))
-        .collect()
+    lines::problems(Depot, name, arguments).await
 }
 
 #[tokio::test]

@@ -5,7 +5,11 @@
 //! missing, not "the shape matches no allowed shape". When the tag itself is wrong or missing,
 //! the line is the tag's, listing the values it takes.
 
+#[path = "support/lines.rs"]
+mod lines;
+
 use fusion::testing::Tester;
+use lines::pairs;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -211,23 +215,7 @@ impl Canvas {
 
 /// The `(field, line)` pairs of the validation error `name` answers with `arguments`.
 async fn problems(name: &str, arguments: Value) -> Vec<(String, String)> {
-    let outcome = Tester::new().tool(Canvas).call(name, arguments).await;
-    let validation = outcome
-        .response()
-        .validation_error()
-        .unwrap_or_else(|| panic!("expected a validation error, got {}", outcome.snapshot()));
-    validation
-        .problems()
-        .iter()
-        .map(|p| (p.path().to_owned(), p.line().to_owned()))
-        .collect()
-}
-
-fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
-    expected
-        .iter()
-        .map(|(f, l)| ((*f).to_owned(), (*l).to_owned()))
-        .collect()
+    lines::problems(Canvas, name, arguments).await
 }
 
 #[tokio::test]
