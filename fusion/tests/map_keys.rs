@@ -154,18 +154,13 @@ fn named_fields_next_to_key_patterns_are_both_offered() {
     });
     let validator = ArgumentValidator::new("depot.mixed", &schema).unwrap();
     let error = validator.check(&json!({"defualt": "x", "7": "ok", "x-ray": "ok"}));
-    let lines: Vec<(&str, &str)> = error
-        .problems()
-        .iter()
-        .map(|p| (p.path(), p.line()))
-        .collect();
     assert_eq!(
-        lines,
-        [(
+        lines::lines_of(&error),
+        pairs(&[(
             "defualt",
             "Invalid key. You sent: 'defualt'. Expected one of the known fields (default) or a key \
              that is a non-negative integer, such as '1' or a key matching the pattern ^x-[a-z]+$."
-        )]
+        )])
     );
 }
 
@@ -184,17 +179,12 @@ fn a_secret_value_under_a_key_pattern_is_redacted() {
     });
     let validator = ArgumentValidator::new("vault.store", &schema).unwrap();
     let error = validator.check(&json!({"tokens": {"1": 99887766}}));
-    let lines: Vec<(&str, &str)> = error
-        .problems()
-        .iter()
-        .map(|p| (p.path(), p.line()))
-        .collect();
     assert_eq!(
-        lines,
-        [(
+        lines::lines_of(&error),
+        pairs(&[(
             "tokens.1",
             "Wrong type. You sent: (redacted). Expected a string."
-        )]
+        )])
     );
     assert!(!error.to_xml().contains("99887766"), "{}", error.to_xml());
 }

@@ -577,7 +577,7 @@ fn local_pointer(reference: &Value) -> Option<String> {
 }
 
 /// `name` as a JSON pointer token (`~` → `~0`, `/` → `~1`).
-fn escape_pointer(name: &str) -> String {
+pub(crate) fn escape_pointer(name: &str) -> String {
     name.replace('~', "~0").replace('/', "~1")
 }
 

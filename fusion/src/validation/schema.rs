@@ -5,6 +5,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
 use jsonschema::{JsonType, ValidationError as SchemaFailure};
 use serde_json::Value;
 
+use super::argument::escape_pointer;
 use super::path::FieldPath;
 use super::report::{Check, Report, Source, line};
 use super::sent;
@@ -367,7 +368,7 @@ fn tag_line(
     let shape = report.shape()?;
     let (tag, values) = shape.tag(node)?;
     let field = path.child_key(tag);
-    let pointer = format!("{at}/{}", tag.replace('~', "~0").replace('/', "~1"));
+    let pointer = format!("{at}/{}", escape_pointer(tag));
     let wrong_value = context.iter().all(|branch| {
         branch.iter().any(|e| {
             matches!(e.kind(), Kind::Constant { .. }) && e.instance_path().as_str() == pointer

@@ -1,7 +1,7 @@
 //! The `(field, line)` pairs of a validation error, for tests that compare the lines whole.
 
-use fusion::Tool;
 use fusion::testing::Tester;
+use fusion::{Tool, ValidationError};
 use serde_json::Value;
 
 /// The `(field, line)` pairs of the validation error that `tool` answers `name` with, called
@@ -16,7 +16,12 @@ pub(crate) async fn problems(
         .response()
         .validation_error()
         .unwrap_or_else(|| panic!("expected a validation error, got {}", outcome.snapshot()));
-    validation
+    lines_of(validation)
+}
+
+/// The `(field, line)` pairs of `error`, in its order.
+pub(crate) fn lines_of(error: &ValidationError) -> Vec<(String, String)> {
+    error
         .problems()
         .iter()
         .map(|p| (p.path().to_owned(), p.line().to_owned()))
