@@ -76,7 +76,7 @@ impl ToolRuntime {
         F: FnOnce(&T) -> Option<validator::ValidationErrors>,
     {
         self.validators[index]
-            .parse_with(&Value::Object(arguments), rules)
+            .parse_owned_with(arguments, rules)
             .map_err(ToolResponse::validation)
     }
 

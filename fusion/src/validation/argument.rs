@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::fast::FastCheck;
 use super::path::{ROOT, SecretPath};
@@ -256,7 +256,16 @@ impl ArgumentValidator {
     /// Whether the fast check accepts `args` (see `fast.rs`): then they satisfy the schema and,
     /// holding only scalars, are nested one level deep. `false` means "not sure".
     fn surely_valid(&self, args: &Value) -> bool {
-        self.max_depth >= 1 && self.fast.as_ref().is_some_and(|fast| fast.accepts(args))
+        matches!(args, Value::Object(map) if self.surely_valid_object(map))
+    }
+
+    /// [`ArgumentValidator::surely_valid`] of an object.
+    pub(super) fn surely_valid_object(&self, args: &Map<String, Value>) -> bool {
+        self.max_depth >= 1
+            && self
+                .fast
+                .as_ref()
+                .is_some_and(|fast| fast.accepts_map(args))
     }
 
     /// The envelope refusing `args` when they are nested deeper than allowed.
@@ -358,6 +367,39 @@ impl ArgumentValidator {
                 failures => Err(self.failed(args, valid, None, failures.as_ref())),
             },
             Err(failure) => Err(self.failed(args, valid, Some(&failure), None)),
+        }
+    }
+
+    /// [`ArgumentValidator::parse_with`] of an arguments object the caller hands over (a tool's
+    /// call): when the fast check accepts it, its string values move into `T` rather than
+    /// being copied (see [`tracked::deserialize_in_place`]), and any failure puts them back
+    /// first, so the envelope is the one [`ArgumentValidator::parse_with`] gives, byte for byte.
+    pub(crate) fn parse_owned_with<T, F>(
+        &self,
+        mut args: Map<String, Value>,
+        run_rules: F,
+    ) -> Result<T, ValidationError>
+    where
+        T: DeserializeOwned,
+        F: FnOnce(&T) -> Option<validator::ValidationErrors>,
+    {
+        if !self.surely_valid_object(&args) {
+            return self.parse_with(&Value::Object(args), run_rules);
+        }
+        let mut undo = tracked::Undo::new();
+        match tracked::deserialize_in_place::<T>(&mut args, &mut undo) {
+            Ok(value) => match run_rules(&value) {
+                None => Ok(value),
+                failures => {
+                    undo.restore(&mut args);
+                    Err(self.failed(&Value::Object(args), true, None, failures.as_ref()))
+                }
+            },
+            // Worded from the arguments as sent, by the path that words every failure.
+            Err(_) => {
+                undo.restore(&mut args);
+                self.parse_with(&Value::Object(args), run_rules)
+            }
         }
     }
 

@@ -113,6 +113,7 @@ impl FastCheck {
     /// Whether `args` are certainly valid: an object whose every field is declared, of a
     /// declared scalar type, within its bounds, with every required field present. `false`
     /// means "not sure", never "invalid".
+    #[cfg(test)]
     pub(crate) fn accepts(&self, args: &Value) -> bool {
         let Value::Object(args) = args else {
             return false;
@@ -120,7 +121,8 @@ impl FastCheck {
         self.accepts_map(args)
     }
 
-    fn accepts_map(&self, args: &Map<String, Value>) -> bool {
+    /// [`FastCheck::accepts`] of an object.
+    pub(crate) fn accepts_map(&self, args: &Map<String, Value>) -> bool {
         let mut required = 0;
         // Where the next field is looked for first: a `Map` iterates in key order, the order
         // of `fields`, so a call that sends every field finds each at once, and one that

@@ -373,4 +373,6 @@ impl fmt::Display for ValidationError {
 impl std::error::Error for ValidationError {}
 
 #[cfg(test)]
+mod in_place_tests;
+#[cfg(test)]
 mod tests;
