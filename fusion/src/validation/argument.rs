@@ -373,7 +373,9 @@ impl ArgumentValidator {
     /// [`ArgumentValidator::parse_with`] of an arguments object the caller hands over (a tool's
     /// call): when the fast check accepts it, its string values move into `T` rather than
     /// being copied (see [`tracked::deserialize_in_place`]), and any failure puts them back
-    /// first, so the envelope is the one [`ArgumentValidator::parse_with`] gives, byte for byte.
+    /// first, so the envelope is the one [`ArgumentValidator::parse_with`] gives, byte for byte,
+    /// and so is the value, for every type whose visitor keeps serde's contract that
+    /// `visit_string` is `visit_str` without the copy.
     pub(crate) fn parse_owned_with<T, F>(
         &self,
         mut args: Map<String, Value>,

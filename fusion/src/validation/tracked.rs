@@ -153,6 +153,12 @@ pub(crate) fn deserialize<'de, T: de::Deserialize<'de>>(value: &'de Value) -> Re
 /// as it always does, with the failure worded and located. (Failures here carry no promise:
 /// a request this path does not answer, for a top level that is not an object read as a map
 /// or a struct, fails here and is answered there.)
+///
+/// What a visitor sees differs in one way: `visit_string` with the string, where [`Tracked`]
+/// calls `visit_borrowed_str`. serde makes the two equivalent (`Visitor::visit_string`: "It
+/// is never correct to implement `visit_string` without implementing `visit_str`"), so only a
+/// visitor breaking that contract can tell; it then sees what `serde_json::from_value` gives
+/// it (review 17 built two such visitors to check).
 pub(crate) fn deserialize_in_place<T: de::DeserializeOwned>(
     args: &mut Map<String, Value>,
     undo: &mut Undo,
