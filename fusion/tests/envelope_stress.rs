@@ -79,16 +79,22 @@ fn strings() -> Vec<String> {
     out
 }
 
-fn check_tool_error(e: &ToolError, code: &str, message: &str, part: &str, value: &str) {
-    let xml = e.to_xml();
+/// `xml` (a `to_xml`), checked to be sized exactly and to equal what `write` (the same
+/// envelope's `write_xml`) appends to a buffer holding something already.
+fn rendered(xml: String, write: impl FnOnce(&mut String), part: &str, value: &str) -> String {
     assert_eq!(
         xml.len(),
         xml.capacity(),
         "not sized exactly: {part} {value:?}"
     );
     let mut reused = String::from("prefix");
-    e.write_xml(&mut reused);
+    write(&mut reused);
     assert_eq!(&reused[6..], xml, "write_xml differs: {part} {value:?}");
+    xml
+}
+
+fn check_tool_error(e: &ToolError, code: &str, message: &str, part: &str, value: &str) {
+    let xml = rendered(e.to_xml(), |out| e.write_xml(out), part, value);
     let doc = roxmltree::Document::parse(&xml)
         .unwrap_or_else(|err| panic!("not well-formed ({part} {value:?}): {err}\n{xml:?}"));
     let root = doc.root_element();
@@ -214,15 +220,7 @@ fn tool_error_is_well_formed_for_every_tricky_character_at_every_position() {
 }
 
 fn check_validation(e: &ValidationError, part: &str, value: &str) {
-    let xml = e.to_xml();
-    assert_eq!(
-        xml.len(),
-        xml.capacity(),
-        "not sized exactly: {part} {value:?}"
-    );
-    let mut reused = String::from("prefix");
-    e.write_xml(&mut reused);
-    assert_eq!(&reused[6..], xml, "write_xml differs: {part} {value:?}");
+    let xml = rendered(e.to_xml(), |out| e.write_xml(out), part, value);
     let doc = roxmltree::Document::parse(&xml)
         .unwrap_or_else(|err| panic!("not well-formed ({part} {value:?}): {err}\n{xml:?}"));
     let root = doc.root_element();

@@ -15,7 +15,8 @@
 //! arguments type, as with serde_json's owned `Value` deserializer, after a copy of its bytes
 //! into a small buffer on the stack ([`Undo`]). A failure puts the strings back, and the
 //! borrowed path words it: the envelope never depends on which path ran. This saves an
-//! allocation and a free per string, about 7 % of an in-process dispatch (BENCHMARKS.md).
+//! allocation and a free per string: 7 % to 15 % of an in-process dispatch's time, depending on
+//! the harness (BENCHMARKS.md, "Dispatch: strings moved").
 //!
 //! Paths follow `serde_path_to_error`'s rules: an element's index, an object value's key, the
 //! key itself when a key fails (`unknown field`), and an enum variant's name for a failure
