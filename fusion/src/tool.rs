@@ -304,13 +304,23 @@ pub type ProgressReporter = Arc<dyn Fn(f64, Option<f64>, Option<String>) + Send 
 /// progress.
 #[derive(Default)]
 pub struct RequestContext {
-    meta: Map<String, Value>,
     /// Created at the first use: most calls never look at it, and a token is an allocation.
     cancellation: OnceLock<CancellationToken>,
+    /// Everything else, boxed when set: a context with nothing in it (a tool called directly)
+    /// is small to move through a call, and cheap to drop.
+    parts: Option<Box<Parts>>,
+}
+
+#[derive(Clone, Default)]
+struct Parts {
+    meta: Map<String, Value>,
     progress: Option<ProgressReporter>,
     client: Option<String>,
     guards: Option<crate::guard::GuardScope>,
 }
+
+/// The `_meta` of a context that has none.
+static NO_META: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
 
 pub use tokio_util::sync::CancellationToken;
 
@@ -319,11 +329,8 @@ impl Clone for RequestContext {
     /// it would if the token had been created eagerly.
     fn clone(&self) -> RequestContext {
         RequestContext {
-            meta: self.meta.clone(),
             cancellation: OnceLock::from(self.cancellation().clone()),
-            progress: self.progress.clone(),
-            client: self.client.clone(),
-            guards: self.guards.clone(),
+            parts: self.parts.clone(),
         }
     }
 }
@@ -334,9 +341,13 @@ impl RequestContext {
         RequestContext::default()
     }
 
+    fn parts_mut(&mut self) -> &mut Parts {
+        self.parts.get_or_insert_with(Box::default)
+    }
+
     /// Sets the request's `_meta` object.
     pub fn with_meta(mut self, meta: Map<String, Value>) -> RequestContext {
-        self.meta = meta;
+        self.parts_mut().meta = meta;
         self
     }
 
@@ -348,19 +359,19 @@ impl RequestContext {
 
     /// Sets where progress reports go.
     pub fn with_progress(mut self, reporter: ProgressReporter) -> RequestContext {
-        self.progress = Some(reporter);
+        self.parts_mut().progress = Some(reporter);
         self
     }
 
     /// Sets the identity of the calling client (used as a rate-limit key, never echoed).
     pub fn with_client(mut self, client: impl Into<String>) -> RequestContext {
-        self.client = Some(client.into());
+        self.parts_mut().client = Some(client.into());
         self
     }
 
     /// The request's `_meta` object (empty when the client sent none).
     pub fn meta(&self) -> &Map<String, Value> {
-        &self.meta
+        self.parts.as_ref().map_or(&NO_META, |parts| &parts.meta)
     }
 
     /// The cancellation token of this request.
@@ -378,12 +389,14 @@ impl RequestContext {
 
     /// The calling client's identity, when the transport knows it.
     pub fn client(&self) -> Option<&str> {
-        self.client.as_deref()
+        self.parts.as_ref()?.client.as_deref()
     }
 
     /// Puts a server's guards, for calls of tool `tool`, into the context.
     pub(crate) fn with_guards(mut self, scope: Option<crate::guard::GuardScope>) -> RequestContext {
-        self.guards = scope;
+        if scope.is_some() || self.parts.is_some() {
+            self.parts_mut().guards = scope;
+        }
         self
     }
 
@@ -393,12 +406,17 @@ impl RequestContext {
     /// validation, so malformed calls never take a slot. Without guards in the context (a tool
     /// called directly) the handler just runs.
     pub fn guarded(&self, action: &str) -> crate::guard::Guarded {
-        crate::guard::Guarded::new(self, self.guards.as_ref(), action)
+        let guards = self.parts.as_ref().and_then(|parts| parts.guards.as_ref());
+        crate::guard::Guarded::new(self, guards, action)
     }
 
     /// Reports progress; does nothing when the client asked for no progress.
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        if let Some(report) = &self.progress {
+        if let Some(report) = self
+            .parts
+            .as_ref()
+            .and_then(|parts| parts.progress.as_ref())
+        {
             report(progress, total, message.map(str::to_owned));
         }
     }
@@ -407,11 +425,66 @@ impl RequestContext {
 impl fmt::Debug for RequestContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RequestContext")
-            .field("meta", &self.meta)
+            .field("meta", self.meta())
             .field("cancelled", &self.is_cancelled())
-            .field("progress", &self.progress.is_some())
-            .field("client", &self.client)
-            .field("guarded", &self.guards.is_some())
+            .field(
+                "progress",
+                &self.parts.as_ref().is_some_and(|p| p.progress.is_some()),
+            )
+            .field("client", &self.client())
+            .field(
+                "guarded",
+                &self.parts.as_ref().is_some_and(|p| p.guards.is_some()),
+            )
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod context_tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_context_is_small_and_reads_as_empty() {
+        // What a directly called tool moves through its call: the token cell and one pointer.
+        assert!(std::mem::size_of::<RequestContext>() <= 24);
+        let context = RequestContext::new();
+        assert!(context.meta().is_empty());
+        assert_eq!(context.client(), None);
+        assert!(!context.is_cancelled());
+        assert!(context.guarded("any").is_open());
+        context.report_progress(0.5, None, None);
+        assert!(format!("{context:?}").contains("meta: {}"));
+    }
+
+    #[test]
+    fn what_is_set_is_read_back_and_cloned() {
+        let reports = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = Arc::clone(&reports);
+        let token = CancellationToken::new();
+        let context = RequestContext::new()
+            .with_meta(
+                serde_json::json!({"traceId": "t-1"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            )
+            .with_client("inspector")
+            .with_cancellation(token.clone())
+            .with_progress(Arc::new(move |progress, total, message| {
+                sink.lock().unwrap().push((progress, total, message));
+            }));
+        let copy = context.clone();
+        for c in [&context, &copy] {
+            assert_eq!(c.meta()["traceId"], "t-1");
+            assert_eq!(c.client(), Some("inspector"));
+        }
+        copy.report_progress(1.0, Some(2.0), Some("half"));
+        assert_eq!(
+            *reports.lock().unwrap(),
+            [(1.0, Some(2.0), Some("half".to_owned()))]
+        );
+        token.cancel();
+        assert!(context.is_cancelled() && copy.is_cancelled());
     }
 }
