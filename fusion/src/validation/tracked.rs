@@ -15,7 +15,7 @@
 //! arguments type, as with serde_json's owned `Value` deserializer, after a copy of its bytes
 //! into a small buffer on the stack ([`Undo`]). A failure puts the strings back, and the
 //! borrowed path words it: the envelope never depends on which path ran. This saves an
-//! allocation and a free per string: 7 % to 15 % of an in-process dispatch's time, depending on
+//! allocation and a free per string: 5 % to 15 % of an in-process dispatch's time, depending on
 //! the harness (BENCHMARKS.md, "Dispatch: strings moved").
 //!
 //! Paths follow `serde_path_to_error`'s rules: an element's index, an object value's key, the
@@ -254,10 +254,10 @@ impl<'de> Top<'de, '_> {
     }
 }
 
-/// Requests [`Top`] leaves to [`deserialize`].
+/// Requests [`Top`] leaves to [`deserialize`], with the parameters each takes before the visitor.
 macro_rules! elsewhere {
-    ($($method:ident)*) => {$(
-        fn $method<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Failure> {
+    ($($method:ident($($ty:ty),*);)*) => {$(
+        fn $method<V: Visitor<'de>>(self, $(_: $ty,)* _: V) -> Result<V::Value, Failure> {
             Err(read_in_place())
         }
     )*};
@@ -305,45 +305,16 @@ impl<'de> Deserializer<'de> for Top<'de, '_> {
     }
 
     elsewhere! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
-        deserialize_string deserialize_bytes deserialize_byte_buf deserialize_unit
-        deserialize_seq deserialize_identifier deserialize_ignored_any
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _visitor: V,
-    ) -> Result<V::Value, Failure> {
-        Err(read_in_place())
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(
-        self,
-        _len: usize,
-        _visitor: V,
-    ) -> Result<V::Value, Failure> {
-        Err(read_in_place())
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _len: usize,
-        _visitor: V,
-    ) -> Result<V::Value, Failure> {
-        Err(read_in_place())
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _variants: &'static [&'static str],
-        _visitor: V,
-    ) -> Result<V::Value, Failure> {
-        Err(read_in_place())
+        deserialize_bool(); deserialize_i8(); deserialize_i16(); deserialize_i32();
+        deserialize_i64(); deserialize_i128(); deserialize_u8(); deserialize_u16();
+        deserialize_u32(); deserialize_u64(); deserialize_u128(); deserialize_f32();
+        deserialize_f64(); deserialize_char(); deserialize_str(); deserialize_string();
+        deserialize_bytes(); deserialize_byte_buf(); deserialize_unit(); deserialize_seq();
+        deserialize_identifier(); deserialize_ignored_any();
+        deserialize_unit_struct(&'static str);
+        deserialize_tuple(usize);
+        deserialize_tuple_struct(&'static str, usize);
+        deserialize_enum(&'static str, &'static [&'static str]);
     }
 }
 
@@ -391,11 +362,12 @@ macro_rules! hand_over {
     )*};
 }
 
-/// Requests [`Taken`] answers through [`Tracked`], the string put back.
+/// Requests [`Taken`] answers through [`Tracked`], the string put back, with the parameters
+/// each takes before the visitor.
 macro_rules! put_back {
-    ($($method:ident)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
-            self.put_back().$method(visitor)
+    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Failure> {
+            self.put_back().$method($($arg,)* visitor)
         }
     )*};
 }
@@ -409,10 +381,15 @@ impl<'de> Deserializer<'de> for Taken<'de> {
     }
 
     put_back! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_unit deserialize_seq
-        deserialize_map
+        deserialize_bool(); deserialize_i8(); deserialize_i16(); deserialize_i32();
+        deserialize_i64(); deserialize_i128(); deserialize_u8(); deserialize_u16();
+        deserialize_u32(); deserialize_u64(); deserialize_u128(); deserialize_f32();
+        deserialize_f64(); deserialize_unit(); deserialize_seq(); deserialize_map();
+        deserialize_unit_struct(name: &'static str);
+        deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
@@ -432,49 +409,6 @@ impl<'de> Deserializer<'de> for Taken<'de> {
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
         visitor.visit_unit()
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, Failure> {
-        self.put_back().deserialize_unit_struct(name, visitor)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(
-        self,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, Failure> {
-        self.put_back().deserialize_tuple(len, visitor)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, Failure> {
-        self.put_back().deserialize_tuple_struct(name, len, visitor)
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Failure> {
-        self.put_back().deserialize_struct(name, fields, visitor)
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Failure> {
-        self.put_back().deserialize_enum(name, variants, visitor)
     }
 }
 
