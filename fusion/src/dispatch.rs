@@ -158,7 +158,11 @@ impl Router {
         match &value {
             Value::Null => Err(self.missing(field)),
             Value::String(s) if s.is_empty() => Err(self.missing(field)),
-            Value::String(s) => match self.actions.iter().position(|a| a == s) {
+            Value::String(s) => match self
+                .actions
+                .iter()
+                .position(|a| crate::validation::same_name(a, s))
+            {
                 Some(index) => Ok(index),
                 // The sent value is cut like every echoed value (SPEC section 2).
                 None => Err(self.unknown(field, &crate::validation::sent_value(&value), Some(s))),

@@ -17,6 +17,8 @@ mod sent;
 mod shape;
 mod tracked;
 
+pub(crate) use fast::same_name;
+
 use std::fmt;
 use std::sync::Arc;
 
