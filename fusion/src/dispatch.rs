@@ -13,7 +13,7 @@ use crate::code::ErrorCode;
 use crate::error::ToolError;
 use crate::response::ToolResponse;
 use crate::tool::{ActionDefinition, ToolDefinition};
-use crate::validation::{ArgumentValidator, SchemaError};
+use crate::validation::{ArgumentValidator, SchemaError, same_name};
 
 /// Everything a tool needs per call, built once from its definition: the router and one
 /// compiled argument validator per action. Generated `Tool::call` implementations keep one in
@@ -155,25 +155,28 @@ impl Router {
         let Some(value) = arguments.remove(field) else {
             return Err(self.missing(field));
         };
-        match &value {
-            Value::Null => Err(self.missing(field)),
-            Value::String(s) if s.is_empty() => Err(self.missing(field)),
-            Value::String(s) => match self
-                .actions
-                .iter()
-                .position(|a| crate::validation::same_name(a, s))
-            {
-                Some(index) => Ok(index),
-                // The sent value is cut like every echoed value (SPEC section 2).
-                None => Err(self.unknown(field, &crate::validation::sent_value(&value), Some(s))),
-            },
+        // By value: the name a call routes on is dropped as a `String`, inline, where the
+        // generic drop of a `Value` is a call.
+        match value {
+            Value::String(name) if !name.is_empty() => {
+                match self.actions.iter().position(|a| same_name(a, &name)) {
+                    Some(index) => Ok(index),
+                    None => {
+                        let value = Value::String(name);
+                        // The sent value is cut like every echoed value (SPEC section 2).
+                        let sent = crate::validation::sent_value(&value);
+                        Err(self.unknown(field, &sent, value.as_str()))
+                    }
+                }
+            }
+            Value::Null | Value::String(_) => Err(self.missing(field)),
             other => Err(self.unknown(
                 field,
                 &format!(
                     "{} {} ({})",
-                    article(type_name(other)),
-                    type_name(other),
-                    crate::validation::sent_value(other)
+                    article(type_name(&other)),
+                    type_name(&other),
+                    crate::validation::sent_value(&other)
                 ),
                 None,
             )),

@@ -717,12 +717,21 @@ pub fn into_result<R: ResultParts>(value: R) -> ::core::result::Result<R::Ok, R:
 /// The guards of action `index` for this call (SPEC section 4), between validation and the
 /// handler. Generated code: `let guarded = guarded(&context, runtime, index);` then
 /// [`run_sync`] or [`run_async`], so the handler may take the context by value.
+///
+/// Inlined, with the common case first: a call whose context carries no guards (every call of
+/// a tool called directly, and of a server without guards) is open at once, without looking up
+/// the action's name or calling into the guard module.
+#[inline]
 pub fn guarded(
     context: &RequestContext,
     runtime: &ToolRuntime,
     index: usize,
 ) -> crate::guard::Guarded {
-    context.guarded(runtime.router().action_name(index))
+    if context.has_guards() {
+        context.guarded(runtime.router().action_name(index))
+    } else {
+        crate::guard::Guarded::open()
+    }
 }
 
 /// A generated `Tool::call`: packs the arguments and context into a [`CallFuture`] that runs

@@ -400,6 +400,14 @@ impl RequestContext {
         self
     }
 
+    /// Whether the call came with guards (a server's, see [`RequestContext::with_guards`]).
+    #[inline]
+    pub(crate) fn has_guards(&self) -> bool {
+        self.parts
+            .as_ref()
+            .is_some_and(|parts| parts.guards.is_some())
+    }
+
     /// The guards of action `action` for this call, ready to [`run`](crate::guard::Guarded::run)
     /// the handler: rate limits, concurrency limits and the timeout the server (or tester)
     /// configured for the tool and the action (SPEC section 4). Call it after routing and

@@ -629,6 +629,12 @@ struct Admission {
 }
 
 impl Guarded {
+    /// A call with no guards: [`Guarded::run`] only awaits the handler.
+    #[inline]
+    pub(crate) fn open() -> Guarded {
+        Guarded { inner: None }
+    }
+
     pub(crate) fn new(
         context: &RequestContext,
         scope: Option<&GuardScope>,
