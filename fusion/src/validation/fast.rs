@@ -154,9 +154,10 @@ impl FastCheck {
     }
 }
 
-/// Whether two names (of fields, of actions) are equal. Names are short: up to 16 bytes they
-/// are compared as two overlapping words each, with no call to `bcmp`, which is what `==` on
-/// strings compiles to and costs more than the comparison itself for a 7-byte name.
+/// Whether two names (of fields, of actions) are equal. Names are short: from 4 to 16 bytes
+/// they are compared as two overlapping words each, with no call to `bcmp`, which is what `==`
+/// on strings compiles to and costs more than the comparison itself for a 7-byte name (shorter
+/// and longer names use `==`).
 #[inline(always)]
 pub(crate) fn same_name(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
