@@ -283,12 +283,15 @@
 
 pub mod client;
 mod code;
+mod context;
 pub mod contract;
+mod definition;
 pub mod dispatch;
 mod error;
 pub mod guard;
 pub mod internal;
 mod response;
+mod schema;
 pub mod server;
 pub mod testing;
 mod tool;

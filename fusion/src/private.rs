@@ -25,8 +25,9 @@ pub use ::serde_json;
 pub use ::std;
 pub use ::validator;
 
-pub use crate::dispatch::{Router, ToolRuntime, catch_panics, catch_panics_of, flat_input_schema};
+pub use crate::dispatch::{Router, ToolRuntime, catch_panics, catch_panics_of};
 pub use crate::guard::{ConcurrencyLimit, GuardSpec, RateKey, RateLimit, ToolGuards};
+pub use crate::schema::flat_input_schema;
 pub use crate::tool::{
     ActionDefinition, Annotations, BoxFuture, CallFuture, ErrorContract, RequestContext, StartCall,
     Started, Tool, ToolDefinition,

@@ -189,7 +189,7 @@ impl ActionContract {
         let schema = Value::Object(action.input_schema.clone());
         // Fields are read from the schema as advertised: a top-level `oneOf`/`anyOf`/`allOf`
         // merged into one object, as `tools/list` shows it.
-        let flat = crate::dispatch::flatten_top_level(&action.input_schema);
+        let flat = crate::schema::flatten_top_level(&action.input_schema);
         let mut walker = FieldWalker {
             root: &action.input_schema,
             fields: BTreeMap::new(),
@@ -333,7 +333,7 @@ impl FieldWalker<'_> {
     /// Walks into an object field (`path.child`) or an array of objects (`path[].child`).
     fn nested(&mut self, schema: &Map<String, Value>, path: &str, depth: usize) {
         if schema.contains_key("properties") {
-            let flat = crate::dispatch::flatten_top_level(schema);
+            let flat = crate::schema::flatten_top_level(schema);
             self.object(&flat, &format!("{path}."), depth + 1);
         } else if let Some(Value::Object(items)) = schema.get("items") {
             let (items, pushed) = self.resolve(items);
@@ -343,7 +343,7 @@ impl FieldWalker<'_> {
             if let [only] = substantive.as_slice()
                 && only.contains_key("properties")
             {
-                let flat = crate::dispatch::flatten_top_level(only);
+                let flat = crate::schema::flatten_top_level(only);
                 self.object(&flat, &format!("{path}[]."), depth + 1);
             }
             if pushed {
@@ -420,7 +420,7 @@ fn types_of(schema: &Map<String, Value>) -> BTreeSet<String> {
                 .iter()
                 .map(|v| match v.as_number() {
                     Some(n) if n.is_i64() || n.is_u64() => "integer".to_owned(),
-                    _ => crate::dispatch::type_name(v).to_owned(),
+                    _ => crate::schema::type_name(v).to_owned(),
                 })
                 .collect(),
             _ => BTreeSet::new(),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock, MetaObject, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
-use crate::dispatch::flat_input_schema;
+use crate::schema::flat_input_schema;
 use crate::tool::{ActionDefinition, Annotations, Tool, ToolDefinition};
 
 use super::Exposition;

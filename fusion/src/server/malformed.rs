@@ -5,7 +5,7 @@
 use rmcp::model::{ErrorCode as RpcCode, ErrorData, RequestId};
 use serde_json::Value;
 
-use crate::dispatch::type_name;
+use crate::schema::type_name;
 use crate::validation::sent_value;
 
 /// The requests of the MCP specification (and rmcp's extensions) a client may send.

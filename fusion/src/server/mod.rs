@@ -133,7 +133,7 @@ macro_rules! server_info {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Exposition {
     /// One MCP tool per fusion tool (`billing`), its actions chosen by the discriminator; the
-    /// input schema is [`flat_input_schema`](crate::dispatch::flat_input_schema). Available
+    /// input schema is [`flat_input_schema`](crate::schema::flat_input_schema). Available
     /// actions read `billing.list_invoices`.
     #[default]
     Grouped,

@@ -1,0 +1,353 @@
+//! Input schemas as a tool advertises them: one flat object per tool, the discriminator as a
+//! string `enum`, the union of its actions' fields, and no top-level `oneOf`/`anyOf`/`allOf`
+//! (several LLM APIs reject tools whose schema starts with one).
+
+use serde_json::{Map, Value, json};
+
+use crate::definition::ToolDefinition;
+
+/// The JSON type name of a value, as messages say it.
+pub(crate) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The flat input schema of a tool (SPEC section 3): one object with the discriminator as a
+/// string `enum`, the union of all actions' fields (each field's description says which
+/// actions use it and where it is required) and `required: [discriminator]`. Never a
+/// top-level `oneOf`/`anyOf`/`allOf`. A single-function tool gets its action's schema.
+pub fn flat_input_schema(definition: &ToolDefinition) -> Map<String, Value> {
+    let Some(discriminator) = &definition.discriminator else {
+        let mut schema = definition
+            .actions
+            .first()
+            .map(|a| flatten_top_level(&a.input_schema))
+            .unwrap_or_default();
+        schema.remove("$schema");
+        schema.remove("title");
+        schema.insert("type".into(), "object".into());
+        return schema;
+    };
+
+    let mut properties = Map::new();
+    let mut defs = Map::new();
+    // For each field: the schemas seen and, per action, whether it is required there.
+    let mut users: Vec<(String, Vec<(String, bool)>)> = Vec::new();
+    let flattened: Vec<Map<String, Value>> = definition
+        .actions
+        .iter()
+        .map(|a| flatten_top_level(&a.input_schema))
+        .collect();
+    for (action, input_schema) in definition.actions.iter().zip(&flattened) {
+        let required: Vec<&str> = input_schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if let Some(Value::Object(props)) = input_schema.get("properties") {
+            // A field named like the discriminator never overwrites it (see
+            // `discriminator_clash`, which refuses such tools at their first call).
+            for (field, schema) in props.iter().filter(|(f, _)| *f != discriminator) {
+                match properties.get_mut(field) {
+                    None => {
+                        properties.insert(field.clone(), schema.clone());
+                    }
+                    Some(existing) if existing != schema => merge_alternative(existing, schema),
+                    Some(_) => {}
+                }
+                let is_required = required.contains(&field.as_str());
+                match users.iter_mut().find(|(f, _)| f == field) {
+                    Some((_, list)) => list.push((action.name.clone(), is_required)),
+                    None => users.push((field.clone(), vec![(action.name.clone(), is_required)])),
+                }
+            }
+        }
+        for key in ["$defs", "definitions"] {
+            if let Some(Value::Object(d)) = input_schema.get(key) {
+                for (name, def) in d {
+                    defs.entry(name.clone()).or_insert_with(|| def.clone());
+                }
+            }
+        }
+    }
+    for (field, list) in &users {
+        let used_by = list
+            .iter()
+            .map(|(a, req)| {
+                if *req {
+                    format!("{a} (required)")
+                } else {
+                    a.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        if let Some(Value::Object(schema)) = properties.get_mut(field) {
+            let note = format!("Used by: {used_by}.");
+            let description = match schema.get("description").and_then(Value::as_str) {
+                Some(d) if !d.is_empty() => format!("{d} {note}"),
+                _ => note,
+            };
+            schema.insert("description".into(), description.into());
+        }
+    }
+
+    let names: Vec<&str> = definition.actions.iter().map(|a| a.name.as_str()).collect();
+    let action_docs = definition
+        .actions
+        .iter()
+        .map(|a| {
+            let paragraph = first_paragraph(&a.description);
+            let summary = paragraph.trim_end_matches('.');
+            if summary.is_empty() {
+                format!("'{}'.", a.name)
+            } else {
+                format!("'{}': {summary}.", a.name)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut all = Map::new();
+    all.insert(
+        discriminator.clone(),
+        json!({
+            "type": "string",
+            "enum": names,
+            "description": format!("The action to run. {action_docs}"),
+        }),
+    );
+    all.extend(properties);
+
+    let mut schema = Map::new();
+    schema.insert("type".into(), "object".into());
+    schema.insert("properties".into(), Value::Object(all));
+    schema.insert("required".into(), json!([discriminator]));
+    if !defs.is_empty() {
+        schema.insert("$defs".into(), Value::Object(defs));
+    }
+    schema
+}
+
+/// An arguments schema with a top-level `oneOf`/`anyOf`/`allOf` (an enum arguments type, a
+/// flattened struct) rewritten as one object for advertising: the union of the alternatives'
+/// fields (a field declared differently becomes a nested `anyOf`), required where every
+/// alternative requires it (`allOf`: where any part does). Validation keeps the original
+/// schema, so nothing is accepted that the arguments type rejects.
+pub(crate) fn flatten_top_level(schema: &Map<String, Value>) -> Map<String, Value> {
+    let combinator = ["oneOf", "anyOf", "allOf"]
+        .into_iter()
+        .find(|k| matches!(schema.get(*k), Some(Value::Array(_))));
+    let Some(combinator) = combinator else {
+        return schema.clone();
+    };
+    let defs = schema.get("$defs").and_then(Value::as_object);
+    let resolve = |branch: &'_ Value| -> Option<Map<String, Value>> {
+        let object = branch.as_object()?;
+        match object.get("$ref").and_then(Value::as_str) {
+            Some(reference) => {
+                let name = reference.strip_prefix("#/$defs/")?;
+                defs?.get(name)?.as_object().cloned()
+            }
+            None => Some(object.clone()),
+        }
+    };
+    let mut out: Map<String, Value> = schema
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "oneOf" | "anyOf" | "allOf"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let mut properties = match out.remove("properties") {
+        Some(Value::Object(p)) => p,
+        _ => Map::new(),
+    };
+    let mut required: Vec<Value> = match out.remove("required") {
+        Some(Value::Array(r)) => r,
+        _ => Vec::new(),
+    };
+    let branches: Vec<Map<String, Value>> = schema[combinator]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(resolve)
+        .map(|b| flatten_top_level(&b))
+        .collect();
+    let branch_required = |b: &Map<String, Value>| -> Vec<Value> {
+        b.get("required")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    for branch in &branches {
+        if let Some(Value::Object(props)) = branch.get("properties") {
+            for (field, field_schema) in props {
+                match properties.get_mut(field) {
+                    None => {
+                        properties.insert(field.clone(), field_schema.clone());
+                    }
+                    Some(existing) if existing != field_schema => {
+                        merge_alternative(existing, field_schema)
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    let extra: Vec<Value> = if combinator == "allOf" {
+        branches.iter().flat_map(branch_required).collect()
+    } else {
+        let mut common = branches.first().map(branch_required).unwrap_or_default();
+        for branch in branches.iter().skip(1) {
+            let theirs = branch_required(branch);
+            common.retain(|f| theirs.contains(f));
+        }
+        common
+    };
+    for field in extra {
+        if !required.contains(&field) {
+            required.push(field);
+        }
+    }
+    out.insert("type".into(), "object".into());
+    out.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        out.insert("required".into(), Value::Array(required));
+    }
+    out
+}
+
+/// Two actions declare one field with different schemas: accept either (a nested `anyOf`,
+/// which LLM APIs allow below the top level).
+fn merge_alternative(existing: &mut Value, other: &Value) {
+    let only_any_of = existing.as_object().is_some_and(|o| o.len() == 1);
+    if let Some(Value::Array(alternatives)) = existing.get_mut("anyOf")
+        && only_any_of
+    {
+        if !alternatives.contains(other) {
+            alternatives.push(other.clone());
+        }
+        return;
+    }
+    *existing = json!({ "anyOf": [existing.clone(), other.clone()] });
+}
+
+/// The first paragraph of a description, its hard-wrapped lines joined with spaces (doc
+/// comments wrap at the source's line width, not at sentence ends).
+fn first_paragraph(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .skip_while(|line| line.is_empty())
+        .take_while(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::definition::{ActionDefinition, Annotations};
+
+    fn action(name: &str, schema: Value) -> ActionDefinition {
+        ActionDefinition {
+            name: name.into(),
+            description: format!("Does\n{name}.\n\nMore text."),
+            input_schema: schema.as_object().unwrap().clone(),
+            annotations: Annotations::default(),
+            errors: Vec::new(),
+            secret_fields: Vec::new(),
+            output_schema: None,
+        }
+    }
+
+    fn billing() -> ToolDefinition {
+        ToolDefinition {
+            name: "billing".into(),
+            description: "Invoices.".into(),
+            discriminator: Some("action".into()),
+            actions: vec![
+                action(
+                    "list_invoices",
+                    json!({"type": "object", "properties": {"limit": {"type": "integer"}}}),
+                ),
+                action(
+                    "get_invoice",
+                    json!({"type": "object", "properties": {"id": {"type": "string", "description": "Invoice ID."}, "limit": {"type": "string"}}, "required": ["id"]}),
+                ),
+            ],
+        }
+    }
+
+    #[test]
+    fn flat_schema_is_one_object_with_the_union_of_fields() {
+        let schema = flat_input_schema(&billing());
+        for combinator in ["oneOf", "anyOf", "allOf"] {
+            assert!(!schema.contains_key(combinator));
+        }
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["required"], json!(["action"]));
+        let props = schema["properties"].as_object().unwrap();
+        assert_eq!(
+            props["action"]["enum"],
+            json!(["list_invoices", "get_invoice"])
+        );
+        assert_eq!(
+            props["action"]["description"],
+            "The action to run. 'list_invoices': Does list_invoices. 'get_invoice': Does get_invoice."
+        );
+        assert_eq!(
+            props["id"]["description"],
+            "Invoice ID. Used by: get_invoice (required)."
+        );
+        // Declared differently by two actions: either is accepted.
+        assert_eq!(
+            props["limit"]["anyOf"],
+            json!([{"type": "integer"}, {"type": "string"}])
+        );
+        assert_eq!(
+            props["limit"]["description"],
+            "Used by: list_invoices, get_invoice."
+        );
+    }
+
+    #[test]
+    fn enum_arguments_are_advertised_as_one_object() {
+        // What schemars emits for `#[serde(tag = "kind")] enum Pay { Card { number }, Iban { iban } }`.
+        let schema = json!({
+            "oneOf": [
+                {"type": "object", "properties": {"kind": {"const": "Card"}, "number": {"type": "string"}}, "required": ["kind", "number"]},
+                {"$ref": "#/$defs/Iban"}
+            ],
+            "$defs": {"Iban": {"type": "object", "properties": {"kind": {"const": "Iban"}, "iban": {"type": "string"}}, "required": ["kind", "iban"]}}
+        });
+        let single = ToolDefinition {
+            name: "pay".into(),
+            description: String::new(),
+            discriminator: None,
+            actions: vec![action("pay", schema.clone())],
+        };
+        let flat = flat_input_schema(&single);
+        assert!(!flat.contains_key("oneOf"));
+        assert_eq!(flat["type"], "object");
+        assert_eq!(flat["required"], json!(["kind"]));
+        assert_eq!(
+            flat["properties"]["kind"],
+            json!({"anyOf": [{"const": "Card"}, {"const": "Iban"}]})
+        );
+        assert_eq!(flat["properties"]["iban"], json!({"type": "string"}));
+
+        let mut multi = billing();
+        multi.actions.push(action("pay", schema));
+        let flat = flat_input_schema(&multi);
+        assert!(
+            flat["properties"]["number"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("Used by: pay.")
+        );
+    }
+}
