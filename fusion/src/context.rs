@@ -2,9 +2,14 @@
 //! progress channel and the calling client's identity.
 
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Reports progress of a long call to the client (`notifications/progress`): progress so far,
 /// the total when known, and a message.
@@ -27,7 +32,6 @@ struct Parts {
     meta: Map<String, Value>,
     progress: Option<ProgressReporter>,
     client: Option<String>,
-    guards: Option<crate::guard::GuardScope>,
 }
 
 /// The `_meta` of a context that has none.
@@ -103,32 +107,6 @@ impl RequestContext {
         self.parts.as_ref()?.client.as_deref()
     }
 
-    /// Puts a server's guards, for calls of tool `tool`, into the context.
-    pub(crate) fn with_guards(mut self, scope: Option<crate::guard::GuardScope>) -> RequestContext {
-        if scope.is_some() || self.parts.is_some() {
-            self.parts_mut().guards = scope;
-        }
-        self
-    }
-
-    /// Whether the call came with guards (a server's, see [`RequestContext::with_guards`]).
-    #[inline]
-    pub(crate) fn has_guards(&self) -> bool {
-        self.parts
-            .as_ref()
-            .is_some_and(|parts| parts.guards.is_some())
-    }
-
-    /// The guards of action `action` for this call, ready to [`run`](crate::guard::Guarded::run)
-    /// the handler: rate limits, concurrency limits and the timeout the server (or tester)
-    /// configured for the tool and the action (SPEC section 4). Call it after routing and
-    /// validation, so malformed calls never take a slot. Without guards in the context (a tool
-    /// called directly) the handler just runs.
-    pub fn guarded(&self, action: &str) -> crate::guard::Guarded {
-        let guards = self.parts.as_ref().and_then(|parts| parts.guards.as_ref());
-        crate::guard::Guarded::new(self, guards, action)
-    }
-
     /// Reports progress; does nothing when the client asked for no progress.
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         if let Some(report) = self
@@ -151,10 +129,6 @@ impl fmt::Debug for RequestContext {
                 &self.parts.as_ref().is_some_and(|p| p.progress.is_some()),
             )
             .field("client", &self.client())
-            .field(
-                "guarded",
-                &self.parts.as_ref().is_some_and(|p| p.guards.is_some()),
-            )
             .finish()
     }
 }
@@ -171,7 +145,6 @@ mod context_tests {
         assert!(context.meta().is_empty());
         assert_eq!(context.client(), None);
         assert!(!context.is_cancelled());
-        assert!(context.guarded("any").is_open());
         context.report_progress(0.5, None, None);
         assert!(format!("{context:?}").contains("meta: {}"));
     }

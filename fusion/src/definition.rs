@@ -21,7 +21,7 @@ pub struct ErrorContract {
 }
 
 impl ErrorContract {
-    /// A contract entry with the defaults of SPEC section 1 filled in: the category falls back
+    /// A contract entry with the default flags filled in: the category falls back
     /// to the code's default (then `unknown`), retryability to the category's default.
     pub fn new(
         code: ErrorCode,
@@ -41,12 +41,24 @@ impl ErrorContract {
     }
 }
 
-/// A domain error type with an error contract: `#[derive(ToolErrors)]` implements it, along
-/// with `From<Self> for ToolError` (SPEC section 8).
+/// An error type an action may return (`Result<T, E>` with `E: ToolErrors`): it converts into
+/// a [`ToolError`](crate::ToolError) and declares the codes it can produce.
+///
+/// `#[derive(ToolErrors)]` implements it with the contract of the enum's variants.
+/// `ToolError`, `anyhow::Error`, `std::io::Error` and boxed `std::error::Error`s implement it
+/// with no declared contract. For an error type of your own that converts into `ToolError`
+/// by hand, an empty impl is enough: `impl fusion::ToolErrors for MyError {}`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an action's error",
+    label = "not `fusion::ToolErrors`",
+    note = "derive it (`#[derive(fusion::ToolErrors)]`), return `fusion::ToolError` or `anyhow::Error`, or implement `From<{Self}> for fusion::ToolError` and `impl fusion::ToolErrors for {Self} {{}}`"
+)]
 pub trait ToolErrors: Into<crate::ToolError> {
     /// Every code the type can produce, with its severity, category and retryability, in
-    /// declaration order. Feeds the tool definition and the lockfile.
-    fn error_contracts() -> Vec<ErrorContract>;
+    /// declaration order: feeds the tool definition and the lockfile. None by default.
+    fn error_contracts() -> Vec<ErrorContract> {
+        Vec::new()
+    }
 }
 
 /// MCP tool annotations (MCP specification 2025-06-18, "Tool annotations"): hints about an
@@ -107,7 +119,7 @@ pub struct ToolDefinition {
 
 impl ToolDefinition {
     /// The qualified name of an action as models see it: `tool.action`, or `tool` alone for a
-    /// single-function tool (SPEC section 2).
+    /// single-function tool.
     pub fn qualified_name(&self, action: &str) -> String {
         match self.discriminator {
             Some(_) => format!("{}.{}", self.name, action),

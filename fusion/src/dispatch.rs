@@ -1,26 +1,21 @@
-//! Discriminated action dispatch (SPEC section 3): routing an argument object to an action,
-//! the routing errors, the flat input schema, and panic containment.
-
-use std::future::Future;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::task::Poll;
-
-use serde_json::{Map, Value};
+//! Discriminated action dispatch: routing an arguments object to one of a tool's actions by
+//! its discriminator field, the routing errors (`MISSING_DISCRIMINATOR`, `UNKNOWN_ACTION`),
+//! and validating the routed action's arguments. `#[fusion::tool]`'s generated
+//! `Tool::prepare` runs on it.
 
 use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 
 use crate::code::ErrorCode;
+use crate::definition::ToolDefinition;
 use crate::error::ToolError;
 use crate::response::ToolResponse;
-use crate::tool::{ActionDefinition, ToolDefinition};
-use crate::validation::{ArgumentValidator, SchemaError, same_name};
-
-pub use crate::schema::flat_input_schema;
-use crate::schema::{flatten_top_level, type_name};
+use crate::schema::{check_definition, type_name};
+use crate::validation::{ArgumentValidator, SchemaError};
 
 /// Everything a tool needs per call, built once from its definition: the router and one
-/// compiled argument validator per action. Generated `Tool::call` implementations keep one in
-/// a `OnceLock`.
+/// compiled argument validator per action. Generated `Tool::prepare` implementations keep one
+/// in a `OnceLock`.
 #[derive(Debug)]
 pub struct ToolRuntime {
     router: Router,
@@ -54,11 +49,6 @@ impl ToolRuntime {
         })
     }
 
-    /// The router.
-    pub fn router(&self) -> &Router {
-        &self.router
-    }
-
     /// Routes `arguments` to an action index (see [`Router::route`]); a routing error comes
     /// back as the response to send.
     pub fn route(&self, arguments: &mut Map<String, Value>) -> Result<usize, ToolResponse> {
@@ -79,7 +69,7 @@ impl ToolRuntime {
         F: FnOnce(&T) -> Option<validator::ValidationErrors>,
     {
         self.validators[index]
-            .parse_owned_with(arguments, rules)
+            .parse_with(&Value::Object(arguments), rules)
             .map_err(ToolResponse::validation)
     }
 
@@ -104,7 +94,7 @@ impl ToolRuntime {
 
 /// Routes argument objects of one tool to its actions. Built once per tool.
 #[derive(Clone, Debug)]
-pub struct Router {
+pub(crate) struct Router {
     tool: String,
     discriminator: Option<String>,
     actions: Vec<String>,
@@ -113,7 +103,7 @@ pub struct Router {
 
 impl Router {
     /// A router for `definition`, listing available actions as `tool.action`.
-    pub fn new(definition: &ToolDefinition) -> Router {
+    pub(crate) fn new(definition: &ToolDefinition) -> Router {
         Router {
             tool: definition.name.clone(),
             discriminator: definition.discriminator.clone(),
@@ -126,23 +116,6 @@ impl Router {
         }
     }
 
-    /// Lists available actions under other names (the flat exposition's `tool_action`).
-    pub fn with_available_actions(mut self, names: Vec<String>) -> Router {
-        self.available = names;
-        self
-    }
-
-    /// The name of action `index` (the discriminator value; a single-function tool's action
-    /// is named like the tool).
-    pub fn action_name(&self, index: usize) -> &str {
-        self.actions.get(index).map_or("", String::as_str)
-    }
-
-    /// The available actions as the model should name them, in declaration order.
-    pub fn available_actions(&self) -> &[String] {
-        &self.available
-    }
-
     /// Picks the action named by the discriminator and removes the discriminator from
     /// `arguments`, so the rest can be validated as the action's own arguments. A
     /// single-function tool always routes to its only action.
@@ -151,18 +124,16 @@ impl Router {
     /// `MISSING_DISCRIMINATOR` when the field is absent, `null` or empty; `UNKNOWN_ACTION`
     /// (with a "did you mean" when a name is close) for any other value that names no action,
     /// non-strings included. Both list the available actions.
-    pub fn route(&self, arguments: &mut Map<String, Value>) -> Result<usize, ToolError> {
+    pub(crate) fn route(&self, arguments: &mut Map<String, Value>) -> Result<usize, ToolError> {
         let Some(field) = &self.discriminator else {
             return Ok(0);
         };
         let Some(value) = arguments.remove(field) else {
             return Err(self.missing(field));
         };
-        // By value: the name a call routes on is dropped as a `String`, inline, where the
-        // generic drop of a `Value` is a call.
         match value {
             Value::String(name) if !name.is_empty() => {
-                match self.actions.iter().position(|a| same_name(a, &name)) {
+                match self.actions.iter().position(|a| *a == name) {
                     Some(index) => Ok(index),
                     None => {
                         let value = Value::String(name);
@@ -225,65 +196,6 @@ impl Router {
     }
 }
 
-/// The checks a definition must pass before it is served, made by [`ToolRuntime::new`] (at a
-/// generated tool's first call) and by `Server::tool` (at registration, which panics):
-///
-/// - no action's arguments declare a field named like the discriminator (see
-///   [`discriminator_clash`]);
-/// - every action's arguments are a JSON object: an input schema whose top-level `type` (after
-///   merging a top-level `oneOf`/`anyOf`/`allOf`) is present and not `"object"` (a unit or
-///   newtype struct, a `Vec`, a number) could never be called, since MCP arguments are an
-///   object.
-///
-/// # Errors
-/// A [`SchemaError`] naming the first offending action.
-pub fn check_definition(definition: &ToolDefinition) -> Result<(), SchemaError> {
-    if let Some(action) = discriminator_clash(definition) {
-        return Err(SchemaError::new(
-            definition.qualified_name(&action.name),
-            format!(
-                "the arguments of `{}` have a field named `{}`, which is the tool's \
-                 discriminator; rename the field or choose another discriminator with \
-                 `#[fusion::tool(discriminator = \"...\")]`",
-                action.name,
-                definition.discriminator.as_deref().unwrap_or_default()
-            ),
-        ));
-    }
-    let not_object = definition.actions.iter().find_map(|action| {
-        match flatten_top_level(&action.input_schema).get("type") {
-            Some(Value::String(ty)) if ty == "object" => None,
-            // `["object", "null"]`: an object is accepted.
-            Some(Value::Array(types)) if types.iter().any(|t| t == "object") => None,
-            Some(ty) => Some((action, ty.to_string())),
-            None => None,
-        }
-    });
-    if let Some((action, ty)) = not_object {
-        return Err(SchemaError::new(
-            definition.qualified_name(&action.name),
-            format!(
-                "the arguments of `{}` have the JSON type {ty}; the arguments type must be a \
-                 struct with named fields (a JSON object)",
-                action.name
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// The first action whose arguments declare a field with the discriminator's name: such an
-/// action could never be called (the router consumes the field), so tools are refused.
-pub fn discriminator_clash(definition: &ToolDefinition) -> Option<&ActionDefinition> {
-    let discriminator = definition.discriminator.as_deref()?;
-    definition.actions.iter().find(|action| {
-        flatten_top_level(&action.input_schema)
-            .get("properties")
-            .and_then(Value::as_object)
-            .is_some_and(|props| props.contains_key(discriminator))
-    })
-}
-
 /// The indefinite article for a JSON type name: "an array", "an object", "a number".
 fn article(type_name: &str) -> &'static str {
     if type_name.starts_with(['a', 'e', 'i', 'o', 'u']) {
@@ -305,60 +217,10 @@ pub(crate) fn closest<'a>(name: &str, candidates: &'a [String]) -> Option<&'a st
         .map(|(c, _)| c.as_str())
 }
 
-/// Runs `future`, turning a panic in any poll into an `INTERNAL_ERROR` response (the panic
-/// message is logged with the error id, never shown). The server keeps serving.
-pub async fn catch_panics<F>(future: F) -> ToolResponse
-where
-    F: Future<Output = ToolResponse>,
-{
-    let future = std::pin::pin!(future);
-    poll_catching_panics(future).await
-}
-
-/// [`catch_panics`] of the future `make` returns, made at the first poll.
-///
-/// The returned future holds `make`'s captures and the future once each, where
-/// `catch_panics(future)` holds the future twice (an `async fn` keeps its argument next to the
-/// local it pins): generated `Tool::call`s box it, so its size is allocated and copied on every
-/// call.
-pub async fn catch_panics_of<M, F>(make: M) -> ToolResponse
-where
-    M: FnOnce() -> F,
-    F: Future<Output = ToolResponse>,
-{
-    let future = std::pin::pin!(make());
-    poll_catching_panics(future).await
-}
-
-/// Polls `future` to completion, a panic in any poll answered with `INTERNAL_ERROR`.
-async fn poll_catching_panics<F>(mut future: std::pin::Pin<&mut F>) -> ToolResponse
-where
-    F: Future<Output = ToolResponse>,
-{
-    std::future::poll_fn(move |cx| {
-        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-            Ok(poll) => poll,
-            Err(payload) => Poll::Ready(panic_response(payload)),
-        }
-    })
-    .await
-}
-
-/// The `INTERNAL_ERROR` response of a caught panic. The payload is dropped under a panic guard
-/// too: a payload whose `Drop` panics (`panic_any` of such a value) would otherwise unwind out
-/// of the code that caught the first panic. A second payload is leaked, not dropped.
-pub(crate) fn panic_response(payload: Box<dyn std::any::Any + Send>) -> ToolResponse {
-    let response = ToolResponse::error(ToolError::from_panic(&*payload));
-    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
-        std::mem::forget(again);
-    }
-    response
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::{ActionDefinition, Annotations};
+    use crate::definition::{ActionDefinition, Annotations};
     use serde_json::json;
 
     fn action(name: &str, schema: Value) -> ActionDefinition {
@@ -471,8 +333,11 @@ mod tests {
             "withaction",
             json!({"type": "object", "properties": {"action": {"type": "string"}}, "required": ["action"]}),
         ));
-        assert_eq!(discriminator_clash(&clash).unwrap().name, "withaction");
-        assert!(discriminator_clash(&billing()).is_none());
+        assert_eq!(
+            crate::schema::discriminator_clash(&clash).unwrap().name,
+            "withaction"
+        );
+        assert!(crate::schema::discriminator_clash(&billing()).is_none());
         let err = ToolRuntime::new(&clash).unwrap_err();
         assert_eq!(err.action(), "billing.withaction");
         assert!(
@@ -480,32 +345,10 @@ mod tests {
             "{}",
             err.message()
         );
-        let flat = flat_input_schema(&clash);
+        let flat = crate::schema::flat_input_schema(&clash);
         assert_eq!(
             flat["properties"]["action"]["enum"],
             json!(["list_invoices", "get_invoice", "withaction"])
         );
-    }
-
-    #[test]
-    fn panics_become_internal_errors() {
-        let response = block_on(catch_panics(async {
-            panic!("boom");
-        }));
-        assert_eq!(
-            response.tool_error().unwrap().code(),
-            &ErrorCode::InternalError
-        );
-    }
-
-    /// Polls a future that never waits to completion (enough for these tests, no runtime).
-    fn block_on<F: Future>(future: F) -> F::Output {
-        let mut future = std::pin::pin!(future);
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        loop {
-            if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-                return out;
-            }
-        }
     }
 }

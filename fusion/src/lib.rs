@@ -12,7 +12,7 @@
 //! validation); `#[derive(ToolErrors)]` turns the error enum into envelopes.
 //!
 //! ```
-//! use fusion::{RequestContext, Tool, ToolErrors};
+//! use fusion::{RequestContext, ToolErrors, ToolExt};
 //! use schemars::JsonSchema;
 //! use serde::{Deserialize, Serialize};
 //! use serde_json::json;
@@ -281,30 +281,33 @@
 //! (`examples/tests/billing_contract.rs` runs this snapshot; fusion itself does not depend on
 //! `insta`.)
 
+mod call;
 pub mod client;
 mod code;
 mod context;
 pub mod contract;
 mod definition;
-pub mod dispatch;
+mod dispatch;
 mod error;
 pub mod guard;
 pub mod internal;
+mod output;
 mod response;
-mod schema;
+pub mod schema;
 pub mod server;
 pub mod testing;
 mod tool;
 pub mod validation;
 mod xml;
 
+pub use call::ToolExt;
 pub use code::{ErrorCategory, ErrorCode, Severity, UnknownVariant};
+pub use context::{BoxFuture, CancellationToken, ProgressReporter, RequestContext};
+pub use definition::{ActionDefinition, Annotations, ErrorContract, ToolDefinition, ToolErrors};
 pub use error::ToolError;
+pub use output::{IntoToolResponse, Json, StructuredOutput, Warned};
 pub use response::{FLAGS_META_KEY, ToolResponse};
-pub use tool::{
-    ActionDefinition, Annotations, BoxFuture, CallFuture, CancellationToken, ErrorContract,
-    ProgressReporter, RequestContext, Tool, ToolDefinition, ToolErrors,
-};
+pub use tool::{PreparedCall, Tool};
 pub use validation::ValidationError;
 
 #[doc = include_str!("docs/tool_errors.md")]

@@ -4,7 +4,67 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::definition::ToolDefinition;
+use crate::definition::{ActionDefinition, ToolDefinition};
+use crate::validation::SchemaError;
+
+/// The checks a definition must pass before it is served, made by [`ToolRuntime::new`] (at a
+/// generated tool's first call) and by `Server::tool` (at registration, which panics):
+///
+/// - no action's arguments declare a field named like the discriminator (see
+///   [`discriminator_clash`]);
+/// - every action's arguments are a JSON object: an input schema whose top-level `type` (after
+///   merging a top-level `oneOf`/`anyOf`/`allOf`) is present and not `"object"` (a unit or
+///   newtype struct, a `Vec`, a number) could never be called, since MCP arguments are an
+///   object.
+///
+/// # Errors
+/// A [`SchemaError`] naming the first offending action.
+pub fn check_definition(definition: &ToolDefinition) -> Result<(), SchemaError> {
+    if let Some(action) = discriminator_clash(definition) {
+        return Err(SchemaError::new(
+            definition.qualified_name(&action.name),
+            format!(
+                "the arguments of `{}` have a field named `{}`, which is the tool's \
+                 discriminator; rename the field or choose another discriminator with \
+                 `#[fusion::tool(discriminator = \"...\")]`",
+                action.name,
+                definition.discriminator.as_deref().unwrap_or_default()
+            ),
+        ));
+    }
+    let not_object = definition.actions.iter().find_map(|action| {
+        match flatten_top_level(&action.input_schema).get("type") {
+            Some(Value::String(ty)) if ty == "object" => None,
+            // `["object", "null"]`: an object is accepted.
+            Some(Value::Array(types)) if types.iter().any(|t| t == "object") => None,
+            Some(ty) => Some((action, ty.to_string())),
+            None => None,
+        }
+    });
+    if let Some((action, ty)) = not_object {
+        return Err(SchemaError::new(
+            definition.qualified_name(&action.name),
+            format!(
+                "the arguments of `{}` have the JSON type {ty}; the arguments type must be a \
+                 struct with named fields (a JSON object)",
+                action.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The first action whose arguments declare a field with the discriminator's name: such an
+/// action could never be called (the router consumes the field), so tools are refused.
+pub fn discriminator_clash(definition: &ToolDefinition) -> Option<&ActionDefinition> {
+    let discriminator = definition.discriminator.as_deref()?;
+    definition.actions.iter().find(|action| {
+        flatten_top_level(&action.input_schema)
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|props| props.contains_key(discriminator))
+    })
+}
 
 /// The JSON type name of a value, as messages say it.
 pub(crate) fn type_name(value: &Value) -> &'static str {

@@ -8,8 +8,8 @@ use quote::ToTokens;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{
-    Attribute, FnArg, GenericArgument, Ident, ImplItem, Item, ItemFn, ItemImpl, PatType,
-    PathArguments, Receiver, ReturnType, Signature, Type,
+    Attribute, FnArg, Ident, ImplItem, Item, ItemFn, ItemImpl, PatType, Receiver, ReturnType,
+    Signature, Type,
 };
 
 use super::Errors;
@@ -75,8 +75,9 @@ pub(crate) struct Action<'a> {
     pub(crate) receiver: Option<&'a Receiver>,
     /// The typed parameters, in order.
     pub(crate) params: Vec<Param<'a>>,
-    /// The return type.
-    pub(crate) output: Output<'a>,
+    /// The return type as written; `None` for `()` left implicit. The runtime's
+    /// `IntoToolResponse` decides how it renders, so the macro never reads its name.
+    pub(crate) output: Option<&'a Type>,
     /// The `output_schema` flag, when given (on `#[action(...)]`, or on
     /// `#[fusion::tool(...)]` for a function tool).
     pub(crate) output_schema: Option<Span>,
@@ -110,17 +111,6 @@ pub(crate) enum ParamKind {
     ContextRef,
     /// `&mut RequestContext` (an error `valid` reports).
     ContextMut,
-}
-
-/// An action's return type.
-pub(crate) enum Output<'a> {
-    /// No return type.
-    Unit,
-    /// A plain value, rendered on success.
-    Value(&'a Type),
-    /// `Result<T, E>` or an alias such as `anyhow::Result<T>` or `BillingResult<T>` (detected
-    /// syntactically: see `is_result`).
-    Result(&'a Type),
 }
 
 impl<'a> Tool<'a> {
@@ -342,9 +332,8 @@ impl<'a> Action<'a> {
             }
         }
         let output = match &sig.output {
-            ReturnType::Default => Output::Unit,
-            ReturnType::Type(_, ty) if is_result(ty) => Output::Result(ty),
-            ReturnType::Type(_, ty) => Output::Value(ty),
+            ReturnType::Default => None,
+            ReturnType::Type(_, ty) => Some(&**ty),
         };
 
         Action {
@@ -381,17 +370,6 @@ impl<'a> Action<'a> {
     pub(crate) fn is_async(&self) -> bool {
         self.sig.asyncness.is_some()
     }
-
-    /// The type a success carries: the return type, or the first type argument of a `Result`
-    /// as written (`T` of `Result<T, E>` and of `anyhow::Result<T>`). `None` when nothing is
-    /// returned.
-    pub(crate) fn success_type(&self) -> Option<&'a Type> {
-        match self.output {
-            Output::Unit => None,
-            Output::Value(ty) => Some(ty),
-            Output::Result(ty) => result_ok(ty),
-        }
-    }
 }
 
 /// The span of a bare-word flag that was given.
@@ -425,44 +403,6 @@ fn is_request_context(ty: &Type) -> bool {
         Type::Group(g) => is_request_context(&g.elem),
         _ => false,
     }
-}
-
-/// The first type argument of a [`is_result`] type: its success type.
-fn result_ok(ty: &Type) -> Option<&Type> {
-    match ty {
-        Type::Group(g) => result_ok(&g.elem),
-        Type::Path(p) => match &p.path.segments.last()?.arguments {
-            PathArguments::AngleBracketed(generics) => generics.args.iter().find_map(|a| match a {
-                GenericArgument::Type(ty) => Some(ty),
-                _ => None,
-            }),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// `Result<T, E>`, `std::result::Result<T, E>`, `anyhow::Result<T>`, `io::Result<T>`,
-/// `BillingResult<T>`: the last path segment's name ends in `Result` and it has one or two type
-/// arguments. Any other `Result` (an alias named otherwise) reaches the plain-value rendering,
-/// whose `Result` probe is a compile error (`__private::ResultTag`), so it cannot be answered as
-/// a JSON success.
-fn is_result(ty: &Type) -> bool {
-    let Type::Path(p) = ty else {
-        return matches!(ty, Type::Group(g) if is_result(&g.elem));
-    };
-    let Some(last) = p.path.segments.last() else {
-        return false;
-    };
-    let PathArguments::AngleBracketed(generics) = &last.arguments else {
-        return false;
-    };
-    let types = generics
-        .args
-        .iter()
-        .filter(|a| matches!(a, GenericArgument::Type(_)))
-        .count();
-    last.ident.unraw().to_string().ends_with("Result") && (1..=2).contains(&types)
 }
 
 /// The unit struct serving a function tool: the function name in UpperCamelCase, when that is

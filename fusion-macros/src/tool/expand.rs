@@ -1,5 +1,5 @@
 //! The generated code of a valid tool: the user's item, the action constants, the definition
-//! and the `Tool` impl. Cannot fail; behaviour lives in `::fusion::__private` (or under the
+//! and the `Tool` impl (`definition`, `prepare`, `guards`). Cannot fail; behaviour lives in `::fusion::__private` (or under the
 //! path `crate = …` gives: every runtime path goes through `CratePath::private`).
 
 use proc_macro2::{Ident, TokenStream};
@@ -8,7 +8,7 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Attribute, ImplItem, Item};
 
-use super::ast::{Action, Output, ParamKind, Shape, Tool};
+use super::ast::{Action, ParamKind, Shape, Tool};
 use super::attr;
 
 /// The whole expansion.
@@ -23,18 +23,9 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
     } = Target::of(tool);
     let consts = tool.actions.iter().map(|action| action_const(tool, action));
     let definition = definition(tool);
-    let call = call(tool);
+    let prepare = prepare(tool);
     let private = tool.krate.private();
     let guards = guards(tool);
-    // The parameters of `Tool::call` and of `StartCall::start`, which it defers to.
-    let call_params = quote! {
-        &'__fusion self,
-        __fusion_arguments: #private::serde_json::Map<
-            ::std::string::String,
-            #private::serde_json::Value,
-        >,
-        __fusion_context: #private::RequestContext,
-    };
     // The refusals the declared guards can send are part of the advertised error contract.
     let definition_call = if guards.is_some() {
         quote! {
@@ -66,18 +57,17 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
                 #definition_call
             }
 
-            fn call<'__fusion>(#call_params) -> #private::CallFuture<'__fusion> {
-                #private::defer(self, __fusion_arguments, __fusion_context)
+            fn prepare(
+                &self,
+                __fusion_arguments: #private::serde_json::Map<
+                    ::std::string::String,
+                    #private::serde_json::Value,
+                >,
+            ) -> ::core::result::Result<#private::PreparedCall<'_>, #private::ToolResponse> {
+                #prepare
             }
 
             #guards
-        }
-
-        #(#cfg)*
-        impl #impl_generics #private::StartCall for #self_ty #where_clause {
-            fn start<'__fusion>(#call_params) -> #private::Started<'__fusion> {
-                #call
-            }
         }
     }
 }
@@ -256,12 +246,12 @@ fn definition(tool: &Tool<'_>) -> TokenStream {
             __fusion_actions.push(#definition);
         }
     });
-    // The contract probes call trait methods, which need their traits in scope; an unused
+    // The output probes call trait methods, which need their traits in scope; an unused
     // glob import would warn, so it is only emitted when a probe is.
     let probes = tool
         .actions
         .iter()
-        .any(|a| matches!(a.output, Output::Result(_)))
+        .any(|a| nameable_output(a).is_some())
         .then(|| autoref_import(tool));
     quote! {
         #probes
@@ -301,14 +291,11 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
     let destructive = hint(annotations.destructive);
     let idempotent = hint(annotations.idempotent);
     let open_world = hint(annotations.open_world);
-    let errors = match action.output {
-        Output::Result(ty) => quote! {
-            (&&#private::Contracts::<
-                <#ty as #private::ResultParts>::Err,
-            >::NEW)
-                .__fusion_contracts()
-        },
-        Output::Unit | Output::Value(_) => quote!(::std::vec::Vec::new()),
+    // Probed rather than required: an output that is not `IntoToolResponse` is reported once,
+    // on the action's return type, by `prepare`.
+    let errors = match nameable_output(action) {
+        Some(ty) => quote!((&&#private::Outputs::<#ty>::NEW).__fusion_contracts()),
+        None => quote!(::std::vec::Vec::new()),
     };
     let output_schema = output_schema(tool, action);
     quote! {
@@ -329,29 +316,34 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
     }
 }
 
-/// `ActionDefinition::output_schema`: the success type's schema when the action declares
-/// `output_schema`. Spanned on the success type: "`Invoice: JsonSchema` is not satisfied" lands
-/// there. This is the only place `JsonSchema` is required, and `render` the only place
-/// `Serialize` is, so each missing trait is reported once.
+/// `ActionDefinition::output_schema`, when the action declares `output_schema`: the schema of
+/// its output's success type (`StructuredOutput::Success`), probed like the contracts, so a
+/// return type without one is reported once, by `prepare`.
 fn output_schema(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
-    let (Some(_), Some(success)) = (action.output_schema, action.success_type()) else {
-        return quote!(::core::option::Option::None);
-    };
-    let private = tool.krate.private_at(success.span());
-    // Through the projection for a `Result`: an alias (`anyhow::Result<T>`) may not name `T`
-    // where the macro can see it.
-    let ty = match action.output {
-        Output::Result(ty) => quote_spanned!(success.span()=> <#ty as #private::ResultParts>::Ok),
-        Output::Unit | Output::Value(_) => success.to_token_stream(),
-    };
-    quote_spanned! {success.span()=>
-        ::core::option::Option::Some(#private::output_schema_for::<#ty>())
+    match (action.output_schema, nameable_output(action)) {
+        (Some(_), Some(ty)) => {
+            let private = tool.krate.private();
+            quote!((&&#private::Outputs::<#ty>::NEW).__fusion_output_schema())
+        }
+        _ => quote!(::core::option::Option::None),
     }
 }
 
-/// The body of `StartCall::start` (what `Tool::call` defers to the first poll): build the
-/// runtime once, route, parse, call, render.
-fn call(tool: &Tool<'_>) -> TokenStream {
+/// The action's return type when the definition can name it: written out, and not an
+/// `impl Trait` (which only the function's own body may name).
+fn nameable_output<'a>(action: &Action<'a>) -> Option<&'a syn::Type> {
+    let ty = action.output?;
+    let opaque = ty
+        .to_token_stream()
+        .into_iter()
+        .any(|token| matches!(&token, proc_macro2::TokenTree::Ident(i) if i == "impl"));
+    (!opaque).then_some(ty)
+}
+
+/// The body of `Tool::prepare`: build the runtime once, route, validate the arguments, and
+/// hand the handler to a `PreparedCall`.
+fn prepare(tool: &Tool<'_>) -> TokenStream {
+    let private = tool.krate.private();
     let body = match &tool.shape {
         // One action: no discriminator to route on.
         Shape::Function { .. } => action_arm(tool, &tool.actions[0], quote!(0)),
@@ -363,9 +355,7 @@ fn call(tool: &Tool<'_>) -> TokenStream {
                         let arm = action_arm(tool, action, quote!(__fusion_index));
                         quote! {
                             #(#cfg)*
-                            __fusion_index if __fusion_index == #index => {
-                                #arm
-                            }
+                            __fusion_index if __fusion_index == #index => { #arm }
                         }
                     }
                     None => {
@@ -377,16 +367,9 @@ fn call(tool: &Tool<'_>) -> TokenStream {
                     }
                 }
             });
-            let private = tool.krate.private();
             quote! {
                 let mut __fusion_arguments = __fusion_arguments;
-                let __fusion_index = match __fusion_runtime.route(&mut __fusion_arguments) {
-                    ::core::result::Result::Ok(__fusion_index) => __fusion_index,
-                    ::core::result::Result::Err(__fusion_response) => {
-                        return #private::Started::Ready(__fusion_response);
-                    }
-                };
-                match __fusion_index {
+                match __fusion_runtime.route(&mut __fusion_arguments)? {
                     #(#arms)*
                     _ => {
                         ::core::unreachable!("the router only returns indexes of declared actions")
@@ -395,31 +378,18 @@ fn call(tool: &Tool<'_>) -> TokenStream {
             }
         }
     };
-    // The probes (validation, rendering, error conversion) are trait methods; an unused glob
-    // import would warn, so it is only emitted when an action has a probe.
+    // The validation probe is a trait method; an unused glob import would warn, so it is only
+    // emitted when an action takes arguments.
     let probes = tool
         .actions
         .iter()
-        .any(|a| a.arguments().is_some() || !matches!(a.output, Output::Unit))
+        .any(|a| a.arguments().is_some())
         .then(|| autoref_import(tool));
-    let private = tool.krate.private();
     quote! {
         #probes
-        static __FUSION_RUNTIME: #private::RuntimeCell =
-            #private::RuntimeCell::new();
-        // At the first poll of the `CallFuture` (see `defer`): routing, validation and a
-        // synchronous, unguarded action run at once; only what waits is boxed (see
-        // `call_now`, `run_sync`, `run_async`).
-        #private::call_now(move || {
-            let __fusion_runtime =
-                match #private::runtime(&__FUSION_RUNTIME, Self::__fusion_definition) {
-                    ::core::result::Result::Ok(__fusion_runtime) => __fusion_runtime,
-                    ::core::result::Result::Err(__fusion_response) => {
-                        return #private::Started::Ready(__fusion_response);
-                    }
-                };
-            #body
-        })
+        static __FUSION_RUNTIME: #private::RuntimeCell = #private::RuntimeCell::new();
+        let __fusion_runtime = #private::runtime(&__FUSION_RUNTIME, Self::__fusion_definition)?;
+        #body
     }
 }
 
@@ -437,8 +407,8 @@ fn action_index(tool: &Tool<'_>, index: usize) -> Option<TokenStream> {
     Some(quote!((0usize #(+ #enabled)*)))
 }
 
-/// One action's branch of `call`: parse its arguments, call it, render the outcome. `index`
-/// is its index in the definition.
+/// One action's branch of `prepare`: validate its arguments, then the `PreparedCall` that
+/// calls it and turns its output into the response. `index` is its index in the definition.
 fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> TokenStream {
     let private = tool.krate.private();
     let parse = match action.arguments() {
@@ -457,22 +427,9 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
             let parse = quote_spanned! {ty.span()=>
                 #runtime.parse::<#ty, _>(#index, #arguments, #rules)
             };
-            quote! {
-                let __fusion_args: #ty = match #parse {
-                    ::core::result::Result::Ok(__fusion_args) => __fusion_args,
-                    ::core::result::Result::Err(__fusion_response) => {
-                        return #private::Started::Ready(__fusion_response);
-                    }
-                };
-            }
+            quote!(let __fusion_args: #ty = #parse?;)
         }
-        None => quote! {
-            if let ::core::result::Result::Err(__fusion_response) =
-                __fusion_runtime.parse_none(#index, __fusion_arguments)
-            {
-                return #private::Started::Ready(__fusion_response);
-            }
-        },
+        None => quote!(__fusion_runtime.parse_none(#index, __fusion_arguments)?;),
     };
 
     let method = &action.sig.ident;
@@ -491,91 +448,48 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
     let args = receiver.into_iter().chain(params);
     let invoke = quote!(#callee(#(#args),*) #awaited);
 
-    let render = |value: TokenStream| match (action.output_schema, action.success_type()) {
-        // `output_schema`: structured content, whatever the type (`valid` rejected those the
-        // probe would answer otherwise). Spanned on the success type, where "`Invoice:
-        // Serialize` is not satisfied" belongs. A plain value is checked not to be a `Result`
-        // behind an alias (see the probes below).
-        (Some(_), Some(success)) => {
-            let private = tool.krate.private_at(success.span());
-            let plain = matches!(action.output, Output::Value(_)).then(|| {
-                quote_spanned! {success.span()=>
-                    (&&#private::Plain(&#value)).__fusion_plain_kind().check(&#value);
-                }
-            });
-            quote_spanned! {success.span()=>
-                {
-                    #plain
-                    #private::render_structured(#value)
-                }
-            }
-        }
-        // The probe, spanned on the success type: an unmet bound ("cannot be an action's
-        // success value", "must spell its return type `Result<T, E>`") lands there.
-        (_, success) => {
-            let span = success.map_or_else(proc_macro2::Span::call_site, Spanned::span);
-            let private = tool.krate.private_at(span);
-            let value = located_at(value, span);
-            quote_spanned! {span=>
-                (&&&#private::Out(&#value)).__fusion_render_kind().render(#value)
-            }
-        }
+    // The output becomes the response through the runtime's traits, spanned on the return
+    // type: "cannot be an action's output" lands there.
+    let span = action
+        .output
+        .map_or_else(proc_macro2::Span::call_site, Spanned::span);
+    let private_at = tool.krate.private_at(span);
+    let respond = match action.output_schema {
+        Some(_) => quote_spanned!(span=> #private_at::respond_structured),
+        None => quote_spanned!(span=> #private_at::respond),
     };
+    // The output's local, reported at the return type too but resolved where it was written,
+    // so an unmet bound's primary span is the user's type.
+    let output = located_at(quote!(__fusion_output), span);
+    let name = &action.name.value;
     // The action may be `#[deprecated]`: the generated call is not a use to warn about.
     let allow = quote! {
         #[allow(deprecated, reason = "the tool serves its actions, deprecated or not")]
     };
-    let outcome = match action.output {
-        Output::Unit => quote! {
-            #allow
-            #invoke;
-            #private::UnitTag.render(())
-        },
-        Output::Value(_) => {
-            let render = render(quote!(__fusion_value));
-            quote! {
+    let prepared = if action.is_async() {
+        quote! {
+            #private::PreparedCall::new(#name, move |__fusion_context| async move {
                 #allow
-                let __fusion_value = #invoke;
-                #render
-            }
+                let __fusion_output = #invoke;
+                #respond(#output)
+            })
         }
-        Output::Result(ty) => {
-            let render = render(quote!(__fusion_value));
-            // Spanned on the return type: "cannot be an action's error" lands there.
-            let error = located_at(quote!(__fusion_error), ty.span());
-            let private_at = tool.krate.private_at(ty.span());
-            let convert = quote_spanned! {ty.span()=>
-                (&&#private_at::ErrOf(&#error)).__fusion_error_kind().convert(#error)
-            };
-            let invoke = quote_spanned!(ty.span()=> #private_at::into_result(#invoke));
-            quote! {
-                #allow
-                let __fusion_outcome = #invoke;
-                match __fusion_outcome {
-                    ::core::result::Result::Ok(__fusion_value) => #render,
-                    ::core::result::Result::Err(__fusion_error) => {
-                        #private::ToolResponse::error(#convert)
-                    }
-                }
-            }
-        }
-    };
-    // The guards run between validation and the handler (SPEC section 4), the handler inside
-    // them: a refusal means it never starts, a timeout drops it. A synchronous handler with no
-    // guards runs at once, at the first poll of the call's `CallFuture` (in `start`).
-    let run = if action.is_async() {
-        quote!(#private::run_async(__fusion_guarded, async move { #outcome }))
     } else {
-        quote!(#private::run_sync(__fusion_guarded, move || { #outcome }))
+        quote! {
+            #private::PreparedCall::blocking(#name, move |__fusion_context| {
+                #allow
+                let __fusion_output = #invoke;
+                #respond(#output)
+            })
+        }
     };
     quote! {
         #parse
-        let __fusion_guarded = #private::guarded(&__fusion_context, __fusion_runtime, #index);
-        #run
+        ::core::result::Result::Ok(#prepared)
     }
 }
 
-/// `tokens` reported at `at` but resolved where they were written: for the locals a probe
+/// `tokens` reported at `at` but resolved where they were written: for the locals a call
 /// spanned on the user's type names (see `CratePath::private_at`).
 fn located_at(tokens: TokenStream, at: proc_macro2::Span) -> TokenStream {
     tokens

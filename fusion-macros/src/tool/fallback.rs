@@ -51,14 +51,13 @@ fn stub(tool: &Tool<'_>) -> TokenStream {
                 ::core::unimplemented!()
             }
 
-            fn call<'__fusion>(
-                &'__fusion self,
+            fn prepare(
+                &self,
                 _: #private::serde_json::Map<
                     ::std::string::String,
                     #private::serde_json::Value,
                 >,
-                _: #private::RequestContext,
-            ) -> #private::CallFuture<'__fusion> {
+            ) -> ::core::result::Result<#private::PreparedCall<'_>, #private::ToolResponse> {
                 ::core::unimplemented!()
             }
         }

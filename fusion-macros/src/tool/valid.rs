@@ -77,55 +77,9 @@ pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
         }
         check_signature(action, function, errors);
         check_params(action, &impl_params, errors);
-        check_output_schema(action, errors);
     }
 }
 
-/// `output_schema` needs a success value that serializes to a JSON object: MCP requires an
-/// object `outputSchema` and object `structuredContent`. The return types the macro answers
-/// with something else are caught here, by name, on the flag; any other type that is no object
-/// (`Vec<T>`, `u32`, a type alias of `String`) gets past this check, and the server then
-/// advertises no output schema for it, with a warning.
-fn check_output_schema(action: &Action<'_>, errors: &mut Errors) {
-    let Some(span) = action.output_schema else {
-        return;
-    };
-    let why = match action.success_type() {
-        None => "this action returns nothing",
-        Some(ty) => match answered_otherwise(ty) {
-            Some(why) => why,
-            None => return,
-        },
-    };
-    errors.at_span(
-        span,
-        format_args!(
-            "`output_schema` needs a success type that serializes to a JSON object, such as a struct; {why}"
-        ),
-    );
-}
-
-/// Why a success type the macro answers specially is no structured content: `()`, strings and
-/// `ToolResponse`.
-fn answered_otherwise(ty: &Type) -> Option<&'static str> {
-    match ty {
-        Type::Tuple(tuple) if tuple.elems.is_empty() => Some("`()` is answered as `OK`"),
-        Type::Reference(r) => answered_otherwise(&r.elem),
-        Type::Paren(p) => answered_otherwise(&p.elem),
-        Type::Group(g) => answered_otherwise(&g.elem),
-        Type::Path(p) if p.qself.is_none() => {
-            let last = &p.path.segments.last()?.ident;
-            if last == "String" || last == "str" {
-                Some("a string is answered as plain text")
-            } else if last == "ToolResponse" {
-                Some("a `ToolResponse` is answered as it is")
-            } else {
-                None
-            }
-        }
-        _ => None,
-    }
-}
 
 /// Names the model calls must survive every LLM API: `[A-Za-z0-9_-]`, not empty (SPEC
 /// section 3: flat exposition joins them as `tool_action`).
@@ -381,39 +335,6 @@ mod tests {
     }
 
     #[test]
-    fn output_schema_needs_a_success_type_that_can_be_an_object() {
-        let item = quote! {
-            impl Billing {
-                #[action(output_schema)]
-                fn get(&self) -> Result<Invoice, E> {}
-                #[action(output_schema)]
-                fn totals(&self) -> anyhow::Result<Totals> {}
-                #[action(output_schema)]
-                fn purge(&self) {}
-                #[action(output_schema)]
-                fn ok(&self) -> Result<(), E> {}
-                #[action(output_schema)]
-                fn text(&self) -> &'static str {}
-                #[action(output_schema)]
-                fn own(&self) -> std::result::Result<::fusion::ToolResponse, E> {}
-                #[action(output_schema)]
-                fn owned(&self) -> Result<String, E> {}
-            }
-        };
-        let object = "`output_schema` needs a success type that serializes to a JSON object, such as a struct;";
-        assert_eq!(
-            messages(quote!(), item),
-            [
-                format!("{object} this action returns nothing"),
-                format!("{object} `()` is answered as `OK`"),
-                format!("{object} a string is answered as plain text"),
-                format!("{object} a `ToolResponse` is answered as it is"),
-                format!("{object} a string is answered as plain text"),
-            ]
-        );
-    }
-
-    #[test]
     fn output_schema_goes_on_actions_or_function_tools() {
         let item = quote! {
             impl Billing {
@@ -427,7 +348,8 @@ mod tests {
                 "`output_schema` on `#[fusion::tool(...)]` applies to function tools; on an `impl` block, mark each action with `#[action(output_schema)]`"
             ]
         );
-        // A function tool takes it in either place, and checks its return type once.
+        // A function tool takes it in either place; its return type is the runtime's to check
+        // (`StructuredOutput`).
         for (args, item) in [
             (
                 quote!(output_schema),
@@ -445,17 +367,6 @@ mod tests {
         ] {
             assert_eq!(messages(args, item), Vec::<String>::new());
         }
-        assert_eq!(
-            messages(
-                quote!(output_schema),
-                quote!(
-                    fn get() -> String {}
-                )
-            ),
-            [
-                "`output_schema` needs a success type that serializes to a JSON object, such as a struct; a string is answered as plain text"
-            ]
-        );
     }
 
     #[test]

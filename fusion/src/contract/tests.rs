@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::code::{ErrorCategory, ErrorCode, Severity};
-use crate::tool::{ActionDefinition, Annotations, ErrorContract, ToolDefinition};
+use crate::{ActionDefinition, Annotations, ErrorContract, ToolDefinition};
 
 fn action(name: &str, schema: Value) -> ActionDefinition {
     ActionDefinition {

@@ -1,12 +1,16 @@
 //! The argument limits: size in bytes of JSON and nesting depth, checked before a tool sees
-//! its arguments (SPEC section 4: `VALIDATION_ERROR`, clear message, no crash).
+//! its arguments, answered with a `VALIDATION_ERROR` that names the limit.
+
+use std::io::Write;
 
 use serde_json::{Map, Value};
 
 use crate::code::ErrorCode;
 use crate::error::ToolError;
 
-pub use crate::server::DEFAULT_MAX_ARGUMENT_BYTES;
+/// The default [`ArgumentLimits::max_bytes`]: 4 MiB of JSON, the request body limit of rmcp's
+/// Streamable HTTP server.
+pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 4 * 1024 * 1024;
 
 /// How large and how deep a call's arguments may be. Beyond either, the call is answered
 /// `VALIDATION_ERROR` naming the limit, and the tool is not called.
@@ -36,7 +40,7 @@ impl ArgumentLimits {
     /// The `VALIDATION_ERROR` refusing `arguments`, if they break a limit: the size first (it
     /// is cheaper to measure and stops early), then the depth.
     pub fn check(&self, arguments: &Map<String, Value>) -> Option<ToolError> {
-        if let Some(error) = crate::server::argument_size_error(arguments, self.max_bytes) {
+        if let Some(error) = argument_size_error(arguments, self.max_bytes) {
             return Some(error);
         }
         let limit = self.max_depth?;
@@ -59,6 +63,53 @@ impl ArgumentLimits {
             ))
         })
     }
+}
+
+/// The `VALIDATION_ERROR` for arguments over `limit` bytes of JSON (no limit: `None`). Shared
+/// with `fusion::testing`, so a tester refuses what a server refuses.
+fn argument_size_error(
+    arguments: &Map<String, Value>,
+    limit: Option<usize>,
+) -> Option<ToolError> {
+    let limit = limit?;
+    oversized(arguments, limit).map(|size| too_large(size, limit))
+}
+
+/// The serialized size of `arguments` when it exceeds `limit` bytes. Counting stops just past
+/// the limit, so a huge argument costs no more than the limit to measure.
+fn oversized(arguments: &Map<String, Value>, limit: usize) -> Option<usize> {
+    struct Counter {
+        bytes: usize,
+        limit: usize,
+    }
+    impl Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.bytes += buf.len();
+            if self.bytes > self.limit {
+                // Stops serialization early; the count is what matters.
+                return Err(std::io::Error::other("over the limit"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter { bytes: 0, limit };
+    match serde_json::to_writer(&mut counter, arguments) {
+        Ok(()) => None,
+        Err(_) => Some(counter.bytes),
+    }
+}
+
+fn too_large(size: usize, limit: usize) -> ToolError {
+    ToolError::new(
+        ErrorCode::ValidationError,
+        format!("The arguments are over {limit} bytes of JSON (at least {size} bytes sent)."),
+    )
+    .suggest(format!(
+        "Send arguments under {limit} bytes: shorten the longest values or split the work into several calls."
+    ))
 }
 
 #[cfg(test)]
@@ -111,5 +162,14 @@ mod tests {
             max_depth: None,
         };
         assert!(none.check(&nested(500)).is_none());
+    }
+
+    #[test]
+    fn oversized_stops_counting_past_the_limit() {
+        let args = json!({"text": "x".repeat(1000)});
+        let args = args.as_object().unwrap();
+        assert_eq!(oversized(args, 2000), None);
+        let size = oversized(args, 100).unwrap();
+        assert!(size > 100 && size < 1100, "{size}");
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::error::ToolError;
 use crate::response::ToolResponse;
-use crate::tool::BoxFuture;
+use crate::context::BoxFuture;
 
 use super::GuardRequest;
 

@@ -1,4 +1,4 @@
-//! Runtime guards (SPEC section 4): concurrency limits, rate limits and timeouts around action
+//! Runtime guards: concurrency limits, rate limits and timeouts around action
 //! calls, and the argument size and nesting limits checked before a tool sees its arguments.
 //!
 //! See the [reference](crate::guard#reference) below for every option, its unit and the
@@ -17,55 +17,11 @@
 //!    queue or is refused;
 //! 5. the handler, under the timeout (the action's, else the tool's).
 //!
-//! Steps 3 to 5 run inside the tool's `call`, between validation and the handler: a
-//! [`Server`](crate::server::Server) (or a [`Tester`](crate::testing::Tester)) puts its guards
-//! into the [`RequestContext`] and `#[fusion::tool]`'s generated code runs the handler through
-//! [`RequestContext::guarded`]. A hand-written [`Tool`](crate::Tool) does the same after its
-//! own validation:
-//!
-//! ```
-//! use fusion::{CallFuture, RequestContext, Tool, ToolDefinition, ToolResponse};
-//! use serde_json::{Map, Value};
-//!
-//! struct Ping;
-//!
-//! impl Tool for Ping {
-//!     fn definition(&self) -> ToolDefinition {
-//!         ToolDefinition {
-//!             name: "ping".into(),
-//!             description: "Answers pong.".into(),
-//!             discriminator: None,
-//!             actions: vec![fusion::ActionDefinition {
-//!                 name: "ping".into(),
-//!                 description: "Answers pong.".into(),
-//!                 input_schema: serde_json::from_value(serde_json::json!({"type": "object"}))
-//!                     .unwrap(),
-//!                 annotations: Default::default(),
-//!                 errors: Vec::new(),
-//!                 secret_fields: Vec::new(),
-//!                 output_schema: None,
-//!             }],
-//!         }
-//!     }
-//!
-//!     fn call<'a>(
-//!         &'a self,
-//!         _arguments: Map<String, Value>,
-//!         context: RequestContext,
-//!     ) -> CallFuture<'a> {
-//!         // Validate first, then hand the handler to the guards: `ping` is the action name
-//!         // (a single-function tool's action is named like the tool).
-//!         CallFuture::new(async move {
-//!             context
-//!                 .guarded("ping")
-//!                 .run(async { ToolResponse::text("pong") })
-//!                 .await
-//!         })
-//!     }
-//! }
-//! ```
-//!
-//! Without guards in the context (a tool called directly), `run` just awaits the handler.
+//! Steps 3 to 5 wrap the tool from outside: a [`Server`](crate::server::Server) (or a
+//! [`Tester`](crate::testing::Tester)) runs them around the [`PreparedCall`](crate::PreparedCall)
+//! that [`Tool::prepare`](crate::Tool::prepare) returns, so a hand-written [`Tool`](crate::Tool)
+//! gets exactly the guards configured for it, and a tool called directly (with
+//! [`ToolExt::call`](crate::ToolExt::call)) runs unguarded.
 //!
 //! # Configuring
 //!
@@ -130,14 +86,14 @@ mod redis;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::code::{ErrorCode, Severity};
 use crate::error::ToolError;
 use crate::response::ToolResponse;
-use crate::tool::{ActionDefinition, ErrorContract, RequestContext, ToolDefinition};
+use crate::context::RequestContext;
+use crate::definition::{ActionDefinition, ErrorContract, ToolDefinition};
 
 pub use limits::{ArgumentLimits, DEFAULT_MAX_ARGUMENT_BYTES};
 pub use middleware::{Middleware, Next};
@@ -511,7 +467,7 @@ pub(crate) struct GuardSet {
 }
 
 /// The gates of one tool: the tool-wide one, and one per guarded action.
-struct ToolGates {
+pub(crate) struct ToolGates {
     /// Whether the tool has a discriminator (several actions): its actions are named
     /// `tool.action` (grouped) or `tool_action` (flat) in messages, else like the tool.
     grouped: bool,
@@ -570,31 +526,8 @@ impl Gate {
     }
 }
 
-/// The guards of a request: which set, and which tool the call went to. Set by the server.
-#[derive(Clone)]
-pub(crate) struct GuardScope {
-    set: Arc<GuardSet>,
-    tool: Arc<str>,
-    /// Whether the call came through a flat tool (`billing_charge`): messages name the action
-    /// the way the client called it.
-    flat: bool,
-}
-
-impl GuardScope {
-    /// The scope of a call of `tool` under `set`, made through a flat tool name when `flat`;
-    /// `None` when the tool has no guards, so an unguarded call costs one map lookup and
-    /// nothing else.
-    pub(crate) fn of(set: &Arc<GuardSet>, tool: &Arc<str>, flat: bool) -> Option<GuardScope> {
-        set.tools.contains_key(&**tool).then(|| GuardScope {
-            set: Arc::clone(set),
-            tool: Arc::clone(tool),
-            flat,
-        })
-    }
-}
-
-/// What a client may know about a guarded call, for a rate-limit key function: the tool, the
-/// action and the request context (client name, `_meta`).
+/// What a client may know about a guarded call, for a rate-limit key function and for
+/// middleware: the tool, the action and the request context (client name, `_meta`).
 #[derive(Debug)]
 pub struct GuardRequest<'a> {
     /// The tool (`billing`).
@@ -605,208 +538,107 @@ pub struct GuardRequest<'a> {
     pub context: &'a RequestContext,
 }
 
-/// A call admitted to routing and validation, waiting to pass its guards: made by
-/// [`RequestContext::guarded`], consumed by [`Guarded::run`]. Owns everything it needs, so the
-/// handler may take the context by value.
-#[must_use = "a guarded call does nothing until `run` is awaited"]
-pub struct Guarded {
-    /// Boxed: an unguarded call's future (which holds a `Guarded`) stays small.
-    inner: Option<Box<Admission>>,
-}
-
-struct Admission {
-    set: Arc<GuardSet>,
-    tool: Arc<str>,
-    action: String,
-    /// The action as the client called it, for messages: `billing.charge`, `billing_charge`
-    /// (flat), or `ledger` (a single-function tool).
-    called: String,
-    /// The rate-limit keys of the action's gate and the tool's gate, computed from the
-    /// request while it was at hand.
-    keys: [Option<String>; 2],
-    /// The request's context, kept for middleware (only when there is some).
-    context: Option<RequestContext>,
-}
-
-impl Guarded {
-    /// A call with no guards: [`Guarded::run`] only awaits the handler.
-    #[inline]
-    pub(crate) fn open() -> Guarded {
-        Guarded { inner: None }
+impl GuardSet {
+    /// The gates of tool `name`, when it has any.
+    pub(crate) fn tool(&self, name: &str) -> Option<&ToolGates> {
+        self.tools.get(name)
     }
+}
 
-    pub(crate) fn new(
-        context: &RequestContext,
-        scope: Option<&GuardScope>,
+impl ToolGates {
+    /// Runs the call of `action` through the guards: the rate limits (the action's, then the
+    /// tool's), the concurrency limits (the tool's, then the action's; waiting in the queue
+    /// when full), then `handler` under the timeout and inside the middleware. A refusal is
+    /// the response and the handler never starts; on timeout the handler's future is dropped.
+    /// Dropping the returned future (client cancellation) frees the call's queue place or
+    /// slot. `flat`: the call came through a flat tool name (`billing_charge`), and messages
+    /// name the action that way.
+    pub(crate) async fn run<H, F>(
+        &self,
         action: &str,
-    ) -> Guarded {
-        let Some(scope) = scope else {
-            return Guarded { inner: None };
-        };
-        let Some(gates) = scope.set.tools.get(&*scope.tool) else {
-            return Guarded { inner: None };
-        };
-        // The other actions of a tool with one guarded action have nothing to pass through.
-        if gates.tool.is_empty() && gates.actions.get(action).is_none_or(Gate::is_empty) {
-            return Guarded { inner: None };
-        }
-        let request = GuardRequest {
-            tool: &scope.tool,
-            action,
-            context,
-        };
-        let key = |gate: Option<&Gate>| gate.and_then(|g| g.rate.as_ref()).map(|r| r.key(&request));
-        let keys = [key(gates.actions.get(action)), key(Some(&gates.tool))];
-        let has_middleware = !gates.tool.middleware.is_empty()
-            || gates
-                .actions
-                .get(action)
-                .is_some_and(|g| !g.middleware.is_empty());
-        let called = match (gates.grouped, scope.flat) {
-            (false, _) => scope.tool.to_string(),
-            (true, false) => format!("{}.{action}", scope.tool),
-            (true, true) => format!("{}_{action}", scope.tool),
-        };
-        Guarded {
-            inner: Some(Box::new(Admission {
-                set: Arc::clone(&scope.set),
-                tool: Arc::clone(&scope.tool),
-                action: action.to_owned(),
-                called,
-                keys,
-                context: has_middleware.then(|| context.clone()),
-            })),
-        }
-    }
-
-    /// Whether the call has no guards at all: [`Guarded::run`] would only await the handler.
-    /// Generated tools run a synchronous action at once in that case, without a future.
-    pub fn is_open(&self) -> bool {
-        self.inner.is_none()
-    }
-
-    /// Runs `handler` through the guards: the rate limits (the action's, then the tool's),
-    /// the concurrency limits (the tool's, then the action's; waiting in the queue when full),
-    /// then the handler under the timeout. A refusal is the response and the handler never
-    /// starts; on timeout the handler's future is dropped. Dropping the returned future (client
-    /// cancellation) frees the call's queue place or slot.
-    ///
-    /// Only this shell is generic over the handler, so it is all that is compiled per action.
-    /// An unguarded call awaits the handler in place. A guarded one runs the one compiled copy
-    /// of the guards on the handler pinned in place, and that copy's state (rate checks,
-    /// permits, a timer, middleware) lives in its own allocation, so the future of an
-    /// unguarded call does not carry it.
-    pub async fn run<F>(self, handler: F) -> ToolResponse
+        flat: bool,
+        context: RequestContext,
+        handler: H,
+    ) -> ToolResponse
     where
+        H: FnOnce(RequestContext) -> F,
         F: Future<Output = ToolResponse> + Send,
     {
-        match self.inner {
-            None => handler.await,
-            Some(admission) => {
-                // Declared before the handler, so dropped after it: a slot is given back only
-                // once the handler it admitted is gone (on completion, timeout and
-                // cancellation alike), never while its resources are still held.
-                let mut permits = Vec::new();
-                let handler = std::pin::pin!(handler);
-                Box::pin(admission.run(handler, &mut permits)).await
-            }
+        let gate = self.actions.get(action);
+        if self.tool.is_empty() && gate.is_none_or(Gate::is_empty) {
+            return handler(context).await;
         }
-    }
-}
-
-/// A handler future, pinned where its caller keeps it and seen through `dyn`.
-type PinnedHandler<'a> = Pin<&'a mut (dyn Future<Output = ToolResponse> + Send + 'a)>;
-
-impl Admission {
-    /// [`Guarded::run`] of a call with guards. The concurrency permits taken go to `permits`,
-    /// which the caller drops after the handler.
-    async fn run(
-        self: Box<Self>,
-        handler: PinnedHandler<'_>,
-        permits: &mut Vec<concurrency::Permit>,
-    ) -> ToolResponse {
-        let admission = *self;
-        let Some(gates) = admission.set.tools.get(&*admission.tool) else {
-            return handler.await;
+        // An action's limit is named as the client called the action; the tool's limit,
+        // shared by its actions, by the tool's name.
+        let called = match (self.grouped, flat) {
+            (false, _) => self.tool.name.clone(),
+            (true, false) => format!("{}.{action}", self.tool.name),
+            (true, true) => format!("{}_{action}", self.tool.name),
         };
-        let action = gates.actions.get(&admission.action);
-        let ordered = [action, Some(&gates.tool)];
-        // An action's limit is named as the client called the action; the tool's limit, shared
-        // by its actions, by the tool's name.
-        let name_of = |gate: &Gate| -> String {
-            if action.is_some_and(|a| std::ptr::eq(a, gate)) {
-                admission.called.clone()
+        let name_of = |g: &Gate| -> String {
+            if gate.is_some_and(|a| std::ptr::eq(a, g)) {
+                called.clone()
             } else {
-                gate.name.clone()
+                g.name.clone()
             }
         };
 
-        for (gate, key) in ordered.iter().zip(&admission.keys) {
-            if let (Some(gate), Some(key)) = (gate, key)
-                && let Some(rate) = &gate.rate
-                && let Err(error) = rate.check(&name_of(gate), key).await
+        let request = GuardRequest {
+            tool: &self.tool.name,
+            action,
+            context: &context,
+        };
+        for g in [gate, Some(&self.tool)].into_iter().flatten() {
+            if let Some(rate) = &g.rate
+                && let Err(error) = rate.check(&name_of(g), &rate.key(&request)).await
             {
                 return ToolResponse::error(error);
             }
         }
 
         // The tool's slot first: a call holding an action slot never waits for a tool slot
-        // held by calls of the same action, so the two queues cannot deadlock.
-        for gate in ordered.iter().rev().flatten() {
-            if let Some(concurrency) = &gate.concurrency {
-                match concurrency.acquire(&name_of(gate)).await {
+        // held by calls of the same action, so the two queues cannot deadlock. Declared
+        // before the handler, so dropped after it: a slot is given back only once the handler
+        // it admitted is gone (on completion, timeout and cancellation alike).
+        let mut permits = Vec::new();
+        for g in [Some(&self.tool), gate].into_iter().flatten() {
+            if let Some(concurrency) = &g.concurrency {
+                match concurrency.acquire(&name_of(g)).await {
                     Ok(permit) => permits.push(permit),
                     Err(error) => return ToolResponse::error(error),
                 }
             }
         }
 
-        let timeout = action.and_then(|g| g.timeout).or(gates.tool.timeout);
-        let retry_safe = gates.retry_safe.contains(&admission.action);
-        // The handler of one action ran out of time, whichever gate set the timeout.
-        let name = admission.called.as_str();
+        let timeout = gate.and_then(|g| g.timeout).or(self.tool.timeout);
+        let retry_safe = self.retry_safe.contains(action);
+        // The tool's middleware outside the action's, all under the timeout.
+        let layers: Vec<Arc<dyn Middleware>> = self
+            .tool
+            .middleware
+            .iter()
+            .chain(gate.into_iter().flat_map(|g| &g.middleware))
+            .cloned()
+            .collect();
         let started = tokio::time::Instant::now();
-        // The tool's middleware outside the action's, under the timeout.
-        let layers: Vec<Arc<dyn Middleware>> = match &admission.context {
-            None => Vec::new(),
-            Some(_) => gates
-                .tool
-                .middleware
-                .iter()
-                .chain(action.into_iter().flat_map(|g| &g.middleware))
-                .cloned()
-                .collect(),
-        };
-        let request = admission.context.as_ref().map(|context| GuardRequest {
-            tool: &admission.tool,
-            action: &admission.action,
-            context,
-        });
-        let response = match &request {
-            None => within(timeout, name, retry_safe, handler).await,
-            Some(request) => {
-                within(
-                    timeout,
-                    name,
-                    retry_safe,
-                    middleware::chain(request, &layers, Box::pin(handler)),
-                )
-                .await
-            }
+        let response = if layers.is_empty() {
+            within(timeout, &called, retry_safe, handler(context)).await
+        } else {
+            // The handler owns the context; the middleware sees a copy.
+            let seen = context.clone();
+            let request = GuardRequest {
+                tool: &self.tool.name,
+                action,
+                context: &seen,
+            };
+            let chain = middleware::chain(&request, &layers, Box::pin(handler(context)));
+            within(timeout, &called, retry_safe, chain).await
         };
         let took = started.elapsed();
-        for permit in permits.iter() {
+        for permit in &permits {
             permit.record(took);
         }
         response
-    }
-}
-
-impl fmt::Debug for Guarded {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Guarded")
-            .field("guarded", &self.inner.is_some())
-            .finish()
     }
 }
 

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::tool::{ActionDefinition, Annotations};
+use crate::definition::{ActionDefinition, Annotations};
 
 fn definition(name: &str, actions: &[&str]) -> ToolDefinition {
     ToolDefinition {
@@ -71,13 +71,6 @@ fn building_checks_targets_and_limits() {
     assert_eq!(gates.actions["charge"].name, "billing.charge");
     assert!(!gates.actions.contains_key("refund"));
 
-    // Only the guarded action of the tool passes through guards; its other actions are
-    // answered as if the tool had none (no admission, no boxed future for a synchronous one).
-    let set = Arc::new(set);
-    let scope = GuardScope::of(&set, &Arc::from("billing"), false).unwrap();
-    let context = RequestContext::new();
-    assert!(!Guarded::new(&context, Some(&scope), "charge").is_open());
-    assert!(Guarded::new(&context, Some(&scope), "refund").is_open());
 
     let empty_rate = Guards::new().guard(
         "billing",
@@ -181,29 +174,40 @@ fn a_code_declared_with_the_same_flags_is_listed_once_with_other_flags_twice() {
     assert_eq!(tool.actions[1].errors, [timeout(false)]);
 }
 
-#[tokio::test]
-async fn without_guards_the_handler_just_runs() {
-    let context = RequestContext::new();
-    let response = context
-        .guarded("anything")
-        .run(async { ToolResponse::text("ran") })
-        .await;
-    assert_eq!(response.payload(), Some("ran"));
+#[tokio::test(start_paused = true)]
+async fn only_the_guarded_action_passes_through_guards() {
+    let billing = definition("billing", &["charge", "refund"]);
+    let set = Guards::new()
+        .guard(
+            "billing.charge",
+            GuardSpec::new().timeout(Duration::from_millis(10)),
+        )
+        .build([(&billing, ToolGuards::default())])
+        .unwrap();
+    let gates = set.tool("billing").unwrap();
+    let slow = |_| async {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        ToolResponse::text("ran")
+    };
+    let charge = gates.run("charge", false, RequestContext::new(), slow).await;
+    assert_eq!(charge.tool_error().unwrap().code(), &ErrorCode::Timeout);
+    let refund = gates.run("refund", false, RequestContext::new(), slow).await;
+    assert_eq!(refund.payload(), Some("ran"));
 }
 
 /// A handler's drop guard: when dropped, it tries a second call through the same one-slot,
 /// no-queue limit and records whether that call was refused (the slot still held).
 struct TryAnotherCall {
-    context: RequestContext,
+    set: Arc<GuardSet>,
     refused: Arc<std::sync::Mutex<Option<bool>>>,
 }
 
 impl Drop for TryAnotherCall {
     fn drop(&mut self) {
-        let second = self
-            .context
-            .guarded("charge")
-            .run(async { ToolResponse::text("second") });
+        let gates = self.set.tool("billing").unwrap();
+        let second = gates.run("charge", false, RequestContext::new(), |_| async {
+            ToolResponse::text("second")
+        });
         let mut second = std::pin::pin!(second);
         let waker = std::task::Waker::noop();
         let outcome = second
@@ -231,17 +235,16 @@ async fn a_slot_is_given_back_only_after_the_handler_is_dropped() {
             .build([(&billing, ToolGuards::default())])
             .unwrap(),
     );
-    let tool: Arc<str> = Arc::from("billing");
-    let context = || RequestContext::new().with_guards(GuardScope::of(&set, &tool, false));
 
     // Completed, timed out, and cancelled while running.
     for case in ["completes", "times out", "is cancelled"] {
         let refused = Arc::new(std::sync::Mutex::new(None));
         let canary = TryAnotherCall {
-            context: context(),
+            set: Arc::clone(&set),
             refused: Arc::clone(&refused),
         };
-        let call = context().guarded("charge").run(async move {
+        let gates = set.tool("billing").unwrap();
+        let call = gates.run("charge", false, RequestContext::new(), |_| async move {
             let _canary = canary;
             if case != "completes" {
                 std::future::pending::<()>().await;

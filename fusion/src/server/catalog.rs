@@ -8,7 +8,8 @@ use rmcp::model::{CallToolResult, ContentBlock, MetaObject, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
 use crate::schema::flat_input_schema;
-use crate::tool::{ActionDefinition, Annotations, Tool, ToolDefinition};
+use crate::definition::{ActionDefinition, Annotations, ToolDefinition};
+use crate::tool::Tool;
 
 use super::Exposition;
 
@@ -61,7 +62,7 @@ impl Catalog {
         for registered in tools {
             let def = &registered.definition;
             // What the tool's runtime would refuse at its first call, refused now.
-            crate::dispatch::check_definition(def).map_err(|error| error.to_string())?;
+            crate::schema::check_definition(def).map_err(|error| error.to_string())?;
             let exposed: Vec<(Entry, String)> = match (exposition, &def.discriminator) {
                 (Exposition::Flat, Some(discriminator)) => def
                     .actions

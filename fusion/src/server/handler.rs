@@ -1,7 +1,6 @@
-//! `Server` as an rmcp `ServerHandler`: server info, `tools/list`, and `tools/call` with its
-//! request context, progress forwarding, cancellation, panic containment and size guard.
+//! `Server` as an rmcp `ServerHandler`: server info, `tools/list`, and `tools/call`: the
+//! request context, progress forwarding and cancellation around the call path.
 
-use std::io::Write;
 use std::pin::pin;
 use std::sync::Arc;
 
@@ -11,15 +10,15 @@ use rmcp::model::{
     ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{Peer, RequestContext as RmcpContext, RoleServer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio::sync::mpsc;
 
+use crate::call::{self, Target};
 use crate::code::ErrorCode;
-use crate::dispatch::{catch_panics, closest};
+use crate::dispatch::closest;
 use crate::error::ToolError;
-use crate::guard::GuardScope;
 use crate::response::ToolResponse;
-use crate::tool::{ProgressReporter, RequestContext};
+use crate::context::{ProgressReporter, RequestContext};
 
 use super::Server;
 use super::malformed;
@@ -56,24 +55,19 @@ impl rmcp::ServerHandler for Server {
         let Some(entry) = inner.catalog.get(&request.name) else {
             return self.unknown_tool(&request.name);
         };
-        let mut arguments = request.arguments.unwrap_or_default();
-        if let Some(error) = inner.guards.argument_limits().check(&arguments) {
-            return Ok(self.finish(ToolResponse::error(error)));
-        }
-        if let Some((discriminator, action)) = &entry.inject {
-            arguments.insert(discriminator.clone(), Value::String(action.clone()));
-        }
-
+        let arguments = request.arguments.unwrap_or_default();
         let (ctx, reports) = request_context(&context);
-        let ctx = ctx.with_guards(GuardScope::of(
-            &inner.gates,
-            &entry.tool_name,
-            entry.inject.is_some(),
-        ));
-
-        // A hand-written `Tool` may panic in `call` itself or while polled: both are caught.
-        let tool = entry.tool.clone();
-        let call = catch_panics(async move { tool.call(arguments, ctx).await });
+        let target = Target {
+            tool: entry.tool.as_ref(),
+            gates: inner.gates.tool(&entry.tool_name),
+            inject: entry
+                .inject
+                .as_ref()
+                .map(|(discriminator, action)| (discriminator.as_str(), action.as_str())),
+            flat: entry.inject.is_some(),
+        };
+        let limits = inner.guards.argument_limits();
+        let call = call::run(target, &limits, arguments, ctx);
         let response = tokio::select! {
             biased;
             // Dropping `call` here drops the action's future: the client cancelled
@@ -202,64 +196,3 @@ async fn notify(peer: &Peer<RoleServer>, report: ProgressNotificationParam) {
     }
 }
 
-/// The `VALIDATION_ERROR` for arguments over `limit` bytes of JSON (no limit: `None`). Shared
-/// with `fusion::testing`, so a tester refuses what a server refuses.
-pub(crate) fn argument_size_error(
-    arguments: &Map<String, Value>,
-    limit: Option<usize>,
-) -> Option<ToolError> {
-    let limit = limit?;
-    oversized(arguments, limit).map(|size| too_large(size, limit))
-}
-
-/// The serialized size of `arguments` when it exceeds `limit` bytes. Counting stops just past
-/// the limit, so a huge argument costs no more than the limit to measure.
-fn oversized(arguments: &Map<String, Value>, limit: usize) -> Option<usize> {
-    struct Counter {
-        bytes: usize,
-        limit: usize,
-    }
-    impl Write for Counter {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.bytes += buf.len();
-            if self.bytes > self.limit {
-                // Stops serialization early; the count is what matters.
-                return Err(std::io::Error::other("over the limit"));
-            }
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Counter { bytes: 0, limit };
-    match serde_json::to_writer(&mut counter, arguments) {
-        Ok(()) => None,
-        Err(_) => Some(counter.bytes),
-    }
-}
-
-fn too_large(size: usize, limit: usize) -> ToolError {
-    ToolError::new(
-        ErrorCode::ValidationError,
-        format!("The arguments are over {limit} bytes of JSON (at least {size} bytes sent)."),
-    )
-    .suggest(format!(
-        "Send arguments under {limit} bytes: shorten the longest values or split the work into several calls."
-    ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn oversized_stops_counting_past_the_limit() {
-        let args = json!({"text": "x".repeat(1000)});
-        let args = args.as_object().unwrap();
-        assert_eq!(oversized(args, 2000), None);
-        let size = oversized(args, 100).unwrap();
-        assert!(size > 100 && size < 1100, "{size}");
-    }
-}

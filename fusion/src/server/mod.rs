@@ -103,7 +103,6 @@ use rmcp::service::{RoleServer, RunningService, ServerInitializeError};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use catalog::ERRORS_META_KEY;
-pub(crate) use handler::argument_size_error;
 pub use rmcp::model::Implementation;
 
 use crate::guard::{GuardSet, GuardSpec, Guards};
@@ -144,9 +143,7 @@ pub enum Exposition {
     Flat,
 }
 
-/// The default of [`Server::max_argument_bytes`]: 4 MiB, the request body limit of rmcp's
-/// Streamable HTTP server.
-pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 4 * 1024 * 1024;
+pub use crate::guard::DEFAULT_MAX_ARGUMENT_BYTES;
 
 /// An MCP server of fusion tools: a builder, then an [`rmcp::ServerHandler`].
 ///

@@ -32,11 +32,13 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::dispatch::catch_panics;
-use crate::guard::{GuardScope, GuardSet, GuardSpec, Guards, ToolGuards};
+use crate::call;
+use crate::guard::{GuardSet, GuardSpec, Guards, ToolGuards};
 use crate::internal::ERROR_ID_KEY;
 use crate::response::ToolResponse;
-use crate::tool::{RequestContext, Tool, ToolDefinition};
+use crate::context::RequestContext;
+use crate::definition::ToolDefinition;
+use crate::tool::Tool;
 
 pub use lockfile::{LOCK_ENV, LockCheckError, LockStatus, assert_lockfile, check_lockfile};
 pub use outcome::Outcome;
@@ -91,7 +93,7 @@ impl Tester {
     #[track_caller]
     pub fn tool(mut self, tool: impl Tool) -> Tester {
         let definition = tool.definition();
-        if let Err(err) = crate::dispatch::check_definition(&definition) {
+        if let Err(err) = crate::schema::check_definition(&definition) {
             panic!(
                 "fusion::testing: a server would refuse tool `{}`: {err}",
                 definition.name
@@ -177,35 +179,32 @@ impl Tester {
         arguments: Value,
         context: RequestContext,
     ) -> impl Future<Output = Outcome> + Send {
-        let Value::Object(mut arguments) = arguments else {
+        let Value::Object(arguments) = arguments else {
             panic!(
                 "fusion::testing: the arguments of `{name}` must be a JSON object, got {arguments}"
             );
         };
         let target = self.resolve(name);
-        // The server's argument limits.
-        let too_large = self.guards.argument_limits().check(&arguments);
-        let context =
-            context.with_guards(GuardScope::of(&self.gates, &target.tool_name, target.flat));
-        if let Some((discriminator, action)) = target.inject {
-            arguments.insert(discriminator, Value::String(action));
-        }
-        let flat_names = if target.flat {
+        let limits = self.guards.argument_limits();
+        let gates = Arc::clone(&self.gates);
+        let flat = target.flat;
+        let flat_names = if flat {
             self.flat_names()
         } else {
             HashMap::new()
         };
-        let awareness =
-            (self.baseline.as_ref()).map(|b| b.awareness(&self.contract(), target.flat));
+        let awareness = (self.baseline.as_ref()).map(|b| b.awareness(&self.contract(), flat));
         let tool = Arc::clone(target.tool);
+        let (tool_name, inject) = (target.tool_name, target.inject);
         let cancellation = context.cancellation().clone();
         async move {
-            let call = async move {
-                if let Some(error) = too_large {
-                    return crate::ToolResponse::error(error);
-                }
-                catch_panics(async move { tool.call(arguments, context).await }).await
+            let target = call::Target {
+                tool: tool.as_ref(),
+                gates: gates.tool(&tool_name),
+                inject: inject.as_ref().map(|(d, a)| (d.as_str(), a.as_str())),
+                flat,
             };
+            let call = call::run(target, &limits, arguments, context);
             let response = tokio::select! {
                 biased;
                 // Dropping `call` drops the action's future, as the server does.

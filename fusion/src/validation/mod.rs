@@ -17,7 +17,7 @@ mod sent;
 mod shape;
 mod tracked;
 
-pub(crate) use fast::same_name;
+
 
 use std::fmt;
 use std::sync::Arc;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use fusion::server::Server;
 use fusion::{
-    ActionDefinition, Annotations, CallFuture, RequestContext, Tool, ToolDefinition, ToolError,
+    ActionDefinition, Annotations, PreparedCall, RequestContext, Tool, ToolDefinition, ToolError,
     ToolErrors, ToolResponse,
 };
 use rmcp::ClientHandler;
@@ -274,13 +274,9 @@ impl Tool for Named {
         self.definition.clone()
     }
 
-    fn call<'a>(
-        &'a self,
-        _arguments: Map<String, Value>,
-        _context: RequestContext,
-    ) -> CallFuture<'a> {
+    fn prepare(&self, _arguments: Map<String, Value>) -> Result<PreparedCall<'_>, ToolResponse> {
         panic!(
-            "hand-written tool {} panicked in call",
+            "hand-written tool {} panicked in prepare",
             self.definition.name
         )
     }

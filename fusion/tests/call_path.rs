@@ -1,25 +1,19 @@
-//! Review of the lazy `CallFuture`: what runs before the first poll, panics anywhere in the
-//! first poll, futures combinators and executors, guards on some actions only, hand-written
-//! tools.
+//! The call path end to end: calls on any executor, panics anywhere answered once, guards on
+//! some actions only, hand-written tools with guards, and names the expansion uses.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::task::Poll;
 use std::time::Duration;
 
 use fusion::guard::{GuardRequest, GuardSpec, Middleware, Next};
 use fusion::testing::Tester;
 use fusion::{
-    BoxFuture, CallFuture, ErrorCode, RequestContext, Tool, ToolDefinition, ToolError, ToolResponse,
+    BoxFuture, ErrorCode, PreparedCall, RequestContext, Tool, ToolDefinition, ToolError, ToolExt,
+    ToolResponse,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value, json};
-
-fn poll_once(future: &mut CallFuture<'_>) -> Poll<ToolResponse> {
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    std::pin::Pin::new(future).poll(&mut cx)
-}
 
 fn action(name: &str, rest: Value) -> Map<String, Value> {
     let mut map = match rest {
@@ -34,94 +28,7 @@ fn code(response: &ToolResponse) -> Option<ErrorCode> {
     response.tool_error().map(|e| e.code().clone())
 }
 
-// --- laziness ------------------------------------------------------------------------------
-
-static DESERIALIZED: AtomicUsize = AtomicUsize::new(0);
-static SCHEMAS: AtomicUsize = AtomicUsize::new(0);
-static LAZY_RUNS: AtomicUsize = AtomicUsize::new(0);
-
-/// Counts its deserializations and schema generations.
-struct Counted(u32);
-
-impl<'de> Deserialize<'de> for Counted {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Counted, D::Error> {
-        DESERIALIZED.fetch_add(1, Ordering::SeqCst);
-        #[derive(Deserialize)]
-        struct Raw {
-            n: u32,
-        }
-        Raw::deserialize(deserializer).map(|raw| Counted(raw.n))
-    }
-}
-
-impl JsonSchema for Counted {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Counted".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        SCHEMAS.fetch_add(1, Ordering::SeqCst);
-        schemars::json_schema!({
-            "type": "object",
-            "properties": {"n": {"type": "integer", "minimum": 0}},
-            "required": ["n"]
-        })
-    }
-}
-
-struct Lazy;
-
-/// Counts.
-#[fusion::tool]
-impl Lazy {
-    /// Counts.
-    #[action]
-    fn count(&self, args: Counted) -> u32 {
-        LAZY_RUNS.fetch_add(1, Ordering::SeqCst);
-        args.0
-    }
-
-    /// Counts, asynchronously.
-    #[action]
-    async fn later(&self, args: Counted) -> u32 {
-        LAZY_RUNS.fetch_add(1, Ordering::SeqCst);
-        args.0
-    }
-}
-
-#[test]
-fn nothing_runs_before_the_first_poll_not_even_the_runtime() {
-    // Nothing of `Lazy` ran yet: its runtime is built at its first call.
-    for name in ["count", "later", "nope"] {
-        drop(Lazy.call(action(name, json!({"n": 1})), RequestContext::new()));
-    }
-    let pending = Lazy.call(action("count", json!({"n": 1})), RequestContext::new());
-    assert_eq!(
-        (
-            SCHEMAS.load(Ordering::SeqCst),
-            DESERIALIZED.load(Ordering::SeqCst),
-            LAZY_RUNS.load(Ordering::SeqCst)
-        ),
-        (0, 0, 0),
-        "no schema, runtime, parse or action before the first poll"
-    );
-    drop(pending);
-
-    let mut call = Lazy.call(action("count", json!({"n": 7})), RequestContext::new());
-    let Poll::Ready(response) = poll_once(&mut call) else {
-        panic!("ready at the first poll")
-    };
-    assert!(!response.is_error(), "{response:?}");
-    assert!(SCHEMAS.load(Ordering::SeqCst) > 0);
-    assert_eq!(DESERIALIZED.load(Ordering::SeqCst), 1);
-    assert_eq!(LAZY_RUNS.load(Ordering::SeqCst), 1);
-
-    // An async one: parsed at the first poll, pending or done, never before.
-    let mut call = Lazy.call(action("later", json!({"n": 7})), RequestContext::new());
-    assert_eq!(DESERIALIZED.load(Ordering::SeqCst), 1);
-    assert!(poll_once(&mut call).is_ready());
-    assert_eq!(DESERIALIZED.load(Ordering::SeqCst), 2);
-    assert_eq!(LAZY_RUNS.load(Ordering::SeqCst), 2);
-}
+// --- executors -----------------------------------------------------------------------------
 
 #[derive(Deserialize, JsonSchema)]
 struct N {
@@ -130,7 +37,7 @@ struct N {
 
 struct Busy;
 
-/// The same actions as `Lazy`, for the tests that run beside it.
+/// Echoes, synchronously and asynchronously.
 #[fusion::tool]
 impl Busy {
     /// Echoes.
@@ -145,22 +52,6 @@ impl Busy {
         args.n
     }
 }
-
-#[test]
-fn a_call_future_is_send_and_unpin() {
-    fn send_unpin<T: Send + Unpin>() {}
-    send_unpin::<CallFuture<'static>>();
-}
-
-#[test]
-fn an_async_call_polled_after_it_completed_panics_and_never_answers_twice() {
-    let mut call = Busy.call(action("later", json!({"n": 3})), RequestContext::new());
-    assert!(poll_once(&mut call).is_ready());
-    let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(&mut call)));
-    assert!(again.is_err(), "a second poll panics: {again:?}");
-}
-
-// --- executors -----------------------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spawned_joined_and_local_calls_are_all_answered() {
@@ -305,39 +196,32 @@ fn shaky(args: FirstBuildPanics) -> String {
     "built".to_owned()
 }
 
-fn answered_at_first_poll(mut call: CallFuture<'_>) -> ToolResponse {
-    match poll_once(&mut call) {
-        Poll::Ready(response) => response,
-        Poll::Pending => panic!("pending"),
-    }
-}
-
-#[test]
-fn panics_in_deserialize_rules_actions_and_the_runtime_build_are_internal_errors() {
+#[tokio::test]
+async fn panics_in_deserialize_rules_actions_and_the_runtime_build_are_internal_errors() {
     let cases = [
         (action("parse", json!({"n": 13})), "secret-deser-1"),
         (action("rule", json!({"n": 7})), "secret-rule-2"),
         (action("boom", json!({})), "secret-action-4"),
     ];
     for (arguments, secret) in cases {
-        let response = answered_at_first_poll(Fragile.call(arguments, RequestContext::new()));
+        let response = Fragile.call(arguments, RequestContext::new()).await;
         assert_eq!(code(&response), Some(ErrorCode::InternalError), "{secret}");
         assert!(!format!("{response:?}").contains(secret));
         // The tool keeps serving.
-        let ok = answered_at_first_poll(
-            Fragile.call(action("parse", json!({"n": 1})), RequestContext::new()),
-        );
+        let ok = Fragile
+            .call(action("parse", json!({"n": 1})), RequestContext::new())
+            .await;
         assert!(!ok.is_error(), "{ok:?}");
-        let ok = answered_at_first_poll(
-            Fragile.call(action("rule", json!({"n": 1})), RequestContext::new()),
-        );
+        let ok = Fragile
+            .call(action("rule", json!({"n": 1})), RequestContext::new())
+            .await;
         assert!(!ok.is_error(), "{ok:?}");
     }
 
-    let first = answered_at_first_poll(Shaky.call(Map::new(), RequestContext::new()));
+    let first = Shaky.call(Map::new(), RequestContext::new()).await;
     assert_eq!(code(&first), Some(ErrorCode::InternalError));
     assert!(!format!("{first:?}").contains("secret-build-3"));
-    let second = answered_at_first_poll(Shaky.call(Map::new(), RequestContext::new()));
+    let second = Shaky.call(Map::new(), RequestContext::new()).await;
     assert!(!second.is_error(), "the runtime is built again: {second:?}");
 }
 
@@ -521,37 +405,86 @@ impl Tool for Hand {
         Mixed::default().definition()
     }
 
-    fn call<'a>(&'a self, arguments: Map<String, Value>, _: RequestContext) -> CallFuture<'a> {
+    fn prepare(&self, arguments: Map<String, Value>) -> Result<PreparedCall<'_>, ToolResponse> {
         match arguments.get("action").and_then(Value::as_str) {
-            Some("free") => CallFuture::ready(ToolResponse::text("ready")),
-            Some("free_async") => CallFuture::new(async move {
+            Some("free") => Ok(PreparedCall::blocking("free", |_| "blocking")),
+            Some("free_async") => Ok(PreparedCall::new("free_async", move |_| async move {
                 tokio::task::yield_now().await;
-                ToolResponse::text(format!("new {}", self.definition().name))
-            }),
-            _ => {
-                let boxed: BoxFuture<'a, ToolResponse> =
-                    Box::pin(async { panic!("hand-written panic") });
-                boxed.into()
-            }
+                format!("async {}", self.definition().name)
+            })),
+            Some("slow") => Ok(PreparedCall::new("slow", |_| async {
+                tokio::time::sleep(Duration::from_secs(60)).await;
+                "slow"
+            })),
+            Some("limited") => Ok(PreparedCall::new("limited", |_| async {
+                if true {
+                    panic!("hand-written panic");
+                }
+                "unreachable"
+            })),
+            _ => Err(ToolResponse::error(ToolError::new(
+                ErrorCode::UnknownAction,
+                "No such action.",
+            ))),
+        }
+    }
+
+    fn guards(&self) -> fusion::guard::ToolGuards {
+        fusion::guard::ToolGuards {
+            tool: GuardSpec::new().timeout(Duration::from_millis(50)),
+            actions: vec![(
+                "free".to_owned(),
+                GuardSpec::new().rate_limit(fusion::guard::RateLimit::global(
+                    1,
+                    Duration::from_secs(60),
+                )),
+            )],
         }
     }
 }
 
 #[tokio::test]
-async fn hand_written_tools_answer_through_every_constructor() {
-    let tester = Tester::new().tool(Hand);
+async fn a_hand_written_tool_gets_exactly_the_guards_configured_for_it() {
+    let seen = Arc::new(AtomicUsize::new(0));
+    let tester = Tester::new().tool(Hand).guard(
+        "mixed.free_async",
+        GuardSpec::new().middleware(Count(Arc::clone(&seen))),
+    );
     tester
         .call("mixed.free", json!({}))
         .await
-        .assert_text("ready");
+        .assert_text("blocking");
+    // Its own rate limit on `free`: one a minute.
+    tester
+        .call("mixed.free", json!({}))
+        .await
+        .assert_error(ErrorCode::RateLimited);
+    // The tester's middleware on `free_async`.
     tester
         .call("mixed.free_async", json!({}))
         .await
-        .assert_text("new mixed");
+        .assert_text("async mixed");
+    assert_eq!(seen.load(Ordering::SeqCst), 1);
+    // Its own tool-wide timeout.
+    tester
+        .call("mixed.slow", json!({}))
+        .await
+        .assert_error(ErrorCode::Timeout);
+    // A panic in its handler: one internal error, and it keeps serving.
     tester
         .call("mixed.limited", json!({}))
         .await
         .assert_error(ErrorCode::InternalError);
+    // Its own refusal from `prepare`.
+    tester
+        .call("mixed.nope", json!({}))
+        .await
+        .assert_error(ErrorCode::UnknownAction);
+    // Called directly, it runs unguarded.
+    for _ in 0..3 {
+        let direct = Hand.call(action("free", json!({})), RequestContext::new()).await;
+        assert_eq!(direct.payload(), Some("blocking"));
+    }
 }
 
 // --- names the expansion uses --------------------------------------------------------------
@@ -574,22 +507,22 @@ impl Engine {
     }
 }
 
-#[test]
-fn actions_named_start_and_call_are_served() {
-    let response = answered_at_first_poll(Tool::call(
+#[tokio::test]
+async fn actions_named_start_and_call_are_served() {
+    let response = ToolExt::call(
         &Engine,
         action("start", json!({"n": 1})),
         RequestContext::new(),
-    ));
+    ).await;
     assert_eq!(
         format!("{response:?}"),
         format!("{:?}", ToolResponse::text("2"))
     );
-    let response = answered_at_first_poll(Tool::call(
+    let response = ToolExt::call(
         &Engine,
         action("call", json!({"n": 1})),
         RequestContext::new(),
-    ));
+    ).await;
     assert_eq!(
         format!("{response:?}"),
         format!("{:?}", ToolResponse::text("3"))
@@ -631,9 +564,11 @@ impl Booby {
 fn a_panic_payload_that_panics_when_dropped_never_unwinds_out_of_poll() {
     for name in ["now", "later"] {
         let mut call = Booby.call(action(name, json!({})), RequestContext::new());
-        let polled =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(&mut call)));
-        let Ok(Poll::Ready(response)) = polled else {
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            call.as_mut().poll(&mut cx)
+        }));
+        let Ok(std::task::Poll::Ready(response)) = polled else {
             panic!("{name}: unwound out of poll or pending");
         };
         assert_eq!(code(&response), Some(ErrorCode::InternalError), "{name}");

@@ -1,0 +1,246 @@
+//! One tool call, top to bottom. A [`Server`](crate::server::Server), a
+//! [`Tester`](crate::testing::Tester) and a direct [`ToolExt::call`] all run a call through
+//! [`run`]:
+//!
+//! ```text
+//! arguments ─▶ argument limits ─▶ Tool::prepare ─▶ guards ─▶ handler ─▶ ToolResponse
+//!              (size, nesting)    (route, validate) (rate, concurrency,
+//!                                                    middleware, timeout)
+//! └──────────────────────── one panic boundary ───────────────────────┘
+//! ```
+//!
+//! Routing and validation are synchronous and come first, so a malformed call is answered
+//! before it can take a rate-limit slot or a concurrency slot. The guards wrap the prepared
+//! call from outside, so a hand-written [`Tool`] gets the same guards as a generated one. A
+//! panic anywhere (in `prepare`, in a guard's middleware, in any poll of the handler) becomes
+//! an `INTERNAL_ERROR` response with an error id, its message logged and never shown; the
+//! server keeps serving.
+
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::task::Poll;
+
+use serde_json::{Map, Value};
+
+use crate::context::{BoxFuture, RequestContext};
+use crate::error::ToolError;
+use crate::guard::{ArgumentLimits, ToolGates};
+use crate::response::ToolResponse;
+use crate::tool::Tool;
+
+/// Where a call goes: the tool, its guards, and how the client named it.
+pub(crate) struct Target<'a> {
+    pub(crate) tool: &'a dyn Tool,
+    /// The guards configured for the tool, when it has any.
+    pub(crate) gates: Option<&'a ToolGates>,
+    /// For a call naming its action outside the arguments (the flat tool name
+    /// `billing_charge`, a tester's `billing.charge`): the discriminator and the action,
+    /// added to the arguments before routing.
+    pub(crate) inject: Option<(&'a str, &'a str)>,
+    /// Whether the client called a flat tool name: guard messages name the action that way.
+    pub(crate) flat: bool,
+}
+
+/// Runs one call of `target` with `arguments` and `context`: the whole call path (see the
+/// module docs). Never panics; answers every call exactly once.
+pub(crate) async fn run(
+    target: Target<'_>,
+    limits: &ArgumentLimits,
+    mut arguments: Map<String, Value>,
+    context: RequestContext,
+) -> ToolResponse {
+    if let Some(error) = limits.check(&arguments) {
+        return ToolResponse::error(error);
+    }
+    if let Some((discriminator, action)) = target.inject {
+        arguments.insert(discriminator.to_owned(), Value::String(action.to_owned()));
+    }
+    let flat = target.flat;
+    catch_panics(async move {
+        let prepared = match target.tool.prepare(arguments) {
+            Ok(prepared) => prepared,
+            Err(refusal) => return refusal,
+        };
+        match target.gates {
+            None => prepared.run(context).await,
+            Some(gates) => {
+                let action = prepared.action_name();
+                gates
+                    .run(&action, flat, context, |context| prepared.run(context))
+                    .await
+            }
+        }
+    })
+    .await
+}
+
+/// Calling a tool directly, without a server: the call path with no guards and no argument
+/// limits beyond the tool's own validation. For tests that want the server's guards and
+/// names, use [`Tester`](crate::testing::Tester).
+///
+/// ```
+/// use fusion::{RequestContext, ToolExt};
+/// use serde_json::json;
+///
+/// /// Adds two numbers.
+/// #[fusion::tool]
+/// fn add(args: Pair) -> u64 {
+///     args.a + args.b
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Pair { a: u64, b: u64 }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let arguments = json!({"a": 2, "b": 3}).as_object().unwrap().clone();
+/// let response = Add.call(arguments, RequestContext::new()).await;
+/// assert_eq!(response.payload(), Some("5"));
+/// # }
+/// ```
+pub trait ToolExt: Tool {
+    /// Runs one call: routing, validation, the handler, panics caught. Nothing runs before
+    /// the returned future is first polled.
+    fn call(
+        &self,
+        arguments: Map<String, Value>,
+        context: RequestContext,
+    ) -> BoxFuture<'_, ToolResponse>;
+}
+
+impl<T: Tool> ToolExt for T {
+    fn call(
+        &self,
+        arguments: Map<String, Value>,
+        context: RequestContext,
+    ) -> BoxFuture<'_, ToolResponse> {
+        call_directly(self, arguments, context)
+    }
+}
+
+impl ToolExt for dyn Tool {
+    fn call(
+        &self,
+        arguments: Map<String, Value>,
+        context: RequestContext,
+    ) -> BoxFuture<'_, ToolResponse> {
+        call_directly(self, arguments, context)
+    }
+}
+
+fn call_directly(
+    tool: &dyn Tool,
+    arguments: Map<String, Value>,
+    context: RequestContext,
+) -> BoxFuture<'_, ToolResponse> {
+    const NONE: ArgumentLimits = ArgumentLimits {
+        max_bytes: None,
+        max_depth: None,
+    };
+    let target = Target {
+        tool,
+        gates: None,
+        inject: None,
+        flat: false,
+    };
+    Box::pin(run(target, &NONE, arguments, context))
+}
+
+/// Runs `future`, turning a panic in any poll into an `INTERNAL_ERROR` response.
+async fn catch_panics<F: Future<Output = ToolResponse>>(future: F) -> ToolResponse {
+    let mut future = std::pin::pin!(future);
+    std::future::poll_fn(move |cx| {
+        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(poll) => poll,
+            Err(payload) => Poll::Ready(panic_response(payload)),
+        }
+    })
+    .await
+}
+
+/// The `INTERNAL_ERROR` response of a caught panic (the payload's message is logged with the
+/// error id). The payload is dropped under a panic guard too: a payload whose `Drop` panics
+/// would otherwise unwind out of the code that caught the first panic; such a second payload
+/// is leaked, not dropped.
+fn panic_response(payload: Box<dyn std::any::Any + Send>) -> ToolResponse {
+    let response = ToolResponse::error(ToolError::from_panic(&*payload));
+    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+        std::mem::forget(again);
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::code::ErrorCode;
+    use crate::definition::ToolDefinition;
+    use crate::tool::PreparedCall;
+
+    /// Panics where it is told to.
+    struct Panicky(&'static str);
+
+    impl Tool for Panicky {
+        fn definition(&self) -> ToolDefinition {
+            ToolDefinition {
+                name: "panicky".into(),
+                description: String::new(),
+                discriminator: None,
+                actions: Vec::new(),
+            }
+        }
+
+        fn prepare(
+            &self,
+            _arguments: Map<String, Value>,
+        ) -> Result<PreparedCall<'_>, ToolResponse> {
+            match self.0 {
+                "prepare" => panic!("in prepare"),
+                "blocking" => Ok(PreparedCall::blocking("panicky", |_| -> String {
+                    panic!("in a blocking handler")
+                })),
+                _ => Ok(PreparedCall::new("panicky", |_| async {
+                    tokio::task::yield_now().await;
+                    if true {
+                        panic!("in a later poll");
+                    }
+                    "unreachable"
+                })),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_panic_anywhere_is_one_internal_error() {
+        for place in ["prepare", "blocking", "async"] {
+            let response = Panicky(place).call(Map::new(), RequestContext::new()).await;
+            let error = response.tool_error().expect(place);
+            assert_eq!(error.code(), &ErrorCode::InternalError, "{place}");
+            assert!(!error.to_xml().contains("in "), "{place}: {}", error.to_xml());
+        }
+    }
+
+    #[tokio::test]
+    async fn limits_refuse_before_the_tool_is_asked() {
+        let limits = ArgumentLimits {
+            max_bytes: Some(8),
+            max_depth: None,
+        };
+        let arguments = serde_json::json!({"text": "far too long"});
+        let target = Target {
+            tool: &Panicky("prepare"),
+            gates: None,
+            inject: None,
+            flat: false,
+        };
+        let response = run(
+            target,
+            &limits,
+            arguments.as_object().unwrap().clone(),
+            RequestContext::new(),
+        )
+        .await;
+        let error = response.tool_error().unwrap();
+        assert_eq!(error.code(), &ErrorCode::ValidationError);
+    }
+}
