@@ -7,12 +7,11 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::fast::FastCheck;
 use super::path::{ROOT, SecretPath};
 use super::report::{Report, line};
 use super::schema::count;
 use super::shape::{Shape, percent_decode};
-use super::{ValidationError, deser, rules, schema, tracked};
+use super::{ValidationError, deser, rules, schema};
 
 /// The deepest nesting of arrays and objects [`ArgumentValidator`] accepts unless told
 /// otherwise with [`ArgumentValidator::max_depth`].
@@ -63,17 +62,7 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 /// * Arguments nested deeper than [`ArgumentValidator::max_depth`] (64 levels by default) are
 ///   refused up front with a single `(root)` problem, before the schema or serde sees them.
 ///
-/// Build it once per action and share it (`Send + Sync`); each call allocates nothing beyond
-/// what serde needs unless the arguments are invalid (the nesting check allocates only for a
-/// limit above 128 levels).
-///
-/// A schema that is a flat object of scalar fields (`type`, `properties`, `required`,
-/// `additionalProperties`, annotations, the number `format`s schemars writes, integer
-/// `minimum`/`maximum`), as schemars writes it for a struct of strings, numbers, booleans and
-/// their `Option`s, gets a direct check too: arguments it accepts skip the nesting check and
-/// the JSON Schema validator. It only ever accepts; anything else (an unknown field, a float
-/// where an integer is wanted, a nested value) goes through the full checks, which decide and
-/// word the problems, so answers are the same either way.
+/// Build it once per action and share it (`Send + Sync`).
 ///
 /// ```
 /// use fusion::validation::ArgumentValidator;
@@ -115,8 +104,6 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 pub struct ArgumentValidator {
     action: String,
     validator: jsonschema::Validator,
-    /// The direct check of a flat object of scalars, when the schema is that simple.
-    fast: Option<FastCheck>,
     shape: Shape,
     secrets: Vec<SecretPath>,
     /// Whether the schema says `writeOnly` anywhere (saves schema walks when it does not).
@@ -191,7 +178,6 @@ impl ArgumentValidator {
         Ok(ArgumentValidator {
             action,
             validator,
-            fast: FastCheck::new(&schema),
             write_only: mentions_write_only(&schema),
             shape: Shape::new(schema),
             secrets: Vec::new(),
@@ -213,9 +199,6 @@ impl ArgumentValidator {
     ///
     /// `Arguments nested too deeply. You sent: an object nested 100 levels deep. Expected at
     /// most 64 levels of nesting.`
-    ///
-    /// (Arguments the direct check for flat schemas accepts are one level deep, so they skip
-    /// the measure; that check looks at one level only.)
     ///
     /// The depth is counted in full (`an array nested ...` when the arguments are an array).
     /// The schema validator and serde recurse once per level, so deep arguments could
@@ -249,23 +232,7 @@ impl ArgumentValidator {
     /// Whether `args` satisfy the schema (and are nested no deeper than
     /// [`ArgumentValidator::max_depth`]).
     pub fn is_valid(&self, args: &Value) -> bool {
-        self.surely_valid(args)
-            || (within_depth(args, self.max_depth) && self.validator.is_valid(args))
-    }
-
-    /// Whether the fast check accepts `args` (see `fast.rs`): then they satisfy the schema and,
-    /// holding only scalars, are nested one level deep. `false` means "not sure".
-    fn surely_valid(&self, args: &Value) -> bool {
-        matches!(args, Value::Object(map) if self.surely_valid_object(map))
-    }
-
-    /// [`ArgumentValidator::surely_valid`] of an object.
-    pub(super) fn surely_valid_object(&self, args: &Map<String, Value>) -> bool {
-        self.max_depth >= 1
-            && self
-                .fast
-                .as_ref()
-                .is_some_and(|fast| fast.accepts_map(args))
+        within_depth(args, self.max_depth) && self.validator.is_valid(args)
     }
 
     /// The envelope refusing `args` when they are nested deeper than allowed.
@@ -303,9 +270,6 @@ impl ArgumentValidator {
     /// The structural problems of `args` against the schema (missing and unknown fields, wrong
     /// types, enums, bounds, formats, ...): empty when they are valid.
     pub fn check(&self, args: &Value) -> ValidationError {
-        if self.surely_valid(args) {
-            return ValidationError::new(self.action.as_str());
-        }
         if let Some(error) = self.too_deep(args) {
             return error;
         }
@@ -353,15 +317,11 @@ impl ArgumentValidator {
         T: DeserializeOwned,
         F: FnOnce(&T) -> Option<validator::ValidationErrors>,
     {
-        // Generic over `T`, so compiled once per arguments type: kept to the happy path, with
-        // one deserializer (which also locates a failure) and the wording out of line.
-        let valid = self.surely_valid(args) || {
-            if let Some(error) = self.too_deep(args) {
-                return Err(error);
-            }
-            self.validator.is_valid(args)
-        };
-        match tracked::deserialize::<T>(args) {
+        if let Some(error) = self.too_deep(args) {
+            return Err(error);
+        }
+        let valid = self.validator.is_valid(args);
+        match deser::deserialize::<T>(args) {
             Ok(value) => match run_rules(&value) {
                 None if valid => Ok(value),
                 failures => Err(self.failed(args, valid, None, failures.as_ref())),
@@ -370,39 +330,17 @@ impl ArgumentValidator {
         }
     }
 
-    /// [`ArgumentValidator::parse_with`] of an arguments object the caller hands over (a tool's
-    /// call): when the fast check accepts it, its string values move into `T` rather than
-    /// being copied (see [`tracked::deserialize_in_place`]), and any failure puts them back
-    /// first, so the envelope is the one [`ArgumentValidator::parse_with`] gives, byte for byte,
-    /// and so is the value, for every type whose visitor keeps serde's contract that
-    /// `visit_string` is `visit_str` without the copy.
+    /// [`ArgumentValidator::parse_with`] of an arguments object the caller hands over.
     pub(crate) fn parse_owned_with<T, F>(
         &self,
-        mut args: Map<String, Value>,
+        args: Map<String, Value>,
         run_rules: F,
     ) -> Result<T, ValidationError>
     where
         T: DeserializeOwned,
         F: FnOnce(&T) -> Option<validator::ValidationErrors>,
     {
-        if !self.surely_valid_object(&args) {
-            return self.parse_with(&Value::Object(args), run_rules);
-        }
-        let mut undo = tracked::Undo::new();
-        match tracked::deserialize_in_place::<T>(&mut args, &mut undo) {
-            Ok(value) => match run_rules(&value) {
-                None => Ok(value),
-                failures => {
-                    undo.restore(&mut args);
-                    Err(self.failed(&Value::Object(args), true, None, failures.as_ref()))
-                }
-            },
-            // Worded from the arguments as sent, by the path that words every failure.
-            Err(_) => {
-                undo.restore(&mut args);
-                self.parse_with(&Value::Object(args), run_rules)
-            }
-        }
+        self.parse_with(&Value::Object(args), run_rules)
     }
 
     /// The envelope of a call that failed: every schema problem unless `valid`, the
@@ -413,7 +351,7 @@ impl ArgumentValidator {
         &self,
         args: &Value,
         valid: bool,
-        failure: Option<&tracked::Failure>,
+        failure: Option<&deser::Failure>,
         failures: Option<&validator::ValidationErrors>,
     ) -> ValidationError {
         let mut report = self.report(args);
@@ -732,232 +670,5 @@ mod depth_tests {
                 );
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod fast_differential {
-    //! The fast check changes no answer: every entry point gives the same result with it and
-    //! without it, for schemars schemas of every scalar Rust type and hand-written drafts.
-    use super::*;
-    use schemars::JsonSchema;
-    use serde::Deserialize;
-    use serde_json::json;
-
-    #[derive(JsonSchema, Deserialize)]
-    #[allow(dead_code, reason = "only the schema and deserialization are used")]
-    struct One<T> {
-        v: T,
-    }
-
-    #[derive(JsonSchema, Deserialize)]
-    #[allow(dead_code, reason = "only the schema is used")]
-    struct Defaulted<T: Default> {
-        #[serde(default)]
-        v: T,
-    }
-
-    #[derive(JsonSchema, Deserialize)]
-    #[allow(dead_code, reason = "only the schema is used")]
-    struct Ranged {
-        #[schemars(range(min = 1, max = 10))]
-        v: u32,
-        #[schemars(range(min = -5))]
-        w: Option<i64>,
-    }
-
-    #[derive(JsonSchema, Deserialize)]
-    #[allow(dead_code, reason = "only the schema is used")]
-    struct FloatRanged {
-        #[schemars(range(min = 0, max = 100))]
-        v: f64,
-    }
-
-    fn schema_of<T: JsonSchema>() -> Value {
-        serde_json::to_value(schemars::schema_for!(T)).unwrap()
-    }
-
-    fn schemas() -> Vec<Value> {
-        let mut schemas = vec![];
-        macro_rules! each {
-            ($($t:ty),*) => {$(
-                schemas.push(schema_of::<One<$t>>());
-                schemas.push(schema_of::<One<Option<$t>>>());
-                schemas.push(schema_of::<Defaulted<$t>>());
-            )*};
-        }
-        each!(
-            u8,
-            i8,
-            u16,
-            i16,
-            u32,
-            i32,
-            u64,
-            i64,
-            u128,
-            i128,
-            usize,
-            isize,
-            f32,
-            f64,
-            bool,
-            String,
-            char,
-            ()
-        );
-        schemas.push(schema_of::<One<std::num::NonZeroU32>>());
-        schemas.push(schema_of::<Ranged>());
-        schemas.push(schema_of::<FloatRanged>());
-        let drafts = [
-            None,
-            Some("http://json-schema.org/draft-04/schema#"),
-            Some("http://json-schema.org/draft-06/schema#"),
-            Some("http://json-schema.org/draft-07/schema#"),
-            Some("https://json-schema.org/draft/2019-09/schema"),
-            Some("https://json-schema.org/draft/2020-12/schema"),
-        ];
-        let fields = [
-            json!({"type": "integer", "minimum": 0, "maximum": 10}),
-            json!({"type": ["integer", "null"], "minimum": 1}),
-            json!({"type": "number", "maximum": 0}),
-            json!({"type": "number", "minimum": 0}),
-            json!({"type": ["number", "string"], "minimum": -9223372036854775808_i64}),
-            json!({"type": "integer", "maximum": 18446744073709551615_u64}),
-            json!({"type": "integer", "minimum": 9007199254740993_u64}),
-            json!({"type": "integer", "maximum": 9007199254740993_u64}),
-            json!({"type": "integer", "maximum": -9007199254740993_i64}),
-            json!({"type": ["boolean", "string"]}),
-            json!({"type": "integer", "format": "int8", "minimum": -128, "maximum": 127}),
-        ];
-        for draft in drafts {
-            for field in &fields {
-                for additional in [None, Some(true), Some(false)] {
-                    for required in [false, true] {
-                        let mut schema = json!({"type": "object", "properties": {"v": field}});
-                        let object = schema.as_object_mut().unwrap();
-                        if let Some(draft) = draft {
-                            object.insert("$schema".into(), json!(draft));
-                        }
-                        if let Some(additional) = additional {
-                            object.insert("additionalProperties".into(), json!(additional));
-                        }
-                        if required {
-                            object.insert("required".into(), json!(["v"]));
-                        }
-                        schemas.push(schema);
-                    }
-                }
-            }
-        }
-        schemas
-    }
-
-    fn values() -> Vec<Value> {
-        [
-            "null",
-            "true",
-            "false",
-            "0",
-            "-0",
-            "0.0",
-            "-0.0",
-            "1",
-            "-1",
-            "1.0",
-            "1.5",
-            "10",
-            "11",
-            "127",
-            "128",
-            "-128",
-            "-129",
-            "255",
-            "256",
-            "65536",
-            "4294967296",
-            "1e2",
-            "1E2",
-            "100.0",
-            "1e20",
-            "-1e20",
-            "1e300",
-            "-1e300",
-            "1e-300",
-            "9007199254740992",
-            "9007199254740993",
-            "9007199254740994",
-            "-9007199254740993",
-            "9223372036854775807",
-            "9223372036854775808",
-            "-9223372036854775808",
-            "-9223372036854775809",
-            "18446744073709551615",
-            "18446744073709551616",
-            "340282366920938463463374607431768211455",
-            "-170141183460469231731687303715884105728",
-            "\"\"",
-            "\"x\"",
-            "\"5\"",
-            "[]",
-            "[1]",
-            "{}",
-            "{\"a\":1}",
-        ]
-        .iter()
-        .map(|text| serde_json::from_str(text).unwrap())
-        .collect()
-    }
-
-    #[test]
-    fn every_entry_point_answers_as_without_the_fast_check() {
-        let (mut fast_schemas, mut accepted) = (0, 0);
-        for schema in schemas() {
-            // Some hand-written schemas do not compile (a draft-4 bound, ...): skipped.
-            if ArgumentValidator::new("t.a", &schema).is_err() {
-                continue;
-            }
-            for depth in [0, 64] {
-                let with = ArgumentValidator::new("t.a", &schema)
-                    .unwrap()
-                    .max_depth(depth);
-                let mut without = ArgumentValidator::new("t.a", &schema)
-                    .unwrap()
-                    .max_depth(depth);
-                without.fast = None;
-                fast_schemas += usize::from(with.fast.is_some());
-                let mut cases = vec![json!({}), json!([]), json!(null), json!({"w": 1})];
-                for value in values() {
-                    cases.push(json!({ "v": value }));
-                    cases.push(json!({ "v": value, "w": 1 }));
-                }
-                for args in &cases {
-                    if with.fast.as_ref().is_some_and(|fast| fast.accepts(args)) {
-                        accepted += 1;
-                        assert!(
-                            with.validator.is_valid(args),
-                            "schema {schema}, args {args}"
-                        );
-                    }
-                    let context = format!("schema {schema}, depth {depth}, args {args}");
-                    assert_eq!(with.is_valid(args), without.is_valid(args), "{context}");
-                    assert_eq!(with.check(args), without.check(args), "{context}");
-                    let xml = |v: &ArgumentValidator| v.check(args).to_xml();
-                    assert_eq!(xml(&with), xml(&without), "{context}");
-                    let any =
-                        |v: &ArgumentValidator| v.parse::<Value>(args).map_err(|e| e.to_xml());
-                    assert_eq!(any(&with), any(&without), "{context}");
-                    let typed = |v: &ArgumentValidator| {
-                        v.parse::<One<u8>>(args).map(|_| ()).map_err(|e| e.to_xml())
-                    };
-                    assert_eq!(typed(&with), typed(&without), "{context}");
-                }
-            }
-        }
-        // The comparison is only worth something if the fast check took part.
-        assert!(
-            fast_schemas > 100 && accepted > 1_000,
-            "{fast_schemas} {accepted}"
-        );
     }
 }

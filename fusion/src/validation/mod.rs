@@ -8,16 +8,13 @@
 
 mod argument;
 mod deser;
-mod fast;
+mod locate;
 mod path;
 mod report;
 mod rules;
 mod schema;
 mod sent;
 mod shape;
-mod tracked;
-
-pub(crate) use fast::same_name;
 
 use std::fmt;
 use std::sync::Arc;
@@ -29,6 +26,11 @@ use crate::xml::{self, Context};
 
 pub(crate) use argument::nesting_depth;
 pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH, SchemaError};
+
+/// Whether two action names are the same name (plain string equality).
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
+    a == b
+}
 
 /// [`RECOVERY`] as a literal, so the renderer can copy it with its tags in one piece.
 macro_rules! recovery {
@@ -374,7 +376,5 @@ impl fmt::Display for ValidationError {
 
 impl std::error::Error for ValidationError {}
 
-#[cfg(test)]
-mod in_place_tests;
 #[cfg(test)]
 mod tests;
