@@ -1,16 +1,17 @@
 //! `ArgumentValidator`: an action's input schema compiled once at startup, then used on every
 //! call to check, deserialize and rule-validate the arguments into one `ValidationError`.
 
-use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use super::closing::deny_unknown_fields;
+use super::depth::{nesting_depth, within_depth};
 use super::path::{ROOT, SecretPath};
 use super::report::{Report, line};
 use super::schema::count;
-use super::shape::{Shape, percent_decode};
+use super::shape::Shape;
 use super::{ValidationError, deser, rules, schema};
 
 /// The deepest nesting of arrays and objects [`ArgumentValidator`] accepts unless told
@@ -395,236 +396,6 @@ impl fmt::Debug for ArgumentValidator {
     }
 }
 
-/// Keywords that apply other schemas to the same instance as the object they sit in: an
-/// object schema using one is closed with `unevaluatedProperties`, which sees their fields.
-const COMPOSING: [&str; 6] = ["allOf", "anyOf", "oneOf", "$ref", "if", "dependentSchemas"];
-
-/// Keywords through which a schema brings fields into the object it describes.
-const FIELD_SOURCES: [&str; 11] = [
-    "properties",
-    "patternProperties",
-    "additionalProperties",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "$ref",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-];
-
-/// `schema` with unknown fields denied in every object schema that does not already say how to
-/// treat them (see [`ArgumentValidator`]). Walks the schema without recursion.
-pub(crate) fn deny_unknown_fields(schema: &Value) -> Value {
-    let mut schema = schema.clone();
-    let unevaluated = knows_unevaluated(&schema);
-    let shared = combined_targets(&schema);
-    let mut stack: Vec<(String, &mut Value)> = vec![(String::new(), &mut schema)];
-    while let Some((pointer, node)) = stack.pop() {
-        let Value::Object(map) = node else { continue };
-        let says_nothing = map.contains_key("properties")
-            && !map.contains_key("additionalProperties")
-            && !map.contains_key("unevaluatedProperties")
-            && !map.contains_key("patternProperties");
-        if says_nothing && !shared.contains(&pointer) {
-            // `additionalProperties` only sees sibling `properties`: with composition it would
-            // reject the branches' fields, so use the keyword that sees through it.
-            if !COMPOSING.iter().any(|k| map.contains_key(*k)) {
-                map.insert("additionalProperties".to_owned(), Value::Bool(false));
-            } else if unevaluated {
-                map.insert("unevaluatedProperties".to_owned(), Value::Bool(false));
-            }
-        }
-        for (key, child) in map.iter_mut() {
-            let at = format!("{pointer}/{}", escape_pointer(key));
-            match (key.as_str(), child) {
-                ("properties" | "$defs" | "definitions", Value::Object(children)) => {
-                    stack.extend(
-                        children
-                            .iter_mut()
-                            .map(|(name, c)| (format!("{at}/{}", escape_pointer(name)), c)),
-                    );
-                }
-                ("items" | "prefixItems", Value::Array(children)) => {
-                    stack.extend(
-                        children
-                            .iter_mut()
-                            .enumerate()
-                            .map(|(i, c)| (format!("{at}/{i}"), c)),
-                    );
-                }
-                ("items" | "additionalProperties", child @ Value::Object(_)) => {
-                    stack.push((at, child));
-                }
-                _ => {}
-            }
-        }
-    }
-    schema
-}
-
-/// Whether the schema's draft knows `unevaluatedProperties` (2019-09 and later; `jsonschema`
-/// assumes 2020-12 without `$schema`).
-fn knows_unevaluated(root: &Value) -> bool {
-    root.get("$schema")
-        .and_then(Value::as_str)
-        .is_none_or(|s| s.contains("2019-09") || s.contains("2020-12"))
-}
-
-/// The JSON pointers of the schemas that are combined with other fields on the same object
-/// (an `allOf`, `if`/`then`/`else` or `dependentSchemas` branch, or a `$ref`/`anyOf`/`oneOf`
-/// next to another source of fields), and of what they stand for in turn: closing one would
-/// reject the fields it is combined with.
-fn combined_targets(root: &Value) -> HashSet<String> {
-    let mut direct = Vec::new();
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        match node {
-            Value::Object(map) => {
-                let sources = FIELD_SOURCES
-                    .iter()
-                    .filter(|k| map.contains_key(**k))
-                    .count();
-                for (key, child) in map {
-                    match key.as_str() {
-                        "allOf" | "if" | "then" | "else" | "dependentSchemas" => {
-                            instance_refs(child, key == "dependentSchemas", &mut direct, 0);
-                        }
-                        "anyOf" | "oneOf" if sources > 1 => {
-                            instance_refs(child, false, &mut direct, 0);
-                        }
-                        "$ref" if sources > 1 => direct.extend(local_pointer(child)),
-                        _ => {}
-                    }
-                }
-                stack.extend(map.values());
-            }
-            Value::Array(items) => stack.extend(items),
-            _ => {}
-        }
-    }
-    // What a combined schema stands for (`{$ref}` aliases, `anyOf` of one object and null) is
-    // combined too.
-    let mut shared = HashSet::new();
-    while let Some(pointer) = direct.pop() {
-        if shared.insert(pointer.clone())
-            && let Some(target) = root.pointer(&pointer)
-        {
-            let mut more = Vec::new();
-            instance_refs(target, false, &mut more, 0);
-            direct.extend(more);
-        }
-    }
-    shared
-}
-
-/// The local `$ref` targets that `schema` (or each of its values, for `map_of_schemas`, or
-/// each item of an array of schemas) applies to the same instance: its own `$ref` and those of
-/// its `allOf`/`anyOf`/`oneOf` branches.
-fn instance_refs(schema: &Value, map_of_schemas: bool, out: &mut Vec<String>, depth: u8) {
-    const MAX_DEPTH: u8 = 16;
-    if depth > MAX_DEPTH {
-        return;
-    }
-    match schema {
-        Value::Array(items) => {
-            for item in items {
-                instance_refs(item, false, out, depth + 1);
-            }
-        }
-        Value::Object(map) if map_of_schemas => {
-            for value in map.values() {
-                instance_refs(value, false, out, depth + 1);
-            }
-        }
-        Value::Object(map) => {
-            if let Some(reference) = map.get("$ref") {
-                out.extend(local_pointer(reference));
-            }
-            for key in ["allOf", "anyOf", "oneOf"] {
-                if let Some(branches) = map.get(key) {
-                    instance_refs(branches, false, out, depth + 1);
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The JSON pointer of a local `$ref` (`#/$defs/A%3CB%3E` → `/$defs/A<B>`).
-fn local_pointer(reference: &Value) -> Option<String> {
-    let fragment = reference.as_str()?.strip_prefix('#')?;
-    Some(percent_decode(fragment))
-}
-
-/// `name` as a JSON pointer token (`~` → `~0`, `/` → `~1`).
-pub(crate) fn escape_pointer(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
-}
-
-/// Whether `value` is nested at most `limit` levels deep ([`nesting_depth`] `<= limit`), the
-/// check every call makes: it stops descending at the limit and allocates nothing, so flat and
-/// shallow arguments cost one look at each value. It recurses, once per level and never deeper
-/// than the limit; a limit above [`RECURSION_LIMIT`] levels takes [`nesting_depth`]'s
-/// heap-allocated walk instead, so a large configured limit cannot overflow the stack here.
-fn within_depth(value: &Value, limit: usize) -> bool {
-    fn walk(value: &Value, budget: usize) -> bool {
-        match value {
-            Value::Object(map) => budget > 0 && map.values().all(|v| walk(v, budget - 1)),
-            Value::Array(items) => budget > 0 && items.iter().all(|v| walk(v, budget - 1)),
-            _ => true,
-        }
-    }
-    if limit > RECURSION_LIMIT {
-        return nesting_depth(value) <= limit;
-    }
-    walk(value, limit)
-}
-
-/// The deepest limit [`within_depth`] checks by recursion.
-const RECURSION_LIMIT: usize = 128;
-
-/// The nesting depth of `value`: 0 for a scalar, 1 for an object or array holding only
-/// scalars (or nothing), one more for each level of objects and arrays inside. Without
-/// recursion: the stack holds one iterator per open level.
-pub(crate) fn nesting_depth(value: &Value) -> usize {
-    enum Level<'v> {
-        Object(serde_json::map::Values<'v>),
-        Array(std::slice::Iter<'v, Value>),
-    }
-    fn open(value: &Value) -> Option<Level<'_>> {
-        match value {
-            Value::Object(map) => Some(Level::Object(map.values())),
-            Value::Array(items) => Some(Level::Array(items.iter())),
-            _ => None,
-        }
-    }
-    let Some(root) = open(value) else {
-        return 0;
-    };
-    let mut stack = vec![root];
-    let mut deepest = 1;
-    while let Some(level) = stack.last_mut() {
-        let next = match level {
-            Level::Object(values) => values.next(),
-            Level::Array(items) => items.next(),
-        };
-        match next {
-            Some(child) => {
-                if let Some(inner) = open(child) {
-                    stack.push(inner);
-                    deepest = deepest.max(stack.len());
-                }
-            }
-            None => {
-                stack.pop();
-            }
-        }
-    }
-    deepest
-}
-
 /// Whether `writeOnly: true` appears anywhere in `schema`.
 fn mentions_write_only(schema: &Value) -> bool {
     match schema {
@@ -634,41 +405,5 @@ fn mentions_write_only(schema: &Value) -> bool {
         }
         Value::Array(items) => items.iter().any(mentions_write_only),
         _ => false,
-    }
-}
-
-#[cfg(test)]
-mod depth_tests {
-    use super::*;
-    use serde_json::json;
-
-    /// `levels` nested objects or arrays around a scalar.
-    fn nested(levels: usize, array: bool) -> Value {
-        (0..levels).fold(json!(1), |inner, _| {
-            if array {
-                json!([0, inner, "x"])
-            } else {
-                json!({"a": 0, "b": inner})
-            }
-        })
-    }
-
-    #[test]
-    fn the_bounded_check_agrees_with_the_full_count() {
-        let mut values = vec![json!(1), json!({}), json!([]), json!({"a": {"b": []}})];
-        for levels in [1, 2, 63, 64, 65, 128, 129, 300] {
-            values.push(nested(levels, false));
-            values.push(nested(levels, true));
-        }
-        for value in &values {
-            let depth = nesting_depth(value);
-            for limit in [0, 1, 2, 63, 64, 65, 127, 128, 129, 200, 1_000] {
-                assert_eq!(
-                    within_depth(value, limit),
-                    depth <= limit,
-                    "depth {depth}, limit {limit}"
-                );
-            }
-        }
     }
 }

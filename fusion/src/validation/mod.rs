@@ -7,6 +7,8 @@
 //! envelope, and can also be built by hand or from `validator::ValidationErrors` alone.
 
 mod argument;
+mod closing;
+mod depth;
 mod deser;
 mod locate;
 mod path;
@@ -24,8 +26,8 @@ use serde_json::{Map, Value};
 use crate::contract::ScopedDelta;
 use crate::xml::{self, Context};
 
-pub(crate) use argument::nesting_depth;
 pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH, SchemaError};
+pub(crate) use depth::nesting_depth;
 
 /// Whether two action names are the same name (plain string equality).
 pub(crate) fn same_name(a: &str, b: &str) -> bool {
