@@ -307,7 +307,7 @@ impl ArgumentValidator {
     }
 
     /// [`ArgumentValidator::parse_validated`] with the rules given as a function, for callers
-    /// that only sometimes have `validator` rules (generated code): `rules` returns the rule
+    /// that only sometimes have `validator` rules (generated code): `run_rules` returns the rule
     /// failures of the deserialized value, or `None`. It runs at most once.
     ///
     /// # Errors

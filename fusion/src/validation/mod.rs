@@ -1,9 +1,9 @@
 //! The `<validation_error>` envelope: every problem with a tool call's arguments, one line per
-//! field, sorted by path, written so a model fixes everything in one turn (SPEC section 2).
+//! field, sorted by path, written so a model fixes everything in one turn.
 //!
 //! Three sources feed one envelope: the action's JSON Schema (`jsonschema`), deserialization
-//! into the handler's argument type (serde, with the failing path tracked on the way back up),
-//! and `validator` rules. [`ArgumentValidator`] runs all three; [`ValidationError`] is the
+//! into the handler's argument type (serde, its first failure located by
+//! `serde_path_to_error`), and `validator` rules. [`ArgumentValidator`] runs all three; [`ValidationError`] is the
 //! envelope, and can also be built by hand or from `validator::ValidationErrors` alone.
 
 mod argument;
