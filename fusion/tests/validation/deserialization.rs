@@ -1,6 +1,8 @@
 //! What serde finds that the schema does not: its failures worded like the schema's, at the
 //! path serde_path_to_error finds, and dropped where the schema already said it.
 
+use std::collections::BTreeMap;
+
 use fusion::validation::ArgumentValidator;
 use serde::Deserialize;
 use serde_json::json;
@@ -109,5 +111,95 @@ fn a_raw_value_field_takes_the_json_text() {
             "a",
             "Wrong type. You sent: 'x'. Expected an integer from 0 to 255."
         )]
+    );
+}
+
+/// A map key serde cannot read as the map's key type is named as sent, even where
+/// serde_path_to_error records it as a number (`1` for `"1 "`) or not at all (enum, boolean
+/// and newtype keys); a value under such a key is at the key's own path.
+#[test]
+fn map_keys_serde_rejects_are_named_as_sent() {
+    #[derive(Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+    struct Warehouse(u32);
+    #[derive(Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+    enum Code {
+        #[serde(rename = "EUR")]
+        Eur,
+        #[serde(rename = "USD")]
+        Usd,
+    }
+
+    let loose = ArgumentValidator::new("t", &json!({})).unwrap();
+    let only = |err: fusion::ValidationError| {
+        let lines = lines(&err);
+        assert_eq!(lines.len(), 1, "{err}");
+        (lines[0].0.to_owned(), lines[0].1.to_owned())
+    };
+    let pair = |path: &str, line: &str| (path.to_owned(), line.to_owned());
+    assert_eq!(
+        only(
+            loose
+                .parse::<BTreeMap<u8, bool>>(&json!({"1": true, "1 ": true}))
+                .unwrap_err()
+        ),
+        pair(
+            "1 ",
+            "Invalid key. You sent: '1 '. Expected a key that is a number, such as '1'."
+        )
+    );
+    assert_eq!(
+        only(
+            loose
+                .parse::<BTreeMap<u64, bool>>(&json!({"1": true, "18446744073709551616": true}))
+                .unwrap_err()
+        ),
+        pair(
+            "18446744073709551616",
+            "Invalid key. You sent: '18446744073709551616'. Expected a key that is a non-negative integer."
+        )
+    );
+    assert_eq!(
+        only(
+            loose
+                .parse::<BTreeMap<Code, u8>>(&json!({"EUR": 1, "GBP": 1}))
+                .unwrap_err()
+        ),
+        pair(
+            "GBP",
+            "Invalid key. You sent: 'GBP'. Expected a key this object accepts."
+        )
+    );
+    assert_eq!(
+        only(
+            loose
+                .parse::<BTreeMap<bool, u8>>(&json!({"True": 1}))
+                .unwrap_err()
+        ),
+        pair(
+            "True",
+            "Invalid key. You sent: 'True'. Expected a key that is a boolean (true or false)."
+        )
+    );
+    assert_eq!(
+        only(
+            loose
+                .parse::<BTreeMap<Warehouse, bool>>(&json!({"1": true, "300": 1}))
+                .unwrap_err()
+        ),
+        pair(
+            "300",
+            "Wrong type. You sent: 1. Expected a boolean (true or false)."
+        )
+    );
+    assert_eq!(
+        only(
+            loose
+                .parse::<BTreeMap<Code, Vec<u8>>>(&json!({"EUR": [1, 2], "USD": [1, 300]}))
+                .unwrap_err()
+        ),
+        pair(
+            "USD[1]",
+            "Invalid value. You sent: 300. Expected an integer from 0 to 255."
+        )
     );
 }
