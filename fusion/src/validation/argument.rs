@@ -1,18 +1,18 @@
 //! `ArgumentValidator`: an action's input schema compiled once at startup, then used on every
 //! call to check, deserialize and rule-validate the arguments into one `ValidationError`.
 
-use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::fast::FastCheck;
+use super::closing::deny_unknown_fields;
+use super::depth::{nesting_depth, within_depth};
 use super::path::{ROOT, SecretPath};
 use super::report::{Report, line};
 use super::schema::count;
-use super::shape::{Shape, percent_decode};
-use super::{ValidationError, deser, rules, schema, tracked};
+use super::shape::Shape;
+use super::{ValidationError, deser, rules, schema};
 
 /// The deepest nesting of arrays and objects [`ArgumentValidator`] accepts unless told
 /// otherwise with [`ArgumentValidator::max_depth`].
@@ -63,17 +63,7 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 /// * Arguments nested deeper than [`ArgumentValidator::max_depth`] (64 levels by default) are
 ///   refused up front with a single `(root)` problem, before the schema or serde sees them.
 ///
-/// Build it once per action and share it (`Send + Sync`); each call allocates nothing beyond
-/// what serde needs unless the arguments are invalid (the nesting check allocates only for a
-/// limit above 128 levels).
-///
-/// A schema that is a flat object of scalar fields (`type`, `properties`, `required`,
-/// `additionalProperties`, annotations, the number `format`s schemars writes, integer
-/// `minimum`/`maximum`), as schemars writes it for a struct of strings, numbers, booleans and
-/// their `Option`s, gets a direct check too: arguments it accepts skip the nesting check and
-/// the JSON Schema validator. It only ever accepts; anything else (an unknown field, a float
-/// where an integer is wanted, a nested value) goes through the full checks, which decide and
-/// word the problems, so answers are the same either way.
+/// Build it once per action and share it (`Send + Sync`).
 ///
 /// ```
 /// use fusion::validation::ArgumentValidator;
@@ -115,8 +105,6 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 pub struct ArgumentValidator {
     action: String,
     validator: jsonschema::Validator,
-    /// The direct check of a flat object of scalars, when the schema is that simple.
-    fast: Option<FastCheck>,
     shape: Shape,
     secrets: Vec<SecretPath>,
     /// Whether the schema says `writeOnly` anywhere (saves schema walks when it does not).
@@ -191,7 +179,6 @@ impl ArgumentValidator {
         Ok(ArgumentValidator {
             action,
             validator,
-            fast: FastCheck::new(&schema),
             write_only: mentions_write_only(&schema),
             shape: Shape::new(schema),
             secrets: Vec::new(),
@@ -213,9 +200,6 @@ impl ArgumentValidator {
     ///
     /// `Arguments nested too deeply. You sent: an object nested 100 levels deep. Expected at
     /// most 64 levels of nesting.`
-    ///
-    /// (Arguments the direct check for flat schemas accepts are one level deep, so they skip
-    /// the measure; that check looks at one level only.)
     ///
     /// The depth is counted in full (`an array nested ...` when the arguments are an array).
     /// The schema validator and serde recurse once per level, so deep arguments could
@@ -249,23 +233,7 @@ impl ArgumentValidator {
     /// Whether `args` satisfy the schema (and are nested no deeper than
     /// [`ArgumentValidator::max_depth`]).
     pub fn is_valid(&self, args: &Value) -> bool {
-        self.surely_valid(args)
-            || (within_depth(args, self.max_depth) && self.validator.is_valid(args))
-    }
-
-    /// Whether the fast check accepts `args` (see `fast.rs`): then they satisfy the schema and,
-    /// holding only scalars, are nested one level deep. `false` means "not sure".
-    fn surely_valid(&self, args: &Value) -> bool {
-        matches!(args, Value::Object(map) if self.surely_valid_object(map))
-    }
-
-    /// [`ArgumentValidator::surely_valid`] of an object.
-    pub(super) fn surely_valid_object(&self, args: &Map<String, Value>) -> bool {
-        self.max_depth >= 1
-            && self
-                .fast
-                .as_ref()
-                .is_some_and(|fast| fast.accepts_map(args))
+        within_depth(args, self.max_depth) && self.validator.is_valid(args)
     }
 
     /// The envelope refusing `args` when they are nested deeper than allowed.
@@ -303,9 +271,6 @@ impl ArgumentValidator {
     /// The structural problems of `args` against the schema (missing and unknown fields, wrong
     /// types, enums, bounds, formats, ...): empty when they are valid.
     pub fn check(&self, args: &Value) -> ValidationError {
-        if self.surely_valid(args) {
-            return ValidationError::new(self.action.as_str());
-        }
         if let Some(error) = self.too_deep(args) {
             return error;
         }
@@ -342,7 +307,7 @@ impl ArgumentValidator {
     }
 
     /// [`ArgumentValidator::parse_validated`] with the rules given as a function, for callers
-    /// that only sometimes have `validator` rules (generated code): `rules` returns the rule
+    /// that only sometimes have `validator` rules (generated code): `run_rules` returns the rule
     /// failures of the deserialized value, or `None`. It runs at most once.
     ///
     /// # Errors
@@ -353,55 +318,16 @@ impl ArgumentValidator {
         T: DeserializeOwned,
         F: FnOnce(&T) -> Option<validator::ValidationErrors>,
     {
-        // Generic over `T`, so compiled once per arguments type: kept to the happy path, with
-        // one deserializer (which also locates a failure) and the wording out of line.
-        let valid = self.surely_valid(args) || {
-            if let Some(error) = self.too_deep(args) {
-                return Err(error);
-            }
-            self.validator.is_valid(args)
-        };
-        match tracked::deserialize::<T>(args) {
+        if let Some(error) = self.too_deep(args) {
+            return Err(error);
+        }
+        let valid = self.validator.is_valid(args);
+        match deser::deserialize::<T>(args) {
             Ok(value) => match run_rules(&value) {
                 None if valid => Ok(value),
                 failures => Err(self.failed(args, valid, None, failures.as_ref())),
             },
             Err(failure) => Err(self.failed(args, valid, Some(&failure), None)),
-        }
-    }
-
-    /// [`ArgumentValidator::parse_with`] of an arguments object the caller hands over (a tool's
-    /// call): when the fast check accepts it, its string values move into `T` rather than
-    /// being copied (see [`tracked::deserialize_in_place`]), and any failure puts them back
-    /// first, so the envelope is the one [`ArgumentValidator::parse_with`] gives, byte for byte,
-    /// and so is the value, for every type whose visitor keeps serde's contract that
-    /// `visit_string` is `visit_str` without the copy.
-    pub(crate) fn parse_owned_with<T, F>(
-        &self,
-        mut args: Map<String, Value>,
-        run_rules: F,
-    ) -> Result<T, ValidationError>
-    where
-        T: DeserializeOwned,
-        F: FnOnce(&T) -> Option<validator::ValidationErrors>,
-    {
-        if !self.surely_valid_object(&args) {
-            return self.parse_with(&Value::Object(args), run_rules);
-        }
-        let mut undo = tracked::Undo::new();
-        match tracked::deserialize_in_place::<T>(&mut args, &mut undo) {
-            Ok(value) => match run_rules(&value) {
-                None => Ok(value),
-                failures => {
-                    undo.restore(&mut args);
-                    Err(self.failed(&Value::Object(args), true, None, failures.as_ref()))
-                }
-            },
-            // Worded from the arguments as sent, by the path that words every failure.
-            Err(_) => {
-                undo.restore(&mut args);
-                self.parse_with(&Value::Object(args), run_rules)
-            }
         }
     }
 
@@ -413,7 +339,7 @@ impl ArgumentValidator {
         &self,
         args: &Value,
         valid: bool,
-        failure: Option<&tracked::Failure>,
+        failure: Option<&deser::Failure>,
         failures: Option<&validator::ValidationErrors>,
     ) -> ValidationError {
         let mut report = self.report(args);
@@ -457,236 +383,6 @@ impl fmt::Debug for ArgumentValidator {
     }
 }
 
-/// Keywords that apply other schemas to the same instance as the object they sit in: an
-/// object schema using one is closed with `unevaluatedProperties`, which sees their fields.
-const COMPOSING: [&str; 6] = ["allOf", "anyOf", "oneOf", "$ref", "if", "dependentSchemas"];
-
-/// Keywords through which a schema brings fields into the object it describes.
-const FIELD_SOURCES: [&str; 11] = [
-    "properties",
-    "patternProperties",
-    "additionalProperties",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "$ref",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-];
-
-/// `schema` with unknown fields denied in every object schema that does not already say how to
-/// treat them (see [`ArgumentValidator`]). Walks the schema without recursion.
-pub(crate) fn deny_unknown_fields(schema: &Value) -> Value {
-    let mut schema = schema.clone();
-    let unevaluated = knows_unevaluated(&schema);
-    let shared = combined_targets(&schema);
-    let mut stack: Vec<(String, &mut Value)> = vec![(String::new(), &mut schema)];
-    while let Some((pointer, node)) = stack.pop() {
-        let Value::Object(map) = node else { continue };
-        let says_nothing = map.contains_key("properties")
-            && !map.contains_key("additionalProperties")
-            && !map.contains_key("unevaluatedProperties")
-            && !map.contains_key("patternProperties");
-        if says_nothing && !shared.contains(&pointer) {
-            // `additionalProperties` only sees sibling `properties`: with composition it would
-            // reject the branches' fields, so use the keyword that sees through it.
-            if !COMPOSING.iter().any(|k| map.contains_key(*k)) {
-                map.insert("additionalProperties".to_owned(), Value::Bool(false));
-            } else if unevaluated {
-                map.insert("unevaluatedProperties".to_owned(), Value::Bool(false));
-            }
-        }
-        for (key, child) in map.iter_mut() {
-            let at = format!("{pointer}/{}", escape_pointer(key));
-            match (key.as_str(), child) {
-                ("properties" | "$defs" | "definitions", Value::Object(children)) => {
-                    stack.extend(
-                        children
-                            .iter_mut()
-                            .map(|(name, c)| (format!("{at}/{}", escape_pointer(name)), c)),
-                    );
-                }
-                ("items" | "prefixItems", Value::Array(children)) => {
-                    stack.extend(
-                        children
-                            .iter_mut()
-                            .enumerate()
-                            .map(|(i, c)| (format!("{at}/{i}"), c)),
-                    );
-                }
-                ("items" | "additionalProperties", child @ Value::Object(_)) => {
-                    stack.push((at, child));
-                }
-                _ => {}
-            }
-        }
-    }
-    schema
-}
-
-/// Whether the schema's draft knows `unevaluatedProperties` (2019-09 and later; `jsonschema`
-/// assumes 2020-12 without `$schema`).
-fn knows_unevaluated(root: &Value) -> bool {
-    root.get("$schema")
-        .and_then(Value::as_str)
-        .is_none_or(|s| s.contains("2019-09") || s.contains("2020-12"))
-}
-
-/// The JSON pointers of the schemas that are combined with other fields on the same object
-/// (an `allOf`, `if`/`then`/`else` or `dependentSchemas` branch, or a `$ref`/`anyOf`/`oneOf`
-/// next to another source of fields), and of what they stand for in turn: closing one would
-/// reject the fields it is combined with.
-fn combined_targets(root: &Value) -> HashSet<String> {
-    let mut direct = Vec::new();
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        match node {
-            Value::Object(map) => {
-                let sources = FIELD_SOURCES
-                    .iter()
-                    .filter(|k| map.contains_key(**k))
-                    .count();
-                for (key, child) in map {
-                    match key.as_str() {
-                        "allOf" | "if" | "then" | "else" | "dependentSchemas" => {
-                            instance_refs(child, key == "dependentSchemas", &mut direct, 0);
-                        }
-                        "anyOf" | "oneOf" if sources > 1 => {
-                            instance_refs(child, false, &mut direct, 0);
-                        }
-                        "$ref" if sources > 1 => direct.extend(local_pointer(child)),
-                        _ => {}
-                    }
-                }
-                stack.extend(map.values());
-            }
-            Value::Array(items) => stack.extend(items),
-            _ => {}
-        }
-    }
-    // What a combined schema stands for (`{$ref}` aliases, `anyOf` of one object and null) is
-    // combined too.
-    let mut shared = HashSet::new();
-    while let Some(pointer) = direct.pop() {
-        if shared.insert(pointer.clone())
-            && let Some(target) = root.pointer(&pointer)
-        {
-            let mut more = Vec::new();
-            instance_refs(target, false, &mut more, 0);
-            direct.extend(more);
-        }
-    }
-    shared
-}
-
-/// The local `$ref` targets that `schema` (or each of its values, for `map_of_schemas`, or
-/// each item of an array of schemas) applies to the same instance: its own `$ref` and those of
-/// its `allOf`/`anyOf`/`oneOf` branches.
-fn instance_refs(schema: &Value, map_of_schemas: bool, out: &mut Vec<String>, depth: u8) {
-    const MAX_DEPTH: u8 = 16;
-    if depth > MAX_DEPTH {
-        return;
-    }
-    match schema {
-        Value::Array(items) => {
-            for item in items {
-                instance_refs(item, false, out, depth + 1);
-            }
-        }
-        Value::Object(map) if map_of_schemas => {
-            for value in map.values() {
-                instance_refs(value, false, out, depth + 1);
-            }
-        }
-        Value::Object(map) => {
-            if let Some(reference) = map.get("$ref") {
-                out.extend(local_pointer(reference));
-            }
-            for key in ["allOf", "anyOf", "oneOf"] {
-                if let Some(branches) = map.get(key) {
-                    instance_refs(branches, false, out, depth + 1);
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The JSON pointer of a local `$ref` (`#/$defs/A%3CB%3E` → `/$defs/A<B>`).
-fn local_pointer(reference: &Value) -> Option<String> {
-    let fragment = reference.as_str()?.strip_prefix('#')?;
-    Some(percent_decode(fragment))
-}
-
-/// `name` as a JSON pointer token (`~` → `~0`, `/` → `~1`).
-pub(crate) fn escape_pointer(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
-}
-
-/// Whether `value` is nested at most `limit` levels deep ([`nesting_depth`] `<= limit`), the
-/// check every call makes: it stops descending at the limit and allocates nothing, so flat and
-/// shallow arguments cost one look at each value. It recurses, once per level and never deeper
-/// than the limit; a limit above [`RECURSION_LIMIT`] levels takes [`nesting_depth`]'s
-/// heap-allocated walk instead, so a large configured limit cannot overflow the stack here.
-fn within_depth(value: &Value, limit: usize) -> bool {
-    fn walk(value: &Value, budget: usize) -> bool {
-        match value {
-            Value::Object(map) => budget > 0 && map.values().all(|v| walk(v, budget - 1)),
-            Value::Array(items) => budget > 0 && items.iter().all(|v| walk(v, budget - 1)),
-            _ => true,
-        }
-    }
-    if limit > RECURSION_LIMIT {
-        return nesting_depth(value) <= limit;
-    }
-    walk(value, limit)
-}
-
-/// The deepest limit [`within_depth`] checks by recursion.
-const RECURSION_LIMIT: usize = 128;
-
-/// The nesting depth of `value`: 0 for a scalar, 1 for an object or array holding only
-/// scalars (or nothing), one more for each level of objects and arrays inside. Without
-/// recursion: the stack holds one iterator per open level.
-pub(crate) fn nesting_depth(value: &Value) -> usize {
-    enum Level<'v> {
-        Object(serde_json::map::Values<'v>),
-        Array(std::slice::Iter<'v, Value>),
-    }
-    fn open(value: &Value) -> Option<Level<'_>> {
-        match value {
-            Value::Object(map) => Some(Level::Object(map.values())),
-            Value::Array(items) => Some(Level::Array(items.iter())),
-            _ => None,
-        }
-    }
-    let Some(root) = open(value) else {
-        return 0;
-    };
-    let mut stack = vec![root];
-    let mut deepest = 1;
-    while let Some(level) = stack.last_mut() {
-        let next = match level {
-            Level::Object(values) => values.next(),
-            Level::Array(items) => items.next(),
-        };
-        match next {
-            Some(child) => {
-                if let Some(inner) = open(child) {
-                    stack.push(inner);
-                    deepest = deepest.max(stack.len());
-                }
-            }
-            None => {
-                stack.pop();
-            }
-        }
-    }
-    deepest
-}
-
 /// Whether `writeOnly: true` appears anywhere in `schema`.
 fn mentions_write_only(schema: &Value) -> bool {
     match schema {
@@ -696,268 +392,5 @@ fn mentions_write_only(schema: &Value) -> bool {
         }
         Value::Array(items) => items.iter().any(mentions_write_only),
         _ => false,
-    }
-}
-
-#[cfg(test)]
-mod depth_tests {
-    use super::*;
-    use serde_json::json;
-
-    /// `levels` nested objects or arrays around a scalar.
-    fn nested(levels: usize, array: bool) -> Value {
-        (0..levels).fold(json!(1), |inner, _| {
-            if array {
-                json!([0, inner, "x"])
-            } else {
-                json!({"a": 0, "b": inner})
-            }
-        })
-    }
-
-    #[test]
-    fn the_bounded_check_agrees_with_the_full_count() {
-        let mut values = vec![json!(1), json!({}), json!([]), json!({"a": {"b": []}})];
-        for levels in [1, 2, 63, 64, 65, 128, 129, 300] {
-            values.push(nested(levels, false));
-            values.push(nested(levels, true));
-        }
-        for value in &values {
-            let depth = nesting_depth(value);
-            for limit in [0, 1, 2, 63, 64, 65, 127, 128, 129, 200, 1_000] {
-                assert_eq!(
-                    within_depth(value, limit),
-                    depth <= limit,
-                    "depth {depth}, limit {limit}"
-                );
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod fast_differential {
-    //! The fast check changes no answer: every entry point gives the same result with it and
-    //! without it, for schemars schemas of every scalar Rust type and hand-written drafts.
-    use super::*;
-    use schemars::JsonSchema;
-    use serde::Deserialize;
-    use serde_json::json;
-
-    #[derive(JsonSchema, Deserialize)]
-    #[allow(dead_code, reason = "only the schema and deserialization are used")]
-    struct One<T> {
-        v: T,
-    }
-
-    #[derive(JsonSchema, Deserialize)]
-    #[allow(dead_code, reason = "only the schema is used")]
-    struct Defaulted<T: Default> {
-        #[serde(default)]
-        v: T,
-    }
-
-    #[derive(JsonSchema, Deserialize)]
-    #[allow(dead_code, reason = "only the schema is used")]
-    struct Ranged {
-        #[schemars(range(min = 1, max = 10))]
-        v: u32,
-        #[schemars(range(min = -5))]
-        w: Option<i64>,
-    }
-
-    #[derive(JsonSchema, Deserialize)]
-    #[allow(dead_code, reason = "only the schema is used")]
-    struct FloatRanged {
-        #[schemars(range(min = 0, max = 100))]
-        v: f64,
-    }
-
-    fn schema_of<T: JsonSchema>() -> Value {
-        serde_json::to_value(schemars::schema_for!(T)).unwrap()
-    }
-
-    fn schemas() -> Vec<Value> {
-        let mut schemas = vec![];
-        macro_rules! each {
-            ($($t:ty),*) => {$(
-                schemas.push(schema_of::<One<$t>>());
-                schemas.push(schema_of::<One<Option<$t>>>());
-                schemas.push(schema_of::<Defaulted<$t>>());
-            )*};
-        }
-        each!(
-            u8,
-            i8,
-            u16,
-            i16,
-            u32,
-            i32,
-            u64,
-            i64,
-            u128,
-            i128,
-            usize,
-            isize,
-            f32,
-            f64,
-            bool,
-            String,
-            char,
-            ()
-        );
-        schemas.push(schema_of::<One<std::num::NonZeroU32>>());
-        schemas.push(schema_of::<Ranged>());
-        schemas.push(schema_of::<FloatRanged>());
-        let drafts = [
-            None,
-            Some("http://json-schema.org/draft-04/schema#"),
-            Some("http://json-schema.org/draft-06/schema#"),
-            Some("http://json-schema.org/draft-07/schema#"),
-            Some("https://json-schema.org/draft/2019-09/schema"),
-            Some("https://json-schema.org/draft/2020-12/schema"),
-        ];
-        let fields = [
-            json!({"type": "integer", "minimum": 0, "maximum": 10}),
-            json!({"type": ["integer", "null"], "minimum": 1}),
-            json!({"type": "number", "maximum": 0}),
-            json!({"type": "number", "minimum": 0}),
-            json!({"type": ["number", "string"], "minimum": -9223372036854775808_i64}),
-            json!({"type": "integer", "maximum": 18446744073709551615_u64}),
-            json!({"type": "integer", "minimum": 9007199254740993_u64}),
-            json!({"type": "integer", "maximum": 9007199254740993_u64}),
-            json!({"type": "integer", "maximum": -9007199254740993_i64}),
-            json!({"type": ["boolean", "string"]}),
-            json!({"type": "integer", "format": "int8", "minimum": -128, "maximum": 127}),
-        ];
-        for draft in drafts {
-            for field in &fields {
-                for additional in [None, Some(true), Some(false)] {
-                    for required in [false, true] {
-                        let mut schema = json!({"type": "object", "properties": {"v": field}});
-                        let object = schema.as_object_mut().unwrap();
-                        if let Some(draft) = draft {
-                            object.insert("$schema".into(), json!(draft));
-                        }
-                        if let Some(additional) = additional {
-                            object.insert("additionalProperties".into(), json!(additional));
-                        }
-                        if required {
-                            object.insert("required".into(), json!(["v"]));
-                        }
-                        schemas.push(schema);
-                    }
-                }
-            }
-        }
-        schemas
-    }
-
-    fn values() -> Vec<Value> {
-        [
-            "null",
-            "true",
-            "false",
-            "0",
-            "-0",
-            "0.0",
-            "-0.0",
-            "1",
-            "-1",
-            "1.0",
-            "1.5",
-            "10",
-            "11",
-            "127",
-            "128",
-            "-128",
-            "-129",
-            "255",
-            "256",
-            "65536",
-            "4294967296",
-            "1e2",
-            "1E2",
-            "100.0",
-            "1e20",
-            "-1e20",
-            "1e300",
-            "-1e300",
-            "1e-300",
-            "9007199254740992",
-            "9007199254740993",
-            "9007199254740994",
-            "-9007199254740993",
-            "9223372036854775807",
-            "9223372036854775808",
-            "-9223372036854775808",
-            "-9223372036854775809",
-            "18446744073709551615",
-            "18446744073709551616",
-            "340282366920938463463374607431768211455",
-            "-170141183460469231731687303715884105728",
-            "\"\"",
-            "\"x\"",
-            "\"5\"",
-            "[]",
-            "[1]",
-            "{}",
-            "{\"a\":1}",
-        ]
-        .iter()
-        .map(|text| serde_json::from_str(text).unwrap())
-        .collect()
-    }
-
-    #[test]
-    fn every_entry_point_answers_as_without_the_fast_check() {
-        let (mut fast_schemas, mut accepted) = (0, 0);
-        for schema in schemas() {
-            // Some hand-written schemas do not compile (a draft-4 bound, ...): skipped.
-            if ArgumentValidator::new("t.a", &schema).is_err() {
-                continue;
-            }
-            for depth in [0, 64] {
-                let with = ArgumentValidator::new("t.a", &schema)
-                    .unwrap()
-                    .max_depth(depth);
-                let mut without = ArgumentValidator::new("t.a", &schema)
-                    .unwrap()
-                    .max_depth(depth);
-                without.fast = None;
-                fast_schemas += usize::from(with.fast.is_some());
-                let mut cases = vec![json!({}), json!([]), json!(null), json!({"w": 1})];
-                for value in values() {
-                    cases.push(json!({ "v": value }));
-                    cases.push(json!({ "v": value, "w": 1 }));
-                }
-                for args in &cases {
-                    if with.fast.as_ref().is_some_and(|fast| fast.accepts(args)) {
-                        accepted += 1;
-                        assert!(
-                            with.validator.is_valid(args),
-                            "schema {schema}, args {args}"
-                        );
-                    }
-                    let context = format!("schema {schema}, depth {depth}, args {args}");
-                    assert_eq!(with.is_valid(args), without.is_valid(args), "{context}");
-                    assert_eq!(with.check(args), without.check(args), "{context}");
-                    let xml = |v: &ArgumentValidator| v.check(args).to_xml();
-                    assert_eq!(xml(&with), xml(&without), "{context}");
-                    let any =
-                        |v: &ArgumentValidator| v.parse::<Value>(args).map_err(|e| e.to_xml());
-                    assert_eq!(any(&with), any(&without), "{context}");
-                    let typed = |v: &ArgumentValidator| {
-                        v.parse::<One<u8>>(args).map(|_| ()).map_err(|e| e.to_xml())
-                    };
-                    assert_eq!(typed(&with), typed(&without), "{context}");
-                }
-            }
-        }
-        // The comparison is only worth something if the fast check took part.
-        assert!(
-            fast_schemas > 100 && accepted > 1_000,
-            "{fast_schemas} {accepted}"
-        );
     }
 }

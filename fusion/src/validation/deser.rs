@@ -1,20 +1,27 @@
-//! Deserialization problems: the first serde error on the way into the handler's argument
-//! type, located by [`tracked`](super::tracked) and reworded from serde's standard messages.
+//! Deserialization problems: the handler's argument type read from the arguments by
+//! serde_json's `&Value` deserializer, the first failure located by `serde_path_to_error` and
+//! reworded from serde's standard messages.
 
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::locate::{locate, without_position};
 use super::path::FieldPath;
 use super::report::{Check, Report, Source, line};
-use super::tracked::{Failure, Step};
 
-/// Adds the problem for a deserialization `failure`.
+/// Why deserializing failed (serde_json's message) and where (`serde_path_to_error`'s path).
+pub(crate) type Failure = serde_path_to_error::Error<serde_json::Error>;
+
+/// Deserializes `T` from `args` as `T::deserialize(args)` does, noting where it failed.
+pub(crate) fn deserialize<T: DeserializeOwned>(args: &Value) -> Result<T, Failure> {
+    serde_path_to_error::deserialize(args)
+}
+
+/// Adds the problem for a deserialization `failure` of the report's arguments.
 pub(crate) fn add(report: &mut Report<'_>, failure: &Failure) {
-    let mut path = FieldPath::root();
-    for step in failure.path() {
-        match step {
-            Step::Index(index) => path.push_index(*index),
-            Step::Key(key) => path.push_key(key.as_str()),
-        }
-    }
-    let (path, text, custom) = reword(report, path, failure.message(), failure.is_key());
+    let message = failure.inner().to_string();
+    let (path, at_key) = locate(report.args(), failure.path(), &message);
+    let (path, text, custom) = reword(report, path, &message, at_key);
     let check = if custom { Check::Custom } else { Check::Other };
     report.push(path, text, Source::Serde, check);
 }
@@ -104,24 +111,6 @@ fn reword(
     (path, text, custom)
 }
 
-/// `message` without the position serde_json's parser appends (` at line 1 column 3`): it
-/// reads a map's numeric keys with that parser, and a position inside a key means nothing to
-/// the model.
-fn without_position(message: &str) -> &str {
-    let Some(at) = message.rfind(" at line ") else {
-        return message;
-    };
-    let position = &message[at + " at line ".len()..];
-    let is_position = position
-        .split_once(" column ")
-        .is_some_and(|(line, column)| {
-            [line, column]
-                .iter()
-                .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        });
-    if is_position { &message[..at] } else { message }
-}
-
 /// `path` extended by `name`, unless serde already put `name` last.
 fn with_field(path: FieldPath, name: &str) -> FieldPath {
     if path.last_key() == Some(name) {
@@ -177,23 +166,6 @@ fn plain_expectation(expected: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parser_positions_are_dropped() {
-        assert_eq!(
-            without_position("invalid value: integer `300`, expected u8 at line 1 column 3"),
-            "invalid value: integer `300`, expected u8"
-        );
-        for kept in [
-            "expected u8",
-            "meet at line 5",
-            "at line 1 column",
-            "at line x column 2",
-            "at line 1 column 2 and more",
-        ] {
-            assert_eq!(without_position(kept), kept);
-        }
-    }
 
     #[test]
     fn backticks_are_split_out() {

@@ -1,23 +1,23 @@
 //! The `<validation_error>` envelope: every problem with a tool call's arguments, one line per
-//! field, sorted by path, written so a model fixes everything in one turn (SPEC section 2).
+//! field, sorted by path, written so a model fixes everything in one turn.
 //!
 //! Three sources feed one envelope: the action's JSON Schema (`jsonschema`), deserialization
-//! into the handler's argument type (serde, with the failing path tracked on the way back up),
-//! and `validator` rules. [`ArgumentValidator`] runs all three; [`ValidationError`] is the
-//! envelope, and can also be built by hand or from `validator::ValidationErrors` alone.
+//! into the handler's argument type (serde, its first failure located by
+//! `serde_path_to_error`), and `validator` rules. [`ArgumentValidator`] runs all three;
+//! [`ValidationError`] is the envelope, and can also be built by hand or from
+//! `validator::ValidationErrors` alone.
 
 mod argument;
+mod closing;
+mod depth;
 mod deser;
-mod fast;
+mod locate;
 mod path;
 mod report;
 mod rules;
 mod schema;
 mod sent;
 mod shape;
-mod tracked;
-
-
 
 use std::fmt;
 use std::sync::Arc;
@@ -27,8 +27,8 @@ use serde_json::{Map, Value};
 use crate::contract::ScopedDelta;
 use crate::xml::{self, Context};
 
-pub(crate) use argument::nesting_depth;
 pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH, SchemaError};
+pub(crate) use depth::nesting_depth;
 
 /// [`RECOVERY`] as a literal, so the renderer can copy it with its tags in one piece.
 macro_rules! recovery {
@@ -374,7 +374,5 @@ impl fmt::Display for ValidationError {
 
 impl std::error::Error for ValidationError {}
 
-#[cfg(test)]
-mod in_place_tests;
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
 use jsonschema::{JsonType, ValidationError as SchemaFailure};
 use serde_json::Value;
 
-use super::argument::escape_pointer;
+use super::closing::escape_pointer;
 use super::path::FieldPath;
 use super::report::{Check, Report, Source, line};
 use super::sent;

@@ -1,5 +1,5 @@
 //! Rendering what the model sent: quoted and cut strings, numbers as written, `array(N)`,
-//! compact JSON objects, and the `(missing)` / `(redacted)` markers (SPEC section 2).
+//! compact JSON objects, and the `(missing)` / `(redacted)` markers.
 
 use serde_json::Value;
 

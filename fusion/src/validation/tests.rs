@@ -443,7 +443,7 @@ fn nested_unknown_fields_suggest_the_nested_names() {
     );
 }
 
-// --- hardening: redaction, closing nested objects, line shape -----------------------------
+// --- redaction, closing nested objects, line shape -----------------------------------------
 
 #[test]
 fn nested_objects_are_closed_with_the_keyword_their_draft_knows() {
