@@ -15,7 +15,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use fusion::server::Server;
-use fusion::{RequestContext, Tool, ToolError, ToolResponse};
+use fusion::{RequestContext, ToolError, ToolExt, ToolResponse};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolRequestParams;
@@ -189,8 +189,8 @@ pub(crate) struct Accounts;
 impl Accounts {
     /// Credits an account.
     #[action]
-    fn deposit(&self, args: Deposit) -> Receipt {
-        deposit(args)
+    fn deposit(&self, args: Deposit) -> fusion::Json<Receipt> {
+        fusion::Json(deposit(args))
     }
 
     /// Reads an account.
@@ -208,7 +208,7 @@ pub(crate) fn deposit_arguments() -> Map<String, Value> {
     }
 }
 
-/// fusion: `Tool::call` of the generated tool, polled once (the action is synchronous, so the
+/// fusion: `ToolExt::call` of the generated tool, polled once (the action is synchronous, so the
 /// future is ready at the first poll; no runtime involved on either side).
 pub(crate) fn fusion_dispatch(tool: &Accounts, arguments: Map<String, Value>) -> ToolResponse {
     let future = pin!(tool.call(arguments, RequestContext::new()));

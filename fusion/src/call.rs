@@ -216,7 +216,11 @@ mod tests {
             let response = Panicky(place).call(Map::new(), RequestContext::new()).await;
             let error = response.tool_error().expect(place);
             assert_eq!(error.code(), &ErrorCode::InternalError, "{place}");
-            assert!(!error.to_xml().contains("in "), "{place}: {}", error.to_xml());
+            assert!(
+                !error.to_xml().contains("in "),
+                "{place}: {}",
+                error.to_xml()
+            );
         }
     }
 

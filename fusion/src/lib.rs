@@ -110,6 +110,25 @@
 //!
 //! The sections below take the pieces one at a time.
 //!
+//! # How a call runs
+//!
+//! Every call, whether a [`server::Server`] serves it, a [`testing::Tester`] makes it or you
+//! call a tool directly with [`ToolExt::call`], runs the same path:
+//!
+//! ```text
+//! arguments ─▶ argument limits ─▶ Tool::prepare ─────▶ guards ───────────▶ handler ─▶ ToolResponse
+//!              (size, nesting)    (route, validate:   (rate limits,        (your action,
+//!                                  synchronous)        concurrency,         IntoToolResponse)
+//!                                                      middleware, timeout)
+//! └──────────────────────────────────── one panic boundary ────────────────────────────────┘
+//! ```
+//!
+//! [`Tool::prepare`] routes the arguments to an action and validates them before any guard
+//! runs, so a malformed call never takes a rate-limit or concurrency slot. It returns a
+//! [`PreparedCall`]; the guards configured for the tool wrap it from outside, so a
+//! hand-written [`Tool`] gets exactly the guards a generated one would. A panic anywhere
+//! becomes `INTERNAL_ERROR` with an error id, and the server keeps serving.
+//!
 //! # The `<tool_error>` envelope
 //!
 //! [`ToolError`] is both the error value and its builder:
@@ -138,7 +157,7 @@
 //! </tool_error>");
 //! ```
 //!
-//! The rendering is byte-exact (SPEC section 1): sections in a fixed order, each only when set;
+//! The rendering is byte-exact: sections in a fixed order, each only when set;
 //! element text escapes `&` and `<` only (so `Must be > 0` stays readable), attribute values
 //! escape all five special characters, and characters XML 1.0 forbids become U+FFFD.
 //!
@@ -248,7 +267,7 @@
 //! ```
 //!
 //! [`testing::Outcome::snapshot`] renders a result as stable text (the envelopes, then the
-//! flags in SPEC order; error ids as `[error id]`) for snapshot tests. With `insta`:
+//! flags in a fixed order; error ids as `[error id]`) for snapshot tests. With `insta`:
 //!
 //! ```ignore
 //! let outcome = tester.call("billing.get_invoice", json!({"id": "inv_2026"})).await;

@@ -167,7 +167,9 @@ fn structured<T: Serialize>(value: T) -> ToolResponse {
 }
 
 fn with_warnings(response: ToolResponse, warnings: Vec<ToolError>) -> ToolResponse {
-    warnings.into_iter().fold(response, ToolResponse::with_warning)
+    warnings
+        .into_iter()
+        .fold(response, ToolResponse::with_warning)
 }
 
 impl IntoToolResponse for ToolResponse {
@@ -325,9 +327,7 @@ impl<T: Serialize + JsonSchema + 'static, E: ToolErrors> StructuredOutput for Re
     }
 }
 
-impl<T: Serialize + JsonSchema + 'static, E: ToolErrors> StructuredOutput
-    for Result<Warned<T>, E>
-{
+impl<T: Serialize + JsonSchema + 'static, E: ToolErrors> StructuredOutput for Result<Warned<T>, E> {
     type Success = T;
 
     fn into_structured_response(self) -> ToolResponse {
@@ -374,13 +374,22 @@ mod tests {
     #[test]
     fn success_values_render_by_what_they_are() {
         let ok = |r: ToolResponse| r.payload().map(str::to_owned);
-        assert_eq!(ok(String::from("plain").into_tool_response()).unwrap(), "plain");
+        assert_eq!(
+            ok(String::from("plain").into_tool_response()).unwrap(),
+            "plain"
+        );
         assert_eq!(ok("text".into_tool_response()).unwrap(), "text");
         assert_eq!(ok(().into_tool_response()).unwrap(), "OK");
         assert_eq!(ok(vec![1, 2].into_tool_response()).unwrap(), "[1,2]");
-        assert_eq!(ok(Json(Invoice { id: "inv_1" }).into_tool_response()).unwrap(), r#"{"id":"inv_1"}"#);
+        assert_eq!(
+            ok(Json(Invoice { id: "inv_1" }).into_tool_response()).unwrap(),
+            r#"{"id":"inv_1"}"#
+        );
         let aliased: Alias<Invoice> = Ok(Invoice { id: "inv_1" });
-        assert_eq!(ok(aliased.into_tool_response()).unwrap(), r#"{"id":"inv_1"}"#);
+        assert_eq!(
+            ok(aliased.into_tool_response()).unwrap(),
+            r#"{"id":"inv_1"}"#
+        );
         let text: anyhow::Result<String> = Ok("verbatim".into());
         assert_eq!(ok(text.into_tool_response()).unwrap(), "verbatim");
         let unit: Alias<()> = Ok(());
@@ -429,7 +438,10 @@ mod tests {
         // An unserializable value is an internal error, not a panic.
         let keys = Json(BTreeMap::from([((1, 2), "x")]));
         let response = keys.into_structured_response();
-        assert_eq!(response.tool_error().unwrap().code(), &ErrorCode::InternalError);
+        assert_eq!(
+            response.tool_error().unwrap().code(),
+            &ErrorCode::InternalError
+        );
     }
 
     #[test]

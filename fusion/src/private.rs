@@ -26,13 +26,13 @@ pub use ::std;
 pub use ::std::sync::OnceLock;
 pub use ::validator;
 
+pub use crate::context::RequestContext;
 pub use crate::definition::{
     ActionDefinition, Annotations, ErrorContract, ToolDefinition, ToolErrors,
 };
 pub use crate::dispatch::ToolRuntime;
 pub use crate::guard::{ConcurrencyLimit, GuardSpec, RateKey, RateLimit, ToolGuards};
 pub use crate::output::{IntoToolResponse, StructuredOutput};
-pub use crate::context::RequestContext;
 pub use crate::tool::{PreparedCall, Tool};
 pub use crate::validation::SchemaError;
 pub use crate::{ErrorCategory, ErrorCode, Severity, ToolError, ToolResponse};
@@ -335,8 +335,16 @@ mod tests {
     #[test]
     fn validation_runs_only_when_implemented() {
         use super::autoref::*;
-        assert!((&&Validate(&Checked { n: 0 })).__fusion_validate().is_some());
-        assert!((&&Validate(&Checked { n: 1 })).__fusion_validate().is_none());
+        assert!(
+            (&&Validate(&Checked { n: 0 }))
+                .__fusion_validate()
+                .is_some()
+        );
+        assert!(
+            (&&Validate(&Checked { n: 1 }))
+                .__fusion_validate()
+                .is_none()
+        );
         assert!((&&Validate(&Unchecked)).__fusion_validate().is_none());
     }
 
@@ -357,10 +365,18 @@ mod tests {
             .unwrap();
         assert_eq!(list["type"], "array");
         // No structured success value: no schema (the call's generation reports it).
-        assert!((&&Outputs::<String>::NEW).__fusion_output_schema().is_none());
+        assert!(
+            (&&Outputs::<String>::NEW)
+                .__fusion_output_schema()
+                .is_none()
+        );
         assert!((&&Outputs::<u8>::NEW).__fusion_contracts().is_empty());
         // `serde_json::Value` accepts anything: the boolean schema `true`, no object schema.
-        assert!(output_schema_for::<serde_json::Value>().get("type").is_none());
+        assert!(
+            output_schema_for::<serde_json::Value>()
+                .get("type")
+                .is_none()
+        );
     }
 
     #[test]

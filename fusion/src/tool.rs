@@ -75,7 +75,7 @@ use crate::response::ToolResponse;
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
 /// let tester = fusion::testing::Tester::new().tool(Ping);
-/// tester.call("ping", json!({})).await.assert_payload("pong");
+/// tester.call("ping", json!({})).await.assert_text("pong");
 /// # }
 /// ```
 pub trait Tool: Send + Sync + 'static {

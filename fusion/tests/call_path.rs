@@ -434,10 +434,8 @@ impl Tool for Hand {
             tool: GuardSpec::new().timeout(Duration::from_millis(50)),
             actions: vec![(
                 "free".to_owned(),
-                GuardSpec::new().rate_limit(fusion::guard::RateLimit::global(
-                    1,
-                    Duration::from_secs(60),
-                )),
+                GuardSpec::new()
+                    .rate_limit(fusion::guard::RateLimit::global(1, Duration::from_secs(60))),
             )],
         }
     }
@@ -482,7 +480,9 @@ async fn a_hand_written_tool_gets_exactly_the_guards_configured_for_it() {
         .assert_error(ErrorCode::UnknownAction);
     // Called directly, it runs unguarded.
     for _ in 0..3 {
-        let direct = Hand.call(action("free", json!({})), RequestContext::new()).await;
+        let direct = Hand
+            .call(action("free", json!({})), RequestContext::new())
+            .await;
         assert_eq!(direct.payload(), Some("blocking"));
     }
 }
@@ -513,7 +513,8 @@ async fn actions_named_start_and_call_are_served() {
         &Engine,
         action("start", json!({"n": 1})),
         RequestContext::new(),
-    ).await;
+    )
+    .await;
     assert_eq!(
         format!("{response:?}"),
         format!("{:?}", ToolResponse::text("2"))
@@ -522,7 +523,8 @@ async fn actions_named_start_and_call_are_served() {
         &Engine,
         action("call", json!({"n": 1})),
         RequestContext::new(),
-    ).await;
+    )
+    .await;
     assert_eq!(
         format!("{response:?}"),
         format!("{:?}", ToolResponse::text("3"))
@@ -565,9 +567,8 @@ fn a_panic_payload_that_panics_when_dropped_never_unwinds_out_of_poll() {
     for name in ["now", "later"] {
         let mut call = Booby.call(action(name, json!({})), RequestContext::new());
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            call.as_mut().poll(&mut cx)
-        }));
+        let polled =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.as_mut().poll(&mut cx)));
         let Ok(std::task::Poll::Ready(response)) = polled else {
             panic!("{name}: unwound out of poll or pending");
         };

@@ -8,7 +8,7 @@
 )]
 
 use fusion::Tool;
-use fusion::dispatch::flat_input_schema;
+use fusion::schema::flat_input_schema;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};

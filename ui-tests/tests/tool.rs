@@ -13,7 +13,7 @@ mod outcomes;
 #[path = "tool/output_schema.rs"]
 mod output_schema;
 
-use fusion::{RequestContext, Tool, ToolResponse};
+use fusion::{RequestContext, Tool, ToolExt, ToolResponse};
 use serde_json::{Map, Value};
 
 // --- helpers ---------------------------------------------------------------------------------

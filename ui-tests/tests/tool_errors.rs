@@ -690,15 +690,18 @@ fn type_level_defaults_reach_the_contract() {
 
 #[test]
 fn the_contract_probe_sees_derived_types() {
-    use fusion::__private::{Contracts, DeclaredContracts as _, NoContracts as _};
+    use fusion::__private::Outputs;
+    use fusion::__private::autoref::{DeclaredContracts as _, NoContracts as _};
     assert_eq!(
-        (&&Contracts::<BillingError>::NEW).__fusion_contracts(),
+        (&&Outputs::<Result<(), BillingError>>::NEW).__fusion_contracts(),
         BillingError::error_contracts()
     );
     // The autoref form generated code writes, even where plain method syntax would do.
     #[allow(clippy::needless_borrow)]
-    let none = (&&Contracts::<ToolError>::NEW).__fusion_contracts();
+    let none = (&&Outputs::<Result<(), ToolError>>::NEW).__fusion_contracts();
     assert!(none.is_empty());
+    // A type that is no output (its action's call reports that): no contracts.
+    assert!((&&Outputs::<BillingError>::NEW).__fusion_contracts().is_empty());
 }
 
 #[test]
@@ -852,7 +855,7 @@ mod hygiene {
 /// End to end with the real `#[fusion::tool]`: an action's derived error keeps its envelope
 /// through a call, and its contracts reach the tool definition.
 mod with_the_tool_macro {
-    use fusion::{RequestContext, Tool, ToolError, ToolErrors};
+    use fusion::{RequestContext, Tool, ToolError, ToolErrors, ToolExt};
     use serde_json::{Map, Value, json};
 
     #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -8,7 +8,7 @@ use std::pin::pin;
 use std::sync::Once;
 use std::task::{Context, Poll, Waker};
 
-use fusion::{RequestContext, Tool, ToolResponse};
+use fusion::{RequestContext, Tool, ToolExt, ToolResponse};
 use serde_json::{Map, Value};
 
 /// Calls `tool` with `arguments` in-process. The billing actions are synchronous, so the call is

@@ -541,14 +541,15 @@ mod tests {
     fn output_schema_actions_render_structured_content() {
         let out = super::super::expand(quote!(), every_kind_of_action()).to_string();
         assert!(!out.contains("compile_error"), "{out}");
-        assert_eq!(out.matches("output_schema_for").count(), 2, "{out}");
-        assert_eq!(out.matches("render_structured").count(), 2, "{out}");
+        // The schema is read off the return type, whatever it is called.
+        assert_eq!(out.matches("__fusion_output_schema").count(), 2, "{out}");
         assert!(
             out.contains(
-                "output_schema_for :: < < anyhow :: Result < Total > as :: fusion :: __private :: ResultParts > :: Ok > ()"
+                "Outputs :: < anyhow :: Result < Total > > :: NEW) . __fusion_output_schema ()"
             ),
             "{out}"
         );
+        assert_eq!(out.matches("respond_structured").count(), 2, "{out}");
         assert_eq!(
             out.matches("output_schema : :: core :: option :: Option :: None")
                 .count(),

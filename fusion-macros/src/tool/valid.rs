@@ -80,7 +80,6 @@ pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
     }
 }
 
-
 /// Names the model calls must survive every LLM API: `[A-Za-z0-9_-]`, not empty (SPEC
 /// section 3: flat exposition joins them as `tool_action`).
 fn check_name(name: &Name, what: &str, errors: &mut Errors) {

@@ -67,10 +67,7 @@ impl ArgumentLimits {
 
 /// The `VALIDATION_ERROR` for arguments over `limit` bytes of JSON (no limit: `None`). Shared
 /// with `fusion::testing`, so a tester refuses what a server refuses.
-fn argument_size_error(
-    arguments: &Map<String, Value>,
-    limit: Option<usize>,
-) -> Option<ToolError> {
+fn argument_size_error(arguments: &Map<String, Value>, limit: Option<usize>) -> Option<ToolError> {
     let limit = limit?;
     oversized(arguments, limit).map(|size| too_large(size, limit))
 }

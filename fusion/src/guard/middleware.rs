@@ -4,9 +4,9 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::context::BoxFuture;
 use crate::error::ToolError;
 use crate::response::ToolResponse;
-use crate::context::BoxFuture;
 
 use super::GuardRequest;
 

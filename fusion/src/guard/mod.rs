@@ -77,33 +77,32 @@
 #![doc = include_str!("../docs/guards.md")]
 
 mod concurrency;
+mod gates;
 mod limits;
 mod middleware;
 mod rate;
 #[cfg(feature = "redis")]
 mod redis;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::code::{ErrorCode, Severity};
-use crate::error::ToolError;
-use crate::response::ToolResponse;
-use crate::context::RequestContext;
 use crate::definition::{ActionDefinition, ErrorContract, ToolDefinition};
 
+use gates::Gate;
+pub use gates::GuardRequest;
+pub(crate) use gates::{GuardSet, ToolGates};
+pub(crate) use gates::{retry_safe, seconds, whole_seconds};
 pub use limits::{ArgumentLimits, DEFAULT_MAX_ARGUMENT_BYTES};
 pub use middleware::{Middleware, Next};
 pub use rate::{RateKey, RateLimit};
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
 
-use concurrency::Concurrency;
 use middleware::Layers;
-use rate::Rate;
 
 /// The most calls of one tool (or action) that run at once, and how many more may wait for a
 /// slot. Beyond both, a call is answered `SERVER_BUSY` at once (load shedding: the queue never
@@ -456,257 +455,6 @@ impl fmt::Debug for Guards {
             .field("limits", &self.limits)
             .field("store", &store)
             .finish()
-    }
-}
-
-/// The runtime guards of a server: one [`ToolGates`] per guarded tool. Shared by every call
-/// (behind an `Arc` in the request context).
-#[derive(Default)]
-pub(crate) struct GuardSet {
-    tools: HashMap<String, ToolGates>,
-}
-
-/// The gates of one tool: the tool-wide one, and one per guarded action.
-pub(crate) struct ToolGates {
-    /// Whether the tool has a discriminator (several actions): its actions are named
-    /// `tool.action` (grouped) or `tool_action` (flat) in messages, else like the tool.
-    grouped: bool,
-    tool: Gate,
-    actions: HashMap<String, Gate>,
-    /// The actions a model may call again after a `TIMEOUT` (see [`retry_safe`]).
-    retry_safe: HashSet<String>,
-}
-
-/// The guards of one target, with their state (semaphores, rate counters).
-struct Gate {
-    /// `billing` or `billing.charge`, for messages.
-    name: String,
-    concurrency: Option<Concurrency>,
-    rate: Option<Rate>,
-    timeout: Option<Duration>,
-    middleware: Vec<Arc<dyn Middleware>>,
-}
-
-impl Gate {
-    fn new(name: String, spec: &GuardSpec, store: &Store) -> Result<Gate, String> {
-        if let Some(limit) = spec.concurrency
-            && limit.max_active > tokio::sync::Semaphore::MAX_PERMITS
-        {
-            return Err(format!(
-                "the concurrency limit of `{name}` allows {} calls at once, more than the {} \
-                 a limit can count; leave the limit out for no limit",
-                limit.max_active,
-                tokio::sync::Semaphore::MAX_PERMITS
-            ));
-        }
-        if spec.timeout.is_some_and(|t| t.is_zero()) {
-            return Err(format!(
-                "the timeout of `{name}` is zero, so every call would time out; use a positive \
-                 duration"
-            ));
-        }
-        let rate = match &spec.rate_limit {
-            Some(limit) => Some(Rate::new(&name, limit.clone(), store)?),
-            None => None,
-        };
-        Ok(Gate {
-            concurrency: spec.concurrency.map(Concurrency::new),
-            rate,
-            timeout: spec.timeout,
-            middleware: spec.middleware.0.clone(),
-            name,
-        })
-    }
-
-    fn is_empty(&self) -> bool {
-        self.concurrency.is_none()
-            && self.rate.is_none()
-            && self.timeout.is_none()
-            && self.middleware.is_empty()
-    }
-}
-
-/// What a client may know about a guarded call, for a rate-limit key function and for
-/// middleware: the tool, the action and the request context (client name, `_meta`).
-#[derive(Debug)]
-pub struct GuardRequest<'a> {
-    /// The tool (`billing`).
-    pub tool: &'a str,
-    /// The action (`charge`; a single-function tool's action is named like the tool).
-    pub action: &'a str,
-    /// The request's context.
-    pub context: &'a RequestContext,
-}
-
-impl GuardSet {
-    /// The gates of tool `name`, when it has any.
-    pub(crate) fn tool(&self, name: &str) -> Option<&ToolGates> {
-        self.tools.get(name)
-    }
-}
-
-impl ToolGates {
-    /// Runs the call of `action` through the guards: the rate limits (the action's, then the
-    /// tool's), the concurrency limits (the tool's, then the action's; waiting in the queue
-    /// when full), then `handler` under the timeout and inside the middleware. A refusal is
-    /// the response and the handler never starts; on timeout the handler's future is dropped.
-    /// Dropping the returned future (client cancellation) frees the call's queue place or
-    /// slot. `flat`: the call came through a flat tool name (`billing_charge`), and messages
-    /// name the action that way.
-    pub(crate) async fn run<H, F>(
-        &self,
-        action: &str,
-        flat: bool,
-        context: RequestContext,
-        handler: H,
-    ) -> ToolResponse
-    where
-        H: FnOnce(RequestContext) -> F,
-        F: Future<Output = ToolResponse> + Send,
-    {
-        let gate = self.actions.get(action);
-        if self.tool.is_empty() && gate.is_none_or(Gate::is_empty) {
-            return handler(context).await;
-        }
-        // An action's limit is named as the client called the action; the tool's limit,
-        // shared by its actions, by the tool's name.
-        let called = match (self.grouped, flat) {
-            (false, _) => self.tool.name.clone(),
-            (true, false) => format!("{}.{action}", self.tool.name),
-            (true, true) => format!("{}_{action}", self.tool.name),
-        };
-        let name_of = |g: &Gate| -> String {
-            if gate.is_some_and(|a| std::ptr::eq(a, g)) {
-                called.clone()
-            } else {
-                g.name.clone()
-            }
-        };
-
-        let request = GuardRequest {
-            tool: &self.tool.name,
-            action,
-            context: &context,
-        };
-        for g in [gate, Some(&self.tool)].into_iter().flatten() {
-            if let Some(rate) = &g.rate
-                && let Err(error) = rate.check(&name_of(g), &rate.key(&request)).await
-            {
-                return ToolResponse::error(error);
-            }
-        }
-
-        // The tool's slot first: a call holding an action slot never waits for a tool slot
-        // held by calls of the same action, so the two queues cannot deadlock. Declared
-        // before the handler, so dropped after it: a slot is given back only once the handler
-        // it admitted is gone (on completion, timeout and cancellation alike).
-        let mut permits = Vec::new();
-        for g in [Some(&self.tool), gate].into_iter().flatten() {
-            if let Some(concurrency) = &g.concurrency {
-                match concurrency.acquire(&name_of(g)).await {
-                    Ok(permit) => permits.push(permit),
-                    Err(error) => return ToolResponse::error(error),
-                }
-            }
-        }
-
-        let timeout = gate.and_then(|g| g.timeout).or(self.tool.timeout);
-        let retry_safe = self.retry_safe.contains(action);
-        // The tool's middleware outside the action's, all under the timeout.
-        let layers: Vec<Arc<dyn Middleware>> = self
-            .tool
-            .middleware
-            .iter()
-            .chain(gate.into_iter().flat_map(|g| &g.middleware))
-            .cloned()
-            .collect();
-        let started = tokio::time::Instant::now();
-        let response = if layers.is_empty() {
-            within(timeout, &called, retry_safe, handler(context)).await
-        } else {
-            // The handler owns the context; the middleware sees a copy.
-            let seen = context.clone();
-            let request = GuardRequest {
-                tool: &self.tool.name,
-                action,
-                context: &seen,
-            };
-            let chain = middleware::chain(&request, &layers, Box::pin(handler(context)));
-            within(timeout, &called, retry_safe, chain).await
-        };
-        let took = started.elapsed();
-        for permit in &permits {
-            permit.record(took);
-        }
-        response
-    }
-}
-
-/// `duration` in whole seconds, rounded up, never 0: the unit of `<retry_after>` and of the
-/// guard messages (SPEC section 1: a delay under one second is not written, so it is
-/// rounded up rather than dropped).
-pub(crate) fn whole_seconds(duration: Duration) -> u64 {
-    let secs = duration.as_secs() + u64::from(duration.subsec_nanos() > 0);
-    secs.max(1)
-}
-
-/// "1 second", "5 seconds".
-pub(crate) fn seconds(n: u64) -> String {
-    if n == 1 {
-        "1 second".to_owned()
-    } else {
-        format!("{n} seconds")
-    }
-}
-
-/// `handler`'s response, or the `TIMEOUT` envelope of `name` once `limit` (if any) has passed,
-/// the handler's future dropped. `retry_safe`: see [`timed_out`].
-async fn within(
-    limit: Option<Duration>,
-    name: &str,
-    retry_safe: bool,
-    handler: impl Future<Output = ToolResponse>,
-) -> ToolResponse {
-    match limit {
-        None => handler.await,
-        Some(limit) => match tokio::time::timeout(limit, handler).await {
-            Ok(response) => response,
-            Err(_) => ToolResponse::error(timed_out(name, limit, retry_safe)),
-        },
-    }
-}
-
-/// Whether a model may call `action` again after it timed out: when it is annotated read-only
-/// or idempotent (`readOnlyHint`, `idempotentHint`; MCP specification 2025-06-18, "Tools",
-/// tool annotations). Any other action was stopped part-way and may already have taken
-/// effect (a charge made, a message sent), so calling it again blindly could do it twice.
-pub(crate) fn retry_safe(action: &ActionDefinition) -> bool {
-    action.annotations.read_only == Some(true) || action.annotations.idempotent == Some(true)
-}
-
-/// The `TIMEOUT` envelope of `name` stopped after `limit`. Category transient either way;
-/// retryable, with "retry once", only when the action is `retry_safe`. Otherwise not
-/// retryable, and the recovery says to check whether the call took effect first.
-fn timed_out(name: &str, limit: Duration, retry_safe: bool) -> ToolError {
-    let limit_text = if limit < Duration::from_secs(1) {
-        format!("{} ms", limit.as_millis().max(1))
-    } else {
-        seconds(whole_seconds(limit))
-    };
-    let error = ToolError::new(
-        ErrorCode::Timeout,
-        format!("`{name}` did not finish within {limit_text} and was stopped."),
-    );
-    if retry_safe {
-        error.suggest(
-            "Retry once. If it times out again, ask for less in one call (a narrower filter, a \
-             smaller page) or try again later.",
-        )
-    } else {
-        error.retryable(false).suggest(
-            "It was stopped part-way and may already have taken effect. Check whether it did \
-             (read the state it changes) before calling it again; do not retry it blindly.",
-        )
     }
 }
 

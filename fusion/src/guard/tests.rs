@@ -3,8 +3,11 @@
 
 use std::time::Duration;
 
+use super::gates::timed_out;
 use super::*;
+use crate::context::RequestContext;
 use crate::definition::{ActionDefinition, Annotations};
+use crate::response::ToolResponse;
 
 fn definition(name: &str, actions: &[&str]) -> ToolDefinition {
     ToolDefinition {
@@ -70,7 +73,6 @@ fn building_checks_targets_and_limits() {
     assert!(gates.tool.is_empty());
     assert_eq!(gates.actions["charge"].name, "billing.charge");
     assert!(!gates.actions.contains_key("refund"));
-
 
     let empty_rate = Guards::new().guard(
         "billing",
@@ -189,9 +191,13 @@ async fn only_the_guarded_action_passes_through_guards() {
         tokio::time::sleep(Duration::from_secs(1)).await;
         ToolResponse::text("ran")
     };
-    let charge = gates.run("charge", false, RequestContext::new(), slow).await;
+    let charge = gates
+        .run("charge", false, RequestContext::new(), slow)
+        .await;
     assert_eq!(charge.tool_error().unwrap().code(), &ErrorCode::Timeout);
-    let refund = gates.run("refund", false, RequestContext::new(), slow).await;
+    let refund = gates
+        .run("refund", false, RequestContext::new(), slow)
+        .await;
     assert_eq!(refund.payload(), Some("ran"));
 }
 

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock, MetaObject, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
-use crate::schema::flat_input_schema;
 use crate::definition::{ActionDefinition, Annotations, ToolDefinition};
+use crate::schema::flat_input_schema;
 use crate::tool::Tool;
 
 use super::Exposition;
@@ -33,7 +33,7 @@ pub(super) struct Entry {
     pub(super) tool: Arc<dyn Tool>,
     /// The fusion tool's name (`billing`, also for the flat `billing_charge`): its guards.
     pub(super) tool_name: Arc<str>,
-    /// `(discriminator, action)` to insert into the arguments before `Tool::call`.
+    /// `(discriminator, action)` to insert into the arguments before `Tool::prepare`.
     pub(super) inject: Option<(String, String)>,
 }
 

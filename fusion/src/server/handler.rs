@@ -15,10 +15,10 @@ use tokio::sync::mpsc;
 
 use crate::call::{self, Target};
 use crate::code::ErrorCode;
+use crate::context::{ProgressReporter, RequestContext};
 use crate::dispatch::closest;
 use crate::error::ToolError;
 use crate::response::ToolResponse;
-use crate::context::{ProgressReporter, RequestContext};
 
 use super::Server;
 use super::malformed;
@@ -195,4 +195,3 @@ async fn notify(peer: &Peer<RoleServer>, report: ProgressNotificationParam) {
         tracing::debug!(target: "fusion::server", %err, "progress notification not sent");
     }
 }
-

@@ -33,11 +33,11 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::call;
+use crate::context::RequestContext;
+use crate::definition::ToolDefinition;
 use crate::guard::{GuardSet, GuardSpec, Guards, ToolGuards};
 use crate::internal::ERROR_ID_KEY;
 use crate::response::ToolResponse;
-use crate::context::RequestContext;
-use crate::definition::ToolDefinition;
 use crate::tool::Tool;
 
 pub use lockfile::{LOCK_ENV, LockCheckError, LockStatus, assert_lockfile, check_lockfile};

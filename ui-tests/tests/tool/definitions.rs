@@ -139,7 +139,8 @@ fn contracts_come_from_the_error_type() {
     let definition = InvoiceLedger.definition();
     assert_eq!(definition.actions[0].errors, LedgerError::error_contracts());
     assert!(definition.actions[0].errors[1].retryable);
-    // `ToolError`, `anyhow::Error` and plain errors declare no contract.
+    // `ToolError`, `anyhow::Error` and errors with an empty `ToolErrors` impl declare no
+    // contract.
     assert!(definition.actions[1].errors.is_empty());
     let kinds = Kinds.definition();
     assert!(kinds.actions.iter().all(|a| a.errors.is_empty()));
@@ -237,8 +238,9 @@ fn action_constants_name_each_action_as_models_call_it() {
 
 // --- `Result` aliases -------------------------------------------------------------------------
 
-/// An alias whose name ends in `Result`: read as fallible, like `Result<T, E>` itself.
+/// An alias of `Result`: what it is called does not matter, only the type it stands for.
 type LedgerResult<T> = Result<T, LedgerError>;
+type Payment<T> = Result<T, LedgerError>;
 
 struct AliasedLedger;
 
@@ -250,18 +252,26 @@ impl AliasedLedger {
     }
 
     #[action]
+    fn refund(&self) -> Payment<String> {
+        Err(LedgerError::Locked)
+    }
+
+    #[action]
     fn read(&self) -> std::io::Result<String> {
         Err(std::io::Error::other("disk at /dev/sda1 failed"))
     }
 }
 
 #[tokio::test]
-async fn an_alias_named_like_a_result_is_fallible_and_keeps_its_contracts() {
+async fn a_result_behind_an_alias_is_fallible_and_keeps_its_contracts() {
     let definition = AliasedLedger.definition();
     assert_eq!(definition.actions[0].errors, LedgerError::error_contracts());
+    assert_eq!(definition.actions[1].errors, LedgerError::error_contracts());
     let paid = envelope(&call(&AliasedLedger, json!({"action": "pay"})).await);
     assert!(paid.contains(r#"code="ALREADY_PAID""#), "{paid}");
     assert!(!paid.contains("\"Err\""), "{paid}");
+    let refunded = envelope(&call(&AliasedLedger, json!({"action": "refund"})).await);
+    assert!(refunded.contains(r#"code="CONFLICT""#), "{refunded}");
     let read = envelope(&call(&AliasedLedger, json!({"action": "read"})).await);
     assert!(read.contains(r#"code="INTERNAL_ERROR""#), "{read}");
     assert!(!read.contains("sda1"), "{read}");

@@ -3,7 +3,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use fusion::{RequestContext, Tool, ToolError};
+use fusion::{RequestContext, Tool, ToolError, ToolExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -370,10 +370,10 @@ fn sum(numbers: Vec<u32>) -> u32 {
 #[tokio::test]
 async fn arguments_that_are_no_json_object_are_refused_at_the_first_call() {
     let message = "the arguments type must be a struct with named fields (a JSON object)";
-    let error = fusion::dispatch::check_definition(&NewtypeArguments.definition()).unwrap_err();
+    let error = fusion::schema::check_definition(&NewtypeArguments.definition()).unwrap_err();
     assert_eq!(error.action(), "newtype_arguments.get");
     assert!(error.message().contains(message), "{error}");
-    let error = fusion::dispatch::check_definition(&Sum.definition()).unwrap_err();
+    let error = fusion::schema::check_definition(&Sum.definition()).unwrap_err();
     assert!(error.message().contains(message), "{error}");
     for response in [
         call(&NewtypeArguments, json!({"action": "get"})).await,
@@ -382,7 +382,7 @@ async fn arguments_that_are_no_json_object_are_refused_at_the_first_call() {
         let envelope = envelope(&response);
         assert!(envelope.contains(r#"code="INTERNAL_ERROR""#), "{envelope}");
     }
-    assert!(fusion::dispatch::check_definition(&Billing::default().definition()).is_ok());
+    assert!(fusion::schema::check_definition(&Billing::default().definition()).is_ok());
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Function tools and tools on generic impls.
 
-use fusion::{ErrorCode, RequestContext, Tool, ToolError};
+use fusion::{ErrorCode, RequestContext, Tool, ToolError, ToolExt};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

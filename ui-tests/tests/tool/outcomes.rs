@@ -1,6 +1,8 @@
 //! What each return and error type becomes, and panics.
 
-use fusion::{ErrorCategory, ErrorCode, RequestContext, Tool, ToolError, ToolResponse};
+use fusion::{
+    ErrorCategory, ErrorCode, Json, RequestContext, ToolError, ToolErrors, ToolExt, ToolResponse,
+};
 use serde::Serialize;
 use serde_json::json;
 
@@ -26,6 +28,15 @@ impl std::fmt::Display for LedgerDown {
 }
 impl std::error::Error for LedgerDown {}
 
+/// A plain error type opts in by converting into `ToolError` (here, as an internal error whose
+/// cause is logged and never shown) and declaring no contract.
+impl From<LedgerDown> for ToolError {
+    fn from(error: LedgerDown) -> ToolError {
+        ToolError::from_internal(&error)
+    }
+}
+impl ToolErrors for LedgerDown {}
+
 #[fusion::tool]
 impl Kinds {
     #[action]
@@ -47,11 +58,11 @@ impl Kinds {
     }
 
     #[action]
-    fn summary(&self) -> Summary {
-        Summary {
+    fn summary(&self) -> Json<Summary> {
+        Json(Summary {
             total: 3,
             currency: "EUR",
-        }
+        })
     }
 
     #[action]
@@ -213,14 +224,13 @@ async fn a_panicking_action_is_an_internal_error_and_the_tool_keeps_serving() {
 /// wait for): a panic there must come back as the response, not unwind out of `poll`.
 #[test]
 fn a_synchronous_action_that_panics_is_an_internal_error_at_the_first_poll() {
-    let mut future = Kinds.call(
-        object(json!({"action": "panics_at_once"})),
-        RequestContext::new(),
-    );
-    assert!(
-        !future.is_ready(),
-        "nothing runs before the first poll: {future:?}"
-    );
+    let mut future = std::panic::catch_unwind(|| {
+        Kinds.call(
+            object(json!({"action": "panics_at_once"})),
+            RequestContext::new(),
+        )
+    })
+    .expect("nothing runs before the first poll");
     let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(&mut future)))
         .expect("polling a call never panics");
     let std::task::Poll::Ready(response) = polled else {
@@ -229,9 +239,26 @@ fn a_synchronous_action_that_panics_is_an_internal_error_at_the_first_poll() {
     assert_internal(&response, "secret-token-123");
 }
 
+/// A call's future does nothing until it is polled: the action's effect is seen only after.
+#[test]
+fn nothing_runs_before_the_first_poll() {
+    let billing = Billing::default();
+    let count = || payload(&block_on(call(&billing, json!({"action": "count"})))).to_owned();
+    let mut future = billing.call(
+        object(json!({"action": "create_invoice", "customer": "acme", "amount": 5})),
+        RequestContext::new(),
+    );
+    assert_eq!(count(), "0");
+    let std::task::Poll::Ready(created) = poll_once(&mut future) else {
+        panic!("a synchronous action is answered at the first poll");
+    };
+    assert_eq!(payload(&created), "inv_acme_5");
+    assert_eq!(count(), "1");
+}
+
 /// What ends at the first poll and what may wait: a synchronous, unguarded action and every
-/// routing or validation error are answered then; an `async` action's future is boxed and
-/// polled in turn.
+/// routing or validation error are answered then; an `async` action's future is polled in
+/// turn.
 #[test]
 fn synchronous_calls_are_answered_at_the_first_poll() {
     let call = |arguments: serde_json::Value| Kinds.call(object(arguments), RequestContext::new());
@@ -242,8 +269,7 @@ fn synchronous_calls_are_answered_at_the_first_poll() {
         json!({"action": "text", "extra": 1}),
     ] {
         let mut future = call(arguments.clone());
-        assert!(!future.is_ready(), "{arguments}: {future:?}");
-        assert!(poll_once(&mut future).is_ready(), "{arguments}: {future:?}");
+        assert!(poll_once(&mut future).is_ready(), "{arguments}");
     }
     assert_internal(
         &block_on(call(json!({"action": "panics"}))),
@@ -256,9 +282,11 @@ fn synchronous_calls_are_answered_at_the_first_poll() {
 }
 
 /// Polls a call once.
-fn poll_once(future: &mut fusion::CallFuture<'_>) -> std::task::Poll<ToolResponse> {
+fn poll_once(
+    future: &mut fusion::BoxFuture<'_, ToolResponse>,
+) -> std::task::Poll<ToolResponse> {
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    std::pin::Pin::new(future).poll(&mut cx)
+    future.as_mut().poll(&mut cx)
 }
 
 /// Polls a future that never waits to completion.

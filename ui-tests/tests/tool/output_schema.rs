@@ -1,7 +1,7 @@
 //! `output_schema`: the success type's schema in the definition, successes carrying it as
 //! structured content with the same JSON as text, errors carrying none.
 
-use fusion::{Tool, ToolError};
+use fusion::{Json, Tool, ToolError, Warned};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -49,7 +49,7 @@ impl Ledger {
         }
     }
 
-    /// Totals, through an alias that names no success type the macro could see.
+    /// Totals, through `anyhow::Result`.
     #[action(output_schema)]
     fn totals(&self) -> anyhow::Result<Totals> {
         Ok(Totals { count: 1 })
@@ -57,8 +57,26 @@ impl Ledger {
 
     /// A plain return value.
     #[action(output_schema)]
-    fn latest(&self) -> Totals {
-        Totals { count: 2 }
+    fn latest(&self) -> Json<Totals> {
+        Json(Totals { count: 2 })
+    }
+
+    /// A success with a warning next to it.
+    #[action(output_schema)]
+    fn estimated(&self) -> Warned<Totals> {
+        Warned::new(Totals { count: 6 }).warning(ToolError::new(
+            "ESTIMATED",
+            "The count is an estimate.",
+        ))
+    }
+
+    /// The same, fallible.
+    #[action(output_schema)]
+    fn estimated_or_not(&self) -> Result<Warned<Totals>, ToolError> {
+        Ok(Warned::new(Totals { count: 7 }).warning(ToolError::new(
+            "ESTIMATED",
+            "The count is an estimate.",
+        )))
     }
 
     /// Fails without a contract.
@@ -69,15 +87,15 @@ impl Ledger {
 
     /// No output schema: rendered as before.
     #[action]
-    fn plain(&self) -> Totals {
-        Totals { count: 3 }
+    fn plain(&self) -> Json<Totals> {
+        Json(Totals { count: 3 })
     }
 }
 
 /// Counts invoices.
 #[fusion::tool(output_schema)]
-fn count_invoices() -> Totals {
-    Totals { count: 4 }
+fn count_invoices() -> Json<Totals> {
+    Json(Totals { count: 4 })
 }
 
 /// Counts paid invoices.
@@ -129,6 +147,8 @@ fn the_definition_carries_the_success_types_schema() {
             ),
             ("totals", Some(totals_schema())),
             ("latest", Some(totals_schema())),
+            ("estimated", Some(totals_schema())),
+            ("estimated_or_not", Some(totals_schema())),
             ("broken", Some(totals_schema())),
             ("plain", None),
         ]
@@ -177,6 +197,27 @@ async fn a_success_carries_the_value_and_the_same_json_as_text() {
         structured(&call(&CountPaid, json!({})).await),
         json!({"count": 5})
     );
+}
+
+#[tokio::test]
+async fn a_warned_success_carries_the_value_and_its_warnings() {
+    for (action, count) in [("estimated", 6), ("estimated_or_not", 7)] {
+        let response = call(&Ledger, json!({ "action": action })).await;
+        assert!(!response.is_error(), "{action}");
+        let value = json!({ "count": count });
+        assert_eq!(response.structured_content(), Some(&value), "{action}");
+        assert_eq!(
+            response.content_texts(),
+            [
+                value.to_string(),
+                "<tool_error code=\"ESTIMATED\" severity=\"warning\">
+<message>The count is an estimate.</message>
+</tool_error>"
+                    .to_owned()
+            ],
+            "{action}"
+        );
+    }
 }
 
 #[tokio::test]

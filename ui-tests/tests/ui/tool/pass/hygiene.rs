@@ -136,8 +136,8 @@ pub fn ping() -> &'static str {
 
 /// A tool whose only action renders structured content: no probe, so no probe import.
 #[fusion::tool(output_schema)]
-pub fn latest() -> Found {
-    Found { value: 1 }
+pub fn latest() -> fusion::Json<Found> {
+    fusion::Json(Found { value: 1 })
 }
 
 fn main() {

@@ -21,7 +21,7 @@ mod framework {
     pub use fu as rt;
 }
 
-use fu::{RequestContext, Tool as _, ToolError};
+use fu::{RequestContext, Tool as _, ToolError, ToolExt as _};
 
 #[derive(serde::Deserialize, schemars::JsonSchema, validator::Validate)]
 struct Lookup {
