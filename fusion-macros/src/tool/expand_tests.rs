@@ -1,0 +1,108 @@
+//! The `#[tool]` expansion: output-schema actions render structured content, and every runtime
+//! path it writes goes through the `crate` option, a bad value of which is reported on it.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::crate_path::assert_runtime_only_through;
+
+/// An impl block with every kind of action: each probe, parameter and outcome the
+/// expansion writes runtime paths for.
+fn every_kind_of_action() -> TokenStream {
+    quote! {
+        impl<S: Store> Billing<S> where S: Send {
+            #[action(read_only)]
+            fn get(&self, args: Get, ctx: &RequestContext) -> Result<Invoice, BillingError> {}
+            #[action]
+            async fn list(args: List, ctx: RequestContext) -> Vec<Invoice> {}
+            #[action(destructive)]
+            fn purge(&self) {}
+            #[action]
+            fn count(&self) -> anyhow::Result<u32> {}
+            #[action(output_schema)]
+            fn total(&self) -> anyhow::Result<Total> {}
+            #[action(output_schema)]
+            fn summary(&self) -> Summary {}
+        }
+    }
+}
+
+#[test]
+fn output_schema_actions_render_structured_content() {
+    let out = super::super::expand(quote!(), every_kind_of_action()).to_string();
+    assert!(!out.contains("compile_error"), "{out}");
+    // The schema is read off the return type, whatever it is called.
+    assert_eq!(out.matches("__fusion_output_schema").count(), 2, "{out}");
+    assert!(
+        out.contains(
+            "Outputs :: < anyhow :: Result < Total > > :: NEW) . __fusion_output_schema ()"
+        ),
+        "{out}"
+    );
+    assert_eq!(out.matches("respond_structured").count(), 2, "{out}");
+    assert_eq!(
+        out.matches("output_schema : :: core :: option :: Option :: None")
+            .count(),
+        4,
+        "{out}"
+    );
+}
+
+#[test]
+fn the_runtime_is_fusion_by_default() {
+    let out = super::super::expand(quote!(), every_kind_of_action());
+    assert_runtime_only_through(&out, ":: fusion");
+}
+
+#[test]
+fn every_runtime_path_goes_through_the_crate_option() {
+    for krate in [quote!(crate = ::my::rt), quote!(crate = "::my::rt")] {
+        let out = super::super::expand(krate, every_kind_of_action());
+        assert!(!out.to_string().contains("compile_error"), "{out}");
+        assert_runtime_only_through(&out, ":: my :: rt");
+    }
+    let out = super::super::expand(
+        quote!(name = "weather", crate = fu),
+        quote!(
+            async fn get_weather(args: Place) -> Result<String, anyhow::Error> {}
+        ),
+    );
+    assert!(!out.to_string().contains("compile_error"), "{out}");
+    assert_runtime_only_through(&out, "fu");
+}
+
+#[test]
+fn the_stub_of_a_tool_with_errors_goes_through_the_crate_option_too() {
+    // An error in the item: the options were read.
+    let out = super::super::expand(
+        quote!(crate = ::my::rt),
+        quote!(impl Billing { #[action] fn list(&mut self) {} }),
+    );
+    assert!(out.to_string().contains("compile_error"), "{out}");
+    assert_runtime_only_through(&out, ":: my :: rt");
+    // An error in the options themselves: `crate` is still found.
+    let out = super::super::expand(
+        quote!(nme = "billing", crate = ::my::rt),
+        quote!(impl Billing { #[action] fn list(&self) {} }),
+    );
+    assert!(out.to_string().contains("Unknown field: `nme`"), "{out}");
+    assert_runtime_only_through(&out, ":: my :: rt");
+}
+
+#[test]
+fn a_bad_crate_option_is_reported_on_its_value() {
+    let out = super::super::expand(
+        quote!(crate = 5),
+        quote!(
+            fn ping() {}
+        ),
+    );
+    let text = out.to_string();
+    assert!(
+        text.contains(
+            "expected the path to fusion, as in `crate = \\\"::fu\\\"` or `crate = ::fu`"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains(" at crate"), "{text}");
+}
