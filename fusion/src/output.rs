@@ -345,19 +345,13 @@ impl<T: Serialize + JsonSchema, E: ToolErrors> StructuredOutput for Result<Json<
     }
 }
 
-/// Errors without a contract of their own: each becomes `INTERNAL_ERROR`, its cause logged.
-macro_rules! uncontracted_errors {
-    ($($ty:ty),* $(,)?) => {$(
-        impl ToolErrors for $ty {}
-    )*};
-}
-uncontracted_errors!(
-    ToolError,
-    anyhow::Error,
-    std::io::Error,
-    Box<dyn std::error::Error + Send + Sync>,
-    Box<dyn std::error::Error>,
-);
+// Errors without a declared contract. `ToolError` carries its own envelope; the others become
+// `INTERNAL_ERROR` (unless an `anyhow::Error` or a boxed error wraps a `ToolError`), cause logged.
+impl ToolErrors for ToolError {}
+impl ToolErrors for anyhow::Error {}
+impl ToolErrors for std::io::Error {}
+impl ToolErrors for Box<dyn std::error::Error + Send + Sync> {}
+impl ToolErrors for Box<dyn std::error::Error> {}
 
 #[cfg(test)]
 mod tests {

@@ -282,9 +282,7 @@ fn synchronous_calls_are_answered_at_the_first_poll() {
 }
 
 /// Polls a call once.
-fn poll_once(
-    future: &mut fusion::BoxFuture<'_, ToolResponse>,
-) -> std::task::Poll<ToolResponse> {
+fn poll_once(future: &mut fusion::BoxFuture<'_, ToolResponse>) -> std::task::Poll<ToolResponse> {
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     future.as_mut().poll(&mut cx)
 }

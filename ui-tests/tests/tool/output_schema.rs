@@ -64,19 +64,15 @@ impl Ledger {
     /// A success with a warning next to it.
     #[action(output_schema)]
     fn estimated(&self) -> Warned<Totals> {
-        Warned::new(Totals { count: 6 }).warning(ToolError::new(
-            "ESTIMATED",
-            "The count is an estimate.",
-        ))
+        Warned::new(Totals { count: 6 })
+            .warning(ToolError::new("ESTIMATED", "The count is an estimate."))
     }
 
     /// The same, fallible.
     #[action(output_schema)]
     fn estimated_or_not(&self) -> Result<Warned<Totals>, ToolError> {
-        Ok(Warned::new(Totals { count: 7 }).warning(ToolError::new(
-            "ESTIMATED",
-            "The count is an estimate.",
-        )))
+        Ok(Warned::new(Totals { count: 7 })
+            .warning(ToolError::new("ESTIMATED", "The count is an estimate.")))
     }
 
     /// Fails without a contract.

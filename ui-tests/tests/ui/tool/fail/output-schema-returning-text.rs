@@ -4,8 +4,8 @@ struct Billing;
 impl Billing {
     /// Summarizes the invoices.
     #[action(output_schema)]
-    fn summary(&self) -> Result<String, fusion::ToolError> {
-        Ok("3 invoices".to_owned())
+    fn summary(&self) -> String {
+        "3 invoices".to_owned()
     }
 }
 

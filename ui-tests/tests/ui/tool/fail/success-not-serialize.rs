@@ -5,8 +5,8 @@ struct Ledger;
 #[fusion::tool]
 impl Ledger {
     #[action]
-    fn balance(&self) -> NotSer {
-        NotSer
+    fn balance(&self) -> Result<NotSer, fusion::ToolError> {
+        Ok(NotSer)
     }
 }
 

@@ -9,16 +9,14 @@ impl std::fmt::Display for LedgerDown {
 
 impl std::error::Error for LedgerDown {}
 
-/// Its name does not end in `Result`: the macro cannot tell it is one.
-type Fallible<T> = Result<T, LedgerDown>;
-
 struct Ledger;
 
 #[fusion::tool]
 impl Ledger {
+    /// The balance.
     #[action]
-    fn balance(&self) -> Fallible<u64> {
-        Ok(3)
+    fn balance(&self) -> Result<u64, LedgerDown> {
+        Err(LedgerDown)
     }
 }
 
