@@ -128,13 +128,6 @@ impl ToolError {
         .detail("field", field)
     }
 
-    /// `INTERNAL_ERROR` with a message you chose to show the model. For errors that come from
-    /// code or dependencies, use the conversions in [`crate::internal`] instead: they log the
-    /// cause and never put its text into the envelope.
-    pub fn internal(message: impl Into<String>) -> ToolError {
-        ToolError::new(ErrorCode::InternalError, message).suggest(crate::internal::RECOVERY)
-    }
-
     // --- builder ----------------------------------------------------------------------------
 
     /// Sets the recovery instruction (`<recovery>`): what the model should do next.
