@@ -216,11 +216,22 @@ impl fmt::Display for Severity {
     }
 }
 
-/// The error returned when a string names no [`Severity`] or [`ErrorCategory`].
+/// The error returned when a string names no [`Severity`], [`ErrorCategory`] or
+/// [`DeltaClass`](crate::contract::DeltaClass).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownVariant {
     kind: &'static str,
     value: String,
+}
+
+impl UnknownVariant {
+    /// An error for `value`, which names no `kind` (`"severity"`, `"delta class"`).
+    pub(crate) fn new(kind: &'static str, value: &str) -> UnknownVariant {
+        UnknownVariant {
+            kind,
+            value: value.to_owned(),
+        }
+    }
 }
 
 impl fmt::Display for UnknownVariant {
@@ -240,10 +251,7 @@ impl FromStr for Severity {
             "warning" => Ok(Severity::Warning),
             "error" => Ok(Severity::Error),
             "critical" => Ok(Severity::Critical),
-            _ => Err(UnknownVariant {
-                kind: "severity",
-                value: s.to_owned(),
-            }),
+            _ => Err(UnknownVariant::new("severity", s)),
         }
     }
 }
@@ -304,12 +312,7 @@ impl FromStr for ErrorCategory {
             "validation" => ErrorCategory::Validation,
             "transient" => ErrorCategory::Transient,
             "unknown" => ErrorCategory::Unknown,
-            _ => {
-                return Err(UnknownVariant {
-                    kind: "error category",
-                    value: s.to_owned(),
-                });
-            }
+            _ => return Err(UnknownVariant::new("error category", s)),
         })
     }
 }

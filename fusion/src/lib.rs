@@ -296,6 +296,7 @@ pub mod server;
 pub mod testing;
 mod tool;
 pub mod validation;
+mod validation_error;
 mod xml;
 
 pub use code::{ErrorCategory, ErrorCode, Severity, UnknownVariant};
@@ -305,7 +306,7 @@ pub use tool::{
     ActionDefinition, Annotations, BoxFuture, CallFuture, CancellationToken, ErrorContract,
     ProgressReporter, RequestContext, Tool, ToolDefinition, ToolErrors,
 };
-pub use validation::ValidationError;
+pub use validation_error::ValidationError;
 
 #[doc = include_str!("docs/tool_errors.md")]
 pub use fusion_macros::ToolErrors;

@@ -6,47 +6,9 @@ use std::fmt;
 
 use serde_json::Value;
 
+use crate::validation_error::DeltaClass;
+
 use super::model::{ActionContract, Contract, ErrorEntry, FieldContract, Hints, ToolContract};
-
-/// How a change affects a caller that learned the old contract, highest first (the derived
-/// order sorts [`DeltaClass::Breaking`] first).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum DeltaClass {
-    /// A call that was valid can now fail: a tool or action removed or renamed, a required
-    /// field added, a field removed (unknown fields are rejected), a field's type changed, an
-    /// enum value removed, an action becoming destructive or losing read-only, the
-    /// discriminator renamed.
-    Breaking,
-    /// A call may behave differently: the idempotent or open-world hint changed, an error code
-    /// added to an action (or its flags changed), a constraint tightened, any other schema
-    /// change, an output schema changed or removed.
-    Risky,
-    /// Old calls keep working: a tool or action added, an optional field added, a required
-    /// field becoming optional, an enum value added, an error code removed, an action
-    /// becoming read-only or no longer destructive, a hint set to its MCP default, an output
-    /// schema added.
-    Safe,
-    /// Text only: a tool, action or field description.
-    Cosmetic,
-}
-
-impl DeltaClass {
-    /// `BREAKING`, `RISKY`, `SAFE` or `COSMETIC`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DeltaClass::Breaking => "BREAKING",
-            DeltaClass::Risky => "RISKY",
-            DeltaClass::Safe => "SAFE",
-            DeltaClass::Cosmetic => "COSMETIC",
-        }
-    }
-}
-
-impl fmt::Display for DeltaClass {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// One change between two contracts.
 #[derive(Clone, Debug, PartialEq, Eq)]
