@@ -293,6 +293,7 @@ pub mod internal;
 mod response;
 mod schema;
 pub mod server;
+mod suggest;
 pub mod testing;
 mod tool;
 pub mod validation;
