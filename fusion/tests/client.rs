@@ -346,8 +346,8 @@ async fn validation_failures_carry_the_envelope_and_are_not_retried() {
             .await,
     );
     let validation = failure.validation().expect("a validation envelope");
-    assert_eq!(validation.action, "flaky.lookup");
-    let names: Vec<&str> = validation.fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(validation.action(), "flaky.lookup");
+    let names: Vec<&str> = validation.problems().iter().map(|p| p.path()).collect();
     assert_eq!(names, ["extra", "id"]);
     assert_eq!(failure.flags(), &Flags::validation());
     assert_eq!(
@@ -457,15 +457,13 @@ async fn names_follow_the_servers_exposition() {
     );
 
     // Configured instead of discovered, with another discriminator name.
-    let fixed = client.clone().with_exposition(Exposition::Flat);
+    let fixed = client.clone().with_flat_names(true);
     assert_eq!(
         fixed.route("a.b.c", Map::new()).0,
         "a_b.c",
         "split at the first dot"
     );
-    let renamed = client
-        .with_exposition(Exposition::Grouped)
-        .with_discriminator("op");
+    let renamed = client.with_flat_names(false).with_discriminator("op");
     let (_, args) = renamed.route("a.b", Map::new());
     assert_eq!(Value::Object(args), json!({"op": "b"}));
 }
@@ -627,7 +625,7 @@ async fn a_listed_tool_name_with_dots_is_called_as_is() {
         assert_eq!(output.text(), Some(sent), "{name}");
     }
     // Without discovery the client cannot know: split at the first dot.
-    let fixed = client.with_exposition(Exposition::Grouped);
+    let fixed = client.with_flat_names(false);
     assert_eq!(fixed.route("github.search", Map::new()).0, "github");
 }
 

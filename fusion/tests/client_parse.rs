@@ -1,10 +1,9 @@
 //! `fusion::client::parse_envelope`: the inverse of rendering (golden vectors and arbitrary
 //! values), the older layouts other servers write, and garbage (a clear error, never a panic).
 
-use fusion::client::{
-    ContractDelta, DeltaSeverity, Envelope, FieldLine, Flags, ParseErrorKind, ValidationEnvelope,
-    parse_envelope,
-};
+use fusion::client::{Envelope, Flags, ParseErrorKind, parse_envelope};
+use fusion::contract::{DeltaClass, ScopedDelta};
+use fusion::validation::FieldProblem;
 use fusion::{ErrorCategory, ErrorCode, Severity, ToolError, ValidationError};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -16,7 +15,7 @@ fn parse_tool_error(xml: &str) -> ToolError {
     }
 }
 
-fn parse_validation(xml: &str) -> ValidationEnvelope {
+fn parse_validation(xml: &str) -> ValidationError {
     match parse_envelope(xml) {
         Ok(Envelope::Validation(v)) => v,
         other => panic!("not a validation envelope: {other:?}\n{xml}"),
@@ -139,24 +138,21 @@ fn older_validation_layouts_and_contract_awareness() {
         let want = &v["expected"];
         let xml = v["xml"].as_str().unwrap();
         let parsed = parse_validation(xml);
-        assert_eq!(parsed.action, want["action"], "`{id}`");
+        assert_eq!(parsed.action(), want["action"], "`{id}`");
         let fields: Vec<Vec<String>> = parsed
-            .fields
+            .problems()
             .iter()
-            .map(|f| vec![f.name.clone(), f.text.clone()])
+            .map(|p| vec![p.path().to_owned(), p.line().to_owned()])
             .collect();
         assert_eq!(fields, pairs(&want["fields"]), "`{id}`");
         let deltas: Vec<Vec<String>> = parsed
-            .contract_awareness
+            .contract_awareness()
             .iter()
-            .map(|d| vec![d.severity.to_string(), d.scope.clone(), d.text.clone()])
+            .map(|d| vec![d.class.to_string(), d.scope.clone(), d.text.clone()])
             .collect();
         assert_eq!(deltas, pairs(&want["deltas"]), "`{id}`");
-        assert_eq!(
-            parsed.recovery.as_deref(),
-            want["recovery"].as_str(),
-            "`{id}`"
-        );
+        // The recovery line (`want["recovery"]`) is read but not kept: a `ValidationError`
+        // always renders fusion's fixed one.
         if v["exact"] == true {
             assert_eq!(parsed.to_xml(), xml, "`{id}` does not re-render");
         }
@@ -168,16 +164,20 @@ fn contract_deltas_are_typed() {
     let v = parse_validation(
         "<validation_error action=\"billing.charge\">\n<contract_awareness>\n  <delta severity=\"BREAKING\" scope=\"billing.charge\">a</delta>\n  <delta severity=\"RISKY\" scope=\"billing\">b</delta>\n  <delta severity=\"SEISMIC\" scope=\"x\">c</delta>\n</contract_awareness>\n</validation_error>",
     );
+    // A class this client does not know (`SEISMIC`) is skipped, like an unknown section.
+    let delta = |class, scope: &str, text: &str| ScopedDelta {
+        class,
+        scope: scope.into(),
+        text: text.into(),
+    };
     assert_eq!(
-        v.contract_awareness,
+        v.contract_awareness(),
         [
-            ContractDelta::new(DeltaSeverity::Breaking, "billing.charge", "a"),
-            ContractDelta::new(DeltaSeverity::Risky, "billing", "b"),
-            ContractDelta::new(DeltaSeverity::Other("SEISMIC".into()), "x", "c"),
+            delta(DeltaClass::Breaking, "billing.charge", "a"),
+            delta(DeltaClass::Risky, "billing", "b"),
         ]
     );
-    assert!(v.fields.is_empty());
-    assert_eq!(v.recovery, None);
+    assert!(v.is_empty());
     assert_eq!(
         Envelope::Validation(v).flags(),
         Flags::validation(),
@@ -199,18 +199,15 @@ fn the_server_validation_envelope_round_trips() {
         .with_problem("items[0].sku", "Wrong type & <bad>. You sent: 'a\tb'.");
     let parsed = parse_validation(&server.to_xml());
     assert_eq!(parsed.to_xml(), server.to_xml());
-    assert_eq!(parsed.action, "billing.get_invoice");
+    assert_eq!(parsed, server);
+    assert_eq!(parsed.action(), "billing.get_invoice");
     assert_eq!(
         parsed.field("items[0].sku"),
         Some("Wrong type & <bad>. You sent: 'a\tb'.")
     );
     assert_eq!(
-        parsed.recovery.as_deref(),
-        Some(fusion::validation::RECOVERY)
-    );
-    assert_eq!(
-        parsed.fields[0],
-        FieldLine::new(
+        parsed.problems()[0],
+        FieldProblem::new(
             "extra",
             "Unknown field. You sent: 1. Expected one of the known fields: id."
         )
@@ -351,6 +348,22 @@ fn any_text() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Whether `s` holds a character XML 1.0 forbids (rendering writes it as U+FFFD).
+fn has_forbidden(s: &str) -> bool {
+    s.chars().any(|c| {
+        matches!(c, '\u{0}'..='\u{8}' | '\u{B}' | '\u{C}' | '\u{E}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}')
+    })
+}
+
+fn any_delta_class() -> impl Strategy<Value = DeltaClass> {
+    prop_oneof![
+        Just(DeltaClass::Breaking),
+        Just(DeltaClass::Risky),
+        Just(DeltaClass::Safe),
+        Just(DeltaClass::Cosmetic)
+    ]
+}
+
 fn any_severity() -> impl Strategy<Value = Severity> {
     prop_oneof![
         Just(Severity::Warning),
@@ -421,26 +434,36 @@ proptest! {
         }
     }
 
+    /// `parse_envelope(&v.to_xml())` re-renders to the same bytes for every `ValidationError`
+    /// `v`, and (without characters XML 1.0 forbids, which rendering replaces) reads back `v`.
     #[test]
     fn validation_envelopes_round_trip(
         action in any_text(),
         fields in proptest::collection::vec((any_text(), any_text()), 0..4),
-        deltas in proptest::collection::vec((any_text(), any_text(), any_text()), 0..3),
-        recovery in proptest::option::of(any_text()),
+        deltas in proptest::collection::vec((any_delta_class(), any_text(), any_text()), 0..3),
     ) {
-        let mut envelope = ValidationEnvelope::new(action);
-        envelope.fields = fields.into_iter().map(|(n, t)| FieldLine::new(n, t)).collect();
-        envelope.contract_awareness = deltas
-            .into_iter()
-            .map(|(s, scope, t)| ContractDelta::new(DeltaSeverity::from(s.as_str()), scope, t))
-            .collect();
-        envelope.recovery = recovery;
-        let xml = envelope.to_xml();
+        let clean = !has_forbidden(&action)
+            && fields.iter().all(|(p, l)| !has_forbidden(p) && !has_forbidden(l))
+            && deltas.iter().all(|(_, s, t)| !has_forbidden(s) && !has_forbidden(t));
+        let mut sent = ValidationError::new(action);
+        for (path, line) in fields {
+            sent.push(path, line);
+        }
+        let sent = sent.with_contract_awareness(
+            deltas
+                .into_iter()
+                .map(|(class, scope, text)| ScopedDelta { class, scope, text })
+                .collect(),
+        );
+        let xml = sent.to_xml();
         let parsed = match parse_envelope(&xml) {
             Ok(Envelope::Validation(v)) => v,
             other => return Err(TestCaseError::fail(format!("{other:?}\n{xml}"))),
         };
-        prop_assert_eq!(parsed.to_xml(), xml);
+        prop_assert_eq!(parsed.to_xml(), xml.clone());
+        if clean {
+            prop_assert_eq!(parsed, sent);
+        }
     }
 
     /// Arbitrary input and every prefix of a real envelope: an answer, never a panic.
@@ -496,10 +519,7 @@ proptest! {
                 TestCaseError::fail(format!("the re-rendered envelope does not parse: {err}\n{rendered:?}"))
             })?;
             prop_assert_eq!(second.to_xml(), rendered.clone(), "not a fixed point: {:?}", candidate);
-            let forbidden = candidate.chars().any(|c| {
-                matches!(c, '\u{0}'..='\u{8}' | '\u{B}' | '\u{C}' | '\u{E}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}')
-            });
-            if !forbidden && !candidate.contains("&#") {
+            if !has_forbidden(&candidate) && !candidate.contains("&#") {
                 prop_assert_eq!(&second, &first, "re-parsed differs: {:?}", candidate);
             }
         }
@@ -598,10 +618,10 @@ fn forbidden_characters_read_from_an_envelope_are_replaced_when_rendered_again()
 fn forbidden_character_references_are_replaced_when_rendered_again() {
     let input = "<validation_error action=\"billing.charge\">\n<contract_awareness>\n  <delta severity=\"BREAKING\" scope=\"billing.charge\">a&#024;b</delta>\n</contract_awareness>\n</validation_error>";
     let first = parse_validation(input);
-    assert_eq!(first.contract_awareness[0].text, "a\u{18}b");
+    assert_eq!(first.contract_awareness()[0].text, "a\u{18}b");
     let rendered = first.to_xml();
     assert!(rendered.contains(">a\u{FFFD}b</delta>"), "{rendered}");
     let second = parse_validation(&rendered);
-    assert_eq!(second.contract_awareness[0].text, "a\u{FFFD}b");
+    assert_eq!(second.contract_awareness()[0].text, "a\u{FFFD}b");
     assert_eq!(second.to_xml(), rendered);
 }

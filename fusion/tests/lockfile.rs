@@ -495,16 +495,13 @@ async fn a_validation_error_tells_the_model_what_changed() {
     // The client reads the section back, and renders the same bytes.
     let parsed = fusion::client::parse_envelope(&envelope).expect("the client parses it");
     let validation = parsed.validation().expect("a validation envelope");
-    assert_eq!(validation.contract_awareness.len(), 4);
+    assert_eq!(validation.contract_awareness().len(), 4);
     assert!(
         validation
-            .contract_awareness
+            .contract_awareness()
             .iter()
             .all(|d| d.scope == "billing.charge"
-                && matches!(
-                    d.severity,
-                    fusion::client::DeltaSeverity::Breaking | fusion::client::DeltaSeverity::Risky
-                ))
+                && matches!(d.class, DeltaClass::Breaking | DeltaClass::Risky))
     );
     assert_eq!(validation.to_xml(), envelope);
 }

@@ -23,7 +23,7 @@ mod retry;
 
 #[cfg(feature = "client")]
 pub use call::{CallError, CallOutput, Client, ToolFailure, read_result};
-pub use envelope::{ContractDelta, DeltaSeverity, Envelope, FieldLine, ValidationEnvelope};
+pub use envelope::Envelope;
 pub use flags::Flags;
 pub use parse::{ParseError, ParseErrorKind, parse_envelope};
 pub use retry::{AbortReason, Decision, RetryEvent, RetryPolicy};

@@ -64,7 +64,9 @@ impl FieldProblem {
 /// sorted by field path.
 ///
 /// Paths sort segment by segment with array indices compared as numbers (`items[2]` before
-/// `items[10]`), `(root)` first; problems with equal paths keep insertion order. Rendering with
+/// `items[10]`), `(root)` first; problems with equal paths keep insertion order. (An envelope
+/// read back by [`parse_envelope`](crate::client::parse_envelope) keeps its fields in the order
+/// they were sent, so that it renders the same bytes again.) Rendering with
 /// [`ValidationError::to_xml`] gives the `<validation_error>` envelope, byte-exact:
 ///
 /// ```
@@ -129,6 +131,13 @@ impl ValidationError {
     /// Moves every problem of `other` into this error (its action is ignored).
     pub fn merge(&mut self, other: ValidationError) {
         self.push_all(other.problems);
+    }
+
+    /// Appends `problems` in the order given, not sorted: for an envelope read back, whose
+    /// order is the one it was written in. (Sorting again could reorder it: a forbidden
+    /// character in a path sorts where it was, but is written as U+FFFD.)
+    pub(crate) fn extend_as_sent(&mut self, problems: Vec<FieldProblem>) {
+        self.problems.extend(problems);
     }
 
     /// Adds every problem of `problems` at its sorted place, as [`ValidationError::push`] one
@@ -208,6 +217,14 @@ impl ValidationError {
     /// The problems, sorted by path.
     pub fn problems(&self) -> &[FieldProblem] {
         &self.problems
+    }
+
+    /// The line of the first problem at `path` (the text of `<field name="PATH">`), if any.
+    pub fn field(&self, path: &str) -> Option<&str> {
+        self.problems
+            .iter()
+            .find(|p| p.path == path)
+            .map(|p| p.line.as_str())
     }
 
     /// Whether no problem was found (the arguments are valid).
