@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::tool::{ActionDefinition, Annotations, ToolDefinition};
+use crate::{ActionDefinition, Annotations, ToolDefinition};
 
 use super::lockfile::{canonical_compact, sha256_digest};
 
