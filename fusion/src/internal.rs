@@ -1,7 +1,7 @@
 //! Errors without a contract: `anyhow` errors, boxed `std::error::Error`s and panics become
 //! `INTERNAL_ERROR` envelopes whose cause goes to the log, never to the model.
 //!
-//! SPEC section 1, "Throwing versus returning": the model sees a fixed message, a recovery that
+//! The model sees a fixed message, a recovery that
 //! says not to retry blindly and an error id (the `errorId` detail); the server log
 //! (`tracing`, target `fusion::internal`, level `ERROR`) gets the same id and the whole error
 //! chain. Connection strings, paths and stack traces stay on the server.

@@ -34,7 +34,7 @@ enum Naming {
 ///
 /// - [`Client::call`] takes a `tool.action` name and returns `Ok` with the payload and any
 ///   warnings, or `Err` with the parsed envelope, the typed flags and the raw result.
-/// - Failures are retried by the [`RetryPolicy`] from flags alone (SPEC section 7).
+/// - Failures are retried by the [`RetryPolicy`] from flags alone.
 /// - [`Client::call_batch`] sends several calls at once; every call gets its own result.
 ///
 /// Cheap to clone (one `Arc`); clones share the peer and the policy.
@@ -117,7 +117,7 @@ impl Client {
         self
     }
 
-    /// The discriminator field of grouped tools (default `action`; SPEC section 3).
+    /// The discriminator field of grouped tools (default `action`).
     pub fn with_discriminator(mut self, name: impl Into<String>) -> Client {
         self.inner_mut().discriminator = name.into();
         self
@@ -238,7 +238,7 @@ impl Client {
     }
 
     /// Sends every call at once (each with its own retries) and returns one result per call,
-    /// in the order given. A failing call never loses its siblings' results (SPEC section 7).
+    /// in the order given. A failing call never loses its siblings' results.
     pub async fn call_batch<I, N>(&self, calls: I) -> Vec<Result<CallOutput, CallError>>
     where
         I: IntoIterator<Item = (N, Value)>,

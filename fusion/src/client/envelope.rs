@@ -8,8 +8,8 @@ use crate::validation_error::ValidationError;
 
 use super::flags::Flags;
 
-/// An envelope read back by [`parse_envelope`](super::parse_envelope): a `<tool_error>` (SPEC
-/// section 1) or a `<validation_error>` (SPEC section 2).
+/// An envelope read back by [`parse_envelope`](super::parse_envelope): a `<tool_error>` or a
+/// `<validation_error>`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Envelope {
     /// A `<tool_error>`: code, severity, message, recovery, available actions, details and
@@ -37,7 +37,7 @@ impl Envelope {
         }
     }
 
-    /// The flags derived from the envelope alone (SPEC section 1): code and severity as read,
+    /// The flags derived from the envelope alone: code and severity as read,
     /// category and retryability by the code's defaults. A result's `_meta["fusion/error"]`
     /// states them exactly and is preferred when present ([`Flags::of_result`]).
     pub fn flags(&self) -> Flags {

@@ -1,4 +1,4 @@
-//! The client half of the error contract (SPEC section 7): read envelopes back, decide retry,
+//! The client half of the error contract: read envelopes back, decide retry,
 //! escalate or abort from the typed flags, and call tools by `tool.action` over rmcp.
 //!
 //! The server states the facts; the client decides. Never from prose: the retry policy reads

@@ -1,4 +1,4 @@
-//! Self-healing contract deltas (SPEC section 2, "Contract deltas"): the BREAKING and RISKY
+//! Self-healing contract deltas: the BREAKING and RISKY
 //! changes since a known-good lockfile, per action, for the `<contract_awareness>` section of
 //! a validation error.
 
@@ -12,8 +12,7 @@ use super::diff::{ContractDiff, diff};
 use super::lockfile::Lockfile;
 use super::model::Contract;
 
-/// The default of [`ContractBaseline::max_deltas`]: five deltas per validation error (SPEC
-/// section 2).
+/// The default of [`ContractBaseline::max_deltas`]: five deltas per validation error.
 pub const DEFAULT_MAX_DELTAS: usize = 5;
 
 /// A known-good contract a server (or [`Tester`](crate::testing::Tester)) compares itself

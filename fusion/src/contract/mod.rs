@@ -1,4 +1,4 @@
-//! Contract governance (SPEC sections 2 and 6): the contract models learn, the `fusion.lock`
+//! Contract governance: the contract models learn, the `fusion.lock`
 //! lockfile that records it, the classified diff between two contracts, and the self-healing
 //! deltas validation errors carry.
 //!

@@ -139,7 +139,7 @@ impl From<Annotations> for Hints {
     }
 }
 
-/// One error code an action can produce, with its flags (SPEC section 1).
+/// One error code an action can produce, with its flags.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorEntry {

@@ -12,7 +12,7 @@ use crate::code::{ErrorCategory, ErrorCode, Severity};
 /// A tool error: the facts a language model needs to recover, and the flags client code
 /// branches on.
 ///
-/// `ToolError` *is* its own builder (SPEC section 1): every builder method consumes and returns
+/// `ToolError` *is* its own builder: every builder method consumes and returns
 /// the error, so a finished chain can be returned from a handler as-is, with no `.build()`.
 /// It is one pointer wide, so `Result<T, ToolError>` stays small.
 ///
@@ -204,7 +204,8 @@ impl ToolError {
         self
     }
 
-    /// Overrides the category (default: per code, SPEC section 1; `unknown` for custom codes).
+    /// Overrides the category (default: per code, see [`ErrorCode::default_category`];
+    /// `unknown` for custom codes).
     pub fn category(mut self, category: ErrorCategory) -> ToolError {
         self.0.category = Some(category);
         self
@@ -283,7 +284,7 @@ impl ToolError {
     }
 
     /// Whether the category came from neither a declaration nor a canonical code: a custom code
-    /// nobody categorised. The server logs these (SPEC section 1).
+    /// nobody categorised. The server logs these.
     pub fn is_uncategorised(&self) -> bool {
         self.0.category.is_none() && self.0.code.default_category().is_none()
     }
@@ -300,7 +301,7 @@ impl ToolError {
         self.0.explanation.as_deref()
     }
 
-    /// The typed flags object (SPEC section 1, from the kata): `isError`, `errorCategory`,
+    /// The typed flags object: `isError`, `errorCategory`,
     /// `isRetryable`, `retryAfterSeconds` (only when set), `code`, `severity` and
     /// `explanation` (only when set). This is what travels in `_meta["fusion/error"]`.
     ///

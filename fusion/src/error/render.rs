@@ -6,7 +6,7 @@ use crate::xml::{self, Context};
 use super::ToolError;
 
 impl ToolError {
-    /// The `<tool_error>` envelope, byte-exact (SPEC section 1). Sized exactly, in one
+    /// The `<tool_error>` envelope, byte-exact. Sized exactly, in one
     /// allocation.
     ///
     /// One walk sums the lengths of the fixed parts and of the strings as they are, and scans
@@ -340,8 +340,9 @@ mod tests {
         assert_eq!(buf, format!("prefix:{}", e.to_xml()));
     }
 
-    /// The envelope assembled the obvious way, section by section with `format!`, from SPEC
-    /// section 1 and the reference escaper: what the renderer's merged literals must equal.
+    /// The envelope assembled the obvious way, section by section with `format!`, from the
+    /// envelope's layout and the reference escaper: what the renderer's merged literals must
+    /// equal.
     fn reference_xml(e: &ToolError) -> String {
         use crate::xml::reference_escape;
         let (text, attr) = (

@@ -25,7 +25,7 @@ macro_rules! recovery {
     };
 }
 
-/// The closing instruction of every validation envelope, verbatim (SPEC section 2). "Do not
+/// The closing instruction of every validation envelope, verbatim. "Do not
 /// explain the error" is there because a model's instinct is to apologise to the user instead
 /// of calling again.
 pub const RECOVERY: &str = recovery!();
@@ -162,8 +162,8 @@ impl ValidationError {
         self.problems = merged;
     }
 
-    /// Sets the contract deltas the envelope lists in its `<contract_awareness>` section (SPEC
-    /// section 2, "Contract deltas"), in the order given; an empty list removes the section.
+    /// Sets the contract deltas the envelope lists in its `<contract_awareness>` section, in the
+    /// order given; an empty list removes the section.
     /// A server started with a [`ContractBaseline`](crate::contract::ContractBaseline) sets
     /// them.
     ///
@@ -237,7 +237,7 @@ impl ValidationError {
         self.problems.len()
     }
 
-    /// The `<validation_error>` envelope, byte-exact (SPEC section 2): the opening tag with the
+    /// The `<validation_error>` envelope, byte-exact: the opening tag with the
     /// action, one `<field name="PATH">LINE</field>` per problem, the `<contract_awareness>`
     /// section when deltas are set (one `  <delta severity="…" scope="…">TEXT</delta>` line
     /// each), the recovery line, the closing tag; joined with `\n`, no trailing newline.
@@ -323,7 +323,7 @@ impl ValidationError {
         total
     }
 
-    /// The typed flags (SPEC section 1), the same keys as `ToolError::flags`:
+    /// The typed flags, the same keys as `ToolError::flags`:
     /// `{"isError": true, "errorCategory": "validation", "isRetryable": false,
     /// "code": "VALIDATION_ERROR", "severity": "error"}`. Not retryable as-is: the same
     /// arguments fail the same way.

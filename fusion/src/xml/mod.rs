@@ -1,8 +1,8 @@
 //! XML escaping for envelopes: the asymmetric text/attribute rules and the XML 1.0 character rule.
 //!
-//! SPEC section 1, rules 4 and 5. Element text escapes only `&` and `<` (so `Must be > 0` and
-//! `"id"` stay readable for the model); attribute values escape all five special characters.
-//! Characters XML 1.0 forbids (C0 controls other than tab, LF and CR; U+FFFE; U+FFFF) become
+//! Element text escapes only `&` and `<` (so `Must be > 0` and `"id"` stay readable for the
+//! model); attribute values escape all five special characters. Characters XML 1.0 forbids
+//! (its section 2.2, `Char`: C0 controls other than tab, LF and CR; U+FFFE; U+FFFF) become
 //! U+FFFD. Nothing else changes. Every function here has an exact-length twin so renderers can
 //! size their buffer once.
 
@@ -265,8 +265,8 @@ pub(crate) fn escape_attr(s: &str) -> String {
     out
 }
 
-/// `s` escaped for `ctx` the slow, obvious way, character by character straight from SPEC
-/// section 1: the reference the fast paths are tested against.
+/// `s` escaped for `ctx` the slow, obvious way, character by character from the rules above:
+/// the reference the fast paths are tested against.
 #[cfg(test)]
 pub(crate) fn reference_escape(s: &str, ctx: Context) -> String {
     let attr = ctx == Context::Attr;

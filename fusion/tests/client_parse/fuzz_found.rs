@@ -4,7 +4,7 @@ use super::{parse_tool_error, parse_validation};
 
 /// Found by the `parse_envelope` fuzz target (`fuzz/`): an envelope from another server holding
 /// characters XML 1.0 forbids (here NUL in the code) is read as sent, and re-rendering writes
-/// them as U+FFFD (SPEC section 1, rule 5), as for any value. The re-rendered envelope is then
+/// them as U+FFFD, as for any value. The re-rendered envelope is then
 /// a fixed point: it parses back to the same value and the same bytes.
 #[test]
 fn forbidden_characters_read_from_an_envelope_are_replaced_when_rendered_again() {

@@ -100,7 +100,7 @@ prop_compose! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
-    /// SPEC section 8: `parse_envelope(&e.to_xml())` re-renders to the same bytes.
+    /// Parsing inverts rendering: `parse_envelope(&e.to_xml())` re-renders to the same bytes.
     #[test]
     fn parsing_is_the_inverse_of_rendering(e in any_tool_error(), before in any_text(), after in any_text()) {
         let xml = e.to_xml();
@@ -178,7 +178,7 @@ proptest! {
     /// The `parse_envelope` fuzz target's property (`fuzz/fuzz_targets/parse_envelope.rs`) on
     /// generated input that is not fusion's own rendering: arbitrary text, arbitrary content
     /// inside both roots, and real envelopes with arbitrary text spliced in. Whatever parses
-    /// re-renders to a well-formed envelope (`]]>` aside, SPEC section 1 rule 4) that parses
+    /// re-renders to a well-formed envelope (`]]>` aside: the renderer writes it raw in text) that parses
     /// again, re-renders to the same bytes, and (without forbidden characters or character
     /// references in the input) parses to the same value.
     #[test]

@@ -1,6 +1,6 @@
 //! `parse_envelope`: reads a `<tool_error>` or `<validation_error>` back with quick-xml.
 //!
-//! Lenient where fusion's renderer is (SPEC section 1, rule 4): `>` and quotes stay literal in
+//! Lenient where fusion's renderer is: `>` and quotes stay literal in
 //! element text (the golden vector `closing-tag-injection` pins `]]>` unescaped), and tab, LF
 //! and CR are written raw in attribute values. Attribute values are therefore only unescaped,
 //! never whitespace-normalized (XML 1.0 section 3.3.3), so rendering a parsed error again gives
@@ -97,8 +97,7 @@ pub enum ParseErrorKind {
     Duplicate(&'static str),
 }
 
-/// Reads the first `<tool_error>` or `<validation_error>` envelope in `input` (SPEC sections 1,
-/// 2, 7 and 8).
+/// Reads the first `<tool_error>` or `<validation_error>` envelope in `input`.
 ///
 /// Text before the opening tag and after the closing tag is ignored, so a whole text block of
 /// a tool result can be passed in. Entities are unescaped (`&amp;`, `&lt;`, `&gt;`, `&quot;`,

@@ -98,7 +98,7 @@ fn field(
         _ => {}
     }
     // `T` becoming `Option<T>` (schemars adds `null` to the types) is one change: the field
-    // became optional, SAFE as the table says, not also a RISKY widening.
+    // became optional, SAFE as the classification table says, not also a RISKY widening.
     let only_null_added = old.required
         && !new.required
         && !old.types.is_empty()

@@ -1,5 +1,5 @@
 //! Contract deltas: every change between two contracts, classified BREAKING, RISKY, SAFE or
-//! COSMETIC (SPEC section 6).
+//! COSMETIC.
 
 mod error_codes;
 mod fields;
