@@ -7,7 +7,8 @@ use std::str::FromStr;
 use crate::code::UnknownVariant;
 
 /// How a change affects a caller that learned the old contract, highest first (the derived
-/// order sorts [`DeltaClass::Breaking`] first).
+/// order sorts [`DeltaClass::Breaking`] first). A [`diff`](crate::contract::diff()) classifies
+/// every change this way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DeltaClass {
     /// A call that was valid can now fail: a tool or action removed or renamed, a required
@@ -64,7 +65,7 @@ impl FromStr for DeltaClass {
 /// One delta as a validation error shows it: its class, where it applies and its sentence.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScopedDelta {
-    /// BREAKING or RISKY (a validation error carries no other).
+    /// BREAKING or RISKY in the envelopes a fusion server writes (it lists no other).
     pub class: DeltaClass,
     /// `tool.action` (flat exposition: the flat tool name `tool_action`), or `tool` for a
     /// change to the tool as a whole.

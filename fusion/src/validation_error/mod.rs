@@ -1,5 +1,6 @@
 //! The `<validation_error>` envelope: the action, one line per field problem sorted by path,
-//! the contract deltas a model learned the old contract by, and the fixed recovery line.
+//! the contract deltas that tell a model what changed since the contract it learned, and the
+//! fixed recovery line.
 //!
 //! The envelope is rendered here and read back by [`crate::client::parse_envelope`]: both work
 //! on [`ValidationError`]. Building one from the arguments a model sent (JSON Schema, serde,
@@ -25,9 +26,8 @@ macro_rules! recovery {
     };
 }
 
-/// The closing instruction of every validation envelope, verbatim. "Do not
-/// explain the error" is there because a model's instinct is to apologise to the user instead
-/// of calling again.
+/// The closing instruction of every validation envelope, verbatim. "Do not explain the error"
+/// is there because a model's instinct is to apologise to the user instead of calling again.
 pub const RECOVERY: &str = recovery!();
 
 /// One problem: the field's path and the line the model reads.

@@ -102,15 +102,19 @@ pub enum ParseErrorKind {
 /// Text before the opening tag and after the closing tag is ignored, so a whole text block of
 /// a tool result can be passed in. Entities are unescaped (`&amp;`, `&lt;`, `&gt;`, `&quot;`,
 /// `&apos;`, character references). Parsing is the inverse of rendering: for every
-/// [`ToolError`](crate::ToolError) `e`, `parse_envelope(&e.to_xml())` is `Ok(Envelope::ToolError(p))` with
-/// `p.to_xml() == e.to_xml()`. Category, retryability and explanation are not in the XML:
+/// [`ToolError`](crate::ToolError) `e`, `parse_envelope(&e.to_xml())` is
+/// `Ok(Envelope::ToolError(p))` with `p.to_xml() == e.to_xml()`, and for every
+/// [`ValidationError`](crate::ValidationError) `v`, `Ok(Envelope::Validation(p))` with
+/// `p.to_xml() == v.to_xml()`. Category, retryability and explanation are not in the XML:
 /// the parsed error has the code's defaults (read the exact values from the result's
 /// `_meta["fusion/error"]` with [`Flags::of_result`](super::Flags::of_result)).
 ///
 /// Also accepted, as other servers write them: sections indented or in another order, a
 /// comma-separated list in `<available_actions>`, no `severity` attribute (`error`),
 /// `<retry_after>` as `N`, `N second(s)` or `Ns`, CDATA sections, comments, and unknown
-/// sections or attributes (skipped). A `<!DOCTYPE>` is skipped and no entity is ever
+/// sections or attributes (skipped). A validation envelope keeps its fields in the order sent;
+/// its recovery line is not kept (fusion's is fixed) and a `<delta>` of a class other than
+/// `BREAKING`, `RISKY`, `SAFE` or `COSMETIC` is skipped. A `<!DOCTYPE>` is skipped and no entity is ever
 /// expanded beyond the five predefined ones and character references, so an envelope cannot
 /// make the parser allocate more than its own size (no "billion laughs").
 ///

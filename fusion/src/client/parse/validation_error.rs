@@ -6,10 +6,10 @@ use super::reader::{Parser, element, set_once};
 use super::{ParseError, ParseErrorKind};
 
 impl<'a> Parser<'a> {
-    /// The action, the fields (in the order sent) and the deltas of the
-    /// contract awareness section. A delta of a class this client does not know is skipped,
-    /// like an unknown section. The recovery line is read but not kept: a
-    /// [`ValidationError`] always renders the fixed one.
+    /// The action, the fields (in the order sent) and the deltas of the contract awareness
+    /// section. A delta of a class this client does not know is skipped, like an unknown
+    /// section. The recovery line is read but not kept: a [`ValidationError`] always renders
+    /// the fixed one.
     pub(super) fn validation(&mut self) -> Result<ValidationError, ParseError> {
         let root = self.root()?;
         let mut error = ValidationError::new(self.required(&root, "validation_error", "action")?);
