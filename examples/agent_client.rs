@@ -303,7 +303,7 @@ fn first_action(failure: &CallError) -> Option<String> {
 /// The fields a validation envelope asks to fix.
 fn fields_to_fix(failure: &CallError) -> Option<Vec<String>> {
     match failure.tool_failure()?.envelope()? {
-        Envelope::Validation(v) => Some(v.fields.iter().map(|f| f.name.clone()).collect()),
+        Envelope::Validation(v) => Some(v.problems().iter().map(|p| p.path().to_owned()).collect()),
         Envelope::ToolError(_) => None,
     }
 }

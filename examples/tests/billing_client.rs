@@ -87,7 +87,7 @@ async fn check_contract(args: &[&str], list_invoices: &str) {
         .unwrap()
         .validation()
         .expect("validation");
-    let names: Vec<&str> = validation.fields.iter().map(|f| f.name.as_str()).collect();
+    let names: Vec<&str> = validation.problems().iter().map(|p| p.path()).collect();
     assert_eq!(names, ["amount_cents", "currency", "invoice_id"]);
 
     // A warning rides next to a success.

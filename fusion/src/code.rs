@@ -11,7 +11,7 @@ macro_rules! canonical_codes {
     ($( $(#[$doc:meta])* $variant:ident => $wire:literal, $category:ident; )*) => {
         /// The code of an error envelope (`<tool_error code="…">`).
         ///
-        /// The type is *closed-then-open* (SPEC section 1): one variant per canonical code, so
+        /// The type is *closed-then-open*: one variant per canonical code, so
         /// editors autocomplete them, plus [`ErrorCode::Custom`] for domain codes such as
         /// `ALREADY_PAID`. Parsing a canonical string always yields the canonical variant, never
         /// `Custom`, and every code the framework emits itself is canonical.
@@ -35,7 +35,7 @@ macro_rules! canonical_codes {
         }
 
         impl ErrorCode {
-            /// Every canonical code, in the order SPEC section 1 lists them.
+            /// Every canonical code, in their documented order (the variants' order).
             pub const CANONICAL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
 
             /// The wire string: `"NOT_FOUND"`, or the custom code as given.
@@ -47,7 +47,7 @@ macro_rules! canonical_codes {
             }
 
             /// For a canonical code, appends `<tool_error code="CODE` with `push` (the start of the
-            /// envelope, SPEC section 1) and returns `true`: one constant-size literal per code,
+            /// envelope) and returns `true`: one constant-size literal per code,
             /// which copies faster than the tag and a code selected from a table. Canonical
             /// codes are upper-case ASCII words, so nothing needs escaping. A custom code writes
             /// nothing and returns `false`.
@@ -68,7 +68,7 @@ macro_rules! canonical_codes {
                 }
             }
 
-            /// The default category of this code (SPEC section 1). Custom codes have none;
+            /// The default category of this code. Custom codes have none;
             /// they fall back to [`ErrorCategory::Unknown`] unless the error declares one.
             pub fn default_category(&self) -> Option<ErrorCategory> {
                 match self {
@@ -176,7 +176,7 @@ impl PartialEq<&str> for ErrorCode {
     }
 }
 
-/// How bad an error is, and so whether the MCP result is an error (SPEC section 1, rule 6).
+/// How bad an error is, and so whether the MCP result is an error (its `isError`).
 ///
 /// | severity | `isError` | meaning |
 /// |---|---|---|
@@ -216,11 +216,22 @@ impl fmt::Display for Severity {
     }
 }
 
-/// The error returned when a string names no [`Severity`] or [`ErrorCategory`].
+/// The error returned when a string names no [`Severity`], [`ErrorCategory`] or
+/// [`DeltaClass`](crate::contract::DeltaClass).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownVariant {
     kind: &'static str,
     value: String,
+}
+
+impl UnknownVariant {
+    /// An error for `value`, which names no `kind` (`"severity"`, `"delta class"`).
+    pub(crate) fn new(kind: &'static str, value: &str) -> UnknownVariant {
+        UnknownVariant {
+            kind,
+            value: value.to_owned(),
+        }
+    }
 }
 
 impl fmt::Display for UnknownVariant {
@@ -240,16 +251,13 @@ impl FromStr for Severity {
             "warning" => Ok(Severity::Warning),
             "error" => Ok(Severity::Error),
             "critical" => Ok(Severity::Critical),
-            _ => Err(UnknownVariant {
-                kind: "severity",
-                value: s.to_owned(),
-            }),
+            _ => Err(UnknownVariant::new("severity", s)),
         }
     }
 }
 
 /// What kind of failure an error is, for client code deciding retry, escalate or abort
-/// (the `errorCategory` flag; SPEC section 1, from the kata on typed MCP errors).
+/// (the `errorCategory` flag).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ErrorCategory {
     /// Credentials missing or insufficient: escalate, do not retry.
@@ -304,12 +312,7 @@ impl FromStr for ErrorCategory {
             "validation" => ErrorCategory::Validation,
             "transient" => ErrorCategory::Transient,
             "unknown" => ErrorCategory::Unknown,
-            _ => {
-                return Err(UnknownVariant {
-                    kind: "error category",
-                    value: s.to_owned(),
-                });
-            }
+            _ => return Err(UnknownVariant::new("error category", s)),
         })
     }
 }

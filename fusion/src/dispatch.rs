@@ -11,6 +11,7 @@ use crate::definition::ToolDefinition;
 use crate::error::ToolError;
 use crate::response::ToolResponse;
 use crate::schema::{check_definition, type_name};
+use crate::suggest::did_you_mean;
 use crate::validation::{ArgumentValidator, SchemaError};
 
 /// Everything a tool needs per call, built once from its definition: the router and one
@@ -173,7 +174,7 @@ impl Router {
     }
 
     fn unknown(&self, field: &str, sent: &str, name: Option<&str>) -> ToolError {
-        let closest = name.and_then(|n| closest(n, &self.actions));
+        let closest = name.and_then(|n| did_you_mean(n, self.actions.iter().map(String::as_str)));
         let message = match name {
             Some(_) => format!("The tool '{}' has no action {sent}.", self.tool),
             None => format!(
@@ -203,18 +204,6 @@ fn article(type_name: &str) -> &'static str {
     } else {
         "a"
     }
-}
-
-/// The candidate closest to `name` by Jaro-Winkler similarity, when close enough to be a
-/// plausible typo (similarity at least 0.8, or one contains the other).
-pub(crate) fn closest<'a>(name: &str, candidates: &'a [String]) -> Option<&'a str> {
-    let lower = name.to_lowercase();
-    candidates
-        .iter()
-        .map(|c| (c, strsim::jaro_winkler(&lower, &c.to_lowercase())))
-        .filter(|(c, score)| *score >= 0.8 || (!lower.is_empty() && c.contains(lower.as_str())))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(c, _)| c.as_str())
 }
 
 #[cfg(test)]
@@ -316,14 +305,6 @@ mod tests {
             "echoed whole: {}",
             err.message().len()
         );
-    }
-
-    #[test]
-    fn closest_needs_a_plausible_typo() {
-        let names = vec!["list_invoices".to_owned(), "refund".to_owned()];
-        assert_eq!(closest("list_invoce", &names), Some("list_invoices"));
-        assert_eq!(closest("REFUND", &names), Some("refund"));
-        assert_eq!(closest("xyzzy", &names), None);
     }
 
     #[test]

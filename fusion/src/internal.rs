@@ -1,7 +1,7 @@
 //! Errors without a contract: `anyhow` errors, boxed `std::error::Error`s and panics become
 //! `INTERNAL_ERROR` envelopes whose cause goes to the log, never to the model.
 //!
-//! SPEC section 1, "Throwing versus returning": the model sees a fixed message, a recovery that
+//! The model sees a fixed message, a recovery that
 //! says not to retry blindly and an error id (the `errorId` detail); the server log
 //! (`tracing`, target `fusion::internal`, level `ERROR`) gets the same id and the whole error
 //! chain. Connection strings, paths and stack traces stay on the server.
@@ -80,6 +80,14 @@ fn chain(err: &(dyn Error + 'static)) -> String {
 }
 
 impl ToolError {
+    /// `INTERNAL_ERROR` with a message you chose to show the model, and the recovery every
+    /// error without a contract gets ([`RECOVERY`]). For errors that come from code or
+    /// dependencies, use the conversions below instead: they log the cause and never put its
+    /// text into the envelope.
+    pub fn internal(message: impl Into<String>) -> ToolError {
+        ToolError::new(ErrorCode::InternalError, message).suggest(RECOVERY)
+    }
+
     /// `INTERNAL_ERROR` for any error without a contract; the chain is logged with the id.
     ///
     /// If `err` is itself a [`ToolError`], it is returned unchanged (cloned).

@@ -314,9 +314,11 @@ mod output;
 mod response;
 pub mod schema;
 pub mod server;
+mod suggest;
 pub mod testing;
 mod tool;
 pub mod validation;
+mod validation_error;
 mod xml;
 
 pub use call::ToolExt;
@@ -327,7 +329,7 @@ pub use error::ToolError;
 pub use output::{IntoToolResponse, Json, StructuredOutput, Warned};
 pub use response::{FLAGS_META_KEY, ToolResponse};
 pub use tool::{PreparedCall, Tool};
-pub use validation::ValidationError;
+pub use validation_error::ValidationError;
 
 #[doc = include_str!("docs/tool_errors.md")]
 pub use fusion_macros::ToolErrors;

@@ -79,7 +79,7 @@ fn flags_decide_not_prose() {
     assert_eq!(
         policy.decide(&flags(unknown_but_retryable), 1, ZERO),
         Decision::Abort(AbortReason::Category(ErrorCategory::Unknown)),
-        "unknown is never retried (SPEC section 7)"
+        "unknown is never retried"
     );
     let declared_transient = ToolError::new("LEDGER_BUSY", "Permanent failure, never retry")
         .category(ErrorCategory::Transient);

@@ -137,7 +137,7 @@ fn canonical_constructors() {
     );
 }
 
-/// Expected flags for every canonical code, straight from SPEC section 1.
+/// Expected flags for every canonical code, spelled out one by one.
 #[test]
 fn flags_table_for_every_canonical_code() {
     use ErrorCategory::*;
@@ -247,7 +247,7 @@ fn flags_have_exactly_the_spec_keys() {
 
 /// Text we wrote as an XML 1.0 parser reports it: forbidden characters replaced, line ends
 /// normalized (XML 1.0 section 2.11). Applied to the parser's output too, because parsers
-/// differ in how far they normalize (SPEC section 8: "line endings aside"); idempotent.
+/// differ in how far they normalize (the round trip holds "line endings aside"); idempotent.
 fn expected_text(s: &str) -> String {
     replace_forbidden(s)
         .replace("\r\n", "\n")

@@ -12,9 +12,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::ToolError;
-use crate::server::Exposition;
+use crate::validation_error::{FieldProblem, ValidationError};
 
-use super::envelope::{Envelope, ValidationEnvelope};
+use super::envelope::Envelope;
 use super::flags::Flags;
 use super::parse::{ParseError, parse_envelope};
 use super::retry::{Decision, RetryEvent, RetryPolicy};
@@ -22,8 +22,8 @@ use super::retry::{Decision, RetryEvent, RetryPolicy};
 /// How names given to [`Client::call`] map to MCP tools.
 #[derive(Clone, Debug)]
 enum Naming {
-    /// As configured.
-    Fixed(Exposition),
+    /// As configured: flat tool names (`tool_action`) when `true`, else grouped tools.
+    Fixed { flat: bool },
     /// From the tool names of `tools/list`.
     Listed(HashSet<String>),
 }
@@ -34,7 +34,7 @@ enum Naming {
 ///
 /// - [`Client::call`] takes a `tool.action` name and returns `Ok` with the payload and any
 ///   warnings, or `Err` with the parsed envelope, the typed flags and the raw result.
-/// - Failures are retried by the [`RetryPolicy`] from flags alone (SPEC section 7).
+/// - Failures are retried by the [`RetryPolicy`] from flags alone.
 /// - [`Client::call_batch`] sends several calls at once; every call gets its own result.
 ///
 /// Cheap to clone (one `Arc`); clones share the peer and the policy.
@@ -79,7 +79,7 @@ impl Client {
             inner: Arc::new(Inner {
                 peer,
                 policy: RetryPolicy::new(),
-                naming: Naming::Fixed(Exposition::Grouped),
+                naming: Naming::Fixed { flat: false },
                 discriminator: "action".to_owned(),
             }),
         }
@@ -102,10 +102,12 @@ impl Client {
         Ok(client)
     }
 
-    /// Maps names for a server in `exposition` without asking it (replaces what
-    /// [`Client::discover`] learned).
-    pub fn with_exposition(mut self, exposition: Exposition) -> Client {
-        self.inner_mut().naming = Naming::Fixed(exposition);
+    /// Maps names for a server without asking it (replaces what [`Client::discover`]
+    /// learned): `true` for a server in flat exposition (`billing.get_invoice` calls the
+    /// `billing_get_invoice` tool), `false` for grouped exposition, the default (it calls the
+    /// `billing` tool with `"action": "get_invoice"`).
+    pub fn with_flat_names(mut self, flat: bool) -> Client {
+        self.inner_mut().naming = Naming::Fixed { flat };
         self
     }
 
@@ -115,7 +117,7 @@ impl Client {
         self
     }
 
-    /// The discriminator field of grouped tools (default `action`; SPEC section 3).
+    /// The discriminator field of grouped tools (default `action`).
     pub fn with_discriminator(mut self, name: impl Into<String>) -> Client {
         self.inner_mut().discriminator = name.into();
         self
@@ -149,7 +151,7 @@ impl Client {
     ) -> (String, Map<String, Value>) {
         let listed = |name: &str| match &self.inner.naming {
             Naming::Listed(names) => names.contains(name),
-            Naming::Fixed(_) => false,
+            Naming::Fixed { .. } => false,
         };
         // MCP allows dots in tool names: a tool the server lists under `name` is that tool.
         let split = name.split_once('.').filter(|_| !listed(name));
@@ -158,7 +160,7 @@ impl Client {
         };
         let flat = format!("{tool}_{action}");
         let grouped = match &self.inner.naming {
-            Naming::Fixed(exposition) => *exposition != Exposition::Flat,
+            Naming::Fixed { flat } => !flat,
             Naming::Listed(names) => !names.contains(&flat),
         };
         if grouped {
@@ -236,7 +238,7 @@ impl Client {
     }
 
     /// Sends every call at once (each with its own retries) and returns one result per call,
-    /// in the order given. A failing call never loses its siblings' results (SPEC section 7).
+    /// in the order given. A failing call never loses its siblings' results.
     pub async fn call_batch<I, N>(&self, calls: I) -> Vec<Result<CallOutput, CallError>>
     where
         I: IntoIterator<Item = (N, Value)>,
@@ -505,7 +507,7 @@ impl ToolFailure {
     }
 
     /// The `<validation_error>`, if that is what the server sent.
-    pub fn validation(&self) -> Option<&ValidationEnvelope> {
+    pub fn validation(&self) -> Option<&ValidationError> {
         self.envelope.as_ref().and_then(Envelope::validation)
     }
 
@@ -553,11 +555,11 @@ impl fmt::Display for ToolFailure {
         match &self.envelope {
             Some(Envelope::ToolError(e)) => f.write_str(e.message()),
             Some(Envelope::Validation(v)) => {
-                let fields: Vec<&str> = v.fields.iter().map(|field| field.name.as_str()).collect();
+                let fields: Vec<&str> = v.problems().iter().map(FieldProblem::path).collect();
                 write!(
                     f,
                     "invalid arguments for {}: {}",
-                    v.action,
+                    v.action(),
                     fields.join(", ")
                 )
             }

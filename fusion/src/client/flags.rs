@@ -1,4 +1,4 @@
-//! `Flags`: the typed flags object of SPEC section 1, read from a result or derived from an
+//! `Flags`: the typed flags object of an error, read from a result or derived from an
 //! envelope.
 
 use std::time::Duration;
@@ -12,8 +12,8 @@ use crate::response::FLAGS_META_KEY;
 
 use super::envelope::Envelope;
 
-/// The typed flags client code decides retry, escalate or abort from (SPEC section 1, from the
-/// kata on typed MCP errors), as travelled in `_meta["fusion/error"]`:
+/// The typed flags client code decides retry, escalate or abort from, as travelled in
+/// `_meta["fusion/error"]`:
 ///
 /// | field | wire key |
 /// |---|---|
@@ -58,7 +58,7 @@ impl Flags {
     /// The flags object of `_meta["fusion/error"]`, or `None` when `value` is not an object
     /// with `isError`, `errorCategory`, `isRetryable`, `code` and `severity` of the right JSON
     /// types and a known severity. A category this client does not know reads as `unknown`
-    /// (SPEC section 7: uncategorised errors are not retried).
+    /// (uncategorised errors are not retried).
     pub fn from_value(value: &Value) -> Option<Flags> {
         let object = value.as_object()?;
         Some(Flags {
@@ -93,7 +93,7 @@ impl Flags {
             .or_else(|| envelope.map(Envelope::flags))
     }
 
-    /// The flags of a `<validation_error>` (SPEC section 2): `VALIDATION_ERROR`, category
+    /// The flags of a `<validation_error>`: `VALIDATION_ERROR`, category
     /// validation, not retryable as-is, severity error.
     pub fn validation() -> Flags {
         Flags {
@@ -108,7 +108,7 @@ impl Flags {
     }
 
     /// The flags of an error result that carries no contract: neither flags nor a readable
-    /// envelope. Treated like SPEC section 1's errors without a contract: `INTERNAL_ERROR`,
+    /// envelope. Treated like the server's errors without a contract: `INTERNAL_ERROR`,
     /// category unknown, not retryable.
     pub fn uncontracted() -> Flags {
         Flags {
@@ -127,7 +127,7 @@ impl Flags {
         self.retry_after_secs.map(Duration::from_secs)
     }
 
-    /// The wire object, keys as in SPEC section 1 (the inverse of [`Flags::from_value`]).
+    /// The wire object, keys as in the table above (the inverse of [`Flags::from_value`]).
     pub fn to_value(&self) -> Value {
         let mut flags = Map::with_capacity(7);
         flags.insert("isError".into(), Value::Bool(self.is_error));

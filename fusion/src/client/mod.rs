@@ -1,4 +1,4 @@
-//! The client half of the error contract (SPEC section 7): read envelopes back, decide retry,
+//! The client half of the error contract: read envelopes back, decide retry,
 //! escalate or abort from the typed flags, and call tools by `tool.action` over rmcp.
 //!
 //! The server states the facts; the client decides. Never from prose: the retry policy reads
@@ -23,7 +23,7 @@ mod retry;
 
 #[cfg(feature = "client")]
 pub use call::{CallError, CallOutput, Client, ToolFailure, read_result};
-pub use envelope::{ContractDelta, DeltaSeverity, Envelope, FieldLine, ValidationEnvelope};
+pub use envelope::Envelope;
 pub use flags::Flags;
 pub use parse::{ParseError, ParseErrorKind, parse_envelope};
 pub use retry::{AbortReason, Decision, RetryEvent, RetryPolicy};

@@ -1,5 +1,4 @@
-//! The retry policy: retry, escalate or abort, decided from the typed flags only (SPEC
-//! section 7).
+//! The retry policy: retry, escalate or abort, decided from the typed flags only.
 
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -77,7 +76,7 @@ pub enum AbortReason {
     Category(ErrorCategory),
     /// The flags say `isRetryable: false` although the category would allow a retry.
     NotRetryable,
-    /// The severity is `critical`: failed, must not be retried blindly (SPEC section 1). See
+    /// The severity is `critical`: failed, must not be retried blindly. See
     /// [`RetryPolicy::retry_critical`].
     Critical,
     /// The call was tried [`RetryPolicy::max_attempts`] times.
@@ -150,7 +149,7 @@ enum JitterSource {
     Draw(Draw),
 }
 
-/// The client's retry policy (SPEC section 7), decided from [`Flags`] only, never from the
+/// The client's retry policy, decided from [`Flags`] only, never from the
 /// message or `explanation`:
 ///
 /// | flags | decision |
@@ -281,8 +280,8 @@ impl RetryPolicy {
         self
     }
 
-    /// Retries `critical` errors like any other (default: never; SPEC section 1 says they must
-    /// not be retried blindly).
+    /// Retries `critical` errors like any other (default: never; a critical error must not be
+    /// retried blindly).
     pub fn retry_critical(mut self, enabled: bool) -> RetryPolicy {
         self.retry_critical = enabled;
         self

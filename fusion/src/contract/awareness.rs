@@ -1,4 +1,4 @@
-//! Self-healing contract deltas (SPEC section 2, "Contract deltas"): the BREAKING and RISKY
+//! Self-healing contract deltas: the BREAKING and RISKY
 //! changes since a known-good lockfile, per action, for the `<contract_awareness>` section of
 //! a validation error.
 
@@ -6,13 +6,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::response::ToolResponse;
+use crate::validation_error::{DeltaClass, ScopedDelta};
 
-use super::diff::{ContractDiff, DeltaClass, diff};
+use super::diff::{ContractDiff, diff};
 use super::lockfile::Lockfile;
 use super::model::Contract;
 
-/// The default of [`ContractBaseline::max_deltas`]: five deltas per validation error (SPEC
-/// section 2).
+/// The default of [`ContractBaseline::max_deltas`]: five deltas per validation error.
 pub const DEFAULT_MAX_DELTAS: usize = 5;
 
 /// A known-good contract a server (or [`Tester`](crate::testing::Tester)) compares itself
@@ -94,18 +94,6 @@ impl ContractBaseline {
         }
         Awareness { diff, by_action }
     }
-}
-
-/// One delta as a validation error shows it: its class, where it applies and its sentence.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScopedDelta {
-    /// BREAKING or RISKY (a validation error carries no other).
-    pub class: DeltaClass,
-    /// `tool.action` (flat exposition: the flat tool name `tool_action`), or `tool` for a
-    /// change to the tool as a whole.
-    pub scope: String,
-    /// One sentence with the before and after values.
-    pub text: String,
 }
 
 /// The result of comparing a contract with a baseline: the full diff, and the deltas each

@@ -1,5 +1,5 @@
 //! `fusion.lock`: the contract as canonical JSON with SHA-256 digests per tool and for the
-//! whole server (SPEC section 6), written and verified.
+//! whole server, written and verified.
 
 use std::fmt;
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! Contract governance (SPEC sections 2 and 6): the contract models learn, the `fusion.lock`
+//! Contract governance: the contract models learn, the `fusion.lock`
 //! lockfile that records it, the classified diff between two contracts, and the self-healing
 //! deltas validation errors carry.
 //!
@@ -9,8 +9,9 @@ mod diff;
 mod lockfile;
 mod model;
 
-pub use awareness::{Awareness, ContractBaseline, DEFAULT_MAX_DELTAS, ScopedDelta};
-pub use diff::{ContractDiff, Delta, DeltaClass, diff};
+pub use crate::validation_error::{DeltaClass, ScopedDelta};
+pub use awareness::{Awareness, ContractBaseline, DEFAULT_MAX_DELTAS};
+pub use diff::{ContractDiff, Delta, diff};
 pub use lockfile::{LOCKFILE_FORMAT, Lockfile, LockfileError};
 pub use model::{
     ActionContract, Contract, ErrorEntry, FieldContract, Hints, MAX_FIELD_DEPTH, ToolContract,

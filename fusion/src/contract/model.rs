@@ -16,7 +16,7 @@ use super::lockfile::{canonical_compact, sha256_digest};
 /// [`Server::contract`](crate::server::Server::contract),
 /// [`Tester::contract`](crate::testing::Tester::contract)), written to and read from a
 /// lockfile with [`Contract::to_lockfile`] and [`Lockfile`](super::Lockfile), and compared with
-/// [`diff`](super::diff).
+/// [`diff`](super::diff()).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Contract {
@@ -139,7 +139,7 @@ impl From<Annotations> for Hints {
     }
 }
 
-/// One error code an action can produce, with its flags (SPEC section 1).
+/// One error code an action can produce, with its flags.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorEntry {

@@ -16,9 +16,9 @@ use tokio::sync::mpsc;
 use crate::call::{self, Target};
 use crate::code::ErrorCode;
 use crate::context::{ProgressReporter, RequestContext};
-use crate::dispatch::closest;
 use crate::error::ToolError;
 use crate::response::ToolResponse;
+use crate::suggest::did_you_mean;
 
 use super::Server;
 use super::malformed;
@@ -121,7 +121,7 @@ impl Server {
             ));
         }
         let names = self.inner.catalog.names();
-        let recovery = match closest(name, &names) {
+        let recovery = match did_you_mean(name, names.iter().map(String::as_str)) {
             Some(near) => format!("Did you mean '{near}'? Call one of the available tools."),
             None => "Call one of the available tools.".to_owned(),
         };

@@ -1,0 +1,87 @@
+//! Error-code changes of an action: a code added is RISKY, a code removed SAFE, changed flags
+//! RISKY.
+
+use std::collections::BTreeMap;
+
+use crate::contract::ErrorEntry;
+use crate::validation_error::DeltaClass;
+
+/// The error-code changes: added RISKY, removed SAFE, flags changed RISKY.
+pub(super) fn errors(
+    push: &mut impl FnMut(DeltaClass, String),
+    old: &[ErrorEntry],
+    new: &[ErrorEntry],
+) {
+    let by_code = |entries: &[ErrorEntry]| -> BTreeMap<String, Vec<ErrorEntry>> {
+        let mut map: BTreeMap<String, Vec<ErrorEntry>> = BTreeMap::new();
+        for e in entries {
+            map.entry(e.code.clone()).or_default().push(e.clone());
+        }
+        map
+    };
+    let (old, new) = (by_code(old), by_code(new));
+    let show = |entries: &[ErrorEntry]| {
+        entries
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {}, {}",
+                    e.severity,
+                    e.category,
+                    if e.retryable {
+                        "retryable"
+                    } else {
+                        "not retryable"
+                    }
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    for (code, entries) in &old {
+        match new.get(code) {
+            None => push(
+                DeltaClass::Safe,
+                format!(
+                    "Error code {code} removed (before: {}; now: absent).",
+                    show(entries)
+                ),
+            ),
+            Some(now) if now != entries => {
+                // The one flag client code branches on, named when it is all that changed.
+                let what = match (entries.as_slice(), now.as_slice()) {
+                    // Same code, severity and category, so the entries differ in `retryable`.
+                    ([before], [after])
+                        if (&before.severity, &before.category)
+                            == (&after.severity, &after.category) =>
+                    {
+                        if after.retryable {
+                            "became retryable"
+                        } else {
+                            "is no longer retryable"
+                        }
+                    }
+                    _ => "changed",
+                };
+                push(
+                    DeltaClass::Risky,
+                    format!(
+                        "Error code {code} {what} (before: {}; now: {}).",
+                        show(entries),
+                        show(now)
+                    ),
+                )
+            }
+            Some(_) => {}
+        }
+    }
+    for (code, entries) in new.iter().filter(|(c, _)| !old.contains_key(*c)) {
+        push(
+            DeltaClass::Risky,
+            format!(
+                "Error code {code} added (before: absent; now: {}).",
+                show(entries)
+            ),
+        );
+    }
+}

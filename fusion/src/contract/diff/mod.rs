@@ -1,0 +1,341 @@
+//! Contract deltas: every change between two contracts, classified BREAKING, RISKY, SAFE or
+//! COSMETIC.
+
+mod error_codes;
+mod fields;
+mod hints;
+mod text;
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::validation_error::DeltaClass;
+
+use super::model::{ActionContract, Contract, ToolContract};
+
+use error_codes::errors;
+use fields::fields;
+use hints::hints;
+use text::{descriptions, list, short};
+
+/// One change between two contracts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delta {
+    /// Its classification.
+    pub class: DeltaClass,
+    /// The tool it concerns (for a renamed tool, the old name).
+    pub tool: String,
+    /// The action it concerns, `None` for a change to the tool as a whole.
+    pub action: Option<String>,
+    /// One sentence with the before and after values:
+    /// `Field 'currency' became required (before: optional; now: required).`
+    pub text: String,
+}
+
+/// Every change from one contract to another, highest class first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ContractDiff {
+    deltas: Vec<Delta>,
+    /// The tools whose deltas are named `tool.action` (multi-action tools, in either
+    /// contract).
+    discriminated: BTreeSet<String>,
+}
+
+impl ContractDiff {
+    /// The deltas, sorted by class (BREAKING first), then tool, action and text.
+    pub fn deltas(&self) -> &[Delta] {
+        &self.deltas
+    }
+
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.deltas.is_empty()
+    }
+
+    /// The highest class among the deltas, `None` when nothing changed.
+    pub fn highest(&self) -> Option<DeltaClass> {
+        self.deltas.first().map(|d| d.class)
+    }
+
+    /// Whether any delta is BREAKING.
+    pub fn has_breaking(&self) -> bool {
+        self.highest() == Some(DeltaClass::Breaking)
+    }
+
+    /// The scope of `delta` as models name it: `tool.action` for an action of a multi-action
+    /// tool, `tool` for a single-function tool's action or a change to the tool as a whole.
+    pub fn scope(&self, delta: &Delta) -> String {
+        match &delta.action {
+            Some(action) if self.discriminated.contains(&delta.tool) => {
+                format!("{}.{action}", delta.tool)
+            }
+            _ => delta.tool.clone(),
+        }
+    }
+
+    /// The human-readable report: one line per delta, `CLASS scope: text`, highest class
+    /// first, each line ending in `\n`; the empty string when nothing changed. Control
+    /// characters inside a name or value are written escaped (`\n`), so a line is a delta.
+    ///
+    /// ```text
+    /// BREAKING billing.charge: Field 'currency' became required (before: optional; now: required).
+    /// SAFE billing.refund: Optional field 'reason' added (before: absent; now: string).
+    /// ```
+    pub fn report(&self) -> String {
+        let mut out = String::new();
+        for delta in &self.deltas {
+            out.push_str(delta.class.as_str());
+            out.push(' ');
+            push_one_line(&mut out, &self.scope(delta));
+            out.push_str(": ");
+            push_one_line(&mut out, &delta.text);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Appends `text` with its control characters (a newline in a field name or an enum value)
+/// written as Rust escapes (`\n`), so that one delta stays one report line.
+fn push_one_line(out: &mut String, text: &str) {
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+}
+
+impl fmt::Display for ContractDiff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.report())
+    }
+}
+
+/// Every change from `before` (the known-good contract, e.g. a lockfile's) to `after` (the
+/// current one), classified.
+///
+/// A tool (or action) removed while another with an identical entry appears is reported once,
+/// as renamed (BREAKING). Classification rules are listed on [`DeltaClass`]; the effective
+/// value of an annotation is compared (MCP defaults applied), and a hint that only becomes
+/// explicit is SAFE.
+pub fn diff(before: &Contract, after: &Contract) -> ContractDiff {
+    let mut out = Differ::default();
+    let removed: Vec<&String> = before
+        .tools
+        .keys()
+        .filter(|name| !after.tools.contains_key(*name))
+        .collect();
+    let mut added: Vec<&String> = after
+        .tools
+        .keys()
+        .filter(|name| !before.tools.contains_key(*name))
+        .collect();
+    for name in removed {
+        let old = &before.tools[name];
+        let renamed = added
+            .iter()
+            .position(|new| after.tools[*new] == *old && !old.actions.is_empty());
+        match renamed {
+            Some(i) => {
+                let new = added.remove(i);
+                out.push(
+                    DeltaClass::Breaking,
+                    name,
+                    None,
+                    format!("Tool renamed (before: '{name}'; now: '{new}')."),
+                );
+            }
+            None => out.push(
+                DeltaClass::Breaking,
+                name,
+                None,
+                format!("Tool removed (before: '{name}'; now: absent)."),
+            ),
+        }
+    }
+    for name in added {
+        out.push(
+            DeltaClass::Safe,
+            name,
+            None,
+            format!("Tool added (before: absent; now: '{name}')."),
+        );
+    }
+    for (name, old) in &before.tools {
+        if let Some(new) = after.tools.get(name) {
+            out.tool(name, old, new);
+        }
+    }
+    let discriminated = before
+        .tools
+        .iter()
+        .chain(&after.tools)
+        .filter(|(_, t)| t.discriminator.is_some())
+        .map(|(name, _)| name.clone())
+        .collect();
+    let mut deltas = out.deltas;
+    deltas.sort_by(|a, b| {
+        (a.class, &a.tool, &a.action, &a.text).cmp(&(b.class, &b.tool, &b.action, &b.text))
+    });
+    ContractDiff {
+        deltas,
+        discriminated,
+    }
+}
+
+#[derive(Default)]
+struct Differ {
+    deltas: Vec<Delta>,
+}
+
+impl Differ {
+    fn push(&mut self, class: DeltaClass, tool: &str, action: Option<&str>, text: String) {
+        self.deltas.push(Delta {
+            class,
+            tool: tool.to_owned(),
+            action: action.map(str::to_owned),
+            text,
+        });
+    }
+
+    fn tool(&mut self, name: &str, old: &ToolContract, new: &ToolContract) {
+        if old.description != new.description {
+            self.push(
+                DeltaClass::Cosmetic,
+                name,
+                None,
+                format!(
+                    "Tool description changed {}.",
+                    descriptions(&old.description, &new.description)
+                ),
+            );
+        }
+        if old.discriminator != new.discriminator {
+            let show = |d: &Option<String>| match d {
+                Some(d) => format!("'{d}'"),
+                None => "none (a single-function tool)".to_owned(),
+            };
+            self.push(
+                DeltaClass::Breaking,
+                name,
+                None,
+                format!(
+                    "Discriminator changed (before: {}; now: {}).",
+                    show(&old.discriminator),
+                    show(&new.discriminator)
+                ),
+            );
+        }
+        let removed: Vec<&String> = old
+            .actions
+            .keys()
+            .filter(|a| !new.actions.contains_key(*a))
+            .collect();
+        let mut added: Vec<&String> = new
+            .actions
+            .keys()
+            .filter(|a| !old.actions.contains_key(*a))
+            .collect();
+        for action in removed {
+            let entry = &old.actions[action];
+            match added.iter().position(|a| new.actions[*a] == *entry) {
+                Some(i) => {
+                    let now = added.remove(i);
+                    self.push(
+                        DeltaClass::Breaking,
+                        name,
+                        Some(action),
+                        format!("Action renamed (before: '{action}'; now: '{now}')."),
+                    );
+                }
+                None => self.push(
+                    DeltaClass::Breaking,
+                    name,
+                    Some(action),
+                    format!("Action removed (before: '{action}'; now: absent)."),
+                ),
+            }
+        }
+        for action in added {
+            self.push(
+                DeltaClass::Safe,
+                name,
+                Some(action),
+                format!("Action added (before: absent; now: '{action}')."),
+            );
+        }
+        for (action, before) in &old.actions {
+            if let Some(after) = new.actions.get(action) {
+                self.action(name, action, before, after);
+            }
+        }
+    }
+
+    fn action(&mut self, tool: &str, action: &str, old: &ActionContract, new: &ActionContract) {
+        let mut push = |class, text: String| self.push(class, tool, Some(action), text);
+        if old.description != new.description {
+            push(
+                DeltaClass::Cosmetic,
+                format!(
+                    "Action description changed {}.",
+                    descriptions(&old.description, &new.description)
+                ),
+            );
+        }
+        hints(&mut push, &old.annotations, &new.annotations);
+        errors(&mut push, &old.errors, &new.errors);
+        match (&old.output_schema_digest, &new.output_schema_digest) {
+            (None, Some(_)) => push(
+                DeltaClass::Safe,
+                "Output schema declared (before: none; now: declared).".to_owned(),
+            ),
+            (Some(_), None) => push(
+                DeltaClass::Risky,
+                "Output schema removed (before: declared; now: none).".to_owned(),
+            ),
+            (Some(a), Some(b)) if a != b => push(
+                DeltaClass::Risky,
+                format!(
+                    "Output schema changed (before: {}; now: {}).",
+                    short(a),
+                    short(b)
+                ),
+            ),
+            _ => {}
+        }
+        let (any, substantive) = fields(&mut push, &old.fields, &new.fields);
+        if old.required != new.required && !substantive {
+            // `fields` reports every change of a top-level field's `required`; kept for a
+            // hand-built contract whose lists disagree.
+            push(
+                DeltaClass::Risky,
+                format!(
+                    "Required fields changed (before: {}; now: {}).",
+                    list(&old.required),
+                    list(&new.required)
+                ),
+            );
+        }
+        if old.input_structure_digest != new.input_structure_digest && !substantive {
+            push(
+                DeltaClass::Risky,
+                format!(
+                    "Input schema changed beyond its fields (before: {}; now: {}).",
+                    short(&old.input_structure_digest),
+                    short(&new.input_structure_digest)
+                ),
+            );
+        } else if old.input_schema_digest != new.input_schema_digest && !any {
+            push(
+                DeltaClass::Cosmetic,
+                format!(
+                    "Input schema text changed (descriptions or titles) (before: {}; now: {}).",
+                    short(&old.input_schema_digest),
+                    short(&new.input_schema_digest)
+                ),
+            );
+        }
+    }
+}

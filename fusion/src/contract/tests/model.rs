@@ -1,0 +1,92 @@
+//! The contract model: fields, types, enums and constraints read from input schemas.
+
+use super::*;
+
+#[test]
+fn model_reads_fields_types_enums_and_constraints() {
+    let contract = billing(|_| {});
+    let charge = &contract.tools["billing"].actions["charge"];
+    assert_eq!(charge.required, ["amount_cents", "currency", "invoice_id"]);
+    let currency = &charge.fields["currency"];
+    assert!(currency.required);
+    assert_eq!(currency.types, ["string"]);
+    assert_eq!(
+        currency.enum_values.as_deref(),
+        Some(&["\"EUR\"".to_owned(), "\"USD\"".to_owned()][..])
+    );
+    assert_eq!(currency.description, "The currency.");
+    assert_eq!(
+        charge.fields["amount_cents"].constraints["minimum"],
+        json!(1)
+    );
+    assert_eq!(charge.fields["note"].types, ["null", "string"]);
+    assert!(!charge.fields["note"].required);
+    let status = &contract.tools["billing"].actions["list"].fields["status"];
+    assert_eq!(status.types, ["null", "string"]);
+    assert_eq!(
+        status.enum_values.as_deref(),
+        Some(&["\"open\"".to_owned(), "\"paid\"".to_owned()][..])
+    );
+    assert_eq!(charge.errors[0].code, "NOT_FOUND");
+    assert_eq!(charge.errors[0].category, "not_found");
+}
+
+#[test]
+fn model_walks_nested_objects_and_arrays_and_survives_recursion() {
+    let def = tool(
+        "t",
+        vec![action(
+            "a",
+            json!({
+                "type": "object",
+                "properties": {
+                    "address": {"$ref": "#/$defs/Address"},
+                    "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+                    "tree": {"$ref": "#/$defs/Node"},
+                },
+                "required": ["address"],
+                "$defs": {
+                    "Address": {"type": "object", "properties": {"zip": {"type": "string", "minLength": 5}}, "required": ["zip"]},
+                    "Item": {"type": "object", "properties": {"sku": {"type": "string"}}},
+                    "Node": {"type": "object", "properties": {"child": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]}}},
+                },
+            }),
+        )],
+    );
+    let contract = Contract::from_definitions([&def]);
+    let fields = &contract.tools["t"].actions["a"].fields;
+    let paths: Vec<&str> = fields.keys().map(String::as_str).collect();
+    assert_eq!(
+        paths,
+        [
+            "address",
+            "address.zip",
+            "items",
+            "items[].sku",
+            "tree",
+            "tree.child"
+        ]
+    );
+    assert!(fields["address.zip"].required);
+    assert_eq!(fields["address.zip"].constraints["minLength"], json!(5));
+}
+
+/// A recursive untagged type (`enum Json { Num(f64), List(Vec<Json>), Boxed(Box<Json>) }`)
+/// has a `$ref` to itself among its own `anyOf` branches. Reading its fields used to recurse
+/// until the stack overflowed (an abort, at server start with a baseline).
+#[test]
+fn model_survives_a_type_listing_itself_among_its_alternatives() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"j": {"anyOf": [{"$ref": "#/$defs/Json"}, {"type": "null"}]}},
+        "$defs": {"Json": {"anyOf": [
+            {"type": "number"},
+            {"type": "array", "items": {"$ref": "#/$defs/Json"}},
+            {"$ref": "#/$defs/Json"},
+        ]}},
+    });
+    let contract = Contract::from_definitions([&tool("t", vec![action("a", schema)])]);
+    let j = &contract.tools["t"].actions["a"].fields["j"];
+    assert_eq!(j.types, ["array", "null", "number"]);
+    assert!(!j.required);
+}
