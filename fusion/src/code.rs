@@ -46,20 +46,6 @@ macro_rules! canonical_codes {
                 }
             }
 
-            /// For a canonical code, appends `<tool_error code="CODE` with `push` (the start of the
-            /// envelope) and returns `true`: one constant-size literal per code,
-            /// which copies faster than the tag and a code selected from a table. Canonical
-            /// codes are upper-case ASCII words, so nothing needs escaping. A custom code writes
-            /// nothing and returns `false`.
-            #[inline(always)]
-            pub(crate) fn push_open_tag(&self, mut push: impl FnMut(&'static str)) -> bool {
-                match self {
-                    $( ErrorCode::$variant => push(concat!("<tool_error code=\"", $wire)), )*
-                    ErrorCode::Custom(_) => return false,
-                }
-                true
-            }
-
             /// The canonical code whose wire string is `code`, if any.
             fn canonical(code: &str) -> Option<ErrorCode> {
                 match code {

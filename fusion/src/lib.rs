@@ -158,8 +158,9 @@
 //! ```
 //!
 //! The rendering is byte-exact: sections in a fixed order, each only when set;
-//! element text escapes `&` and `<` only (so `Must be > 0` stays readable), attribute values
-//! escape all five special characters, and characters XML 1.0 forbids become U+FFFD.
+//! element text escapes `&`, `<` and the `>` of `]]>` only (so `Must be > 0` stays readable),
+//! attribute values escape all five special characters, and characters XML 1.0 forbids become
+//! U+FFFD, so every envelope is well-formed XML 1.0.
 //!
 //! # Typed flags
 //!

@@ -1,13 +1,13 @@
-//! Exhaustive checks of the two renderers around the escaper's block boundaries: every tricky
-//! character at every position of strings of 0 to 70 bytes, in every variable part of a
-//! `<tool_error>` and a `<validation_error>`, plus very long strings and every C0 control.
-//! Each envelope must be well-formed XML 1.0 (roxmltree), read back to the text written
-//! (forbidden characters as U+FFFD, line ends normalized), and sized exactly.
+//! Exhaustive checks of the two renderers: every tricky character at every position of
+//! strings of 0 to 70 bytes, in every variable part of a `<tool_error>` and a
+//! `<validation_error>`, plus very long strings and every C0 control. Each envelope must be
+//! well-formed XML 1.0 (roxmltree) and read back to the text written (forbidden characters as
+//! U+FFFD, line ends normalized).
 
 use fusion::contract::{DeltaClass, ScopedDelta};
 use fusion::{Severity, ToolError, ValidationError};
 
-/// Characters that take every path of the scan: the five XML specials, the C0 controls at the
+/// Characters that take every path of the escaper: the five XML specials, the C0 controls at the
 /// edges of the saturating subtraction (NUL, 0x01, 0x1E, 0x1F) and the three allowed ones,
 /// DEL, a C1 control, U+FFFE/U+FFFF and their neighbours with the same 0xEF lead byte, a BOM,
 /// 2-, 3- and 4-byte UTF-8, the largest scalar value. (Every C0 control is checked below, in
@@ -79,14 +79,9 @@ fn strings() -> Vec<String> {
     out
 }
 
-/// `xml` (a `to_xml`), checked to be sized exactly and to equal what `write` (the same
-/// envelope's `write_xml`) appends to a buffer holding something already.
+/// `xml` (a `to_xml`), checked to equal what `write` (the same envelope's `write_xml`)
+/// appends to a buffer holding something already.
 fn rendered(xml: String, write: impl FnOnce(&mut String), part: &str, value: &str) -> String {
-    assert_eq!(
-        xml.len(),
-        xml.capacity(),
-        "not sized exactly: {part} {value:?}"
-    );
     let mut reused = String::from("prefix");
     write(&mut reused);
     assert_eq!(&reused[6..], xml, "write_xml differs: {part} {value:?}");
@@ -145,8 +140,6 @@ fn check_tool_error(e: &ToolError, code: &str, message: &str, part: &str, value:
 #[test]
 fn tool_error_is_well_formed_for_every_tricky_character_at_every_position() {
     for s in strings() {
-        // `]]>` is the documented exception (text keeps `>`); no string here holds it.
-        assert!(!s.contains("]]>"));
         let base = |code: &str, message: &str| {
             ToolError::new(code, message)
                 .severity(Severity::Warning)
@@ -293,7 +286,6 @@ fn every_c0_control_and_huge_strings_render_well_formed() {
         check_tool_error(&e, s, s, "detail value", s);
         let v = ValidationError::new(s).with_problem(s, s);
         let xml = v.to_xml();
-        assert_eq!(xml.len(), xml.capacity());
         roxmltree::Document::parse(&xml).expect("well-formed");
     }
 }

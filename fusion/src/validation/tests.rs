@@ -29,27 +29,6 @@ fn empty_envelope_still_has_recovery() {
 }
 
 #[test]
-fn to_xml_is_sized_exactly_plain_or_escaped() {
-    let plain = ValidationError::new("billing.charge")
-        .with_problem(
-            "amount",
-            "Must be > 0. You sent: -5. Expected a positive number.",
-        )
-        .with_problem("(root)", "plain");
-    let escaped = ValidationError::new("a\"<&>'")
-        .with_problem("x<\"&", "y & z < w > \"q\" \u{1}")
-        .with_problem("(root)", "plain");
-    // Escaping only in the last string, after the plain ones were written.
-    let last = ValidationError::new("billing.charge")
-        .with_problem("amount", "plain")
-        .with_problem("zip", "a & b");
-    for err in [plain, escaped, last] {
-        let xml = err.to_xml();
-        assert_eq!(xml.len(), xml.capacity(), "{xml}");
-    }
-}
-
-#[test]
 fn write_xml_appends() {
     let err = ValidationError::new("a").with_problem("b", "c");
     let mut buf = String::from("prefix:");

@@ -14,21 +14,15 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::xml::{self, Context};
+use crate::xml::{push_attr, push_text};
 
 pub use delta::{DeltaClass, ScopedDelta};
 pub(crate) use path::{Part, Parts, ROOT};
 
-/// [`RECOVERY`] as a literal, so the renderer can copy it with its tags in one piece.
-macro_rules! recovery {
-    () => {
-        "Fix the fields above and call the tool again. Do not explain the error."
-    };
-}
-
 /// The closing instruction of every validation envelope, verbatim. "Do not explain the error"
 /// is there because a model's instinct is to apologise to the user instead of calling again.
-pub const RECOVERY: &str = recovery!();
+pub const RECOVERY: &str =
+    "Fix the fields above and call the tool again. Do not explain the error.";
 
 /// One problem: the field's path and the line the model reads.
 ///
@@ -241,86 +235,41 @@ impl ValidationError {
     /// action, one `<field name="PATH">LINE</field>` per problem, the `<contract_awareness>`
     /// section when deltas are set (one `  <delta severity="…" scope="…">TEXT</delta>` line
     /// each), the recovery line, the closing tag; joined with `\n`, no trailing newline.
-    /// Attribute values escape `& < > " '`, field text escapes `&` and `<`. One allocation,
-    /// sized exactly.
+    /// Attribute values escape `& < > " '`; text escapes `&`, `<` and the `>` of `]]>`.
     pub fn to_xml(&self) -> String {
-        let mut all_plain = true;
-        let out = String::with_capacity(self.xml_len(xml::measure(&mut all_plain)));
-        self.write_sections(out, all_plain)
+        let mut out = String::with_capacity(256);
+        self.write_xml(&mut out);
+        out
     }
 
-    /// Appends the envelope to `out`, for callers that reuse a buffer (grows it at most once).
+    /// Appends the envelope to `out`, for callers that reuse a buffer.
     pub fn write_xml(&self, out: &mut String) {
-        let mut all_plain = true;
-        out.reserve(self.xml_len(xml::measure(&mut all_plain)));
-        *out = self.write_sections(std::mem::take(out), all_plain);
-    }
-
-    /// Writes the envelope after `out`'s contents and returns the buffer; `out` has room for
-    /// it (see [`xml::Writer::presized`]).
-    ///
-    /// Measured with the escaped lengths straight away (where `ToolError` first tries the
-    /// strings' own lengths): the framework's own lines often need escaping (`Expected a
-    /// number <= 1.0.`).
-    fn write_sections(&self, out: String, all_plain: bool) -> String {
-        let mut w = xml::Writer::presized(out, all_plain);
-        w.literal("<validation_error action=\"");
-        w.attr(&self.action);
-        w.literal("\">\n");
+        out.push_str("<validation_error action=\"");
+        push_attr(out, &self.action);
+        out.push_str("\">\n");
         for problem in &self.problems {
-            w.literal("<field name=\"");
-            w.attr(&problem.path);
-            w.literal("\">");
-            w.text(&problem.line);
-            w.literal("</field>\n");
+            out.push_str("<field name=\"");
+            push_attr(out, &problem.path);
+            out.push_str("\">");
+            push_text(out, &problem.line);
+            out.push_str("</field>\n");
         }
         if let Some(awareness) = &self.awareness {
-            w.literal("<contract_awareness>\n");
+            out.push_str("<contract_awareness>\n");
             for delta in awareness.iter() {
-                w.literal("  <delta severity=\"");
-                // The class names are plain ASCII words: nothing to escape.
-                w.literal(delta.class.as_str());
-                w.literal("\" scope=\"");
-                w.attr(&delta.scope);
-                w.literal("\">");
-                w.text(&delta.text);
-                w.literal("</delta>\n");
+                out.push_str("  <delta severity=\"");
+                out.push_str(delta.class.as_str());
+                out.push_str("\" scope=\"");
+                push_attr(out, &delta.scope);
+                out.push_str("\">");
+                push_text(out, &delta.text);
+                out.push_str("</delta>\n");
             }
-            w.literal("</contract_awareness>\n");
+            out.push_str("</contract_awareness>\n");
         }
-        w.literal(concat!(
-            "<recovery>",
-            recovery!(),
-            "</recovery>\n</validation_error>"
-        ));
-        w.finish()
-    }
-
-    /// The length in bytes of [`ValidationError::to_xml`]'s output, with `len` giving the
-    /// escaped length of each string ([`xml::measure`]).
-    #[inline(always)]
-    fn xml_len(&self, mut len: impl FnMut(&str, Context) -> usize) -> usize {
-        // Fixed parts, counted from the literals in `write_sections`.
-        const OPEN: usize = "<validation_error action=\"\">\n".len();
-        const FIELD: usize = "<field name=\"\"></field>\n".len();
-        const CLOSE: usize = "<recovery></recovery>\n</validation_error>".len() + RECOVERY.len();
-
-        let mut total = OPEN + CLOSE + len(&self.action, Context::Attr);
-        for problem in &self.problems {
-            total += FIELD + len(&problem.path, Context::Attr) + len(&problem.line, Context::Text);
-        }
-        if let Some(awareness) = &self.awareness {
-            const SECTION: usize = "<contract_awareness>\n</contract_awareness>\n".len();
-            const DELTA: usize = "  <delta severity=\"\" scope=\"\"></delta>\n".len();
-            total += SECTION;
-            for delta in awareness.iter() {
-                total += DELTA
-                    + delta.class.as_str().len()
-                    + len(&delta.scope, Context::Attr)
-                    + len(&delta.text, Context::Text);
-            }
-        }
-        total
+        out.push_str("<recovery>");
+        out.push_str(RECOVERY);
+        out.push_str("</recovery>\n</validation_error>");
     }
 
     /// The typed flags, the same keys as `ToolError::flags`:

@@ -65,12 +65,8 @@ fn failing_validation_is_well_formed_xml() {
 proptest! {
     #[test]
     fn any_text_renders_well_formed(action in "\\PC*", path in "\\PC*", line in "\\PC*") {
-        // Text keeps `>` as is (SPEC rule 4 and the golden vectors), so a literal `]]>` stays
-        // too, which strict XML 1.0 parsers reject in content.
-        prop_assume!(!line.contains("]]>"));
         let err = ValidationError::new(action.as_str()).with_problem(path.as_str(), line.as_str());
         let xml = err.to_xml();
-        prop_assert_eq!(xml.len(), xml.capacity());
         let doc = roxmltree::Document::parse(&xml).unwrap();
         let root = doc.root_element();
         prop_assert_eq!(root.attribute("action"), Some(action.as_str()));
