@@ -24,13 +24,11 @@ pub fn call(tool: &dyn Tool, arguments: Map<String, Value>) -> Result<ToolRespon
     Err("the call is still pending after 1000 polls".to_owned())
 }
 
-/// Checks that `xml` is one well-formed XML 1.0 element, apart from the one documented
-/// allowance: element text keeps `>` as is (SPEC section 1, rule 4), so a literal `]]>` from
-/// the input may appear in text, which strict parsers reject.
+/// Checks that `xml` is one well-formed XML 1.0 element: a `<tool_error>` or a
+/// `<validation_error>`.
 pub fn check_envelope(xml: &str) -> Result<(), String> {
-    let strict = xml.replace("]]>", "]]&gt;");
     let doc =
-        roxmltree::Document::parse(&strict).map_err(|e| format!("not well-formed: {e}\n{xml}"))?;
+        roxmltree::Document::parse(xml).map_err(|e| format!("not well-formed: {e}\n{xml}"))?;
     match doc.root_element().tag_name().name() {
         "tool_error" | "validation_error" => Ok(()),
         other => Err(format!("unexpected root element <{other}>\n{xml}")),
