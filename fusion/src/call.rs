@@ -63,11 +63,11 @@ pub(crate) async fn run(
         };
         match target.gates {
             None => prepared.run(context).await,
+            // Boxed: the guards' state (permits, timer, middleware) is large, and an unguarded
+            // call's future should not carry it.
             Some(gates) => {
                 let action = prepared.action_name();
-                gates
-                    .run(&action, flat, context, |context| prepared.run(context))
-                    .await
+                Box::pin(gates.run(&action, flat, context, |context| prepared.run(context))).await
             }
         }
     })

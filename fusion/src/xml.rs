@@ -17,10 +17,35 @@ pub(crate) enum Context {
     Attr,
 }
 
+/// Whether byte `b` may need escaping in `ctx` (every `>` is looked at in text too; the
+/// escaping loop decides).
+/// Whether no byte of `bytes` needs a look in text (`ATTR` false) or in an attribute value.
+/// Bitwise `|` and no early exit: no branch, so the compiler vectorizes the loop.
+fn is_plain<const ATTR: bool>(bytes: &[u8]) -> bool {
+    let mut found = false;
+    for &b in bytes {
+        found |= (b < 0x20) | (b == b'&') | (b == b'<') | (b == b'>') | (b == 0xEF);
+        if ATTR {
+            found |= (b == b'"') | (b == b'\'');
+        }
+    }
+    !found
+}
+
 /// Appends `s` to `out`, escaped for `ctx`. Runs of ordinary bytes are copied in one piece.
 pub(crate) fn push_escaped(out: &mut String, s: &str, ctx: Context) {
     let bytes = s.as_bytes();
     let attr = ctx == Context::Attr;
+    // Most strings need nothing: copied whole.
+    let plain = if attr {
+        is_plain::<true>(bytes)
+    } else {
+        is_plain::<false>(bytes)
+    };
+    if plain {
+        out.push_str(s);
+        return;
+    }
     let (mut start, mut i) = (0, 0);
     while i < bytes.len() {
         let (replacement, width) = match bytes[i] {

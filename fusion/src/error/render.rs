@@ -4,8 +4,6 @@
 //! `<details>` (one `  <detail key="…">` line each, in insertion order) and `<retry_after>`
 //! (`N seconds`, when at least one second), each only when set.
 
-use std::fmt::Write as _;
-
 use crate::xml::{push_attr, push_text};
 
 use super::ToolError;
@@ -14,9 +12,21 @@ impl ToolError {
     /// The `<tool_error>` envelope, byte-exact (see the module docs for the layout and
     /// [`crate::xml`] for the escaping).
     pub fn to_xml(&self) -> String {
-        let mut out = String::with_capacity(256);
+        let mut out = String::with_capacity(self.unescaped_len());
         self.write_xml(&mut out);
         out
+    }
+
+    /// About the envelope's length, for one allocation in the common case: the strings as
+    /// they are and the fixed text around them (escaping may grow it).
+    fn unescaped_len(&self) -> usize {
+        let e = &*self.0;
+        let lists: usize = e.actions.iter().map(|a| a.len() + 20).sum::<usize>()
+            + e.details
+                .iter()
+                .map(|(k, v)| k.len() + v.len() + 28)
+                .sum::<usize>();
+        180 + e.code.as_str().len() + e.message.len() + e.recovery.len() + lists
     }
 
     /// Appends the envelope to `out`, for callers that reuse a buffer.
@@ -55,11 +65,28 @@ impl ToolError {
             out.push_str("</details>\n");
         }
         if e.retry_after > 0 {
-            // Writing into a `String` cannot fail.
-            let _ = writeln!(out, "<retry_after>{} seconds</retry_after>", e.retry_after);
+            out.push_str("<retry_after>");
+            push_decimal(out, e.retry_after);
+            out.push_str(" seconds</retry_after>\n");
         }
         out.push_str("</tool_error>");
     }
+}
+
+/// Appends the decimal digits of `n` (without `fmt`, which costs more than the rest of an
+/// envelope).
+fn push_decimal(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[start..]).expect("ASCII digits"));
 }
 
 #[cfg(test)]
@@ -95,6 +122,15 @@ mod tests {
             e.to_xml(),
             "<tool_error code=\"X\" severity=\"warning\">\n<message></message>\n</tool_error>"
         );
+    }
+
+    #[test]
+    fn delays_are_written_in_decimal() {
+        for n in [1u64, 9, 10, 30, 12345, u64::MAX] {
+            let mut out = String::new();
+            push_decimal(&mut out, n);
+            assert_eq!(out, n.to_string());
+        }
     }
 
     #[test]
