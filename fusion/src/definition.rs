@@ -51,7 +51,7 @@ impl ErrorContract {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an action's error",
     label = "not `fusion::ToolErrors`",
-    note = "derive `fusion::ToolErrors` on your error type, return `fusion::ToolError` or `anyhow::Error`, or convert the error with `.map_err(fusion::ToolError::from_internal)`"
+    note = "derive `fusion::ToolErrors` on your error type, return `fusion::ToolError` or `anyhow::Error`, or convert the error with `.map_err(|e| fusion::ToolError::from_internal(&e))`"
 )]
 pub trait ToolErrors: Into<crate::ToolError> {
     /// Every code the type can produce, with its severity, category and retryability, in

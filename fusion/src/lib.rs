@@ -112,23 +112,29 @@
 //!
 //! # How a call runs
 //!
-//! Every call, whether a [`server::Server`] serves it, a [`testing::Tester`] makes it or you
-//! call a tool directly with [`ToolExt::call`], runs the same path:
+//! Every call a [`server::Server`] serves, and every call a [`testing::Tester`] makes, runs the
+//! same path:
 //!
 //! ```text
 //! arguments ─▶ argument limits ─▶ Tool::prepare ─────▶ guards ───────────▶ handler ─▶ ToolResponse
 //!              (size, nesting)    (route, validate:   (rate limits,        (your action,
 //!                                  synchronous)        concurrency,         IntoToolResponse)
 //!                                                      middleware, timeout)
-//! └──────────────────────────────────── one panic boundary ────────────────────────────────┘
+//!                                 └────────────── one panic boundary ──────────────┘
 //! ```
 //!
 //! [`Tool::prepare`] routes the arguments to an action and validates them before any guard
 //! runs, so a malformed call never takes a rate-limit or concurrency slot. It returns a
 //! [`PreparedCall`]; the guards configured for the tool wrap it from outside, so a
 //! hand-written [`Tool`] gets exactly the guards a generated one would. A panic anywhere
-//! becomes `INTERNAL_ERROR` with an error id, and the server keeps serving.
+//! inside the boundary becomes `INTERNAL_ERROR` with an error id, and the server keeps serving.
+//! A tool called directly with [`ToolExt::call`] runs `prepare` and the handler inside the same
+//! panic boundary, without argument limits or guards.
 //!
+//! A synchronous action (`fn`, not `async fn`) runs on the task that polls the call: its
+//! timeout cannot interrupt it, so keep long or blocking work in `async fn` actions (with
+//! `tokio::task::spawn_blocking` for blocking code).
+
 //! # The `<tool_error>` envelope
 //!
 //! [`ToolError`] is both the error value and its builder:

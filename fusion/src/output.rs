@@ -15,9 +15,10 @@
 //! | `ToolResponse` | itself |
 //!
 //! An action's error type `E` must implement [`ToolErrors`]: `#[derive(ToolErrors)]` types,
-//! [`ToolError`], `anyhow::Error`, `std::io::Error` and boxed `std::error::Error`s do. Errors
-//! without a contract (all but the first two) become `INTERNAL_ERROR` with an error id, their
-//! cause logged and never shown to the model.
+//! [`ToolError`], `anyhow::Error`, `std::io::Error` and boxed `std::error::Error`s do. An
+//! `anyhow::Error` or a boxed error that wraps a `ToolError` keeps it; any other error without
+//! a contract becomes `INTERNAL_ERROR` with an error id, its cause logged and never shown to the
+//! model.
 
 use std::any::Any;
 use std::borrow::Cow;
