@@ -85,7 +85,7 @@ async fn main() -> anyhow::Result<()> {
         // The attribute says 5 charges a minute; the demo keeps the window short.
         .guard(
             "billing.charge",
-            GuardSpec::new().rate_limit(RateLimit::per_client(5, Duration::from_secs(5))),
+            GuardSpec::new().rate_limit(RateLimit::per_caller(5, Duration::from_secs(5))),
         )
         .exposition(exposition);
     let (server_end, client_end) = tokio::io::duplex(64 * 1024);

@@ -498,8 +498,17 @@ pub(crate) async fn main() -> anyhow::Result<()> {
         }
         Mode::Http(addr) => {
             let app = axum::Router::new().nest_service("/mcp", server.streamable_http_service());
+            use axum::serve::ListenerExt;
             let listener = tokio::net::TcpListener::bind(&addr).await?;
             eprintln!("listening on http://{}/mcp", listener.local_addr()?);
+            // Streamable HTTP writes a response's headers and its event in separate writes:
+            // with Nagle's algorithm on, the second waits for the client's delayed ACK
+            // (about 40 ms a call).
+            let listener = listener.tap_io(|stream| {
+                if let Err(error) = stream.set_nodelay(true) {
+                    eprintln!("could not set TCP_NODELAY: {error}");
+                }
+            });
             axum::serve(listener, app).await?;
         }
         Mode::Demo => demo::run(server, exposition).await?,

@@ -150,9 +150,9 @@ async fn output_schema_snapshot_includes_structured_content() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn charge_takes_five_calls_a_minute_per_client() {
+async fn charge_takes_five_calls_a_minute_per_caller() {
     let tester = tester();
-    let client = || fusion::RequestContext::new().with_client("claude-desktop");
+    let client = || fusion::RequestContext::new().with_caller("session-1");
     let charge = json!({"invoice_id": "inv_0001", "amount_cents": 1, "currency": "EUR"});
     for _ in 0..5 {
         tester
@@ -169,8 +169,8 @@ async fn charge_takes_five_calls_a_minute_per_client() {
         .assert_category(ErrorCategory::RateLimit)
         .assert_retryable(true)
         .assert_retry_after(12);
-    assert!(!refused.snapshot().contains("claude-desktop"));
-    // Other actions and other clients are not limited by it.
+    assert!(!refused.snapshot().contains("session-1"));
+    // Other actions and other callers are not limited by it.
     tester
         .call_with("billing.get_invoice", json!({"id": "inv_0001"}), client())
         .await

@@ -1,5 +1,5 @@
 //! The request context handed to actions: the request's `_meta`, its cancellation token, the
-//! progress channel and the calling client's identity.
+//! progress channel, the calling client's self-reported name and who the caller is.
 
 use std::fmt;
 use std::future::Future;
@@ -32,6 +32,7 @@ struct Parts {
     meta: Map<String, Value>,
     progress: Option<ProgressReporter>,
     client: Option<String>,
+    caller: Option<String>,
 }
 
 /// The `_meta` of a context that has none.
@@ -78,9 +79,18 @@ impl RequestContext {
         self
     }
 
-    /// Sets the identity of the calling client (used as a rate-limit key, never echoed).
+    /// Sets the calling client's self-reported name (`clientInfo.name`). Informational only:
+    /// the client chooses it, so no guard keys on it.
     pub fn with_client(mut self, client: impl Into<String>) -> RequestContext {
         self.parts_mut().client = Some(client.into());
+        self
+    }
+
+    /// Sets who is calling, as guards group calls: a server sets its transport session (one
+    /// connection, or one Streamable HTTP session), never a value the request carries. Tests
+    /// set it to play several callers.
+    pub fn with_caller(mut self, caller: impl Into<String>) -> RequestContext {
+        self.parts_mut().caller = Some(caller.into());
         self
     }
 
@@ -102,9 +112,17 @@ impl RequestContext {
             .is_some_and(CancellationToken::is_cancelled)
     }
 
-    /// The calling client's identity, when the transport knows it.
+    /// The calling client's self-reported name (`clientInfo.name`), when it sent one: for logs
+    /// and messages, not for decisions (any client can claim any name).
     pub fn client(&self) -> Option<&str> {
         self.parts.as_ref()?.client.as_deref()
+    }
+
+    /// Who is calling, as guards group calls (see [`RequestContext::with_caller`]): the rate
+    /// limit's default key. `None` when the transport gives no session (a stateless request);
+    /// such calls share one bucket.
+    pub fn caller(&self) -> Option<&str> {
+        self.parts.as_ref()?.caller.as_deref()
     }
 
     /// Reports progress; does nothing when the client asked for no progress.
@@ -129,6 +147,7 @@ impl fmt::Debug for RequestContext {
                 &self.parts.as_ref().is_some_and(|p| p.progress.is_some()),
             )
             .field("client", &self.client())
+            .field("caller", &self.caller())
             .finish()
     }
 }

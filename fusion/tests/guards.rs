@@ -15,6 +15,9 @@ mod concurrency;
 #[path = "guards/rate_limits.rs"]
 mod rate_limits;
 
+#[path = "guards/callers.rs"]
+mod callers;
+
 #[path = "guards/timeouts.rs"]
 mod timeouts;
 

@@ -118,7 +118,7 @@ fn text(result: &CallToolResult) -> &str {
 fn replica(store: RedisStore) -> Server {
     let guards = Guards::new().redis(store).guard(
         "greet",
-        GuardSpec::new().rate_limit(RateLimit::per_client(3, Duration::from_secs(60))),
+        GuardSpec::new().rate_limit(RateLimit::per_caller(3, Duration::from_secs(60))),
     );
     Server::new("greeter", "1").tool(Greet).guards(guards)
 }

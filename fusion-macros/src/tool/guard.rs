@@ -15,7 +15,7 @@ use crate::crate_path::CratePath;
 pub(crate) struct GuardArgs {
     /// `concurrency(max_active = 8, max_queued = 64)`.
     pub(crate) concurrency: Option<ConcurrencyArgs>,
-    /// `rate_limit(calls = 5, per = "1m")`, keyed per client unless `global` or `key = path`.
+    /// `rate_limit(calls = 5, per = "1m")`, keyed per caller unless `global` or `key = path`.
     pub(crate) rate_limit: Option<RateLimitArgs>,
     /// `timeout = "30s"`.
     pub(crate) timeout: Option<DurationLit>,
@@ -168,7 +168,7 @@ impl GuardArgs {
             let mut limit = if r.global.is_present() {
                 quote!(#private::RateLimit::global(#calls, #per))
             } else {
-                quote!(#private::RateLimit::per_client(#calls, #per))
+                quote!(#private::RateLimit::per_caller(#calls, #per))
             };
             if let Some(key) = &r.key {
                 limit = quote!(#limit.key_by(#key));

@@ -65,7 +65,7 @@
 //!     .guard(
 //!         "billing.charge",
 //!         GuardSpec::new()
-//!             .rate_limit(RateLimit::per_client(5, Duration::from_secs(60)))
+//!             .rate_limit(RateLimit::per_caller(5, Duration::from_secs(60)))
 //!             .timeout(Duration::from_secs(2)),
 //!     );
 //! ```

@@ -20,12 +20,13 @@ use crate::error::ToolError;
 /// name the action and the limit, not whose bucket is full.
 #[derive(Clone, Default)]
 pub enum RateKey {
-    /// One bucket per client, by the name it reported at `initialize`
-    /// ([`RequestContext::client`](crate::RequestContext::client); self-reported, so a fair key
-    /// among cooperating clients, not a security boundary). Clients that sent no name share
-    /// one bucket.
+    /// One bucket per caller ([`RequestContext::caller`](crate::RequestContext::caller)): the
+    /// transport session a server sets (one stdio connection, one Streamable HTTP session),
+    /// never a value the request itself carries, so a client cannot dodge its limit or spend
+    /// someone else's by renaming itself. Calls with no session (stateless requests) share one
+    /// bucket.
     #[default]
-    Client,
+    Caller,
     /// One bucket for every call.
     Global,
     /// One bucket per value of a function of the request (a tenant or API key read from
@@ -36,14 +37,14 @@ pub enum RateKey {
 impl fmt::Debug for RateKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            RateKey::Client => "Client",
+            RateKey::Caller => "Caller",
             RateKey::Global => "Global",
             RateKey::Custom(_) => "Custom(..)",
         })
     }
 }
 
-/// At most `calls` calls every `per`, per key (SPEC section 4). Calls may come in a burst of
+/// At most `calls` calls every `per`, per key. Calls may come in a burst of
 /// `calls`; after that one slot frees every `per / calls` (the GCRA, as in governor). A call
 /// over the limit is answered `RATE_LIMITED` with `retry_after` = the whole seconds until its
 /// slot frees (rounded up, never 0) and does not run.
@@ -58,12 +59,12 @@ pub struct RateLimit {
 }
 
 impl RateLimit {
-    /// `calls` calls every `per`, for each client.
-    pub fn per_client(calls: u32, per: Duration) -> RateLimit {
+    /// `calls` calls every `per`, for each caller (see [`RateKey::Caller`]).
+    pub fn per_caller(calls: u32, per: Duration) -> RateLimit {
         RateLimit {
             calls,
             per,
-            key: RateKey::Client,
+            key: RateKey::Caller,
         }
     }
 
@@ -71,7 +72,7 @@ impl RateLimit {
     pub fn global(calls: u32, per: Duration) -> RateLimit {
         RateLimit {
             key: RateKey::Global,
-            ..RateLimit::per_client(calls, per)
+            ..RateLimit::per_caller(calls, per)
         }
     }
 
@@ -172,7 +173,7 @@ impl Rate {
     /// The bucket of `request`.
     pub(super) fn key(&self, request: &GuardRequest<'_>) -> String {
         match &self.limit.key {
-            RateKey::Client => request.context.client().unwrap_or_default().to_owned(),
+            RateKey::Caller => request.context.caller().unwrap_or_default().to_owned(),
             RateKey::Global => String::new(),
             RateKey::Custom(key) => key(request),
         }

@@ -56,7 +56,7 @@ impl rmcp::ServerHandler for Server {
             return self.unknown_tool(&request.name);
         };
         let arguments = request.arguments.unwrap_or_default();
-        let (ctx, reports) = request_context(&context);
+        let (ctx, reports) = request_context(&context, &self.session);
         let target = Target {
             tool: entry.tool.as_ref(),
             gates: inner.gates.tool(&entry.tool_name),
@@ -134,10 +134,13 @@ impl Server {
 
 /// The fusion request context of an rmcp request: its `_meta` (progress token included), its
 /// cancellation token, a progress reporter when the client sent a progress token (with the
-/// receiving end of the reports), and the client's self-reported name (`clientInfo.name` of
-/// `initialize`, or of the request's `_meta` in the 2026-07-28 lifecycle).
+/// receiving end of the reports), the client's self-reported name (`clientInfo.name` of
+/// `initialize`, or of the request's `_meta` in the 2026-07-28 lifecycle; informational only),
+/// and the caller: the session this server instance serves, unless the request comes in the
+/// stateless lifecycle, whose requests carry no session.
 fn request_context(
     context: &RmcpContext<RoleServer>,
+    session: &str,
 ) -> (
     RequestContext,
     Option<mpsc::UnboundedReceiver<ProgressNotificationParam>>,
@@ -147,6 +150,11 @@ fn request_context(
         .with_cancellation(context.ct.clone());
     if let Some(client) = context.client_info() {
         ctx = ctx.with_client(client.name);
+    }
+    // A session that went through `initialize` has the client's info; a request of the
+    // stateless lifecycle has none, and no session to key on.
+    if context.peer.peer_info().is_some() {
+        ctx = ctx.with_caller(session);
     }
     let Some(token) = context.meta.get_progress_token() else {
         return (ctx, None);

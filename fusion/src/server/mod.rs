@@ -172,6 +172,9 @@ pub use crate::guard::DEFAULT_MAX_ARGUMENT_BYTES;
 #[derive(Clone)]
 pub struct Server {
     inner: Arc<Inner>,
+    /// The transport session this value serves: drawn at random for each connection
+    /// (`serve_io`) and each Streamable HTTP session, and the rate limits' default key.
+    session: Arc<str>,
 }
 
 #[derive(Clone)]
@@ -213,6 +216,16 @@ impl Server {
                 guards: Guards::default(),
                 gates: Arc::default(),
             }),
+            session: new_session(),
+        }
+    }
+
+    /// This server for a new transport session: same tools and guards, a session id of its
+    /// own.
+    fn for_new_session(&self) -> Server {
+        Server {
+            inner: Arc::clone(&self.inner),
+            session: new_session(),
         }
     }
 
@@ -353,7 +366,8 @@ impl Server {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         self.log_breaking_deltas();
-        rmcp::serve_server(self, transport::LineTransport::new(reader, writer)).await
+        let server = self.for_new_session();
+        rmcp::serve_server(server, transport::LineTransport::new(reader, writer)).await
     }
 
     /// Connects `client` to this server in the same process: a real rmcp client (`()` for a
@@ -442,7 +456,7 @@ impl Server {
     pub fn streamable_http_service_with(self, config: StreamableHttpServerConfig) -> HttpService {
         self.log_breaking_deltas();
         rmcp::transport::StreamableHttpService::new(
-            move || Ok(self.clone()),
+            move || Ok(self.for_new_session()),
             Arc::new(rmcp::transport::streamable_http_server::session::local::LocalSessionManager::default()),
             config,
         )
@@ -487,6 +501,12 @@ pub type HttpService = rmcp::transport::StreamableHttpService<
     Server,
     rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
 >;
+
+/// A transport session id: 128 random bits, hex. Random rather than counted, so the sessions
+/// of server replicas sharing a rate-limit store never collide.
+fn new_session() -> Arc<str> {
+    Arc::from(format!("{:032x}", fastrand::u128(..)))
+}
 
 impl fmt::Debug for Server {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

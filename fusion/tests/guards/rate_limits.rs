@@ -14,7 +14,7 @@ use super::support::{Jobs, call, connect, flags, text};
 #[tokio::test(start_paused = true)]
 async fn the_call_over_the_rate_limit_waits_exactly_until_its_slot_frees() {
     let tester = Tester::new().tool(Jobs::default());
-    let alice = || RequestContext::new().with_client("alice-secret-key");
+    let alice = || RequestContext::new().with_caller("alice-secret-key");
     for n in 0..3 {
         tester
             .call_with("jobs.send", json!({"millis": n}), alice())
@@ -39,12 +39,12 @@ async fn the_call_over_the_rate_limit_waits_exactly_until_its_slot_frees() {
         "the key is never echoed"
     );
 
-    // Another client has its own bucket.
+    // Another caller has its own bucket.
     tester
         .call_with(
             "jobs.send",
             json!({"millis": 0}),
-            RequestContext::new().with_client("bob"),
+            RequestContext::new().with_caller("bob"),
         )
         .await
         .assert_success();
@@ -71,7 +71,7 @@ async fn the_call_over_the_rate_limit_waits_exactly_until_its_slot_frees() {
 async fn builder_options_override_the_attribute_and_keys_can_be_custom() {
     let tester = Tester::new().tool(Jobs::default()).guard(
         "jobs.send",
-        GuardSpec::new().rate_limit(RateLimit::per_client(1, Duration::from_secs(10)).key_by(
+        GuardSpec::new().rate_limit(RateLimit::per_caller(1, Duration::from_secs(10)).key_by(
             |request| {
                 request.context.meta()["tenant"]
                     .as_str()

@@ -78,7 +78,7 @@ impl Jobs {
         "released".to_owned()
     }
 
-    /// Sends a letter, three per minute per client.
+    /// Sends a letter, three per minute per caller.
     #[action(rate_limit(calls = 3, per = "1m"))]
     fn send(&self, args: Work) -> String {
         format!("sent after {}", args.millis)
