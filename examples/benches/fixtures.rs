@@ -1,16 +1,15 @@
 //! The workloads the benchmarks measure, each next to its baseline: shared by the criterion
-//! benches (`benches/runtime.rs`) and the one-run figure printer (`perf.rs`), so both measure
+//! bench (`benches/runtime.rs`) and the one-run figure printer (`perf.rs`), so both measure
 //! exactly the same code.
 //!
-//! Each figure is a pair: fusion's work and a baseline doing the same job without fusion
-//! (or the floor of the job: copying the output bytes). Adding a figure means one `Pair` here
-//! and one line in each consumer.
+//! Three workloads: rendering the seed's envelope (an absolute figure, no baseline); dispatching
+//! one action against a hand-written `serde_json` + `jsonschema` + `match` tool; and calls end to
+//! end over rmcp's in-process transport against the same tool written with rmcp's own macros.
 
 // Each consumer uses a different subset of the fixtures.
 #![allow(dead_code)]
 
 use std::future::Future;
-use std::hint::black_box;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
@@ -27,7 +26,7 @@ use serde_json::{Map, Value, json};
 
 // --- 1. envelope rendering --------------------------------------------------------------------
 
-/// The seed's example error (SPEC section 1).
+/// The seed's example error, the envelope the README shows.
 pub(crate) fn seed_error() -> ToolError {
     ToolError::not_found("No invoice with that ID")
         .suggest("List invoices first, then retry with a real ID")
@@ -36,118 +35,7 @@ pub(crate) fn seed_error() -> ToolError {
         .retry_after(30)
 }
 
-/// The floor of rendering: one allocation of the output's size and one copy of its bytes.
-pub(crate) fn floor(bytes: &str) -> String {
-    let mut s = String::with_capacity(bytes.len());
-    s.push_str(bytes);
-    s
-}
-
-// --- 2. validation formatting -----------------------------------------------------------------
-
-/// A sign-up form with a constraint on every field.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct Signup {
-    #[schemars(length(min = 3, max = 20))]
-    username: String,
-    #[schemars(email)]
-    email: String,
-    #[schemars(range(min = 13, max = 130))]
-    age: u32,
-    #[schemars(regex(pattern = r"^[A-Z]{2}$"))]
-    country: String,
-    plan: Plan,
-    #[schemars(length(min = 1, max = 5))]
-    tags: Vec<String>,
-    #[schemars(range(min = 0.0, max = 1.0))]
-    discount: f64,
-    newsletter: bool,
-    address: Address,
-    #[schemars(range(min = 1, max = 10))]
-    seats: u32,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum Plan {
-    Free,
-    Pro,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct Address {
-    #[schemars(regex(pattern = r"^[0-9]{5}$"))]
-    zip: String,
-}
-
-/// Arguments for [`Signup`] with exactly one problem in each of its ten fields.
-pub(crate) fn ten_problem_arguments() -> Value {
-    json!({
-        "username": "x",
-        "email": "not-an-email",
-        "age": 7,
-        "country": "usa",
-        "plan": "gold",
-        "tags": [],
-        "discount": 2.5,
-        "newsletter": "yes",
-        "address": {"zip": "1"},
-        "seats": 0,
-    })
-}
-
-/// The JSON Schema of [`Signup`], as schemars derives it.
-pub(crate) fn signup_schema() -> Value {
-    serde_json::to_value(schemars::schema_for!(Signup)).expect("a schema is JSON")
-}
-
-/// fusion's validator for the sign-up action, and the `jsonschema` validator the baseline uses
-/// (formats checked, like fusion's).
-pub(crate) struct Validation {
-    pub(crate) fusion: fusion::validation::ArgumentValidator,
-    pub(crate) baseline: jsonschema::Validator,
-    pub(crate) arguments: Value,
-}
-
-impl Validation {
-    pub(crate) fn new() -> Validation {
-        let schema = signup_schema();
-        let validation = Validation {
-            fusion: fusion::validation::ArgumentValidator::new("accounts.signup", &schema)
-                .expect("the schema compiles"),
-            baseline: jsonschema::options()
-                .should_validate_formats(true)
-                .build(&schema)
-                .expect("the schema compiles"),
-            arguments: ten_problem_arguments(),
-        };
-        let problems = validation.fusion.check(&validation.arguments).len();
-        assert_eq!(problems, 10, "{}", validation.render());
-        validation
-    }
-
-    /// fusion: every problem found, sorted, rendered as the `<validation_error>` envelope.
-    pub(crate) fn render(&self) -> String {
-        self.fusion.check(black_box(&self.arguments)).to_xml()
-    }
-
-    /// Baseline: `jsonschema`'s own messages, one line each (no paths sorted, no "You sent",
-    /// no recovery: what a server without fusion would send back).
-    pub(crate) fn baseline(&self) -> String {
-        let mut out = String::new();
-        for error in self.baseline.iter_errors(black_box(&self.arguments)) {
-            out.push_str(&error.instance_path().to_string());
-            out.push_str(": ");
-            out.push_str(&error.to_string());
-            out.push('\n');
-        }
-        out
-    }
-}
-
-// --- 3. in-process dispatch -------------------------------------------------------------------
+// --- 2. in-process dispatch -------------------------------------------------------------------
 
 /// The arguments of the dispatched action.
 #[derive(Deserialize, JsonSchema)]
@@ -218,31 +106,8 @@ pub(crate) fn fusion_dispatch(tool: &Accounts, arguments: Map<String, Value>) ->
     }
 }
 
-/// Baseline: what a hand-written tool does with `serde_json` and a `match`: take the
-/// discriminator out, deserialize the rest, run the handler, serialize the result. Errors are
-/// plain strings.
-pub(crate) fn handwritten_dispatch(mut arguments: Map<String, Value>) -> Result<String, String> {
-    let action = match arguments.remove("action") {
-        Some(Value::String(action)) => action,
-        _ => return Err("missing action".to_owned()),
-    };
-    match action.as_str() {
-        "deposit" => {
-            let args: Deposit =
-                serde_json::from_value(Value::Object(arguments)).map_err(|e| e.to_string())?;
-            serde_json::to_string(&deposit(args)).map_err(|e| e.to_string())
-        }
-        "lookup" => {
-            let args: Lookup =
-                serde_json::from_value(Value::Object(arguments)).map_err(|e| e.to_string())?;
-            Ok(args.account)
-        }
-        other => Err(format!("unknown action {other}")),
-    }
-}
-
-/// The JSON Schema validator of [`Deposit`] (schemars' schema, formats checked) for
-/// [`validating_dispatch`].
+/// The JSON Schema validator of [`Deposit`] for [`validating_dispatch`]: schemars' schema,
+/// formats checked, as fusion builds its own.
 pub(crate) fn deposit_validator() -> jsonschema::Validator {
     let schema = serde_json::to_value(schemars::schema_for!(Deposit)).expect("a schema is JSON");
     jsonschema::options()
@@ -251,10 +116,10 @@ pub(crate) fn deposit_validator() -> jsonschema::Validator {
         .expect("the schema compiles")
 }
 
-/// A second baseline: [`handwritten_dispatch`] plus the one check fusion makes that serde does
-/// not, the arguments against the action's JSON Schema (`jsonschema`'s `is_valid`), as a
-/// hand-written server validating its inputs against the schema it advertises does. Only the
-/// `deposit` arm, the one measured.
+/// Baseline: what a hand-written tool that validates its inputs does with `serde_json`,
+/// `jsonschema` and a `match`: take the discriminator out, check the rest against the schema it
+/// advertises (`is_valid`), deserialize it, run the handler, serialize the result. Errors are
+/// plain strings. Only the `deposit` arm, the one measured.
 pub(crate) fn validating_dispatch(
     deposit_schema: &jsonschema::Validator,
     mut arguments: Map<String, Value>,
@@ -276,7 +141,7 @@ pub(crate) fn validating_dispatch(
     }
 }
 
-// --- 5. end to end over rmcp's in-process duplex transport -------------------------------------
+// --- 3. end to end over rmcp's in-process duplex transport -------------------------------------
 
 /// The arguments of the end-to-end tool on both sides.
 #[derive(Deserialize, JsonSchema)]

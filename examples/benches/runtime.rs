@@ -1,10 +1,10 @@
 //! Criterion benches of fusion's runtime against baselines doing the same job without it:
-//! validation formatting of a 10-problem failure, in-process dispatch of one action, and calls
-//! end to end over rmcp's in-process duplex transport. Envelope rendering is in
-//! `fusion/benches/envelope.rs`.
+//! in-process dispatch of one action (against a hand-written `serde_json` + `jsonschema` +
+//! `match` tool) and calls end to end over rmcp's in-process duplex transport (against the same
+//! tool written with rmcp's macros). Envelope rendering is in `fusion/benches/envelope.rs`.
 //!
 //! Run: `cargo bench -p examples --bench runtime`. For the ratios measured side by side in one
-//! run, use `cargo run --release -p examples --example perf`.
+//! run, with their targets, use `cargo run --release -p examples --example perf`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -13,26 +13,9 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 
 mod fixtures;
 
-fn validation(c: &mut Criterion) {
-    let validation = fixtures::Validation::new();
-    let error = validation.fusion.check(&validation.arguments);
-    let xml = error.to_xml();
-    let mut group = c.benchmark_group("validation (10 problems)");
-    group.bench_function("fusion: check + render", |b| b.iter(|| validation.render()));
-    group.bench_function("baseline: jsonschema iter_errors lines", |b| {
-        b.iter(|| validation.baseline())
-    });
-    group.bench_function("fusion: render only", |b| {
-        b.iter(|| black_box(&error).to_xml())
-    });
-    group.bench_function("floor: copy the same bytes", |b| {
-        b.iter(|| fixtures::floor(black_box(&xml)))
-    });
-    group.finish();
-}
-
 fn dispatch(c: &mut Criterion) {
     let tool = fixtures::Accounts;
+    let schema = fixtures::deposit_validator();
     let arguments = fixtures::deposit_arguments();
     // The arguments object is the input: each call gets its own copy, made outside the timing
     // (`iter_batched`), on every side, in batches of 256 (as `perf` does: the copies stay in
@@ -52,19 +35,7 @@ fn dispatch(c: &mut Criterion) {
             BatchSize::NumIterations(256),
         )
     });
-    group.bench_function("baseline: serde_json + match", |b| {
-        b.iter_batched(
-            copy,
-            |arguments| {
-                drop(black_box(fixtures::handwritten_dispatch(black_box(
-                    arguments,
-                ))))
-            },
-            BatchSize::NumIterations(256),
-        )
-    });
-    let schema = fixtures::deposit_validator();
-    group.bench_function("baseline: serde_json + match + jsonschema is_valid", |b| {
+    group.bench_function("baseline: serde_json + jsonschema is_valid + match", |b| {
         b.iter_batched(
             copy,
             |arguments| {
@@ -101,7 +72,7 @@ fn end_to_end(c: &mut Criterion) {
     };
     let mut group = c.benchmark_group("end to end (tools/call over duplex)");
     group.throughput(criterion::Throughput::Elements(1));
-    group.bench_function("fusion: Server::serve_io", |b| {
+    group.bench_function("fusion: Server::serve_in_process", |b| {
         b.iter_custom(|n| calls(&fusion, n))
     });
     group.bench_function("baseline: rmcp #[tool_router]", |b| {
@@ -114,5 +85,5 @@ fn end_to_end(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, validation, dispatch, end_to_end);
+criterion_group!(benches, dispatch, end_to_end);
 criterion_main!(benches);

@@ -1,5 +1,6 @@
-//! Side-by-side timing shared by the benches' closing lines: batches of fusion's work and of
-//! its baseline alternate, so machine noise hits both alike, and the medians are compared.
+//! Timing shared by the benches' closing lines: medians of batches, and where a figure has a
+//! baseline, batches of fusion's work and of the baseline alternate so machine noise hits both
+//! alike.
 
 use std::hint::black_box;
 use std::time::Instant;
