@@ -4,6 +4,7 @@
 //! `<details>` (one `  <detail key="…">` line each, in insertion order) and `<retry_after>`
 //! (`N seconds`, when at least one second), each only when set.
 
+use crate::code::Severity;
 use crate::xml::{push_attr, push_text};
 
 use super::ToolError;
@@ -26,7 +27,7 @@ impl ToolError {
                 .iter()
                 .map(|(k, v)| k.len() + v.len() + 28)
                 .sum::<usize>();
-        180 + e.code.as_str().len() + e.message.len() + e.recovery.len() + lists
+        256 + e.code.as_str().len() + e.message.len() + e.recovery.len() + lists
     }
 
     /// Appends the envelope to `out`, for callers that reuse a buffer.
@@ -34,9 +35,11 @@ impl ToolError {
         let e = &*self.0;
         out.push_str("<tool_error code=\"");
         push_attr(out, e.code.as_str());
-        out.push_str("\" severity=\"");
-        out.push_str(e.severity.as_str());
-        out.push_str("\">\n<message>");
+        out.push_str(match e.severity {
+            Severity::Warning => "\" severity=\"warning\">\n<message>",
+            Severity::Error => "\" severity=\"error\">\n<message>",
+            Severity::Critical => "\" severity=\"critical\">\n<message>",
+        });
         push_text(out, &e.message);
         out.push_str("</message>\n");
         if !e.recovery.is_empty() {
@@ -92,7 +95,6 @@ fn push_decimal(out: &mut String, mut n: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::code::Severity;
 
     #[test]
     fn every_section_in_order() {
