@@ -118,7 +118,11 @@ fn text(result: &CallToolResult) -> &str {
 fn replica(store: RedisStore) -> Server {
     let guards = Guards::new().redis(store).guard(
         "greet",
-        GuardSpec::new().rate_limit(RateLimit::per_caller(3, Duration::from_secs(60))),
+        // Keyed by tenant (here one, fixed): a key every replica computes alike. The default
+        // key, the transport session, is one replica's own.
+        GuardSpec::new().rate_limit(
+            RateLimit::per_caller(3, Duration::from_secs(60)).key_by(|_| "tenant-a".to_owned()),
+        ),
     );
     Server::new("greeter", "1").tool(Greet).guards(guards)
 }
@@ -134,7 +138,7 @@ async fn two_servers_sharing_one_redis_enforce_one_limit() {
     let a = connect(replica(store())).await;
     let b = connect(replica(store())).await;
 
-    // Three calls a minute for this client, across both replicas.
+    // Three calls a minute for this tenant, across both replicas.
     assert_eq!(text(&call(&a).await), "hello");
     assert_eq!(text(&call(&b).await), "hello");
     assert_eq!(text(&call(&a).await), "hello");
@@ -150,12 +154,12 @@ async fn two_servers_sharing_one_redis_enforce_one_limit() {
         // One slot frees every 20 s; some of that has passed since the first call.
         assert!((1..=20).contains(&secs), "{flags}");
         assert!(
-            !text(&refused).contains("replica-test"),
+            !text(&refused).contains("tenant-a"),
             "the key is never echoed"
         );
     }
 
-    // The bucket lives in Redis, under the prefix, keyed by target and client.
+    // The bucket lives in Redis, under the prefix, keyed by target and tenant.
     let client = redis::Client::open(redis.url.as_str()).unwrap();
     let mut connection = client.get_multiplexed_async_connection().await.unwrap();
     let keys: Vec<String> = redis::cmd("KEYS")
@@ -163,7 +167,7 @@ async fn two_servers_sharing_one_redis_enforce_one_limit() {
         .query_async(&mut connection)
         .await
         .unwrap();
-    assert_eq!(keys, [format!("{prefix}:greet:replica-test")]);
+    assert_eq!(keys, [format!("{prefix}:greet:tenant-a")]);
 }
 
 #[tokio::test]
