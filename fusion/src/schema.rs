@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use crate::definition::{ActionDefinition, ToolDefinition};
 use crate::validation::SchemaError;
 
-/// The checks a definition must pass before it is served, made by [`ToolRuntime::new`] (at a
+/// The checks a definition must pass before it is served, made by the generated tool runtime (at a
 /// generated tool's first call) and by `Server::tool` (at registration, which panics):
 ///
 /// - no action's arguments declare a field named like the discriminator (see

@@ -10,8 +10,11 @@ use crate::xml::{push_attr, push_text};
 use super::ToolError;
 
 impl ToolError {
-    /// The `<tool_error>` envelope, byte-exact (see the module docs for the layout and
-    /// [`crate::xml`] for the escaping).
+    /// The `<tool_error>` envelope, byte-exact: lines joined with `\n`, no trailing newline;
+    /// `code` then `severity`; `<message>` always, then `<recovery>`, `<available_actions>`,
+    /// `<details>` and `<retry_after>` (`N seconds`), each only when set. Text escapes `&`,
+    /// `<` and the `>` of `]]>`; attribute values escape all five special characters;
+    /// characters XML 1.0 forbids become U+FFFD.
     pub fn to_xml(&self) -> String {
         let mut out = String::with_capacity(self.unescaped_len());
         self.write_xml(&mut out);

@@ -240,7 +240,7 @@ impl Server {
     /// `_`, `-`). Like axum's `Router::route` on overlapping routes: a startup bug, reported
     /// before the server serves anything. The message names both claimants. Also when an
     /// action's arguments are not a JSON object or declare a field named like the
-    /// discriminator ([`crate::dispatch::check_definition`]).
+    /// discriminator ([`crate::schema::check_definition`]).
     #[track_caller]
     pub fn tool(self, tool: impl Tool) -> Server {
         let definition = tool.definition();

@@ -88,7 +88,7 @@ impl Tester {
     ///
     /// # Panics
     /// On a tool set a server would refuse, so a contract suite never passes on tools that
-    /// cannot be served: a definition [`crate::dispatch::check_definition`] rejects, two
+    /// cannot be served: a definition [`crate::schema::check_definition`] rejects, two
     /// tools with one name, or a flat name (`tool_action`) that two tools or actions claim.
     #[track_caller]
     pub fn tool(mut self, tool: impl Tool) -> Tester {
