@@ -22,7 +22,7 @@ use std::task::Poll;
 
 use serde_json::{Map, Value};
 
-use crate::context::{BoxFuture, RequestContext};
+use crate::context::RequestContext;
 use crate::error::ToolError;
 use crate::guard::{ArgumentLimits, ToolGates};
 use crate::response::ToolResponse;
@@ -105,7 +105,7 @@ pub trait ToolExt: Tool {
         &self,
         arguments: Map<String, Value>,
         context: RequestContext,
-    ) -> BoxFuture<'_, ToolResponse>;
+    ) -> impl Future<Output = ToolResponse> + Send + '_;
 }
 
 impl<T: Tool> ToolExt for T {
@@ -113,7 +113,7 @@ impl<T: Tool> ToolExt for T {
         &self,
         arguments: Map<String, Value>,
         context: RequestContext,
-    ) -> BoxFuture<'_, ToolResponse> {
+    ) -> impl Future<Output = ToolResponse> + Send + '_ {
         call_directly(self, arguments, context)
     }
 }
@@ -123,16 +123,16 @@ impl ToolExt for dyn Tool {
         &self,
         arguments: Map<String, Value>,
         context: RequestContext,
-    ) -> BoxFuture<'_, ToolResponse> {
+    ) -> impl Future<Output = ToolResponse> + Send + '_ {
         call_directly(self, arguments, context)
     }
 }
 
-fn call_directly(
+async fn call_directly(
     tool: &dyn Tool,
     arguments: Map<String, Value>,
     context: RequestContext,
-) -> BoxFuture<'_, ToolResponse> {
+) -> ToolResponse {
     const NONE: ArgumentLimits = ArgumentLimits {
         max_bytes: None,
         max_depth: None,
@@ -143,7 +143,7 @@ fn call_directly(
         inject: None,
         flat: false,
     };
-    Box::pin(run(target, &NONE, arguments, context))
+    run(target, &NONE, arguments, context).await
 }
 
 /// Runs `future`, turning a panic in any poll into an `INTERNAL_ERROR` response.

@@ -565,7 +565,7 @@ impl Booby {
 #[test]
 fn a_panic_payload_that_panics_when_dropped_never_unwinds_out_of_poll() {
     for name in ["now", "later"] {
-        let mut call = Booby.call(action(name, json!({})), RequestContext::new());
+        let mut call = Box::pin(Booby.call(action(name, json!({})), RequestContext::new()));
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
         let polled =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.as_mut().poll(&mut cx)));

@@ -175,7 +175,8 @@ fn a_call_does_nothing_until_polled_and_a_synchronous_one_ends_at_the_first_poll
     drop(desk.call(action("answer"), RequestContext::new()));
     assert_eq!(runs.load(Ordering::SeqCst), 0, "a dropped call never ran");
 
-    let mut call = desk.call(action("answer"), RequestContext::new());
+    let mut call: BoxFuture<'_, ToolResponse> =
+        Box::pin(desk.call(action("answer"), RequestContext::new()));
     assert_eq!(runs.load(Ordering::SeqCst), 0);
     let std::task::Poll::Ready(response) = poll_once(&mut call) else {
         panic!("a synchronous, unguarded call is answered at its first poll");
@@ -183,7 +184,8 @@ fn a_call_does_nothing_until_polled_and_a_synchronous_one_ends_at_the_first_poll
     assert_eq!(response.payload(), Some("answered"));
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 
-    let mut refused = desk.call(action("nope"), RequestContext::new());
+    let mut refused: BoxFuture<'_, ToolResponse> =
+        Box::pin(desk.call(action("nope"), RequestContext::new()));
     let std::task::Poll::Ready(response) = poll_once(&mut refused) else {
         panic!("an unknown action is answered at the first poll");
     };

@@ -225,10 +225,10 @@ async fn a_panicking_action_is_an_internal_error_and_the_tool_keeps_serving() {
 #[test]
 fn a_synchronous_action_that_panics_is_an_internal_error_at_the_first_poll() {
     let mut future = std::panic::catch_unwind(|| {
-        Kinds.call(
+        Box::pin(Kinds.call(
             object(json!({"action": "panics_at_once"})),
             RequestContext::new(),
-        )
+        ))
     })
     .expect("nothing runs before the first poll");
     let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(&mut future)))
@@ -244,10 +244,10 @@ fn a_synchronous_action_that_panics_is_an_internal_error_at_the_first_poll() {
 fn nothing_runs_before_the_first_poll() {
     let billing = Billing::default();
     let count = || payload(&block_on(call(&billing, json!({"action": "count"})))).to_owned();
-    let mut future = billing.call(
+    let mut future = Box::pin(billing.call(
         object(json!({"action": "create_invoice", "customer": "acme", "amount": 5})),
         RequestContext::new(),
-    );
+    ));
     assert_eq!(count(), "0");
     let std::task::Poll::Ready(created) = poll_once(&mut future) else {
         panic!("a synchronous action is answered at the first poll");
@@ -268,7 +268,7 @@ fn synchronous_calls_are_answered_at_the_first_poll() {
         json!({}),
         json!({"action": "text", "extra": 1}),
     ] {
-        let mut future = call(arguments.clone());
+        let mut future = Box::pin(call(arguments.clone()));
         assert!(poll_once(&mut future).is_ready(), "{arguments}");
     }
     assert_internal(
@@ -282,7 +282,9 @@ fn synchronous_calls_are_answered_at_the_first_poll() {
 }
 
 /// Polls a call once.
-fn poll_once(future: &mut fusion::BoxFuture<'_, ToolResponse>) -> std::task::Poll<ToolResponse> {
+fn poll_once<F: std::future::Future<Output = ToolResponse>>(
+    future: &mut std::pin::Pin<Box<F>>,
+) -> std::task::Poll<ToolResponse> {
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     future.as_mut().poll(&mut cx)
 }
