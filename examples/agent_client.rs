@@ -14,7 +14,7 @@
 //! real but short (about 1.3 s in all); jitter is seeded, so every run makes the same decisions
 //! with the same waits.
 //!
-//! The agent decides from flags only (SPEC section 7): it never reads a message to choose
+//! The agent decides from flags only: it never reads a message to choose
 //! between retry, escalate and abort. What it reads from the envelope is what the model would:
 //! the available actions to call next, and the fields to fix.
 

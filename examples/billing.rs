@@ -242,7 +242,7 @@ impl Billing {
 }
 
 /// Invoices of an in-memory billing system. Amounts are integer cents.
-// Runtime guards (SPEC section 4): at most 16 calls of the tool run at once and 64 wait, beyond
+// Runtime guards: at most 16 calls of the tool run at once and 64 wait, beyond
 // that SERVER_BUSY; every action is stopped after 10 seconds (TIMEOUT).
 #[fusion::tool(concurrency(max_active = 16, max_queued = 64), timeout = "10s")]
 impl Billing {

@@ -233,7 +233,7 @@ fn show(result: &CallToolResult) {
     println!();
 }
 
-/// The flags object with its keys in the order SPEC section 1 lists them (serde_json sorts).
+/// The flags object with its keys in the order the flags table of the crate docs lists them (serde_json sorts).
 fn in_spec_order(flags: &Value) -> String {
     const ORDER: [&str; 7] = [
         "isError",

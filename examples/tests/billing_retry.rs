@@ -1,4 +1,4 @@
-//! End to end against the billing example (issue 7): a `charge` refused `RATE_LIMITED` by the
+//! End to end against the billing example: a `charge` refused `RATE_LIMITED` by the
 //! billing server's own guard is retried by `fusion::client::Client` after exactly the stated
 //! `retryAfterSeconds`, and then succeeds. The server runs in-process over a duplex stream,
 //! rmcp's client on the other end; tokio's clock is paused, and drives both the rate limiter

@@ -138,7 +138,7 @@ impl Router {
                     Some(index) => Ok(index),
                     None => {
                         let value = Value::String(name);
-                        // The sent value is cut like every echoed value (SPEC section 2).
+                        // The sent value is cut like every echoed value.
                         let sent = crate::validation::sent_value(&value);
                         Err(self.unknown(field, &sent, value.as_str()))
                     }

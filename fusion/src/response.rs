@@ -9,12 +9,12 @@ use rmcp::model::{CallToolResult, ContentBlock, MetaObject};
 use crate::error::ToolError;
 use crate::validation::ValidationError;
 
-/// The `_meta` key under which the typed flags travel (SPEC section 1).
+/// The `_meta` key under which the typed flags travel.
 pub const FLAGS_META_KEY: &str = "fusion/error";
 
 /// The outcome of one tool call, as a model and a client will receive it.
 ///
-/// Converting it into [`rmcp::model::CallToolResult`] gives (SPEC section 1):
+/// Converting it into [`rmcp::model::CallToolResult`] gives:
 ///
 /// | outcome | `content` | `isError` | `_meta["fusion/error"]` |
 /// |---|---|---|---|

@@ -78,7 +78,7 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
     }
 }
 
-/// The flat input schema of a tool (SPEC section 3): one object with the discriminator as a
+/// The flat input schema of a tool: one object with the discriminator as a
 /// string `enum`, the union of all actions' fields (each field's description says which
 /// actions use it and where it is required) and `required: [discriminator]`. Never a
 /// top-level `oneOf`/`anyOf`/`allOf`. A single-function tool gets its action's schema.

@@ -1,4 +1,4 @@
-//! Runtime guards (SPEC section 4) through a real server and rmcp client, and through
+//! Runtime guards through a real server and rmcp client, and through
 //! `fusion::testing::Tester` on tokio's paused clock: concurrency limits under 10,000 calls,
 //! rate limits and their `retry_after`, timeouts that drop the handler, cancellation, argument
 //! limits, and guards applied after validation.

@@ -1,8 +1,8 @@
 //! `fusion::client::parse_envelope` on arbitrary bytes: no panic, and whatever parses
-//! re-renders to an envelope that parses back to the same bytes (SPEC section 8: parsing is
-//! the inverse of rendering), and to the same value unless the input held characters XML 1.0
-//! forbids (the renderer writes those as U+FFFD, SPEC section 1 rule 5; found by this target,
-//! pinned in `fusion/tests/client_parse.rs`).
+//! re-renders to an envelope that parses back to the same bytes (parsing is the
+//! inverse of rendering), and to the same value unless the input held characters XML 1.0
+//! forbids (the renderer writes those as U+FFFD; found by this target,
+//! pinned in `fusion/tests/client_parse/fuzz_found.rs`).
 //!
 //! Run: `cargo +nightly fuzz run parse_envelope corpus/parse_envelope -- -dict=xml.dict`
 //! from `fuzz/`.

@@ -1,4 +1,4 @@
-//! The flat input schema of tools declared with `#[fusion::tool]` (SPEC section 3): one object,
+//! The flat input schema of tools declared with `#[fusion::tool]`: one object,
 //! never a top-level `oneOf`/`anyOf`/`allOf`, the discriminator as an `enum` of the actions in
 //! declaration order, `required: ["action"]`.
 

@@ -1,4 +1,4 @@
-//! The runtime-guard options of `#[fusion::tool(...)]` and `#[action(...)]` (SPEC section 4):
+//! The runtime-guard options of `#[fusion::tool(...)]` and `#[action(...)]`:
 //! `concurrency(max_active = 8, max_queued = 64)`, `rate_limit(calls = 5, per = "1m")`,
 //! `timeout = "30s"`; parsed with darling, expanded into a `GuardSpec` expression.
 

@@ -80,8 +80,8 @@ pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
     }
 }
 
-/// Names the model calls must survive every LLM API: `[A-Za-z0-9_-]`, not empty (SPEC
-/// section 3: flat exposition joins them as `tool_action`).
+/// Names the model calls must survive every LLM API: `[A-Za-z0-9_-]`, not empty (flat
+/// exposition joins them as `tool_action`, and LLM APIs accept only these characters).
 fn check_name(name: &Name, what: &str, errors: &mut Errors) {
     if name.value.is_empty() {
         errors.at_span(name.span, format_args!("the {what} cannot be empty"));

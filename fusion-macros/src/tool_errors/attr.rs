@@ -12,7 +12,7 @@ use syn::{Attribute, LitStr, Meta, Path};
 
 use crate::crate_path::CratePath;
 
-/// The canonical codes of SPEC section 1, in its order: the wire string and the
+/// The canonical codes, in the order `fusion::ErrorCode` declares them: the wire string and the
 /// `fusion::ErrorCode` variant it maps to.
 pub(super) const CANONICAL: [(&str, &str); 17] = [
     ("MISSING_DISCRIMINATOR", "MissingDiscriminator"),

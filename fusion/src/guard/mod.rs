@@ -138,7 +138,7 @@ pub struct ToolGuards {
 
 impl ToolGuards {
     /// The refusals the guards of `action` can answer with, as error contract entries, in the
-    /// order the guards run (SPEC section 4), all severity `error`: for a rate limit
+    /// order the guards run, all severity `error`: for a rate limit
     /// `RATE_LIMITED` (rate_limit, retryable), for a concurrency limit `SERVER_BUSY`
     /// (transient, retryable), for a timeout `TIMEOUT` (transient; retryable only when the
     /// action is annotated read-only or idempotent, since any other action may have taken

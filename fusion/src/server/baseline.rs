@@ -1,5 +1,5 @@
 //! The server's contract, and the known-good baseline its validation errors are compared
-//! against (SPEC section 2, "Contract deltas").
+//! against (the `<contract_awareness>` section of a `<validation_error>`).
 
 use std::sync::Arc;
 

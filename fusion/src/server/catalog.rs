@@ -131,7 +131,7 @@ impl Catalog {
     /// name. Unknown names stay as they are.
     ///
     /// The envelope is rewritten as text, line by line: its rendering is a byte-exact wire
-    /// contract (SPEC section 1), so an `<action>` line can only be an available action (element
+    /// contract, so an `<action>` line can only be an available action (element
     /// text escapes `<`), and working on the rendered result keeps everything else of the
     /// response (structured content, flags) untouched.
     pub(super) fn rename_available_actions(&self, result: &mut CallToolResult) {

@@ -1,4 +1,4 @@
-//! Serving fusion tools over MCP (SPEC section 5): [`Server`], an rmcp `ServerHandler` that
+//! Serving fusion tools over MCP: [`Server`], an rmcp `ServerHandler` that
 //! advertises each tool with its flat input schema, annotations and error contract, and
 //! answers every call with an envelope-carrying result.
 //!
@@ -128,7 +128,7 @@ macro_rules! server_info {
     };
 }
 
-/// How fusion tools map to MCP tools (SPEC section 3).
+/// How fusion tools map to MCP tools.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Exposition {
     /// One MCP tool per fusion tool (`billing`), its actions chosen by the discriminator; the
@@ -280,7 +280,7 @@ impl Server {
     }
 
     /// Copies the typed flags into `structuredContent` on error results, next to
-    /// `_meta["fusion/error"]` (SPEC section 1). Off by default: some clients validate
+    /// `_meta["fusion/error"]`. Off by default: some clients validate
     /// `structuredContent` against a tool's `outputSchema` even on errors.
     pub fn flags_in_structured_content(self, enabled: bool) -> Server {
         self.update(|inner| inner.flags_in_structured_content = enabled)
@@ -296,8 +296,7 @@ impl Server {
     /// Rejects calls whose arguments nest objects and arrays deeper than `levels` (the
     /// arguments object is level 1) with a `VALIDATION_ERROR` envelope, before the tool sees
     /// them; `None` (the default) leaves depth to the tool: the validator of every
-    /// `#[fusion::tool]` action refuses more than 64 levels in its own `<validation_error>`
-    /// (SPEC section 4).
+    /// `#[fusion::tool]` action refuses more than 64 levels in its own `<validation_error>`.
     pub fn max_argument_depth(self, levels: Option<usize>) -> Server {
         self.update(|inner| inner.guards = inner.guards.clone().max_argument_depth(levels))
     }
@@ -373,8 +372,7 @@ impl Server {
     /// Connects `client` to this server in the same process: a real rmcp client (`()` for a
     /// default one, a [`ClientInfo`](rmcp::model::ClientInfo) to name it, or any
     /// [`ClientHandler`](rmcp::ClientHandler)) speaking the same newline-delimited JSON-RPC as
-    /// over stdio, through a `tokio::io::duplex` pipe (SPEC section 5: in-process duplex, for
-    /// tests and demos). The server runs on a spawned Tokio task until the client closes the
+    /// over stdio, through a `tokio::io::duplex` pipe (for tests and demos). The server runs on a spawned Tokio task until the client closes the
     /// connection (`.cancel().await`, or dropping it). Returns once the `initialize`
     /// handshake is done. Must run inside a Tokio runtime.
     ///

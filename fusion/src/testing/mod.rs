@@ -20,7 +20,7 @@
 //! action runs, the action's future is dropped and the [`Outcome`] records a cancelled call
 //! ([`Outcome::assert_cancelled`]); a server would send no response.
 //!
-//! Calls go through the same guards as on a server (SPEC section 4, [`crate::guard`]): the
+//! Calls go through the same guards as on a server ([`crate::guard`]): the
 //! argument limits, and the rate limits, concurrency limits and timeouts the tools declare or
 //! [`Tester::guard`] / [`Tester::guards`] configure, with the server's defaults.
 
@@ -313,7 +313,7 @@ impl Tester {
     }
 }
 
-/// The keys of the flags, in SPEC order.
+/// The keys of the flags, in the order of the flags table in the crate docs.
 const FLAG_ORDER: [&str; 7] = [
     "isError",
     "errorCategory",
@@ -327,7 +327,7 @@ const FLAG_ORDER: [&str; 7] = [
 const ERROR_ID_PLACEHOLDER: &str = "[error id]";
 
 /// Renders a response: every text block verbatim (blank line between blocks), then
-/// `flags: {…}` with keys in SPEC order, error ids replaced by `[error id]`.
+/// `flags: {…}` with keys in the flags table's order, error ids replaced by `[error id]`.
 pub(crate) fn render(response: &ToolResponse) -> String {
     let mut out = response
         .content_texts()

@@ -67,7 +67,7 @@ impl Outcome {
     }
 
     /// A stable text of the result, for snapshot tests: every text block verbatim (a blank line
-    /// between blocks), then `flags: {…}` as pretty JSON with the keys in SPEC order (`flags:
+    /// between blocks), then `flags: {…}` as pretty JSON with the keys in the flags table's order (`flags:
     /// none` for a plain success). The value of an `errorId` detail reads `[error id]`. A
     /// cancelled call reads `cancelled`.
     pub fn snapshot(&self) -> String {

@@ -206,7 +206,7 @@ proptest! {
         for candidate in candidates {
             let Ok(first) = parse_envelope(&candidate) else { continue };
             let rendered = first.to_xml();
-            roxmltree::Document::parse(&rendered.replace("]]>", "]]&gt;")).map_err(|err| {
+            roxmltree::Document::parse(&rendered).map_err(|err| {
                 TestCaseError::fail(format!("not well-formed: {err}\ninput: {candidate:?}\nrendered: {rendered:?}"))
             })?;
             let second = parse_envelope(&rendered).map_err(|err| {
