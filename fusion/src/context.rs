@@ -32,7 +32,7 @@ struct Parts {
     meta: Map<String, Value>,
     progress: Option<ProgressReporter>,
     client: Option<String>,
-    caller: Option<String>,
+    caller: Option<Arc<str>>,
 }
 
 /// The `_meta` of a context that has none.
@@ -89,7 +89,7 @@ impl RequestContext {
     /// Sets who is calling, as guards group calls: a server sets its transport session (one
     /// connection, or one Streamable HTTP session), never a value the request carries. Tests
     /// set it to play several callers.
-    pub fn with_caller(mut self, caller: impl Into<String>) -> RequestContext {
+    pub fn with_caller(mut self, caller: impl Into<Arc<str>>) -> RequestContext {
         self.parts_mut().caller = Some(caller.into());
         self
     }

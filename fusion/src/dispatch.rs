@@ -209,38 +209,8 @@ fn article(type_name: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::definition::{ActionDefinition, Annotations};
+    use crate::schema::fixtures::{action, billing};
     use serde_json::json;
-
-    fn action(name: &str, schema: Value) -> ActionDefinition {
-        ActionDefinition {
-            name: name.into(),
-            description: format!("Does\n{name}.\n\nMore text."),
-            input_schema: schema.as_object().unwrap().clone(),
-            annotations: Annotations::default(),
-            errors: Vec::new(),
-            secret_fields: Vec::new(),
-            output_schema: None,
-        }
-    }
-
-    fn billing() -> ToolDefinition {
-        ToolDefinition {
-            name: "billing".into(),
-            description: "Invoices.".into(),
-            discriminator: Some("action".into()),
-            actions: vec![
-                action(
-                    "list_invoices",
-                    json!({"type": "object", "properties": {"limit": {"type": "integer"}}}),
-                ),
-                action(
-                    "get_invoice",
-                    json!({"type": "object", "properties": {"id": {"type": "string", "description": "Invoice ID."}, "limit": {"type": "string"}}, "required": ["id"]}),
-                ),
-            ],
-        }
-    }
 
     #[test]
     fn routes_and_strips_the_discriminator() {

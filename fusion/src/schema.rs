@@ -307,12 +307,15 @@ fn first_paragraph(text: &str) -> String {
         .join(" ")
 }
 
+/// Definitions the unit tests of this module and of `dispatch` share.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::definition::{ActionDefinition, Annotations};
+pub(crate) mod fixtures {
+    use serde_json::{Value, json};
 
-    fn action(name: &str, schema: Value) -> ActionDefinition {
+    use crate::definition::{ActionDefinition, Annotations, ToolDefinition};
+
+    /// An action named `name` taking arguments of `schema`.
+    pub(crate) fn action(name: &str, schema: Value) -> ActionDefinition {
         ActionDefinition {
             name: name.into(),
             description: format!("Does\n{name}.\n\nMore text."),
@@ -324,7 +327,8 @@ mod tests {
         }
     }
 
-    fn billing() -> ToolDefinition {
+    /// A two-action tool whose actions declare `limit` differently.
+    pub(crate) fn billing() -> ToolDefinition {
         ToolDefinition {
             name: "billing".into(),
             description: "Invoices.".into(),
@@ -341,6 +345,12 @@ mod tests {
             ],
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{action, billing};
+    use super::*;
 
     #[test]
     fn flat_schema_is_one_object_with_the_union_of_fields() {

@@ -140,7 +140,7 @@ impl Server {
 /// stateless lifecycle, whose requests carry no session.
 fn request_context(
     context: &RmcpContext<RoleServer>,
-    session: &str,
+    session: &Arc<str>,
 ) -> (
     RequestContext,
     Option<mpsc::UnboundedReceiver<ProgressNotificationParam>>,
@@ -154,7 +154,7 @@ fn request_context(
     // A session that went through `initialize` has the client's info; a request of the
     // stateless lifecycle has none, and no session to key on.
     if context.peer.peer_info().is_some() {
-        ctx = ctx.with_caller(session);
+        ctx = ctx.with_caller(Arc::clone(session));
     }
     let Some(token) = context.meta.get_progress_token() else {
         return (ctx, None);
