@@ -497,19 +497,12 @@ pub(crate) async fn main() -> anyhow::Result<()> {
             server.serve_stdio().await?;
         }
         Mode::Http(addr) => {
-            let app = axum::Router::new().nest_service("/mcp", server.streamable_http_service());
-            use axum::serve::ListenerExt;
+            // Bound here to print the port the OS picked; `serve_http_on` sets TCP_NODELAY on
+            // each connection and applies fusion's HTTP defaults (timeouts, a session cap,
+            // Host and Origin checks).
             let listener = tokio::net::TcpListener::bind(&addr).await?;
             eprintln!("listening on http://{}/mcp", listener.local_addr()?);
-            // Streamable HTTP writes a response's headers and its event in separate writes:
-            // with Nagle's algorithm on, the second waits for the client's delayed ACK
-            // (about 40 ms a call).
-            let listener = listener.tap_io(|stream| {
-                if let Err(error) = stream.set_nodelay(true) {
-                    eprintln!("could not set TCP_NODELAY: {error}");
-                }
-            });
-            axum::serve(listener, app).await?;
+            server.serve_http_on(listener).await?;
         }
         Mode::Demo => demo::run(server, exposition).await?,
     }

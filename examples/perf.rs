@@ -143,7 +143,7 @@ fn envelope() -> Figure {
 /// copying it is not part of the work), in batches of 256, small enough that the copies stay in
 /// cache, as a request's arguments just parsed are.
 fn dispatch() -> Figure {
-    let tool = fixtures::Accounts;
+    let tool = std::sync::Arc::new(fixtures::Accounts);
     let schema = fixtures::deposit_validator();
     let arguments = fixtures::deposit_arguments();
     assert!(!fixtures::fusion_dispatch(&tool, arguments.clone()).is_error());

@@ -96,9 +96,14 @@ pub(crate) fn deposit_arguments() -> Map<String, Value> {
     }
 }
 
-/// fusion: `ToolExt::call` of the generated tool, polled once (the action is synchronous, so the
-/// future is ready at the first poll; no runtime involved on either side).
-pub(crate) fn fusion_dispatch(tool: &Accounts, arguments: Map<String, Value>) -> ToolResponse {
+/// fusion: `ToolExt::call` of the generated tool, kept in an `Arc` as a server keeps it (each
+/// call clones the `Arc`), polled once (the action is synchronous and no runtime is current,
+/// so it runs inline and the future is ready at the first poll; no runtime involved on either
+/// side).
+pub(crate) fn fusion_dispatch(
+    tool: &std::sync::Arc<Accounts>,
+    arguments: Map<String, Value>,
+) -> ToolResponse {
     let future = pin!(tool.call(arguments, RequestContext::new()));
     match future.poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(response) => response,

@@ -14,7 +14,7 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 mod fixtures;
 
 fn dispatch(c: &mut Criterion) {
-    let tool = fixtures::Accounts;
+    let tool = std::sync::Arc::new(fixtures::Accounts);
     let schema = fixtures::deposit_validator();
     let arguments = fixtures::deposit_arguments();
     // The arguments object is the input: each call gets its own copy, made outside the timing

@@ -65,7 +65,7 @@ proptest! {
         pairs in prop::collection::vec((key(), any_json()), 0..6)
     ) {
         let arguments: Map<String, Value> = pairs.into_iter().collect();
-        check_call(&Billing::seeded(), arguments).map_err(TestCaseError::fail)?;
+        check_call(Billing::seeded(), arguments).map_err(TestCaseError::fail)?;
     }
 }
 
@@ -89,7 +89,7 @@ fn a_panic_answered_as_internal_error_still_fails_the_property() {
     let Value::Object(arguments) = serde_json::json!({"action": "boom"}) else {
         unreachable!("an object literal")
     };
-    let outcome = check_call(&Panicky, arguments);
+    let outcome = check_call(Panicky, arguments);
     assert!(
         outcome.is_err(),
         "check_call accepted a call whose action panicked"

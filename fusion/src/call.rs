@@ -14,10 +14,13 @@
 //! call from outside, so a hand-written [`Tool`] gets the same guards as a generated one. A
 //! panic anywhere (in `prepare`, in a guard's middleware, in any poll of the handler) becomes
 //! an `INTERNAL_ERROR` response with an error id, its message logged and never shown; the
-//! server keeps serving.
+//! server keeps serving. A synchronous handler runs on Tokio's blocking pool
+//! ([`PreparedCall::blocking`](crate::PreparedCall::blocking)); a panic there is carried back
+//! to the polling task and caught by the same boundary.
 
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 use std::task::Poll;
 
 use serde_json::{Map, Value};
@@ -30,7 +33,8 @@ use crate::tool::Tool;
 
 /// Where a call goes: the tool, its guards, and how the client named it.
 pub(crate) struct Target<'a> {
-    pub(crate) tool: &'a dyn Tool,
+    /// The registered tool; the call takes its own clone of the `Arc` (`Tool::prepare`).
+    pub(crate) tool: &'a Arc<dyn Tool>,
     /// The guards configured for the tool, when it has any.
     pub(crate) gates: Option<&'a ToolGates>,
     /// For a call naming its action outside the arguments (the flat tool name
@@ -57,17 +61,18 @@ pub(crate) async fn run(
     }
     let flat = target.flat;
     catch_panics(async move {
-        let prepared = match target.tool.prepare(arguments) {
+        let prepared = match Arc::clone(target.tool).prepare(arguments) {
             Ok(prepared) => prepared,
             Err(refusal) => return refusal,
         };
         match target.gates {
-            None => prepared.run(context).await,
+            None => prepared.run(context, ()).await,
             // Boxed: the guards' state (permits, timer, middleware) is large, and an unguarded
             // call's future should not carry it.
             Some(gates) => {
                 let action = prepared.action_name();
-                Box::pin(gates.run(&action, flat, context, |context| prepared.run(context))).await
+                let run = |context, slots| prepared.run(context, slots);
+                Box::pin(gates.run(&action, flat, context, run)).await
             }
         }
     })
@@ -78,9 +83,15 @@ pub(crate) async fn run(
 /// limits beyond the tool's own validation. For tests that want the server's guards and
 /// names, use [`Tester`](crate::testing::Tester).
 ///
+/// Implemented for a tool by value (it is moved into an `Arc` for the call: one allocation),
+/// and for `&Arc<T>` and `&Arc<dyn Tool>` (the call clones the `Arc`), so a tool kept in an
+/// `Arc` is called again and again with `tool.call(..)`. The returned future owns what it
+/// needs (`'static`): it can be spawned.
+///
 /// ```
 /// use fusion::{RequestContext, ToolExt};
 /// use serde_json::json;
+/// use std::sync::Arc;
 ///
 /// /// Adds two numbers.
 /// #[fusion::tool]
@@ -94,42 +105,56 @@ pub(crate) async fn run(
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
 /// let arguments = json!({"a": 2, "b": 3}).as_object().unwrap().clone();
-/// let response = Add.call(arguments, RequestContext::new()).await;
+/// let response = Add.call(arguments.clone(), RequestContext::new()).await;
 /// assert_eq!(response.payload(), Some("5"));
+///
+/// let shared = Arc::new(Add);
+/// let spawned = tokio::spawn(shared.call(arguments, RequestContext::new()));
+/// assert_eq!(spawned.await.unwrap().payload(), Some("5"));
 /// # }
 /// ```
-pub trait ToolExt: Tool {
+pub trait ToolExt {
     /// Runs one call: routing, validation, the handler, panics caught. Nothing runs before
     /// the returned future is first polled.
     fn call(
-        &self,
+        self,
         arguments: Map<String, Value>,
         context: RequestContext,
-    ) -> impl Future<Output = ToolResponse> + Send + '_;
+    ) -> impl Future<Output = ToolResponse> + Send + 'static;
 }
 
 impl<T: Tool> ToolExt for T {
     fn call(
-        &self,
+        self,
         arguments: Map<String, Value>,
         context: RequestContext,
-    ) -> impl Future<Output = ToolResponse> + Send + '_ {
-        call_directly(self, arguments, context)
+    ) -> impl Future<Output = ToolResponse> + Send + 'static {
+        call_directly(Arc::new(self), arguments, context)
     }
 }
 
-impl ToolExt for dyn Tool {
+impl<T: Tool> ToolExt for &Arc<T> {
     fn call(
-        &self,
+        self,
         arguments: Map<String, Value>,
         context: RequestContext,
-    ) -> impl Future<Output = ToolResponse> + Send + '_ {
-        call_directly(self, arguments, context)
+    ) -> impl Future<Output = ToolResponse> + Send + 'static {
+        call_directly(Arc::<T>::clone(self), arguments, context)
+    }
+}
+
+impl ToolExt for &Arc<dyn Tool> {
+    fn call(
+        self,
+        arguments: Map<String, Value>,
+        context: RequestContext,
+    ) -> impl Future<Output = ToolResponse> + Send + 'static {
+        call_directly(Arc::clone(self), arguments, context)
     }
 }
 
 async fn call_directly(
-    tool: &dyn Tool,
+    tool: Arc<dyn Tool>,
     arguments: Map<String, Value>,
     context: RequestContext,
 ) -> ToolResponse {
@@ -138,7 +163,7 @@ async fn call_directly(
         max_depth: None,
     };
     let target = Target {
-        tool,
+        tool: &tool,
         gates: None,
         inject: None,
         flat: false,
@@ -191,9 +216,9 @@ mod tests {
         }
 
         fn prepare(
-            &self,
+            self: Arc<Self>,
             _arguments: Map<String, Value>,
-        ) -> Result<PreparedCall<'_>, ToolResponse> {
+        ) -> Result<PreparedCall, ToolResponse> {
             match self.0 {
                 "prepare" => panic!("in prepare"),
                 "blocking" => Ok(PreparedCall::blocking("panicky", |_| -> String {
@@ -231,8 +256,9 @@ mod tests {
             max_depth: None,
         };
         let arguments = serde_json::json!({"text": "far too long"});
+        let tool: Arc<dyn Tool> = Arc::new(Panicky("prepare"));
         let target = Target {
-            tool: &Panicky("prepare"),
+            tool: &tool,
             gates: None,
             inject: None,
             flat: false,

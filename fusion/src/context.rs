@@ -1,5 +1,6 @@
 //! The request context handed to actions: the request's `_meta`, its cancellation token, the
-//! progress channel, the calling client's self-reported name and who the caller is.
+//! progress channel, the calling client's self-reported name, who the caller is (the transport
+//! session, the authenticated principal) and, over Streamable HTTP, the HTTP request.
 
 use std::fmt;
 use std::future::Future;
@@ -7,6 +8,8 @@ use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
+
+use crate::auth::Principal;
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -33,6 +36,10 @@ struct Parts {
     progress: Option<ProgressReporter>,
     client: Option<String>,
     caller: Option<Arc<str>>,
+    principal: Option<Principal>,
+    /// The HTTP request the call came in (its body consumed), over Streamable HTTP.
+    #[cfg(feature = "http")]
+    http: Option<Arc<http::request::Parts>>,
 }
 
 /// The `_meta` of a context that has none.
@@ -94,6 +101,22 @@ impl RequestContext {
         self
     }
 
+    /// Sets the authenticated caller, in place of the one the HTTP request carries (see
+    /// [`RequestContext::principal`]): for tests and in-process callers, or a transport that
+    /// authenticates callers its own way.
+    pub fn with_principal(mut self, principal: Principal) -> RequestContext {
+        self.parts_mut().principal = Some(principal);
+        self
+    }
+
+    /// Sets the HTTP request the call came in (method, URI, headers, extensions; no body). A
+    /// server serving Streamable HTTP sets it from what rmcp hands over.
+    #[cfg(feature = "http")]
+    pub fn with_http_parts(mut self, parts: Arc<http::request::Parts>) -> RequestContext {
+        self.parts_mut().http = Some(parts);
+        self
+    }
+
     /// The request's `_meta` object (empty when the client sent none).
     pub fn meta(&self) -> &Map<String, Value> {
         self.parts.as_ref().map_or(&NO_META, |parts| &parts.meta)
@@ -125,6 +148,51 @@ impl RequestContext {
         self.parts.as_ref()?.caller.as_deref()
     }
 
+    /// The authenticated caller: the one set with [`RequestContext::with_principal`], else the
+    /// [`Principal`] extension of the HTTP request (put there by an auth layer such as
+    /// `fusion::auth::BearerAuth`, feature `auth`). `None` when the call is not
+    /// authenticated (stdio, in-process, HTTP without an auth layer). The scope checks of the
+    /// guards read it, and the rate limits key on its subject.
+    pub fn principal(&self) -> Option<&Principal> {
+        let parts = self.parts.as_ref()?;
+        if let Some(principal) = &parts.principal {
+            return Some(principal);
+        }
+        #[cfg(feature = "http")]
+        if let Some(http) = &parts.http {
+            return http.extensions.get::<Principal>();
+        }
+        None
+    }
+
+    /// The HTTP request the call came in (method, URI, version, headers and extensions; the
+    /// body is consumed by the transport), when it came over Streamable HTTP. A layer's own
+    /// request extensions are in `http_parts()?.extensions`.
+    #[cfg(feature = "http")]
+    pub fn http_parts(&self) -> Option<&http::request::Parts> {
+        self.parts.as_ref()?.http.as_deref()
+    }
+
+    /// The HTTP request's headers, when the call came over Streamable HTTP.
+    #[cfg(feature = "http")]
+    pub fn headers(&self) -> Option<&http::HeaderMap> {
+        self.http_parts().map(|parts| &parts.headers)
+    }
+
+    /// The network peer of the HTTP request ([`ClientAddr`](crate::auth::ClientAddr), when the
+    /// server's accept loop recorded it): the client, or the last proxy in front of the
+    /// server. `None` for other transports, and always without the `http` feature.
+    pub fn client_addr(&self) -> Option<std::net::SocketAddr> {
+        #[cfg(feature = "http")]
+        if let Some(http) = self.http_parts() {
+            return http
+                .extensions
+                .get::<crate::auth::ClientAddr>()
+                .map(|addr| addr.0);
+        }
+        None
+    }
+
     /// Reports progress; does nothing when the client asked for no progress.
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         if let Some(report) = self
@@ -148,7 +216,8 @@ impl fmt::Debug for RequestContext {
             )
             .field("client", &self.client())
             .field("caller", &self.caller())
-            .finish()
+            .field("principal", &self.principal())
+            .finish_non_exhaustive()
     }
 }
 

@@ -101,6 +101,13 @@ pub struct ActionDefinition {
     /// exactly one action. MCP requires an object schema: a server omits a schema whose
     /// top-level `type` is not `"object"` and logs a warning.
     pub output_schema: Option<Map<String, Value>>,
+    /// The OAuth scopes a caller's [`Principal`](crate::auth::Principal) must hold to call the
+    /// action (`invoices:write`), in declaration order; empty when the action needs none.
+    /// Declared with `#[action(scopes("invoices:write"))]` (or on the whole tool), recorded
+    /// from the tool's guards by [`ToolGuards::declare_errors`](crate::guard::ToolGuards::declare_errors);
+    /// advertised in the tool's `_meta["fusion/scopes"]` and recorded in the lockfile. The
+    /// guards check them (`FORBIDDEN`, `UNAUTHORIZED`).
+    pub scopes: Vec<String>,
 }
 
 /// A tool: a name, a description and its actions.

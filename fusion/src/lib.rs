@@ -131,9 +131,11 @@
 //! A tool called directly with [`ToolExt::call`] runs `prepare` and the handler inside the same
 //! panic boundary, without argument limits or guards.
 //!
-//! A synchronous action (`fn`, not `async fn`) runs on the task that polls the call: its
-//! timeout cannot interrupt it, so keep long or blocking work in `async fn` actions (with
-//! `tokio::task::spawn_blocking` for blocking code).
+//! A synchronous action (`fn`, not `async fn`) may block: inside a Tokio runtime it runs on the
+//! runtime's blocking pool, off the async workers, and its timeout answers `TIMEOUT` at the
+//! deadline. Its thread cannot be killed: it runs to its end, its output discarded, with its
+//! [`RequestContext`] cancelled at the deadline so it can stop early (see
+//! [`PreparedCall::blocking`]).
 
 //! # The `<tool_error>` envelope
 //!
@@ -307,6 +309,7 @@
 //! (`examples/tests/billing_contract.rs` runs this snapshot; fusion itself does not depend on
 //! `insta`.)
 
+pub mod auth;
 mod call;
 pub mod client;
 mod code;

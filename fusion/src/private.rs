@@ -394,6 +394,7 @@ mod tests {
                 errors: Vec::new(),
                 secret_fields: Vec::new(),
                 output_schema: None,
+                scopes: Vec::new(),
             }],
         };
         let first = runtime(&CELL, definition).unwrap() as *const ToolRuntime;

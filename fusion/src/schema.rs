@@ -324,6 +324,7 @@ pub(crate) mod fixtures {
             errors: Vec::new(),
             secret_fields: Vec::new(),
             output_schema: None,
+            scopes: Vec::new(),
         }
     }
 

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -25,15 +26,21 @@ use crate::response::ToolResponse;
 /// 3. the prepared call's handler runs under the timeout, inside one panic boundary.
 ///
 /// A hand-written tool implements the first step only, so it gets exactly the guards
-/// configured for it:
+/// configured for it. `prepare` takes the tool by `Arc` and returns a call that owns what it
+/// needs (like a tower `Service` future, or axum's cloned state): a handler that uses the tool
+/// moves the `Arc` in, so the call can outlive the borrow of the registry it came from, and a
+/// synchronous handler can run on another thread (see [`PreparedCall::blocking`]).
 ///
 /// ```
 /// use fusion::{ActionDefinition, PreparedCall, Tool, ToolDefinition, ToolResponse};
 /// use fusion::guard::{GuardSpec, ToolGuards};
 /// use serde_json::{Map, Value, json};
+/// use std::sync::Arc;
 /// use std::time::Duration;
 ///
-/// struct Ping;
+/// struct Ping {
+///     reply: &'static str,
+/// }
 ///
 /// impl Tool for Ping {
 ///     fn definition(&self) -> ToolDefinition {
@@ -49,19 +56,20 @@ use crate::response::ToolResponse;
 ///                 errors: Vec::new(),
 ///                 secret_fields: Vec::new(),
 ///                 output_schema: None,
+///                 scopes: Vec::new(),
 ///             }],
 ///         }
 ///     }
 ///
-///     fn prepare(&self, arguments: Map<String, Value>) -> Result<PreparedCall<'_>, ToolResponse> {
+///     fn prepare(self: Arc<Self>, arguments: Map<String, Value>) -> Result<PreparedCall, ToolResponse> {
 ///         if !arguments.is_empty() {
 ///             return Err(ToolResponse::error(fusion::ToolError::new(
 ///                 "VALIDATION_ERROR",
 ///                 "`ping` takes no arguments.",
 ///             )));
 ///         }
-///         // A single-function tool's action is named like the tool.
-///         Ok(PreparedCall::new("ping", |_context| async { "pong" }))
+///         // A single-function tool's action is named like the tool. The handler owns `self`.
+///         Ok(PreparedCall::new("ping", move |_context| async move { self.reply }))
 ///     }
 ///
 ///     fn guards(&self) -> ToolGuards {
@@ -74,7 +82,7 @@ use crate::response::ToolResponse;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
-/// let tester = fusion::testing::Tester::new().tool(Ping);
+/// let tester = fusion::testing::Tester::new().tool(Ping { reply: "pong" });
 /// tester.call("ping", json!({})).await.assert_text("pong");
 /// # }
 /// ```
@@ -87,9 +95,15 @@ pub trait Tool: Send + Sync + 'static {
     /// response refusing it (`MISSING_DISCRIMINATOR`, `UNKNOWN_ACTION`, a
     /// `<validation_error>`). Runs before any guard, and does no I/O.
     ///
+    /// The runtime hands each call its own clone of the registered `Arc` (one reference-count
+    /// increment); a handler that needs the tool moves it in.
+    ///
     /// # Errors
     /// The response to send instead of running the call.
-    fn prepare(&self, arguments: Map<String, Value>) -> Result<PreparedCall<'_>, ToolResponse>;
+    fn prepare(
+        self: Arc<Self>,
+        arguments: Map<String, Value>,
+    ) -> Result<PreparedCall, ToolResponse>;
 
     /// The guards the tool declares for itself (`#[fusion::tool(concurrency(..), timeout =
     /// ..)]`, `#[action(rate_limit(..))]`): none by default. A server reads them once, at
@@ -101,32 +115,36 @@ pub trait Tool: Send + Sync + 'static {
 
 /// A call routed to one action with its arguments validated, waiting for its guards: what
 /// [`Tool::prepare`] returns. Holds the action's name (the guards are looked up by it) and the
-/// handler, which gets the request's context when it runs.
+/// handler, which gets the request's context when it runs. It owns everything it uses
+/// (`'static`): a handler that needs the tool holds its `Arc`.
 #[must_use = "a prepared call does nothing until the runtime runs it"]
-pub struct PreparedCall<'a> {
+pub struct PreparedCall {
     action: Cow<'static, str>,
-    handler: Handler<'a>,
+    handler: Handler,
 }
 
-enum Handler<'a> {
-    Async(Box<dyn FnOnce(RequestContext) -> BoxFuture<'a, ToolResponse> + Send + 'a>),
-    Blocking(Box<dyn FnOnce(RequestContext) -> ToolResponse + Send + 'a>),
+type AsyncHandler = Box<dyn FnOnce(RequestContext) -> BoxFuture<'static, ToolResponse> + Send>;
+type BlockingHandler = Box<dyn FnOnce(RequestContext) -> ToolResponse + Send>;
+
+enum Handler {
+    Async(AsyncHandler),
+    Blocking(BlockingHandler),
 }
 
-impl<'a> PreparedCall<'a> {
+impl PreparedCall {
     /// A call of `action` (the discriminator value; for a single-function tool, the tool's
     /// name) whose handler is asynchronous: `handler` gets the request context and returns a
-    /// future of any [`IntoToolResponse`] output.
-    pub fn new<F, Fut>(action: impl Into<Cow<'static, str>>, handler: F) -> PreparedCall<'a>
+    /// future of any [`IntoToolResponse`] output. The future runs on the task that polls the
+    /// call; at a timeout, or when the client cancels, it is dropped.
+    pub fn new<F, Fut>(action: impl Into<Cow<'static, str>>, handler: F) -> PreparedCall
     where
-        F: FnOnce(RequestContext) -> Fut + Send + 'a,
-        Fut: Future<Output: IntoToolResponse> + Send + 'a,
+        F: FnOnce(RequestContext) -> Fut + Send + 'static,
+        Fut: Future<Output: IntoToolResponse> + Send + 'static,
     {
-        let handler: Box<dyn FnOnce(RequestContext) -> BoxFuture<'a, ToolResponse> + Send + 'a> =
-            Box::new(move |context| {
-                let future = handler(context);
-                Box::pin(async move { future.await.into_tool_response() })
-            });
+        let handler: AsyncHandler = Box::new(move |context| {
+            let future = handler(context);
+            Box::pin(async move { future.await.into_tool_response() })
+        });
         PreparedCall {
             action: action.into(),
             handler: Handler::Async(handler),
@@ -134,10 +152,28 @@ impl<'a> PreparedCall<'a> {
     }
 
     /// [`PreparedCall::new`] with a synchronous handler: a plain function that returns its
-    /// output.
-    pub fn blocking<F, R>(action: impl Into<Cow<'static, str>>, handler: F) -> PreparedCall<'a>
+    /// output, free to block (file or database I/O, a long computation).
+    ///
+    /// When the call is polled inside a Tokio runtime, the handler runs on the runtime's
+    /// blocking pool (`tokio::task::spawn_blocking`), never on an async worker, so a slow
+    /// action does not stall the other calls. The blocking thread is inside the runtime
+    /// (`tokio::spawn` and `Handle::current` work there), with the caller's `tracing`
+    /// subscriber and span, but the calling task's `tokio::task_local!` values are not set
+    /// there. The pool has a bounded number of threads (512 by default, tokio's
+    /// `Builder::max_blocking_threads`); past it, a blocking call waits for a thread, under its
+    /// timeout. Outside a runtime (a call driven by `futures::executor::block_on`), the
+    /// handler runs inline, at the first poll.
+    ///
+    /// A thread cannot be stopped from outside. When the call ends before the handler does
+    /// (its timeout passed, the client cancelled, the call's future was dropped), the call is
+    /// answered at once (`TIMEOUT` at the deadline) and the handler keeps its thread until it
+    /// returns; its output is then discarded. The handler's context is cancelled at that moment
+    /// ([`RequestContext::is_cancelled`] turns `true`): a long handler that checks it between
+    /// steps stops early. The call's concurrency slots stay taken until the handler returns,
+    /// so a limit also bounds the threads its timed-out calls still occupy.
+    pub fn blocking<F, R>(action: impl Into<Cow<'static, str>>, handler: F) -> PreparedCall
     where
-        F: FnOnce(RequestContext) -> R + Send + 'a,
+        F: FnOnce(RequestContext) -> R + Send + 'static,
         R: IntoToolResponse,
     {
         PreparedCall {
@@ -159,16 +195,26 @@ impl<'a> PreparedCall<'a> {
     }
 
     /// The handler's response, given the request's context. Only the runtime's call path runs
-    /// it (inside its guards and panic boundary).
-    pub(crate) async fn run(self, context: RequestContext) -> ToolResponse {
+    /// it (inside its guards and panic boundary). `keep` (the call's concurrency slots) lives
+    /// as long as the handler: it is dropped with an async handler's future, and when a
+    /// blocking handler returns, on its thread, even after the call was answered without it.
+    pub(crate) async fn run<K: Send + 'static>(
+        self,
+        context: RequestContext,
+        keep: K,
+    ) -> ToolResponse {
         match self.handler {
-            Handler::Async(handler) => handler(context).await,
-            Handler::Blocking(handler) => handler(context),
+            Handler::Async(handler) => {
+                let response = handler(context).await;
+                drop(keep);
+                response
+            }
+            Handler::Blocking(handler) => run_blocking(handler, context, keep).await,
         }
     }
 }
 
-impl fmt::Debug for PreparedCall<'_> {
+impl fmt::Debug for PreparedCall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self.handler {
             Handler::Async(_) => "async",
@@ -178,5 +224,54 @@ impl fmt::Debug for PreparedCall<'_> {
             .field("action", &self.action)
             .field("handler", &kind)
             .finish()
+    }
+}
+
+/// Runs a blocking handler on the current Tokio runtime's blocking pool, or inline outside a
+/// runtime. The handler gets its own cancellation token, a child of the request's, cancelled
+/// when this future is dropped before the thread returns (timeout, client cancellation): the
+/// handler learns the call is over without the request's token being cancelled for anyone
+/// else. A panic on the blocking thread is resumed here, so the call path's one panic boundary
+/// answers it like a panic in an async handler.
+async fn run_blocking<K: Send + 'static>(
+    handler: BlockingHandler,
+    context: RequestContext,
+    keep: K,
+) -> ToolResponse {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        let response = handler(context);
+        drop(keep);
+        return response;
+    };
+    let token = context.cancellation().child_token();
+    let context = context.with_cancellation(token.clone());
+    // The caller's `tracing` subscriber and span, so the action logs as it would inline.
+    let dispatch = tracing::dispatcher::get_default(tracing::Dispatch::clone);
+    let span = tracing::Span::current();
+    let thread = runtime.spawn_blocking(move || {
+        let response = tracing::dispatcher::with_default(&dispatch, || {
+            let _span = span.enter();
+            handler(context)
+        });
+        // The slots go back once the thread is done, whether or not anyone still waits.
+        drop(keep);
+        response
+    });
+    let abandoned = token.drop_guard();
+    let joined = thread.await;
+    abandoned.disarm();
+    match joined {
+        Ok(response) => response,
+        Err(error) => match error.try_into_panic() {
+            Ok(payload) => std::panic::resume_unwind(payload),
+            // The runtime shut down before the thread ran the handler.
+            Err(_) => ToolResponse::error(
+                crate::error::ToolError::new(
+                    crate::code::ErrorCode::ServerBusy,
+                    "The server is shutting down; the call did not run.",
+                )
+                .suggest("Call it again once the server is back."),
+            ),
+        },
     }
 }

@@ -55,7 +55,8 @@ impl Busy {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spawned_joined_and_local_calls_are_all_answered() {
-    let tool: &'static Busy = Box::leak(Box::new(Busy));
+    // A call owns what it needs: its future can be spawned.
+    let tool = Arc::new(Busy);
     let spawned = tokio::spawn(tool.call(action("count", json!({"n": 1})), RequestContext::new()));
     assert!(!spawned.await.unwrap().is_error());
 
@@ -398,6 +399,7 @@ async fn through_a_real_server_the_guarded_action_is_limited_and_the_others_are_
 
 // --- hand-written tools --------------------------------------------------------------------
 
+/// Written by hand: the handlers that use the tool own its `Arc`.
 struct Hand;
 
 impl Tool for Hand {
@@ -405,7 +407,10 @@ impl Tool for Hand {
         Mixed::default().definition()
     }
 
-    fn prepare(&self, arguments: Map<String, Value>) -> Result<PreparedCall<'_>, ToolResponse> {
+    fn prepare(
+        self: Arc<Self>,
+        arguments: Map<String, Value>,
+    ) -> Result<PreparedCall, ToolResponse> {
         match arguments.get("action").and_then(Value::as_str) {
             Some("free") => Ok(PreparedCall::blocking("free", |_| "blocking")),
             Some("free_async") => Ok(PreparedCall::new("free_async", move |_| async move {
@@ -444,6 +449,7 @@ impl Tool for Hand {
 #[tokio::test]
 async fn a_hand_written_tool_gets_exactly_the_guards_configured_for_it() {
     let seen = Arc::new(AtomicUsize::new(0));
+    let hand = Arc::new(Hand);
     let tester = Tester::new().tool(Hand).guard(
         "mixed.free_async",
         GuardSpec::new().middleware(Count(Arc::clone(&seen))),
@@ -478,9 +484,9 @@ async fn a_hand_written_tool_gets_exactly_the_guards_configured_for_it() {
         .call("mixed.nope", json!({}))
         .await
         .assert_error(ErrorCode::UnknownAction);
-    // Called directly, it runs unguarded.
+    // Called directly (through an `Arc`, again and again), it runs unguarded.
     for _ in 0..3 {
-        let direct = Hand
+        let direct = hand
             .call(action("free", json!({})), RequestContext::new())
             .await;
         assert_eq!(direct.payload(), Some("blocking"));
@@ -510,7 +516,7 @@ impl Engine {
 #[tokio::test]
 async fn actions_named_start_and_call_are_served() {
     let response = ToolExt::call(
-        &Engine,
+        Engine,
         action("start", json!({"n": 1})),
         RequestContext::new(),
     )
@@ -520,7 +526,7 @@ async fn actions_named_start_and_call_are_served() {
         format!("{:?}", ToolResponse::text("2"))
     );
     let response = ToolExt::call(
-        &Engine,
+        Engine,
         action("call", json!({"n": 1})),
         RequestContext::new(),
     )

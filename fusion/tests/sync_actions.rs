@@ -1,11 +1,13 @@
-//! Synchronous actions: nothing runs before the call is first polled, and then it runs inside
-//! the poller's context (a runtime, a task-local scope, a worker). Behind guards they wait
-//! for them, run exactly once (or not at all when refused or cancelled), and a panic comes
-//! back as `INTERNAL_ERROR`.
+//! Synchronous actions: nothing runs before the call is first polled; inside a Tokio runtime
+//! they run on its blocking pool (inside the runtime and the caller's `tracing` span, without
+//! the caller's task-locals), so they neither starve the async workers nor outlast their
+//! timeout, and see their context cancelled when the call ends without them; outside a
+//! runtime they run inline. Behind guards they wait for them, run exactly once (or not at all
+//! when refused or cancelled), and a panic comes back as `INTERNAL_ERROR`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fusion::guard::{ConcurrencyLimit, GuardRequest, GuardSpec, Middleware, Next};
 use fusion::testing::Tester;
@@ -169,8 +171,9 @@ fn poll_once(future: &mut BoxFuture<'_, ToolResponse>) -> std::task::Poll<ToolRe
 }
 
 #[test]
-fn a_call_does_nothing_until_polled_and_a_synchronous_one_ends_at_the_first_poll() {
-    let desk = Desk::default();
+fn a_call_does_nothing_until_polled_and_outside_a_runtime_a_synchronous_one_ends_at_the_first_poll()
+{
+    let desk = Arc::new(Desk::default());
     let runs = Arc::clone(&desk.runs);
     drop(desk.call(action("answer"), RequestContext::new()));
     assert_eq!(runs.load(Ordering::SeqCst), 0, "a dropped call never ran");
@@ -209,10 +212,18 @@ struct Where;
 /// Where the action runs.
 #[fusion::tool]
 impl Where {
-    /// The tenant of the task-local scope.
+    /// The tenant of the task-local scope, if it is set where the action runs.
     #[action]
     fn tenant(&self) -> String {
-        TENANT.with(|tenant| (*tenant).to_owned())
+        TENANT
+            .try_with(|tenant| (*tenant).to_owned())
+            .unwrap_or_else(|_| "unset".to_owned())
+    }
+
+    /// The tenant, asynchronously: on the calling task.
+    #[action]
+    async fn tenant_async(&self) -> String {
+        self.tenant()
     }
 
     /// Spawns a task, which needs a tokio runtime.
@@ -227,66 +238,260 @@ impl Where {
     fn thread(&self) -> String {
         std::thread::current().name().unwrap_or_default().to_owned()
     }
+
+    /// The name of the current `tracing` span.
+    #[action]
+    fn span(&self) -> String {
+        let span = tracing::Span::current();
+        span.metadata().map_or("none", |m| m.name()).to_owned()
+    }
 }
 
 fn action(name: &str) -> Map<String, Value> {
     Map::from_iter([("action".to_owned(), json!(name))])
 }
 
-/// A runtime whose workers are named `worker`.
+fn text(response: &ToolResponse) -> String {
+    response
+        .payload()
+        .unwrap_or_else(|| panic!("{response:?}"))
+        .to_owned()
+}
+
+/// A runtime with no worker threads, whose other threads (the blocking pool) are named `pool`.
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .thread_name("worker")
+    tokio::runtime::Builder::new_current_thread()
+        .thread_name("pool")
         .build()
         .unwrap()
 }
 
-/// `call` itself made inside the context.
 #[test]
-fn a_call_made_inside_a_context_runs_its_synchronous_action_there() {
+fn inside_a_runtime_a_synchronous_action_runs_on_its_blocking_pool_inside_the_runtime() {
     let rt = runtime();
-    let call = |name: &str| Where.call(action(name), RequestContext::new());
-    let tenant = rt.block_on(TENANT.scope("acme", async { call("tenant").await }));
-    assert_eq!(
-        format!("{tenant:?}"),
-        format!("{:?}", ToolResponse::text("acme"))
-    );
-    assert!(!rt.block_on(async { call("spawns").await }).is_error());
-    let thread = rt
-        .block_on(rt.spawn(async move { call("thread").await }))
-        .unwrap();
-    assert_eq!(
-        format!("{thread:?}"),
-        format!("{:?}", ToolResponse::text("worker"))
-    );
+    // `block_on` polls the call on this thread; the action runs on a thread of the pool.
+    let thread = rt.block_on(Where.call(action("thread"), RequestContext::new()));
+    assert_eq!(text(&thread), "pool");
+    let spawns = rt.block_on(Where.call(action("spawns"), RequestContext::new()));
+    assert_eq!(text(&spawns), "spawned");
 }
 
-// A call does nothing before its first poll, like any future: each call below is made outside
-// the context and wrapped in it, and its synchronous action still runs inside it.
-
 #[test]
-fn block_on_of_a_call_runs_its_synchronous_action_inside_the_runtime() {
-    let response = runtime().block_on(Where.call(action("spawns"), RequestContext::new()));
-    assert!(!response.is_error(), "{response:?}");
+fn outside_a_runtime_a_synchronous_action_runs_inline() {
+    let here = std::thread::current().name().unwrap_or_default().to_owned();
+    let thread = futures::executor::block_on(Where.call(action("thread"), RequestContext::new()));
+    assert_eq!(text(&thread), here);
 }
 
 #[tokio::test]
-async fn a_task_local_scope_around_a_call_reaches_its_synchronous_action() {
-    let response = TENANT
-        .scope("acme", Where.call(action("tenant"), RequestContext::new()))
-        .await;
-    assert!(!response.is_error(), "{response:?}");
+async fn the_callers_task_locals_reach_an_async_action_but_not_a_synchronous_one() {
+    let call = |name: &str| TENANT.scope("acme", Where.call(action(name), RequestContext::new()));
+    assert_eq!(text(&call("tenant_async").await), "acme");
+    assert_eq!(text(&call("tenant").await), "unset");
 }
 
-#[test]
-fn a_spawned_call_runs_its_synchronous_action_on_a_worker() {
-    let rt = runtime();
-    let _enter = rt.enter();
-    let spawned = tokio::spawn(Where.call(action("thread"), RequestContext::new()));
-    let response = rt.block_on(spawned).unwrap();
-    assert_eq!(
-        format!("{response:?}"),
-        format!("{:?}", ToolResponse::text("worker"))
+#[tokio::test]
+async fn a_synchronous_action_runs_inside_the_callers_tracing_span() {
+    use tracing::Instrument as _;
+    let _subscriber = tracing::subscriber::set_default(tracing_subscriber::registry());
+    let response = Where
+        .call(action("span"), RequestContext::new())
+        .instrument(tracing::info_span!("request"))
+        .await;
+    assert_eq!(text(&response), "request");
+}
+
+// --- blocking actions do not hold the call up ----------------------------------------------------
+
+/// Blocks its thread.
+#[derive(Clone, Default)]
+struct Sleeper {
+    /// Whether `patient` saw its context cancelled, once it returned.
+    saw_cancellation: Arc<Mutex<Option<bool>>>,
+}
+
+/// Blocking actions.
+#[fusion::tool]
+impl Sleeper {
+    /// Sleeps two seconds, past its timeout.
+    #[action(timeout = "200ms")]
+    fn nap(&self) -> String {
+        std::thread::sleep(Duration::from_secs(2));
+        "rested".to_owned()
+    }
+
+    /// Sleeps a second and a half, with no timeout.
+    #[action]
+    fn snooze(&self) -> String {
+        std::thread::sleep(Duration::from_millis(1500));
+        "rested".to_owned()
+    }
+
+    /// Answers at once, asynchronously.
+    #[action]
+    async fn ping(&self) -> String {
+        "pong".to_owned()
+    }
+
+    /// Works in steps until its context is cancelled (or ten seconds pass).
+    #[action(timeout = "100ms")]
+    fn patient(&self, ctx: RequestContext) -> String {
+        let give_up = Instant::now() + Duration::from_secs(10);
+        while !ctx.is_cancelled() && Instant::now() < give_up {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        *self.saw_cancellation.lock().unwrap() = Some(ctx.is_cancelled());
+        "done".to_owned()
+    }
+}
+
+/// Waits (up to five seconds) until `sleeper.patient` has returned; whether it saw its
+/// context cancelled.
+async fn patient_returned(sleeper: &Sleeper) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Some(saw) = *sleeper.saw_cancellation.lock().unwrap() {
+            return saw;
+        }
+        assert!(Instant::now() < deadline, "`patient` never returned");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocking_action_past_its_timeout_is_answered_timeout_at_the_deadline() {
+    let tester = Tester::new().tool(Sleeper::default());
+    let started = Instant::now();
+    tester
+        .call("sleeper.nap", json!({}))
+        .await
+        .assert_error(ErrorCode::Timeout);
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_millis(1500),
+        "answered after {took:?}, not at the 200 ms deadline"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocking_actions_on_every_worker_do_not_hold_up_another_call() {
+    let tester = Arc::new(Tester::new().tool(Sleeper::default()));
+    let started = Instant::now();
+    // As many sleeping calls as the runtime has workers.
+    let sleepers: Vec<_> = (0..2)
+        .map(|_| {
+            let tester = Arc::clone(&tester);
+            tokio::spawn(async move { tester.call("sleeper.snooze", json!({})).await })
+        })
+        .collect();
+    // Let both start sleeping.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let other = {
+        let tester = Arc::clone(&tester);
+        tokio::spawn(async move { tester.call("sleeper.ping", json!({})).await })
+    };
+    other.await.unwrap().assert_text("pong");
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_millis(1000),
+        "the async call waited {took:?}, for the sleepers"
+    );
+    for sleeper in sleepers {
+        sleeper.await.unwrap().assert_text("rested");
+    }
+}
+
+#[tokio::test]
+async fn a_cooperative_blocking_action_sees_its_context_cancelled_at_the_timeout() {
+    let sleeper = Sleeper::default();
+    let tester = Tester::new().tool(sleeper.clone());
+    let started = Instant::now();
+    tester
+        .call("sleeper.patient", json!({}))
+        .await
+        .assert_error(ErrorCode::Timeout);
+    assert!(patient_returned(&sleeper).await, "saw the cancellation");
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn a_blocking_action_sees_its_context_cancelled_when_the_client_cancels() {
+    let sleeper = Sleeper::default();
+    // `patient`'s own timeout is 100 ms; a longer one configured here replaces it, so the
+    // client's cancellation comes first.
+    let tester = Tester::new().tool(sleeper.clone()).guard(
+        "sleeper.patient",
+        GuardSpec::new().timeout(Duration::from_secs(30)),
+    );
+    let context = RequestContext::new();
+    let cancel = context.cancellation().clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        cancel.cancel();
+    });
+    tester
+        .call_with("sleeper.patient", json!({}), context)
+        .await
+        .assert_cancelled();
+    assert!(patient_returned(&sleeper).await, "saw the cancellation");
+}
+
+/// Written by hand: a blocking handler that owns the tool's `Arc`, under the tool's own
+/// timeout.
+#[derive(Default)]
+struct Stubborn {
+    /// Whether the handler saw its context cancelled, once it returned.
+    saw_cancellation: Arc<Mutex<Option<bool>>>,
+}
+
+impl fusion::Tool for Stubborn {
+    fn definition(&self) -> fusion::ToolDefinition {
+        fusion::ToolDefinition {
+            name: "stubborn".to_owned(),
+            description: "Works until told to stop.".to_owned(),
+            discriminator: None,
+            actions: Vec::new(),
+        }
+    }
+
+    fn prepare(
+        self: Arc<Self>,
+        _arguments: Map<String, Value>,
+    ) -> Result<fusion::PreparedCall, ToolResponse> {
+        Ok(fusion::PreparedCall::blocking("stubborn", move |ctx| {
+            let give_up = Instant::now() + Duration::from_secs(10);
+            while !ctx.is_cancelled() && Instant::now() < give_up {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            *self.saw_cancellation.lock().unwrap() = Some(ctx.is_cancelled());
+            "stopped"
+        }))
+    }
+
+    fn guards(&self) -> fusion::guard::ToolGuards {
+        fusion::guard::ToolGuards {
+            tool: GuardSpec::new().timeout(Duration::from_millis(50)),
+            actions: Vec::new(),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_hand_written_blocking_handler_is_stopped_by_its_own_timeout_and_told_so() {
+    let stubborn = Stubborn::default();
+    let saw_cancellation = Arc::clone(&stubborn.saw_cancellation);
+    let tester = Tester::new().tool(stubborn);
+    tester
+        .call("stubborn", json!({}))
+        .await
+        .assert_error(ErrorCode::Timeout);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Some(saw) = *saw_cancellation.lock().unwrap() {
+            assert!(saw, "the handler returned without seeing the cancellation");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the handler never returned");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }

@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     // A fresh, seeded tool per input: a charge in one input must not change the next.
-    if let Err(problem) = check_call(&billing::Billing::seeded(), arguments) {
+    if let Err(problem) = check_call(billing::Billing::seeded(), arguments) {
         panic!("{problem}");
     }
 });

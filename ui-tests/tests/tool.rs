@@ -13,7 +13,7 @@ mod outcomes;
 #[path = "tool/output_schema.rs"]
 mod output_schema;
 
-use fusion::{RequestContext, Tool, ToolExt, ToolResponse};
+use fusion::{RequestContext, ToolExt, ToolResponse};
 use serde_json::{Map, Value};
 
 // --- helpers ---------------------------------------------------------------------------------
@@ -25,7 +25,8 @@ fn object(value: Value) -> Map<String, Value> {
     }
 }
 
-async fn call(tool: &impl Tool, arguments: Value) -> ToolResponse {
+/// One direct call: `tool` by value, or a `&Arc` of one to call again.
+async fn call(tool: impl ToolExt, arguments: Value) -> ToolResponse {
     tool.call(object(arguments), RequestContext::new()).await
 }
 

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 /// Calls `tool` with `arguments` in-process. The billing actions are synchronous, so the call is
 /// ready within a few polls; one that is not is reported as a hang.
-pub fn call(tool: &dyn Tool, arguments: Map<String, Value>) -> Result<ToolResponse, String> {
+pub fn call(tool: impl Tool, arguments: Map<String, Value>) -> Result<ToolResponse, String> {
     let mut future = pin!(tool.call(arguments, RequestContext::new()));
     let mut cx = Context::from_waker(Waker::noop());
     for _ in 0..1000 {
@@ -58,7 +58,7 @@ fn watch_panics() {
 /// The property: the call answers without a panic (not even one the call machinery catches
 /// and answers as `INTERNAL_ERROR`), and every envelope of the answer (the error, or each
 /// warning next to a success) is well-formed.
-pub fn check_call(tool: &dyn Tool, arguments: Map<String, Value>) -> Result<(), String> {
+pub fn check_call(tool: impl Tool, arguments: Map<String, Value>) -> Result<(), String> {
     watch_panics();
     PANICKED.with(|p| p.set(false));
     let response = call(tool, arguments)?;

@@ -8,7 +8,7 @@ use proc_macro2::TokenStream;
 use syn::{Attribute, Meta};
 
 use super::Errors;
-use super::guard::{ConcurrencyArgs, DurationLit, GuardArgs, RateLimitArgs};
+use super::guard::{ConcurrencyArgs, DurationLit, GuardArgs, RateLimitArgs, ScopesArg};
 use crate::crate_path::CratePath;
 
 /// `#[fusion::tool(name = "billing", description = "…", discriminator = "op", output_schema,
@@ -35,8 +35,8 @@ pub(crate) struct ToolArgs {
 /// `#[action(name = "list", description = "…", output_schema, read_only, destructive = false,
 /// …)]`.
 ///
-/// Each option is one field, the guard options (`timeout`, `rate_limit`, `concurrency`)
-/// included.
+/// Each option is one field, the guard options (`timeout`, `rate_limit`, `concurrency`,
+/// `scopes`) included.
 #[derive(Debug, Default, FromMeta)]
 pub(crate) struct ActionArgs {
     /// The action name, the discriminator value; defaults to the method name.
@@ -56,6 +56,8 @@ pub(crate) struct ActionArgs {
     pub(crate) rate_limit: Option<RateLimitArgs>,
     /// `timeout = ".."`.
     pub(crate) timeout: Option<DurationLit>,
+    /// `scopes("invoices:write", ..)`: the OAuth scopes a caller must hold.
+    pub(crate) scopes: Option<ScopesArg>,
 }
 
 impl ActionArgs {
@@ -65,6 +67,7 @@ impl ActionArgs {
             concurrency: self.concurrency.clone(),
             rate_limit: self.rate_limit.clone(),
             timeout: self.timeout,
+            scopes: self.scopes.clone(),
         }
     }
 }

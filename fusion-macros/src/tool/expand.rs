@@ -58,12 +58,12 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
             }
 
             fn prepare(
-                &self,
+                self: ::std::sync::Arc<Self>,
                 __fusion_arguments: #private::serde_json::Map<
                     ::std::string::String,
                     #private::serde_json::Value,
                 >,
-            ) -> ::core::result::Result<#private::PreparedCall<'_>, #private::ToolResponse> {
+            ) -> ::core::result::Result<#private::PreparedCall, #private::ToolResponse> {
                 #prepare
             }
 
@@ -312,6 +312,7 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
             errors: #errors,
             secret_fields: ::std::vec::Vec::new(),
             output_schema: #output_schema,
+            scopes: ::std::vec::Vec::new(),
         }
     }
 }
@@ -437,7 +438,8 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
         Shape::Impl(_) => quote!(Self::#method),
         Shape::Function { .. } => quote!(#method),
     };
-    let receiver = action.receiver.map(|_| quote!(self));
+    // The handler owns the tool's `Arc` (moved into the closure); `&self` borrows from it.
+    let receiver = action.receiver.map(|_| quote!(&self));
     let params = action.params.iter().map(|param| match param.kind {
         ParamKind::Arguments => quote!(__fusion_args),
         ParamKind::Context => quote!(__fusion_context),

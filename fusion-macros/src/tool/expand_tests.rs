@@ -106,3 +106,38 @@ fn a_bad_crate_option_is_reported_on_its_value() {
     );
     assert!(!text.contains(" at crate"), "{text}");
 }
+
+#[test]
+fn prepare_takes_the_tool_by_arc_and_handlers_own_it() {
+    let out = super::super::expand(quote!(), every_kind_of_action()).to_string();
+    assert!(
+        out.contains("fn prepare (self : :: std :: sync :: Arc < Self >"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            ":: fusion :: __private :: PreparedCall , :: fusion :: __private :: ToolResponse"
+        ),
+        "no lifetime on the prepared call: {out}"
+    );
+    // `&self` actions borrow from the `Arc` the handler moved in; synchronous ones go to the
+    // blocking constructor, asynchronous ones to `new`.
+    assert!(
+        out.contains("PreparedCall :: blocking (\"get\" , move | __fusion_context |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Self :: get (& self , __fusion_args , & __fusion_context)"),
+        "{out}"
+    );
+    assert!(out.contains("Self :: purge (& self)"), "{out}");
+    assert!(
+        out.contains("PreparedCall :: new (\"list\" , move | __fusion_context | async move"),
+        "{out}"
+    );
+    // A function without a receiver names no `self`.
+    assert!(
+        out.contains("Self :: list (__fusion_args , __fusion_context) . await"),
+        "{out}"
+    );
+}

@@ -52,12 +52,12 @@ fn stub(tool: &Tool<'_>) -> TokenStream {
             }
 
             fn prepare(
-                &self,
+                self: ::std::sync::Arc<Self>,
                 _: #private::serde_json::Map<
                     ::std::string::String,
                     #private::serde_json::Value,
                 >,
-            ) -> ::core::result::Result<#private::PreparedCall<'_>, #private::ToolResponse> {
+            ) -> ::core::result::Result<#private::PreparedCall, #private::ToolResponse> {
                 ::core::unimplemented!()
             }
         }

@@ -1,6 +1,7 @@
 //! The runtime-guard options of `#[fusion::tool(...)]` and `#[action(...)]`:
 //! `concurrency(max_active = 8, max_queued = 64)`, `rate_limit(calls = 5, per = "1m")`,
-//! `timeout = "30s"`; parsed with darling, expanded into a `GuardSpec` expression.
+//! `timeout = "30s"`, `scopes("invoices:write")`; parsed with darling, expanded into a
+//! `GuardSpec` expression.
 
 use darling::FromMeta;
 use darling::util::Flag;
@@ -19,6 +20,55 @@ pub(crate) struct GuardArgs {
     pub(crate) rate_limit: Option<RateLimitArgs>,
     /// `timeout = "30s"`.
     pub(crate) timeout: Option<DurationLit>,
+    /// `scopes("invoices:write", "refunds")`.
+    pub(crate) scopes: Option<ScopesArg>,
+}
+
+/// `scopes("invoices:write", "refunds")`: OAuth scope tokens (RFC 6749 section 3.3), at least
+/// one, each a string of printable ASCII without spaces, `"` or `\`.
+#[derive(Debug, Clone)]
+pub(crate) struct ScopesArg(Vec<String>);
+
+impl FromMeta for ScopesArg {
+    fn from_list(items: &[darling::ast::NestedMeta]) -> darling::Result<ScopesArg> {
+        let mut errors = darling::Error::accumulator();
+        let mut scopes = Vec::new();
+        for item in items {
+            let darling::ast::NestedMeta::Lit(Lit::Str(text)) = item else {
+                errors.push(
+                    darling::Error::custom(
+                        "expected a scope as a string literal, as in `scopes(\"invoices:write\")`",
+                    )
+                    .with_span(item),
+                );
+                continue;
+            };
+            let scope = text.value();
+            let valid = !scope.is_empty()
+                && scope
+                    .bytes()
+                    .all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b));
+            if !valid {
+                errors.push(
+                    darling::Error::custom(
+                        "a scope is printable ASCII without spaces, `\"` or `\\` (RFC 6749, section 3.3); list several as `scopes(\"a\", \"b\")`",
+                    )
+                    .with_span(text),
+                );
+                continue;
+            }
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
+        errors.finish()?;
+        if scopes.is_empty() {
+            return Err(darling::Error::custom(
+                "expected at least one scope, as in `scopes(\"invoices:write\")`",
+            ));
+        }
+        Ok(ScopesArg(scopes))
+    }
 }
 
 /// `concurrency(max_active = 8, max_queued = 64)`; `max_queued` defaults to 0.
@@ -137,7 +187,10 @@ fn parse_duration(text: &str) -> Option<u64> {
 impl GuardArgs {
     /// Whether no guard option is set.
     pub(crate) fn is_empty(&self) -> bool {
-        self.concurrency.is_none() && self.rate_limit.is_none() && self.timeout.is_none()
+        self.concurrency.is_none()
+            && self.rate_limit.is_none()
+            && self.timeout.is_none()
+            && self.scopes.is_none()
     }
 
     /// `self` with every option `over` sets taken from `over`.
@@ -146,6 +199,7 @@ impl GuardArgs {
             concurrency: over.concurrency.or(self.concurrency),
             rate_limit: over.rate_limit.or(self.rate_limit),
             timeout: over.timeout.or(self.timeout),
+            scopes: over.scopes.or(self.scopes),
         }
     }
 
@@ -178,6 +232,9 @@ impl GuardArgs {
         if let Some(t) = &self.timeout {
             let t = duration(t);
             spec = quote!(#spec.timeout(#t));
+        }
+        if let Some(ScopesArg(scopes)) = &self.scopes {
+            spec = quote!(#spec.scopes([#(#scopes),*]));
         }
         spec
     }
@@ -220,5 +277,54 @@ mod parse_tests {
         )
         .to_string();
         assert!(!out.contains("compile_error"), "{out}");
+    }
+}
+
+#[cfg(test)]
+mod scope_tests {
+    fn expand(action: proc_macro2::TokenStream) -> String {
+        super::super::expand(
+            quote::quote!(),
+            quote::quote!(impl Billing { #action fn charge(&self) {} }),
+        )
+        .to_string()
+    }
+
+    #[test]
+    fn scopes_expand_into_the_guard_spec() {
+        let out = expand(quote::quote!(#[action(scopes("invoices:write", "refunds"))]));
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(
+            out.contains(r#". scopes (["invoices:write" , "refunds"])"#),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn scopes_must_be_scope_tokens() {
+        for (bad, message) in [
+            (
+                quote::quote!(#[action(scopes("invoices write"))]),
+                "a scope is printable ASCII",
+            ),
+            (
+                quote::quote!(#[action(scopes(""))]),
+                "a scope is printable ASCII",
+            ),
+            (
+                quote::quote!(#[action(scopes(invoices))]),
+                "expected a scope as a string literal",
+            ),
+            (
+                quote::quote!(#[action(scopes())]),
+                "expected at least one scope",
+            ),
+        ] {
+            let out = expand(bad);
+            assert!(
+                out.contains("compile_error") && out.contains(message),
+                "{out}"
+            );
+        }
     }
 }

@@ -65,6 +65,10 @@ pub struct ActionContract {
     /// What the definition gives: `#[derive(ToolErrors)]` declares codes per error *type*, so
     /// every action returning one type lists all of its codes.
     pub errors: Vec<ErrorEntry>,
+    /// The OAuth scopes a caller must hold ([`ActionDefinition::scopes`]), sorted, each once;
+    /// left out of the file when empty, so lockfiles of tools without scopes read as before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
 }
 
 /// How deep [`ActionContract::fields`] walks nested objects: `a.b.c` is depth 3.
@@ -221,6 +225,13 @@ impl ActionContract {
             fields: walker.fields,
             annotations: action.annotations.into(),
             errors: errors.into_iter().collect(),
+            scopes: action
+                .scopes
+                .iter()
+                .cloned()
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect(),
         }
     }
 }

@@ -34,12 +34,41 @@ pub(super) struct Permit {
 
 impl Permit {
     /// Feeds the call's duration into the average the `retry_after` estimate uses.
-    pub(super) fn record(&self, took: Duration) {
+    fn record(&self, took: Duration) {
         let sample = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
         // Weight 1/8 for the new sample; a lost update under contention only skips a sample.
         let old = self.average_micros.load(Ordering::Relaxed);
         let new = old - old / 8 + sample / 8;
         self.average_micros.store(new, Ordering::Relaxed);
+    }
+}
+
+/// The slots of one admitted call (none for a call without a concurrency limit). Its handler
+/// holds them, so they are given back when the handler is gone: with an async handler's
+/// future, or when a blocking handler's thread returns, which may be after the call was
+/// answered `TIMEOUT`. On drop, the time they were held feeds each limit's average.
+#[derive(Default)]
+pub(crate) struct Slots {
+    permits: Vec<Permit>,
+    /// When the handler was admitted; `None` without permits.
+    admitted: Option<tokio::time::Instant>,
+}
+
+impl Slots {
+    pub(super) fn new(permits: Vec<Permit>) -> Slots {
+        let admitted = (!permits.is_empty()).then(tokio::time::Instant::now);
+        Slots { permits, admitted }
+    }
+}
+
+impl Drop for Slots {
+    fn drop(&mut self) {
+        if let Some(admitted) = self.admitted {
+            let took = admitted.elapsed();
+            for permit in &self.permits {
+                permit.record(took);
+            }
+        }
     }
 }
 

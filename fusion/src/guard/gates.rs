@@ -12,9 +12,11 @@ use crate::definition::ActionDefinition;
 use crate::error::ToolError;
 use crate::response::ToolResponse;
 
-use super::concurrency::Concurrency;
+use super::concurrency::{Concurrency, Slots};
+use super::key::TrustedProxies;
 use super::middleware::{self, Middleware};
 use super::rate::Rate;
+use super::scopes;
 use super::{GuardSpec, Store};
 
 /// The runtime guards of a server: one [`ToolGates`] per guarded tool. Shared by every call
@@ -43,10 +45,17 @@ pub(super) struct Gate {
     pub(super) rate: Option<Rate>,
     pub(super) timeout: Option<Duration>,
     pub(super) middleware: Vec<Arc<dyn Middleware>>,
+    /// The OAuth scopes a caller must hold ([`super::scopes`]).
+    pub(super) scopes: Vec<String>,
 }
 
 impl Gate {
-    pub(super) fn new(name: String, spec: &GuardSpec, store: &Store) -> Result<Gate, String> {
+    pub(super) fn new(
+        name: String,
+        spec: &GuardSpec,
+        store: &Store,
+        proxies: &Arc<TrustedProxies>,
+    ) -> Result<Gate, String> {
         if let Some(limit) = spec.concurrency
             && limit.max_active > tokio::sync::Semaphore::MAX_PERMITS
         {
@@ -64,7 +73,7 @@ impl Gate {
             ));
         }
         let rate = match &spec.rate_limit {
-            Some(limit) => Some(Rate::new(&name, limit.clone(), store)?),
+            Some(limit) => Some(Rate::new(&name, limit.clone(), store, proxies)?),
             None => None,
         };
         Ok(Gate {
@@ -72,6 +81,7 @@ impl Gate {
             rate,
             timeout: spec.timeout,
             middleware: spec.middleware.0.clone(),
+            scopes: spec.scopes.clone().unwrap_or_default(),
             name,
         })
     }
@@ -81,6 +91,7 @@ impl Gate {
             && self.rate.is_none()
             && self.timeout.is_none()
             && self.middleware.is_empty()
+            && self.scopes.is_empty()
     }
 }
 
@@ -104,13 +115,15 @@ impl GuardSet {
 }
 
 impl ToolGates {
-    /// Runs the call of `action` through the guards: the rate limits (the action's, then the
-    /// tool's), the concurrency limits (the tool's, then the action's; waiting in the queue
+    /// Runs the call of `action` through the guards: the scope check (the action's scopes and
+    /// the tool's), the rate limits (the action's, then the tool's), the concurrency limits (the tool's, then the action's; waiting in the queue
     /// when full), then `handler` under the timeout and inside the middleware. A refusal is
     /// the response and the handler never starts; on timeout the handler's future is dropped.
-    /// Dropping the returned future (client cancellation) frees the call's queue place or
-    /// slot. `flat`: the call came through a flat tool name (`billing_charge`), and messages
-    /// name the action that way.
+    /// Dropping the returned future (client cancellation) frees the call's queue place.
+    /// `handler` gets the call's concurrency slots and keeps them as long as it runs: an async
+    /// handler's go back with its future, a blocking handler's when its thread returns (see
+    /// [`PreparedCall::blocking`](crate::PreparedCall::blocking)). `flat`: the call came
+    /// through a flat tool name (`billing_charge`), and messages name the action that way.
     pub(crate) async fn run<H, F>(
         &self,
         action: &str,
@@ -119,12 +132,12 @@ impl ToolGates {
         handler: H,
     ) -> ToolResponse
     where
-        H: FnOnce(RequestContext) -> F,
+        H: FnOnce(RequestContext, Slots) -> F,
         F: Future<Output = ToolResponse> + Send,
     {
         let gate = self.actions.get(action);
         if self.tool.is_empty() && gate.is_none_or(Gate::is_empty) {
-            return handler(context).await;
+            return handler(context, Slots::default()).await;
         }
         // An action's limit is named as the client called the action; the tool's limit,
         // shared by its actions, by the tool's name.
@@ -141,6 +154,11 @@ impl ToolGates {
             }
         };
 
+        let scopes = [gate, Some(&self.tool)].into_iter().flatten();
+        if let Err(error) = scopes::check(&called, scopes.flat_map(|g| &g.scopes), &context) {
+            return ToolResponse::error(error);
+        }
+
         let request = GuardRequest {
             tool: &self.tool.name,
             action,
@@ -155,9 +173,11 @@ impl ToolGates {
         }
 
         // The tool's slot first: a call holding an action slot never waits for a tool slot
-        // held by calls of the same action, so the two queues cannot deadlock. Declared
-        // before the handler, so dropped after it: a slot is given back only once the handler
-        // it admitted is gone (on completion, timeout and cancellation alike).
+        // held by calls of the same action, so the two queues cannot deadlock. The handler
+        // holds the slots: one is given back only once the handler it admitted is gone (on
+        // completion, timeout and cancellation alike), and a blocking handler that outlives
+        // its call keeps its slots until its thread returns, so a limit also bounds the
+        // threads timed-out calls still occupy.
         let mut permits = Vec::new();
         for g in [Some(&self.tool), gate].into_iter().flatten() {
             if let Some(concurrency) = &g.concurrency {
@@ -178,9 +198,9 @@ impl ToolGates {
             .chain(gate.into_iter().flat_map(|g| &g.middleware))
             .cloned()
             .collect();
-        let started = tokio::time::Instant::now();
-        let response = if layers.is_empty() {
-            within(timeout, &called, retry_safe, handler(context)).await
+        let slots = Slots::new(permits);
+        if layers.is_empty() {
+            within(timeout, &called, retry_safe, handler(context, slots)).await
         } else {
             // The handler owns the context; the middleware sees a copy.
             let seen = context.clone();
@@ -189,14 +209,9 @@ impl ToolGates {
                 action,
                 context: &seen,
             };
-            let chain = middleware::chain(&request, &layers, Box::pin(handler(context)));
+            let chain = middleware::chain(&request, &layers, Box::pin(handler(context, slots)));
             within(timeout, &called, retry_safe, chain).await
-        };
-        let took = started.elapsed();
-        for permit in &permits {
-            permit.record(took);
         }
-        response
     }
 }
 
@@ -218,7 +233,10 @@ pub(crate) fn seconds(n: u64) -> String {
 }
 
 /// `handler`'s response, or the `TIMEOUT` envelope of `name` once `limit` (if any) has passed,
-/// the handler's future dropped. `retry_safe`: see [`timed_out`].
+/// the handler's future dropped. For a blocking handler that drops the wait for its thread,
+/// which cancels the handler's context and keeps running to its end, its output discarded
+/// (see [`PreparedCall::blocking`](crate::PreparedCall::blocking)). `retry_safe`: see
+/// [`timed_out`].
 async fn within(
     limit: Option<Duration>,
     name: &str,

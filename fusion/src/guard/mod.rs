@@ -1,4 +1,4 @@
-//! Runtime guards: concurrency limits, rate limits and timeouts around action
+//! Runtime guards: scope checks, concurrency limits, rate limits and timeouts around action
 //! calls, and the argument size and nesting limits checked before a tool sees its arguments.
 //!
 //! See the [reference](crate::guard#reference) below for every option, its unit and the
@@ -12,12 +12,15 @@
 //!    before the tool is called;
 //! 2. the tool's own routing and validation (a malformed call is answered here, and never
 //!    takes a rate-limit slot or a concurrency slot);
-//! 3. the rate limits (the action's, then the tool's);
-//! 4. the concurrency limits (the tool's, then the action's): a call waits in the bounded
+//! 3. the scope check: the caller's [`Principal`](crate::auth::Principal) must hold every
+//!    scope the action and the tool require (`FORBIDDEN`, or `UNAUTHORIZED` without a
+//!    principal; see [`crate::auth`]);
+//! 4. the rate limits (the action's, then the tool's);
+//! 5. the concurrency limits (the tool's, then the action's): a call waits in the bounded
 //!    queue or is refused;
-//! 5. the handler, under the timeout (the action's, else the tool's).
+//! 6. the handler, under the timeout (the action's, else the tool's).
 //!
-//! Steps 3 to 5 wrap the tool from outside: a [`Server`](crate::server::Server) (or a
+//! Steps 3 to 6 wrap the tool from outside: a [`Server`](crate::server::Server) (or a
 //! [`Tester`](crate::testing::Tester)) runs them around the [`PreparedCall`](crate::PreparedCall)
 //! that [`Tool::prepare`](crate::Tool::prepare) returns, so a hand-written [`Tool`](crate::Tool)
 //! gets exactly the guards configured for it, and a tool called directly (with
@@ -78,11 +81,13 @@
 
 mod concurrency;
 mod gates;
+mod key;
 mod limits;
 mod middleware;
 mod rate;
 #[cfg(feature = "redis")]
 mod redis;
+mod scopes;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -96,6 +101,7 @@ use gates::Gate;
 pub use gates::GuardRequest;
 pub(crate) use gates::{GuardSet, ToolGates};
 pub(crate) use gates::{retry_safe, seconds, whole_seconds};
+pub use key::TrustedProxies;
 pub use limits::{ArgumentLimits, DEFAULT_MAX_ARGUMENT_BYTES};
 pub use middleware::{Middleware, Next};
 pub use rate::{RateKey, RateLimit};
@@ -138,7 +144,8 @@ pub struct ToolGuards {
 
 impl ToolGuards {
     /// The refusals the guards of `action` can answer with, as error contract entries, in the
-    /// order the guards run, all severity `error`: for a rate limit
+    /// order the guards run, all severity `error`: for required scopes `FORBIDDEN` and
+    /// `UNAUTHORIZED` (auth, not retryable), for a rate limit
     /// `RATE_LIMITED` (rate_limit, retryable), for a concurrency limit `SERVER_BUSY`
     /// (transient, retryable), for a timeout `TIMEOUT` (transient; retryable only when the
     /// action is annotated read-only or idempotent, since any other action may have taken
@@ -150,7 +157,12 @@ impl ToolGuards {
             .filter(|(name, _)| *name == action.name)
             .map(|(_, spec)| spec);
         let specs: Vec<&GuardSpec> = own.chain([&self.tool]).collect();
+        let scoped = specs
+            .iter()
+            .any(|s| s.scopes.as_ref().is_some_and(|s| !s.is_empty()));
         let kinds = [
+            (ErrorCode::Forbidden, scoped),
+            (ErrorCode::Unauthorized, scoped),
             (
                 ErrorCode::RateLimited,
                 specs.iter().any(|s| s.rate_limit.is_some()),
@@ -177,7 +189,9 @@ impl ToolGuards {
             .collect()
     }
 
-    /// Adds [`error_contracts`](ToolGuards::error_contracts) to each action of `definition`
+    /// Records the scopes each action of `definition` requires ([`ToolGuards::scopes`]) in its
+    /// [`ActionDefinition::scopes`], and adds
+    /// [`error_contracts`](ToolGuards::error_contracts) to each action
     /// whose errors do not declare the same entry (code and flags) already, so the advertised
     /// contract (`_meta["fusion/errors"]`, the lockfile) lists the refusals the tool's own
     /// guards can send, with the flags they are sent with. A code the action's error type
@@ -189,12 +203,37 @@ impl ToolGuards {
     /// part of the tool's contract.
     pub fn declare_errors(&self, definition: &mut ToolDefinition) {
         for action in &mut definition.actions {
+            for scope in self.scopes(&action.name) {
+                if !action.scopes.contains(&scope) {
+                    action.scopes.push(scope);
+                }
+            }
             for contract in self.error_contracts(action) {
                 if !action.errors.contains(&contract) {
                     action.errors.push(contract);
                 }
             }
         }
+    }
+}
+
+impl ToolGuards {
+    /// The scopes a call of `action` needs: the action's own, then the tool's, each once.
+    pub fn scopes(&self, action: &str) -> Vec<String> {
+        let own = self
+            .actions
+            .iter()
+            .filter(|(name, _)| name == action)
+            .map(|(_, spec)| spec);
+        let mut scopes: Vec<String> = Vec::new();
+        for spec in own.chain([&self.tool]) {
+            for scope in spec.scopes.iter().flatten() {
+                if !scopes.contains(scope) {
+                    scopes.push(scope.clone());
+                }
+            }
+        }
+        scopes
     }
 }
 
@@ -211,6 +250,9 @@ pub struct GuardSpec {
     /// The longest a handler may run (a wall-clock duration; rounded up to whole seconds in
     /// the `TIMEOUT` message).
     pub timeout: Option<Duration>,
+    /// The OAuth scopes (RFC 6749 section 3.3 scope tokens: `invoices:write`) the caller's
+    /// [`Principal`](crate::auth::Principal) must all hold; see [`GuardSpec::scopes`].
+    pub scopes: Option<Vec<String>>,
     /// User-written middleware, outermost first ([`GuardSpec::middleware`]).
     middleware: Layers,
 }
@@ -239,6 +281,18 @@ impl GuardSpec {
         self
     }
 
+    /// Requires every one of `scopes` of the caller: a call whose principal lacks one is
+    /// answered `FORBIDDEN` naming the missing scopes, a call with no principal
+    /// `UNAUTHORIZED` (both category `auth`, not retryable), before any rate-limit or
+    /// concurrency slot is taken. On a tool, every action needs them; an action needs its own
+    /// and its tool's. Set on a server builder, the list replaces the attribute's for that
+    /// target (an empty list removes the requirement); like every builder option, it is a
+    /// deployment setting and not part of the tool's contract.
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> GuardSpec {
+        self.scopes = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
     /// Adds `layer` around the target's calls, inside the middleware added before it. Unlike
     /// the other options, middleware accumulates: a builder's middleware runs inside the
     /// middleware already set for the same target. See [`Middleware`] for where it runs and
@@ -256,6 +310,7 @@ impl GuardSpec {
             concurrency: over.concurrency.or(self.concurrency),
             rate_limit: over.rate_limit.clone().or(self.rate_limit),
             timeout: over.timeout.or(self.timeout),
+            scopes: over.scopes.clone().or(self.scopes),
             middleware,
         }
     }
@@ -265,6 +320,7 @@ impl GuardSpec {
             && self.rate_limit.is_none()
             && self.timeout.is_none()
             && self.middleware.0.is_empty()
+            && self.scopes.is_none()
     }
 }
 
@@ -289,6 +345,7 @@ pub struct Guards {
     targets: Vec<(String, GuardSpec)>,
     limits: ArgumentLimits,
     store: Store,
+    proxies: Arc<TrustedProxies>,
 }
 
 /// Where rate limits keep their counts.
@@ -329,6 +386,15 @@ impl Guards {
     /// 64 levels ([`crate::validation::DEFAULT_MAX_DEPTH`]) with a `<validation_error>`.
     pub fn max_argument_depth(mut self, levels: Option<usize>) -> Guards {
         self.limits.max_depth = levels;
+        self
+    }
+
+    /// Believes the `Forwarded` and `X-Forwarded-For` headers of requests whose TCP peer is in
+    /// `proxies` when keying rate limits by the client's address (stateless HTTP requests
+    /// without a principal; see [`RateKey::Caller`]). Default: no proxy is trusted, and the
+    /// TCP peer is the client.
+    pub fn trusted_proxies(mut self, proxies: TrustedProxies) -> Guards {
+        self.proxies = Arc::new(proxies);
         self
     }
 
@@ -417,7 +483,7 @@ impl Guards {
             let definition = definitions[&tool];
             let mut gates = ToolGates {
                 grouped: definition.discriminator.is_some(),
-                tool: Gate::new(tool.clone(), &tool_spec, &self.store)?,
+                tool: Gate::new(tool.clone(), &tool_spec, &self.store, &self.proxies)?,
                 actions: HashMap::new(),
                 retry_safe: definition
                     .actions
@@ -433,7 +499,7 @@ impl Guards {
                 let name = definition.qualified_name(&action);
                 gates
                     .actions
-                    .insert(action, Gate::new(name, &spec, &self.store)?);
+                    .insert(action, Gate::new(name, &spec, &self.store, &self.proxies)?);
             }
             if !gates.tool.is_empty() || !gates.actions.is_empty() {
                 set.tools.insert(tool, gates);
@@ -454,6 +520,7 @@ impl fmt::Debug for Guards {
             .field("targets", &self.targets)
             .field("limits", &self.limits)
             .field("store", &store)
+            .field("trusted_proxies", &self.proxies)
             .finish()
     }
 }

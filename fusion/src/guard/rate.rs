@@ -12,6 +12,7 @@ use governor::middleware::NoOpMiddleware;
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
 
+use super::key::{TrustedProxies, caller_key};
 use super::{GuardRequest, Store, seconds, whole_seconds};
 use crate::code::ErrorCode;
 use crate::error::ToolError;
@@ -20,17 +21,25 @@ use crate::error::ToolError;
 /// name the action and the limit, not whose bucket is full.
 #[derive(Clone, Default)]
 pub enum RateKey {
-    /// One bucket per caller ([`RequestContext::caller`](crate::RequestContext::caller)): the
-    /// transport session a server sets (one stdio connection, one Streamable HTTP session),
-    /// never a value the request itself carries, so a client cannot dodge its limit or spend
-    /// someone else's by renaming itself. Calls with no session (stateless requests) share one
-    /// bucket.
+    /// One bucket per caller, identified by the transport, never by a value the request body
+    /// carries (`_meta`, `clientInfo`), so a client cannot dodge its limit or spend someone
+    /// else's by renaming itself. The first of:
+    /// 1. the authenticated subject
+    ///    ([`RequestContext::principal`](crate::RequestContext::principal): issuer and `sub`),
+    ///    so every session of one user shares a bucket;
+    /// 2. the transport session ([`RequestContext::caller`](crate::RequestContext::caller):
+    ///    one stdio connection, one Streamable HTTP session);
+    /// 3. for a stateless HTTP request, the client's IP address
+    ///    ([`RequestContext::client_addr`](crate::RequestContext::client_addr)), read from
+    ///    `Forwarded` / `X-Forwarded-For` only behind a trusted proxy
+    ///    ([`Guards::trusted_proxies`](super::Guards::trusted_proxies));
+    /// 4. otherwise one bucket shared by every unidentified call.
     #[default]
     Caller,
     /// One bucket for every call.
     Global,
-    /// One bucket per value of a function of the request (a tenant or API key read from
-    /// `_meta`, say).
+    /// One bucket per value of a function of the request (a tenant read from the principal's
+    /// claims, say). Whatever it reads from the request body (`_meta`) the client chooses.
     Custom(Arc<dyn Fn(&GuardRequest<'_>) -> String + Send + Sync>),
 }
 
@@ -113,6 +122,8 @@ type Keyed =
 pub(super) struct Rate {
     limit: RateLimit,
     backend: Backend,
+    /// Whose forwarded headers [`RateKey::Caller`] believes.
+    proxies: Arc<TrustedProxies>,
 }
 
 enum Backend {
@@ -134,7 +145,12 @@ enum Backend {
 const SWEEP_EVERY: u64 = 4096;
 
 impl Rate {
-    pub(super) fn new(name: &str, limit: RateLimit, store: &Store) -> Result<Rate, String> {
+    pub(super) fn new(
+        name: &str,
+        limit: RateLimit,
+        store: &Store,
+        proxies: &Arc<TrustedProxies>,
+    ) -> Result<Rate, String> {
         let Some(interval) = limit.interval() else {
             return Err(format!(
                 "the rate limit of `{name}` allows no call ({} calls per {:?}); use at least 1 \
@@ -167,13 +183,17 @@ impl Rate {
                 store: Arc::clone(store),
             },
         };
-        Ok(Rate { limit, backend })
+        Ok(Rate {
+            limit,
+            backend,
+            proxies: Arc::clone(proxies),
+        })
     }
 
     /// The bucket of `request`.
     pub(super) fn key(&self, request: &GuardRequest<'_>) -> String {
         match &self.limit.key {
-            RateKey::Caller => request.context.caller().unwrap_or_default().to_owned(),
+            RateKey::Caller => caller_key(request.context, &self.proxies),
             RateKey::Global => String::new(),
             RateKey::Custom(key) => key(request),
         }
@@ -258,8 +278,10 @@ mod tests {
     #[test]
     fn empty_limits_are_refused_at_build() {
         let store = Store::Memory;
-        assert!(Rate::new("t", RateLimit::global(0, Duration::from_secs(1)), &store).is_err());
-        assert!(Rate::new("t", RateLimit::global(5, Duration::ZERO), &store).is_err());
-        assert!(Rate::new("t", RateLimit::global(5, Duration::from_secs(1)), &store).is_ok());
+        let proxies = Arc::default();
+        let new = |limit| Rate::new("t", limit, &store, &proxies);
+        assert!(new(RateLimit::global(0, Duration::from_secs(1))).is_err());
+        assert!(new(RateLimit::global(5, Duration::ZERO)).is_err());
+        assert!(new(RateLimit::global(5, Duration::from_secs(1))).is_ok());
     }
 }

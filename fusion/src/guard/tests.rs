@@ -24,6 +24,7 @@ fn definition(name: &str, actions: &[&str]) -> ToolDefinition {
                 errors: Vec::new(),
                 secret_fields: Vec::new(),
                 output_schema: None,
+                scopes: Vec::new(),
             })
             .collect(),
     }
@@ -187,7 +188,7 @@ async fn only_the_guarded_action_passes_through_guards() {
         .build([(&billing, ToolGuards::default())])
         .unwrap();
     let gates = set.tool("billing").unwrap();
-    let slow = |_| async {
+    let slow = |_, _| async {
         tokio::time::sleep(Duration::from_secs(1)).await;
         ToolResponse::text("ran")
     };
@@ -211,7 +212,7 @@ struct TryAnotherCall {
 impl Drop for TryAnotherCall {
     fn drop(&mut self) {
         let gates = self.set.tool("billing").unwrap();
-        let second = gates.run("charge", false, RequestContext::new(), |_| async {
+        let second = gates.run("charge", false, RequestContext::new(), |_, _| async {
             ToolResponse::text("second")
         });
         let mut second = std::pin::pin!(second);
@@ -250,12 +251,16 @@ async fn a_slot_is_given_back_only_after_the_handler_is_dropped() {
             refused: Arc::clone(&refused),
         };
         let gates = set.tool("billing").unwrap();
-        let call = gates.run("charge", false, RequestContext::new(), |_| async move {
+        // Through the handler a prepared call runs, which holds the slots.
+        let prepared = crate::PreparedCall::new("charge", move |_| async move {
             let _canary = canary;
             if case != "completes" {
                 std::future::pending::<()>().await;
             }
-            ToolResponse::text("first")
+            "first"
+        });
+        let call = gates.run("charge", false, RequestContext::new(), |context, slots| {
+            prepared.run(context, slots)
         });
         match case {
             "is cancelled" => {
@@ -274,5 +279,58 @@ async fn a_slot_is_given_back_only_after_the_handler_is_dropped() {
             Some(true),
             "when the handler {case}, its slot must still be held while it is dropped"
         );
+    }
+}
+
+/// Runs a blocking handler that waits for `release`, through `gates`.
+fn blocking_call(
+    gates: &ToolGates,
+    release: std::sync::mpsc::Receiver<()>,
+) -> impl std::future::Future<Output = ToolResponse> + '_ {
+    let prepared = crate::PreparedCall::blocking("charge", move |_| {
+        let _ = release.recv();
+        "released"
+    });
+    gates.run("charge", false, RequestContext::new(), |context, slots| {
+        prepared.run(context, slots)
+    })
+}
+
+#[tokio::test]
+async fn a_blocking_handler_past_its_timeout_keeps_its_slot_until_its_thread_returns() {
+    let billing = definition("billing", &["charge"]);
+    let set = Guards::new()
+        .guard(
+            "billing.charge",
+            GuardSpec::new()
+                .concurrency(ConcurrencyLimit::new(1, 0))
+                .timeout(Duration::from_millis(20)),
+        )
+        .build([(&billing, ToolGuards::default())])
+        .unwrap();
+    let gates = set.tool("billing").unwrap();
+    let (release, held) = std::sync::mpsc::channel();
+    let first = blocking_call(gates, held).await;
+    assert_eq!(first.tool_error().unwrap().code(), &ErrorCode::Timeout);
+    // Its thread still runs: the one slot is taken.
+    let (_, unused) = std::sync::mpsc::channel();
+    let second = blocking_call(gates, unused).await;
+    assert_eq!(second.tool_error().unwrap().code(), &ErrorCode::ServerBusy);
+    // Once the thread returns, the slot is free.
+    release.send(()).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let (again, held) = std::sync::mpsc::channel();
+        again.send(()).unwrap();
+        let third = blocking_call(gates, held).await;
+        if third.payload() == Some("released") {
+            break;
+        }
+        assert_eq!(third.tool_error().unwrap().code(), &ErrorCode::ServerBusy);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the slot never came back"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }

@@ -16,6 +16,11 @@ use super::Exposition;
 /// The `_meta` key of an MCP tool definition under which its error contract travels.
 pub const ERRORS_META_KEY: &str = "fusion/errors";
 
+/// The `_meta` key of an MCP tool definition under which the OAuth scopes its actions require
+/// travel: `{"charge": ["invoices:write"]}`, by action name, only actions that require some;
+/// absent when none does.
+pub const SCOPES_META_KEY: &str = "fusion/scopes";
+
 /// A tool as registered: the value and the definition it reported once.
 #[derive(Clone)]
 pub(super) struct Registered {
@@ -298,7 +303,8 @@ pub(super) fn warn_non_object_output_schemas(def: &ToolDefinition) {
 }
 
 /// `{"fusion/errors": [{"action", "code", "severity", "category", "retryable"}, …]}`, in
-/// action then declaration order; two variants declaring the same contract appear once.
+/// action then declaration order; two variants declaring the same contract appear once. Plus
+/// `"fusion/scopes"` ([`SCOPES_META_KEY`]) when an action requires scopes.
 fn errors_meta(actions: &[ActionDefinition]) -> MetaObject {
     let errors: Vec<Value> = actions
         .iter()
@@ -321,6 +327,14 @@ fn errors_meta(actions: &[ActionDefinition]) -> MetaObject {
         .collect();
     let mut meta = Map::with_capacity(1);
     meta.insert(ERRORS_META_KEY.to_owned(), Value::Array(errors));
+    let scopes: Map<String, Value> = actions
+        .iter()
+        .filter(|action| !action.scopes.is_empty())
+        .map(|action| (action.name.clone(), json!(action.scopes)))
+        .collect();
+    if !scopes.is_empty() {
+        meta.insert(SCOPES_META_KEY.to_owned(), Value::Object(scopes));
+    }
     MetaObject(meta)
 }
 
@@ -466,6 +480,7 @@ mod tests {
             errors: Vec::new(),
             secret_fields: Vec::new(),
             output_schema: schema.map(|s| s.as_object().unwrap().clone()),
+            scopes: Vec::new(),
         }
     }
 

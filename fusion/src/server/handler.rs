@@ -3,11 +3,12 @@
 
 use std::pin::pin;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
-    ErrorData, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ServerCapabilities, ServerConfig,
+    ErrorData, InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{Peer, RequestContext as RmcpContext, RoleServer};
 use serde_json::Value;
@@ -56,9 +57,9 @@ impl rmcp::ServerHandler for Server {
             return self.unknown_tool(&request.name);
         };
         let arguments = request.arguments.unwrap_or_default();
-        let (ctx, reports) = request_context(&context, &self.session);
+        let (ctx, reports) = request_context(&context, self.session());
         let target = Target {
-            tool: entry.tool.as_ref(),
+            tool: &entry.tool,
             gates: inner.gates.tool(&entry.tool_name),
             inject: entry
                 .inject
@@ -82,6 +83,17 @@ impl rmcp::ServerHandler for Server {
         Ok(self.finish(response))
     }
 
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RmcpContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        // What rmcp's default does, and remember that this value now serves a session.
+        self.handshake.store(true, Ordering::Relaxed);
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
     async fn on_custom_request(
         &self,
         request: CustomRequest,
@@ -98,6 +110,16 @@ impl rmcp::ServerHandler for Server {
 }
 
 impl Server {
+    /// The transport session this value serves, once the client has shaken hands
+    /// (`initialize`). `None` for a value serving a request of the stateless lifecycle (MCP
+    /// 2026-07-28, or a Streamable HTTP server without sessions): each such request gets a
+    /// fresh value, so its session id would be a new rate-limit bucket per request.
+    fn session(&self) -> Option<&Arc<str>> {
+        self.handshake
+            .load(Ordering::Relaxed)
+            .then_some(&self.session)
+    }
+
     /// Renders a response as the MCP result: the contract deltas of a validation error (with a
     /// baseline), the server's structured-content option, then the flat names in available
     /// actions.
@@ -136,11 +158,12 @@ impl Server {
 /// cancellation token, a progress reporter when the client sent a progress token (with the
 /// receiving end of the reports), the client's self-reported name (`clientInfo.name` of
 /// `initialize`, or of the request's `_meta` in the 2026-07-28 lifecycle; informational only),
-/// and the caller: the session this server instance serves, unless the request comes in the
-/// stateless lifecycle, whose requests carry no session.
+/// the caller: the session this server instance serves (`None` in the stateless lifecycle,
+/// whose requests carry no session); and, over Streamable HTTP, the HTTP request (with the
+/// `Principal` an auth layer put on it).
 fn request_context(
     context: &RmcpContext<RoleServer>,
-    session: &Arc<str>,
+    session: Option<&Arc<str>>,
 ) -> (
     RequestContext,
     Option<mpsc::UnboundedReceiver<ProgressNotificationParam>>,
@@ -151,10 +174,14 @@ fn request_context(
     if let Some(client) = context.client_info() {
         ctx = ctx.with_client(client.name);
     }
-    // A session that went through `initialize` has the client's info; a request of the
-    // stateless lifecycle has none, and no session to key on.
-    if context.peer.peer_info().is_some() {
+    if let Some(session) = session {
         ctx = ctx.with_caller(Arc::clone(session));
+    }
+    // Over Streamable HTTP, rmcp hands over the request's parts: headers, and the extensions
+    // an auth layer (the `Principal`) or the accept loop (the `ClientAddr`) set.
+    #[cfg(feature = "http")]
+    if let Some(parts) = context.extensions.get::<http::request::Parts>() {
+        ctx = ctx.with_http_parts(Arc::new(parts.clone()));
     }
     let Some(token) = context.meta.get_progress_token() else {
         return (ctx, None);

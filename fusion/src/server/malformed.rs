@@ -1,10 +1,16 @@
-//! Answers to malformed requests: params that do not fit a standard method, and lines the
+//! Answers to malformed requests: params that do not fit a standard method, and messages the
 //! JSON-RPC parser rejects (not an object, too deep, too long), with the request id found by a
-//! shallow scan so the client can match the answer to its request.
+//! shallow scan so the client can match the answer to its request. Shared by the stdio and the
+//! Streamable HTTP transports, so both answer the same message the same way.
 
-use rmcp::model::{ErrorCode as RpcCode, ErrorData, RequestId};
+use rmcp::model::{
+    CallToolResult, ErrorCode as RpcCode, ErrorData, RequestId, ServerJsonRpcMessage, ServerResult,
+};
 use serde_json::Value;
 
+use crate::code::ErrorCode;
+use crate::error::ToolError;
+use crate::response::ToolResponse;
 use crate::schema::type_name;
 use crate::validation::sent_value;
 
@@ -85,13 +91,61 @@ fn explain_params(method: &str, params: Option<&Value>) -> String {
     }
 }
 
-/// The answer to a line the JSON-RPC parser rejected, with the request id when one can be
+/// The reply to a message the JSON-RPC parser rejected: a JSON-RPC error, or for a
+/// `tools/call` whose JSON the parser refuses though the grammar allows it (see
+/// [`unreadable_call`]), a tool result carrying a `VALIDATION_ERROR` envelope.
+#[derive(Debug)]
+pub(super) enum Answer {
+    /// A JSON-RPC error, with the request's id when one was found.
+    Error(Option<RequestId>, ErrorData),
+    /// A `tools/call` result: the envelope the model reads.
+    Envelope(RequestId, CallToolResult),
+}
+
+impl Answer {
+    /// The reply as a JSON-RPC message. JSON-RPC 2.0 (section 5) requires the `id` member even
+    /// when the request's id could not be read: it is then `null`, which rmcp's type leaves out.
+    pub(super) fn to_json(&self) -> Value {
+        let message = match self {
+            Answer::Error(id, error) => ServerJsonRpcMessage::error(error.clone(), id.clone()),
+            Answer::Envelope(id, result) => ServerJsonRpcMessage::response(
+                ServerResult::CallToolResult(result.clone()),
+                id.clone(),
+            ),
+        };
+        let mut value = serde_json::to_value(message).unwrap_or(Value::Null);
+        if let Value::Object(object) = &mut value {
+            object.entry("id").or_insert(Value::Null);
+        }
+        value
+    }
+
+    /// The request id the answer carries, if any.
+    pub(super) fn id(&self) -> Option<&RequestId> {
+        match self {
+            Answer::Error(id, _) => id.as_ref(),
+            Answer::Envelope(id, _) => Some(id),
+        }
+    }
+
+    /// What the answer says, for logs.
+    pub(super) fn message(&self) -> &str {
+        match self {
+            Answer::Error(_, error) => &error.message,
+            Answer::Envelope(..) => "VALIDATION_ERROR envelope",
+        }
+    }
+}
+
+/// The answer to a message the JSON-RPC parser rejected, with the request id when one can be
 /// found; `None` when nothing should be answered (a notification or a response: JSON-RPC
-/// never answers those).
+/// never answers those). `unit` names the message in the answer's text: `line` (stdio),
+/// `body` (HTTP).
 pub(super) fn answer_unparsable(
     line: &[u8],
     error: &serde_json::Error,
-) -> Option<(Option<RequestId>, ErrorData)> {
+    unit: &str,
+) -> Option<Answer> {
     match serde_json::from_slice::<Value>(line) {
         Ok(Value::Object(message)) => {
             // JSON-RPC never answers a notification (no `id`) or a response.
@@ -100,7 +154,7 @@ pub(super) fn answer_unparsable(
                 return None;
             }
             let Some(id) = message.get("id").and_then(request_id) else {
-                return Some((
+                return Some(Answer::Error(
                     None,
                     ErrorData::invalid_request(
                         "Invalid request: 'id' must be a string or an integer.",
@@ -117,13 +171,13 @@ pub(super) fn answer_unparsable(
                     None,
                 ),
             };
-            Some((Some(id), answer))
+            Some(Answer::Error(Some(id), answer))
         }
-        Ok(other) => Some((
+        Ok(other) => Some(Answer::Error(
             None,
             ErrorData::invalid_request(
                 format!(
-                    "Invalid request: a JSON-RPC message is an object; this line is {}.",
+                    "Invalid request: a JSON-RPC message is an object; this {unit} is {}.",
                     a_type(&other)
                 ),
                 None,
@@ -131,16 +185,108 @@ pub(super) fn answer_unparsable(
         )),
         Err(_) => {
             let id = scan_top_level(line, "id").and_then(|v| request_id(&v));
-            let answer = if error.to_string().starts_with("recursion limit exceeded") {
-                ErrorData::invalid_request(
+            let refusal = Refusal::of(error);
+            if let (Some(id), Some(refusal)) = (&id, refusal)
+                && scan_top_level(line, "method") == Some(Value::from("tools/call"))
+            {
+                let result = ToolResponse::from(unreadable_call(refusal)).into();
+                return Some(Answer::Envelope(id.clone(), result));
+            }
+            let answer = match refusal {
+                Some(Refusal::TooDeep) => ErrorData::invalid_request(
                     "Invalid request: the message nests deeper than 128 levels.",
                     None,
-                )
-            } else {
-                ErrorData::parse_error("Parse error: the line is not valid JSON.", None)
+                ),
+                Some(Refusal::NumberOutOfRange) => ErrorData::parse_error(
+                    format!(
+                        "Parse error: the {unit} holds a number beyond the range of a 64-bit float."
+                    ),
+                    None,
+                ),
+                Some(Refusal::LoneSurrogate) => ErrorData::parse_error(
+                    format!(
+                        "Parse error: the {unit} holds a string with an unpaired UTF-16 surrogate escape (like \\ud800)."
+                    ),
+                    None,
+                ),
+                None => ErrorData::parse_error(
+                    format!("Parse error: the {unit} is not valid JSON."),
+                    None,
+                ),
             };
-            Some((id, answer))
+            Some(Answer::Error(id, answer))
         }
+    }
+}
+
+/// JSON the grammar (RFC 8259) allows but serde_json refuses: nesting past its recursion limit
+/// of 128 levels, numbers beyond `f64`, escapes of unpaired UTF-16 surrogates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Refusal {
+    TooDeep,
+    NumberOutOfRange,
+    LoneSurrogate,
+}
+
+impl Refusal {
+    fn of(error: &serde_json::Error) -> Option<Refusal> {
+        // serde_json exposes these only through its messages (`Category` says `Syntax`).
+        let text = error.to_string();
+        if text.starts_with("recursion limit exceeded") {
+            Some(Refusal::TooDeep)
+        } else if text.starts_with("number out of range") {
+            Some(Refusal::NumberOutOfRange)
+        } else if text.starts_with("lone leading surrogate")
+            || text.starts_with("invalid unicode code point")
+            || text.starts_with("unexpected end of hex escape")
+        {
+            Some(Refusal::LoneSurrogate)
+        } else {
+            None
+        }
+    }
+}
+
+/// The deepest nesting of objects and arrays a `tools/call`'s arguments can have (the arguments
+/// object is level 1), on stdio and HTTP alike: serde_json reads JSON at most 127 levels deep
+/// (its recursion limit, 128), and the arguments object is level 3 of the message
+/// (`{"params": {"arguments": {…}}}`).
+///
+/// Deeper arguments never reach the server's limits or the tool: the call is answered with a
+/// `VALIDATION_ERROR` envelope saying so. A [`Server::max_argument_depth`](super::Server::max_argument_depth)
+/// above this value therefore acts as this value.
+pub const MAX_READABLE_ARGUMENT_DEPTH: usize = 125;
+
+/// The `VALIDATION_ERROR` for a `tools/call` whose JSON the parser refuses, so the model reads
+/// what to change, as it does for arguments over a configured limit. The tool is not called
+/// (nor looked up: the name sits inside the part that could not be read).
+fn unreadable_call(refusal: Refusal) -> ToolError {
+    match refusal {
+        Refusal::TooDeep => ToolError::new(
+            ErrorCode::ValidationError,
+            format!(
+                "The arguments are nested deeper than {MAX_READABLE_ARGUMENT_DEPTH} levels of \
+                 objects and arrays, more than this server reads."
+            ),
+        )
+        .suggest(format!(
+            "Send arguments nested at most {MAX_READABLE_ARGUMENT_DEPTH} levels deep: flatten the \
+             deepest values."
+        )),
+        Refusal::NumberOutOfRange => ToolError::new(
+            ErrorCode::ValidationError,
+            "The call holds a number beyond the range of a 64-bit float (like 1E400).",
+        )
+        .suggest("Send numbers within ±1.7976931348623157E308, or large values as strings."),
+        Refusal::LoneSurrogate => ToolError::new(
+            ErrorCode::ValidationError,
+            "The call holds a string with an unpaired UTF-16 surrogate escape (like \\ud800), \
+             which is no Unicode character.",
+        )
+        .suggest(
+            "Escape characters beyond U+FFFF as a surrogate pair (\\ud83d\\ude00) or send them \
+             as UTF-8; drop unpaired surrogates.",
+        ),
     }
 }
 
@@ -272,6 +418,23 @@ mod tests {
         let deep = format!(r#"{{"jsonrpc":"2.0","id":7,"params":{}"#, "[".repeat(500));
         assert_eq!(scan_top_level(deep.as_bytes(), "id"), Some(json!(7)));
         assert_eq!(scan_top_level(b"[1,2]", "id"), None);
+    }
+
+    #[test]
+    fn the_readable_argument_depth_is_what_the_parser_reads() {
+        let call = |levels: usize| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{{"v":{}{}}}}}}}"#,
+                "[".repeat(levels - 1),
+                "]".repeat(levels - 1)
+            )
+        };
+        type Message = rmcp::service::RxJsonRpcMessage<rmcp::RoleServer>;
+        let read = |levels| serde_json::from_str::<Message>(&call(levels));
+        // Arguments `{"v": [[…]]}`: the object is level 1, each array one more.
+        assert!(read(MAX_READABLE_ARGUMENT_DEPTH).is_ok());
+        let error = read(MAX_READABLE_ARGUMENT_DEPTH + 1).unwrap_err();
+        assert_eq!(Refusal::of(&error), Some(Refusal::TooDeep), "{error}");
     }
 
     #[test]

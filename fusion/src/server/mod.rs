@@ -88,11 +88,17 @@
 //! Over [`Server::serve_io`] and [`Server::serve_stdio`] lines the JSON-RPC parser rejects are
 //! answered too, with the request's id when a shallow scan finds it: `-32700` for text that is
 //! not JSON, `-32600` for JSON nested deeper than 128 levels or a line over 16 MiB (dropped
-//! unread). Notifications and responses are never answered (JSON-RPC 2.0).
+//! unread). A `tools/call` whose JSON the grammar allows but the parser refuses (arguments
+//! deeper than [`MAX_READABLE_ARGUMENT_DEPTH`] levels, numbers beyond `f64`, unpaired surrogate
+//! escapes) gets a `VALIDATION_ERROR` envelope instead, so a [`Server::max_argument_depth`]
+//! above that depth acts as it. Notifications and responses are never answered (JSON-RPC 2.0).
+//! Over HTTP the same messages get the same answers (module `http`, feature `http`).
 
 mod baseline;
 mod catalog;
 mod handler;
+#[cfg(feature = "http")]
+pub mod http;
 mod malformed;
 mod transport;
 
@@ -102,7 +108,10 @@ use std::sync::Arc;
 use rmcp::service::{RoleServer, RunningService, ServerInitializeError};
 use tokio::io::{AsyncRead, AsyncWrite};
 
-pub use catalog::ERRORS_META_KEY;
+pub use catalog::{ERRORS_META_KEY, SCOPES_META_KEY};
+#[cfg(feature = "http")]
+pub use http::{HttpServer, HttpService, StreamableHttpServerConfig};
+pub use malformed::MAX_READABLE_ARGUMENT_DEPTH;
 pub use rmcp::model::Implementation;
 
 use crate::guard::{GuardSet, GuardSpec, Guards};
@@ -175,6 +184,10 @@ pub struct Server {
     /// The transport session this value serves: drawn at random for each connection
     /// (`serve_io`) and each Streamable HTTP session, and the rate limits' default key.
     session: Arc<str>,
+    /// Set when this value answers `initialize`: only then does it serve a session (a
+    /// stateless request is served by a fresh value that never sees a handshake, and must not
+    /// get a bucket of its own per request).
+    handshake: Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[derive(Clone)]
@@ -217,6 +230,7 @@ impl Server {
                 gates: Arc::default(),
             }),
             session: new_session(),
+            handshake: Arc::default(),
         }
     }
 
@@ -226,6 +240,7 @@ impl Server {
         Server {
             inner: Arc::clone(&self.inner),
             session: new_session(),
+            handshake: Arc::default(),
         }
     }
 
@@ -440,26 +455,6 @@ impl Server {
         running.waiting().await.map_err(ServeError::Task)
     }
 
-    /// A tower service speaking MCP Streamable HTTP with rmcp's default configuration
-    /// (sessions kept in memory, only loopback `Host`s accepted). Mount it in axum with
-    /// `Router::new().nest_service("/mcp", server.streamable_http_service())`.
-    #[cfg(feature = "http")]
-    pub fn streamable_http_service(self) -> HttpService {
-        self.streamable_http_service_with(StreamableHttpServerConfig::default())
-    }
-
-    /// [`Server::streamable_http_service`] with a configuration: allowed hosts and origins,
-    /// JSON responses, keep-alive, a cancellation token for shutdown.
-    #[cfg(feature = "http")]
-    pub fn streamable_http_service_with(self, config: StreamableHttpServerConfig) -> HttpService {
-        self.log_breaking_deltas();
-        rmcp::transport::StreamableHttpService::new(
-            move || Ok(self.for_new_session()),
-            Arc::new(rmcp::transport::streamable_http_server::session::local::LocalSessionManager::default()),
-            config,
-        )
-    }
-
     /// Applies a builder change, then rebuilds the catalog.
     #[track_caller]
     fn update(mut self, change: impl FnOnce(&mut Inner)) -> Server {
@@ -488,17 +483,6 @@ impl Server {
         self
     }
 }
-
-/// Streamable HTTP configuration, re-exported from rmcp.
-#[cfg(feature = "http")]
-pub use rmcp::transport::StreamableHttpServerConfig;
-
-/// The tower service [`Server::streamable_http_service`] returns.
-#[cfg(feature = "http")]
-pub type HttpService = rmcp::transport::StreamableHttpService<
-    Server,
-    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
->;
 
 /// A transport session id: 128 random bits, hex. Random rather than counted, so the sessions
 /// of server replicas sharing a rate-limit store never collide.

@@ -4,13 +4,12 @@
 use std::io;
 use std::sync::Arc;
 
-use rmcp::model::{ErrorData, RequestId, ServerJsonRpcMessage};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
-use super::malformed;
+use super::malformed::{self, Answer};
 
 /// The longest line (one JSON-RPC message) read, in bytes: rmcp's own default (16 MiB), so a
 /// payload acceptable over HTTP is acceptable here too. Longer lines are answered and dropped.
@@ -28,7 +27,8 @@ const OVERSIZED_PREFIX: usize = 64 * 1024;
 /// | line | answer |
 /// |---|---|
 /// | not JSON | `-32700` parse error |
-/// | JSON nested deeper than serde's 128 levels | `-32600` invalid request |
+/// | JSON nested deeper than serde's 128 levels | `-32600` invalid request; for a `tools/call`, a `VALIDATION_ERROR` envelope |
+/// | numbers beyond `f64`, unpaired surrogate escapes (JSON serde refuses) | `-32700` parse error; for a `tools/call`, a `VALIDATION_ERROR` envelope |
 /// | longer than the limit ([`DEFAULT_MAX_LINE_BYTES`]) | `-32600` invalid request, the line dropped |
 /// | a standard method with params that do not fit (`tools/call` without `name`, `arguments` not an object) | `-32602` invalid params, saying what is wrong |
 /// | a notification or a response | nothing (JSON-RPC never answers those) |
@@ -101,10 +101,10 @@ where
     /// Answers a malformed line. The write runs on a task of its own: `receive` is polled
     /// inside rmcp's `select!` and may be dropped at any await, which must never leave half a
     /// message on the stream.
-    fn answer(&mut self, id: Option<RequestId>, error: ErrorData) {
-        tracing::debug!(target: "fusion::server", ?id, message = %error.message, "malformed request");
+    fn answer(&mut self, answer: Answer) {
+        tracing::debug!(target: "fusion::server", id = ?answer.id(), message = %answer.message(), "malformed request");
         let writer = self.writer.clone();
-        let message = ServerJsonRpcMessage::error(error, id);
+        let message = answer.to_json();
         self.pending.retain(|answer| !answer.is_finished());
         self.pending.push(tokio::spawn(async move {
             if let Err(err) = write_error(&writer, &message).await {
@@ -122,17 +122,12 @@ where
     }
 }
 
-/// Writes an error answer. JSON-RPC 2.0 (section 5) requires the `id` member even when the
-/// request's id could not be read: it is then `null`, which rmcp's type leaves out.
+/// Writes the answer to a malformed line ([`Answer::to_json`]).
 async fn write_error<W: AsyncWrite + Unpin>(
     writer: &Mutex<W>,
-    message: &TxJsonRpcMessage<RoleServer>,
+    message: &serde_json::Value,
 ) -> io::Result<()> {
-    let mut value = serde_json::to_value(message)?;
-    if let serde_json::Value::Object(object) = &mut value {
-        object.entry("id").or_insert(serde_json::Value::Null);
-    }
-    let mut bytes = serde_json::to_vec(&value)?;
+    let mut bytes = serde_json::to_vec(message)?;
     bytes.push(b'\n');
     let mut writer = writer.lock().await;
     writer.write_all(&bytes).await?;
@@ -178,7 +173,7 @@ where
                         line.len() + overflow,
                         self.max_line_bytes,
                     );
-                    self.answer(id, error);
+                    self.answer(Answer::Error(id, error));
                     continue;
                 }
                 // A last line without `\n` is an incomplete message: nothing to deliver.
@@ -200,8 +195,8 @@ where
             match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
                 Ok(message) => return Some(message),
                 Err(err) => {
-                    if let Some((id, error)) = malformed::answer_unparsable(text, &err) {
-                        self.answer(id, error);
+                    if let Some(answer) = malformed::answer_unparsable(text, &err, "line") {
+                        self.answer(answer);
                     }
                 }
             }

@@ -199,7 +199,7 @@ impl Tester {
         let cancellation = context.cancellation().clone();
         async move {
             let target = call::Target {
-                tool: tool.as_ref(),
+                tool: &tool,
                 gates: gates.tool(&tool_name),
                 inject: inject.as_ref().map(|(d, a)| (d.as_str(), a.as_str())),
                 flat,

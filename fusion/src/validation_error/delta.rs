@@ -14,7 +14,7 @@ pub enum DeltaClass {
     /// A call that was valid can now fail: a tool or action removed or renamed, a required
     /// field added, a field removed (unknown fields are rejected), a field's type changed, an
     /// enum value removed, an action becoming destructive or losing read-only, the
-    /// discriminator renamed.
+    /// discriminator renamed, a scope an action requires added.
     Breaking,
     /// A call may behave differently: the idempotent or open-world hint changed, an error code
     /// added to an action (or its flags changed), a constraint tightened, any other schema
@@ -23,7 +23,7 @@ pub enum DeltaClass {
     /// Old calls keep working: a tool or action added, an optional field added, a required
     /// field becoming optional, an enum value added, an error code removed, an action
     /// becoming read-only or no longer destructive, a hint set to its MCP default, an output
-    /// schema added.
+    /// schema added, a required scope removed.
     Safe,
     /// Text only: a tool, action or field description.
     Cosmetic,

@@ -31,7 +31,7 @@ fn a_guard_for_an_unknown_tool_is_a_startup_error() {
 #[tokio::test]
 async fn tools_called_directly_run_unguarded() {
     use fusion::{Tool, ToolExt};
-    let jobs = Jobs::default();
+    let jobs = std::sync::Arc::new(Jobs::default());
     // No server, no guards in the context: the rate limit does not apply.
     for _ in 0..5 {
         let response: ToolResponse = jobs

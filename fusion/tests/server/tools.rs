@@ -266,6 +266,7 @@ fn action(name: &str) -> ActionDefinition {
         errors: Vec::new(),
         secret_fields: Vec::new(),
         output_schema: None,
+        scopes: Vec::new(),
     }
 }
 
@@ -274,7 +275,10 @@ impl Tool for Named {
         self.definition.clone()
     }
 
-    fn prepare(&self, _arguments: Map<String, Value>) -> Result<PreparedCall<'_>, ToolResponse> {
+    fn prepare(
+        self: Arc<Self>,
+        _arguments: Map<String, Value>,
+    ) -> Result<PreparedCall, ToolResponse> {
         panic!(
             "hand-written tool {} panicked in prepare",
             self.definition.name

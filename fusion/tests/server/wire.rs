@@ -166,20 +166,58 @@ async fn a_five_megabyte_string_gets_an_envelope() {
 }
 
 #[tokio::test]
-async fn nesting_deeper_than_the_json_parser_allows_gets_invalid_request() {
+async fn a_call_nested_deeper_than_the_json_parser_reads_gets_an_envelope() {
     let mut raw = Raw::connect().await;
     let deep = format!(
         r#"{{"jsonrpc":"2.0","id":"deep-1","method":"tools/call","params":{{"name":"lab","arguments":{{"action":"echo","value":{}1{}}}}}}}"#,
         "[".repeat(10_000),
         "]".repeat(10_000)
     );
-    let (code, message) = raw.error_for(&deep, json!("deep-1")).await;
+    raw.send(&deep).await;
+    let answer = raw.receive().await;
+    assert_eq!(answer["id"], "deep-1");
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert_eq!(
+        answer["result"]["_meta"]["fusion/error"]["code"],
+        "VALIDATION_ERROR"
+    );
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("nested deeper than 125 levels"), "{text}");
+    raw.still_serving(3).await;
+}
+
+#[tokio::test]
+async fn json_the_parser_refuses_gets_an_envelope_in_a_call_and_an_error_elsewhere() {
+    let mut raw = Raw::connect().await;
+    let huge = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"lab","arguments":{"action":"echo","value":1E400}}}"#;
+    raw.send(huge).await;
+    let answer = raw.receive().await;
+    assert_eq!(answer["id"], 4);
+    assert_eq!(
+        answer["result"]["_meta"]["fusion/error"]["code"], "VALIDATION_ERROR",
+        "{answer}"
+    );
+    // Outside a call there is no envelope to give: a JSON-RPC error saying what is wrong.
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":"deep-2","method":"ping","params":{{"x":{}1{}}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let (code, message) = raw.error_for(&deep, json!("deep-2")).await;
     assert_eq!(code, -32600);
     assert_eq!(
         message,
         "Invalid request: the message nests deeper than 128 levels."
     );
-    raw.still_serving(3).await;
+    let (code, message) = raw
+        .error_for(
+            r#"{"jsonrpc":"2.0","id":5,"method":"ping","params":{"x":"\ud800"}}"#,
+            json!(5),
+        )
+        .await;
+    assert_eq!(code, -32700);
+    assert!(message.contains("unpaired UTF-16 surrogate"), "{message}");
+    raw.still_serving(6).await;
 }
 
 #[tokio::test]

@@ -148,13 +148,13 @@ fn contracts_come_from_the_error_type() {
 
 #[tokio::test]
 async fn a_custom_discriminator_routes_and_is_named_in_errors() {
-    let paid = call(&InvoiceLedger, json!({"op": "pay", "id": "inv_1"})).await;
+    let paid = call(InvoiceLedger, json!({"op": "pay", "id": "inv_1"})).await;
     assert_eq!(payload(&paid), "paid inv_1");
-    let void = call(&InvoiceLedger, json!({"op": "void_invoice", "id": "inv_1"})).await;
+    let void = call(InvoiceLedger, json!({"op": "void_invoice", "id": "inv_1"})).await;
     assert_eq!(payload(&void), "voided inv_1");
-    let domain = call(&InvoiceLedger, json!({"op": "pay", "id": "inv_paid"})).await;
+    let domain = call(InvoiceLedger, json!({"op": "pay", "id": "inv_paid"})).await;
     assert_eq!(domain.tool_error().unwrap().code().as_str(), "ALREADY_PAID");
-    let missing = call(&InvoiceLedger, json!({"action": "pay", "id": "inv_1"})).await;
+    let missing = call(InvoiceLedger, json!({"action": "pay", "id": "inv_1"})).await;
     assert_eq!(
         envelope(&missing),
         "<tool_error code=\"MISSING_DISCRIMINATOR\" severity=\"error\">
@@ -267,12 +267,12 @@ async fn a_result_behind_an_alias_is_fallible_and_keeps_its_contracts() {
     let definition = AliasedLedger.definition();
     assert_eq!(definition.actions[0].errors, LedgerError::error_contracts());
     assert_eq!(definition.actions[1].errors, LedgerError::error_contracts());
-    let paid = envelope(&call(&AliasedLedger, json!({"action": "pay"})).await);
+    let paid = envelope(&call(AliasedLedger, json!({"action": "pay"})).await);
     assert!(paid.contains(r#"code="ALREADY_PAID""#), "{paid}");
     assert!(!paid.contains("\"Err\""), "{paid}");
-    let refunded = envelope(&call(&AliasedLedger, json!({"action": "refund"})).await);
+    let refunded = envelope(&call(AliasedLedger, json!({"action": "refund"})).await);
     assert!(refunded.contains(r#"code="CONFLICT""#), "{refunded}");
-    let read = envelope(&call(&AliasedLedger, json!({"action": "read"})).await);
+    let read = envelope(&call(AliasedLedger, json!({"action": "read"})).await);
     assert!(read.contains(r#"code="INTERNAL_ERROR""#), "{read}");
     assert!(!read.contains("sda1"), "{read}");
 }

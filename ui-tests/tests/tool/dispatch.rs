@@ -117,7 +117,7 @@ impl Billing {
 
 #[tokio::test]
 async fn dispatches_to_each_action_sharing_the_tool_state() {
-    let billing = Billing::default();
+    let billing = std::sync::Arc::new(Billing::default());
     let created = call(
         &billing,
         json!({"action": "create_invoice", "customer": "acme", "amount": 1200}),
@@ -169,7 +169,7 @@ async fn the_context_parameter_reads_client_and_meta() {
         .call(object(json!({"action": "whoami_ref"})), context)
         .await;
     assert_eq!(payload(&by_ref), "client-7");
-    let anonymous = call(&Billing::default(), json!({"action": "whoami"})).await;
+    let anonymous = call(Billing::default(), json!({"action": "whoami"})).await;
     assert_eq!(payload(&anonymous), "anonymous -");
 }
 
@@ -196,7 +196,7 @@ fn missing_discriminator() -> String {
 
 #[tokio::test]
 async fn a_missing_discriminator_lists_the_actions() {
-    let response = call(&Billing::default(), json!({"id": "inv_1"})).await;
+    let response = call(Billing::default(), json!({"id": "inv_1"})).await;
     assert_eq!(envelope(&response), missing_discriminator());
     let flags = response.flags().unwrap();
     assert_eq!(flags["code"], "MISSING_DISCRIMINATOR");
@@ -205,15 +205,15 @@ async fn a_missing_discriminator_lists_the_actions() {
 
 #[tokio::test]
 async fn a_null_or_empty_discriminator_is_missing() {
-    let null = call(&Billing::default(), json!({"action": null})).await;
+    let null = call(Billing::default(), json!({"action": null})).await;
     assert_eq!(envelope(&null), missing_discriminator());
-    let empty = call(&Billing::default(), json!({"action": ""})).await;
+    let empty = call(Billing::default(), json!({"action": ""})).await;
     assert_eq!(envelope(&empty), missing_discriminator());
 }
 
 #[tokio::test]
 async fn an_unknown_action_suggests_the_closest() {
-    let response = call(&Billing::default(), json!({"action": "list_invoice"})).await;
+    let response = call(Billing::default(), json!({"action": "list_invoice"})).await;
     assert_eq!(
         envelope(&response),
         format!(
@@ -228,7 +228,7 @@ async fn an_unknown_action_suggests_the_closest() {
 
 #[tokio::test]
 async fn a_discriminator_that_is_not_a_string_names_its_type() {
-    let number = call(&Billing::default(), json!({"action": 42})).await;
+    let number = call(Billing::default(), json!({"action": 42})).await;
     assert_eq!(
         envelope(&number),
         format!(
@@ -239,7 +239,7 @@ async fn a_discriminator_that_is_not_a_string_names_its_type() {
 </tool_error>"
         )
     );
-    let object = call(&Billing::default(), json!({"action": {"name": "count"}})).await;
+    let object = call(Billing::default(), json!({"action": {"name": "count"}})).await;
     assert_eq!(
         envelope(&object),
         format!(
@@ -257,7 +257,7 @@ async fn a_discriminator_that_is_not_a_string_names_its_type() {
 #[tokio::test]
 async fn every_argument_problem_comes_back_in_one_envelope() {
     let response = call(
-        &Billing::default(),
+        Billing::default(),
         json!({"action": "create_invoice", "amount": "twelve", "customr": "acme"}),
     )
     .await;
@@ -275,7 +275,7 @@ async fn every_argument_problem_comes_back_in_one_envelope() {
 #[tokio::test]
 async fn an_action_without_parameters_rejects_arguments() {
     let response = call(
-        &Billing::default(),
+        Billing::default(),
         json!({"action": "count", "verbose": true}),
     )
     .await;
@@ -320,7 +320,7 @@ impl Pager {
 #[tokio::test]
 async fn validator_rules_run_when_the_arguments_derive_validate() {
     let response = call(
-        &Pager,
+        Pager,
         json!({"action": "checked", "page_size": 500, "contact": "not-an-email"}),
     )
     .await;
@@ -333,7 +333,7 @@ async fn validator_rules_run_when_the_arguments_derive_validate() {
 </validation_error>"
     );
     let fine = call(
-        &Pager,
+        Pager,
         json!({"action": "checked", "page_size": 5, "contact": "a@b.io"}),
     )
     .await;
@@ -342,7 +342,7 @@ async fn validator_rules_run_when_the_arguments_derive_validate() {
 
 #[tokio::test]
 async fn validator_rules_are_skipped_when_the_arguments_do_not_derive_validate() {
-    let response = call(&Pager, json!({"action": "unchecked", "page_size": 500})).await;
+    let response = call(Pager, json!({"action": "unchecked", "page_size": 500})).await;
     assert_eq!(payload(&response), "500");
 }
 
@@ -376,8 +376,8 @@ async fn arguments_that_are_no_json_object_are_refused_at_the_first_call() {
     let error = fusion::schema::check_definition(&Sum.definition()).unwrap_err();
     assert!(error.message().contains(message), "{error}");
     for response in [
-        call(&NewtypeArguments, json!({"action": "get"})).await,
-        call(&Sum, json!({})).await,
+        call(NewtypeArguments, json!({"action": "get"})).await,
+        call(Sum, json!({})).await,
     ] {
         let envelope = envelope(&response);
         assert!(envelope.contains(r#"code="INTERNAL_ERROR""#), "{envelope}");
@@ -446,22 +446,22 @@ async fn cfg_removes_an_action_and_the_others_still_route() {
         .collect();
     assert_eq!(names, ["first", "kept", "last", "old"]);
     assert_eq!(
-        payload(&call(&Configured, json!({"action": "first"})).await),
+        payload(&call(Configured, json!({"action": "first"})).await),
         "first"
     );
     assert_eq!(
-        payload(&call(&Configured, json!({"action": "kept"})).await),
+        payload(&call(Configured, json!({"action": "kept"})).await),
         "kept"
     );
     assert_eq!(
-        payload(&call(&Configured, json!({"action": "last", "id": "inv_1"})).await),
+        payload(&call(Configured, json!({"action": "last", "id": "inv_1"})).await),
         "inv_1"
     );
     assert_eq!(
-        payload(&call(&Configured, json!({"action": "old"})).await),
+        payload(&call(Configured, json!({"action": "old"})).await),
         "old"
     );
-    let unknown = envelope(&call(&Configured, json!({"action": "gone"})).await);
+    let unknown = envelope(&call(Configured, json!({"action": "gone"})).await);
     assert!(unknown.contains("UNKNOWN_ACTION"), "{unknown}");
     assert_eq!(Configured::__fusion_action_kept.action, "kept");
 }

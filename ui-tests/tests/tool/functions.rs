@@ -58,9 +58,9 @@ pub(super) async fn weather(args: WeatherArgs, ctx: &RequestContext) -> String {
 
 #[tokio::test]
 async fn a_sync_function_tool_takes_its_arguments_without_a_discriminator() {
-    let sum = call(&Calculator, json!({"a": 2, "b": 3.5, "op": "+"})).await;
+    let sum = call(Calculator, json!({"a": 2, "b": 3.5, "op": "+"})).await;
     assert_eq!(payload(&sum), "5.5");
-    let error = call(&Calculator, json!({"a": 1, "b": 0, "op": "/"})).await;
+    let error = call(Calculator, json!({"a": 1, "b": 0, "op": "/"})).await;
     assert_eq!(error.tool_error().unwrap().message(), "Division by zero.");
     // The function stays callable as before.
     assert_eq!(
@@ -77,7 +77,7 @@ async fn a_sync_function_tool_takes_its_arguments_without_a_discriminator() {
 #[tokio::test]
 async fn a_function_tools_validation_error_names_the_tool_alone() {
     let response = call(
-        &Calculator,
+        Calculator,
         json!({"a": "two", "b": 3, "op": "+", "action": "x"}),
     )
     .await;
@@ -138,7 +138,7 @@ impl<S: Store> Inventory<S> {
 
 #[tokio::test]
 async fn a_tool_on_a_generic_impl_works() {
-    let inventory = Inventory { store: Fixed };
+    let inventory = std::sync::Arc::new(Inventory { store: Fixed });
     let found = call(&inventory, json!({"action": "stock", "sku": "sku_1"})).await;
     assert_eq!(payload(&found), "3 in stock");
     assert_eq!(inventory.definition().name, "inventory");

@@ -111,30 +111,30 @@ impl Kinds {
 #[tokio::test]
 async fn success_values_render_by_kind() {
     assert_eq!(
-        payload(&call(&Kinds, json!({"action": "text"})).await),
+        payload(&call(Kinds, json!({"action": "text"})).await),
         "a < b & \"c\""
     );
     assert_eq!(
-        payload(&call(&Kinds, json!({"action": "static_text"})).await),
+        payload(&call(Kinds, json!({"action": "static_text"})).await),
         "static"
     );
     assert_eq!(
-        payload(&call(&Kinds, json!({"action": "nothing"})).await),
+        payload(&call(Kinds, json!({"action": "nothing"})).await),
         "OK"
     );
     assert_eq!(
-        payload(&call(&Kinds, json!({"action": "nothing_fallible"})).await),
+        payload(&call(Kinds, json!({"action": "nothing_fallible"})).await),
         "OK"
     );
     assert_eq!(
-        payload(&call(&Kinds, json!({"action": "summary"})).await),
+        payload(&call(Kinds, json!({"action": "summary"})).await),
         r#"{"total":3,"currency":"EUR"}"#
     );
 }
 
 #[tokio::test]
 async fn an_own_tool_response_passes_through_with_its_warning() {
-    let response = call(&Kinds, json!({"action": "own_response"})).await;
+    let response = call(Kinds, json!({"action": "own_response"})).await;
     assert!(!response.is_error());
     assert_eq!(
         response.content_texts(),
@@ -149,7 +149,7 @@ async fn an_own_tool_response_passes_through_with_its_warning() {
 
 #[tokio::test]
 async fn a_tool_error_passes_through_intact() {
-    let response = call(&Kinds, json!({"action": "tool_error"})).await;
+    let response = call(Kinds, json!({"action": "tool_error"})).await;
     assert_eq!(
         envelope(&response),
         "<tool_error code=\"CONFLICT\" severity=\"error\">
@@ -159,7 +159,7 @@ async fn a_tool_error_passes_through_intact() {
 </tool_error>"
     );
     let missing = call(
-        &Billing::default(),
+        Billing::default(),
         json!({"action": "get_invoice", "id": "inv_9"}),
     )
     .await;
@@ -195,28 +195,28 @@ fn assert_internal(response: &ToolResponse, secret: &str) {
 
 #[tokio::test]
 async fn errors_without_a_contract_become_internal_errors_without_leaking() {
-    assert_internal(&call(&Kinds, json!({"action": "anyhow"})).await, "hunter2");
+    assert_internal(&call(Kinds, json!({"action": "anyhow"})).await, "hunter2");
     assert_internal(
-        &call(&Kinds, json!({"action": "std_error"})).await,
+        &call(Kinds, json!({"action": "std_error"})).await,
         "10.0.0.7",
     );
 }
 
 #[tokio::test]
 async fn a_boxed_tool_error_keeps_its_contract() {
-    let response = call(&Kinds, json!({"action": "boxed"})).await;
+    let response = call(Kinds, json!({"action": "boxed"})).await;
     assert_eq!(*response.tool_error().unwrap().code(), ErrorCode::NotFound);
 }
 
 #[tokio::test]
 async fn a_panicking_action_is_an_internal_error_and_the_tool_keeps_serving() {
-    let response = call(&Kinds, json!({"action": "panics"})).await;
+    let response = call(Kinds, json!({"action": "panics"})).await;
     assert_internal(&response, "secret-token-123");
     assert_eq!(
-        payload(&call(&Kinds, json!({"action": "text"})).await),
+        payload(&call(Kinds, json!({"action": "text"})).await),
         "a < b & \"c\""
     );
-    let again = call(&Kinds, json!({"action": "panics"})).await;
+    let again = call(Kinds, json!({"action": "panics"})).await;
     assert_internal(&again, "secret-token-123");
 }
 
@@ -242,7 +242,7 @@ fn a_synchronous_action_that_panics_is_an_internal_error_at_the_first_poll() {
 /// A call's future does nothing until it is polled: the action's effect is seen only after.
 #[test]
 fn nothing_runs_before_the_first_poll() {
-    let billing = Billing::default();
+    let billing = std::sync::Arc::new(Billing::default());
     let count = || payload(&block_on(call(&billing, json!({"action": "count"})))).to_owned();
     let mut future = Box::pin(billing.call(
         object(json!({"action": "create_invoice", "customer": "acme", "amount": 5})),

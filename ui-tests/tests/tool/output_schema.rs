@@ -176,21 +176,21 @@ fn structured(response: &fusion::ToolResponse) -> Value {
 
 #[tokio::test]
 async fn a_success_carries_the_value_and_the_same_json_as_text() {
-    let got = call(&Ledger, json!({"action": "get", "id": "inv_1"})).await;
+    let got = call(Ledger, json!({"action": "get", "id": "inv_1"})).await;
     assert_eq!(
         structured(&got),
         json!({"id": "inv_1", "amount_cents": 1200, "paid_at": null})
     );
     for (action, count) in [("totals", 1), ("latest", 2)] {
-        let response = call(&Ledger, json!({ "action": action })).await;
+        let response = call(Ledger, json!({ "action": action })).await;
         assert_eq!(structured(&response), json!({ "count": count }), "{action}");
     }
     assert_eq!(
-        structured(&call(&CountInvoices, json!({})).await),
+        structured(&call(CountInvoices, json!({})).await),
         json!({"count": 4})
     );
     assert_eq!(
-        structured(&call(&CountPaid, json!({})).await),
+        structured(&call(CountPaid, json!({})).await),
         json!({"count": 5})
     );
 }
@@ -198,7 +198,7 @@ async fn a_success_carries_the_value_and_the_same_json_as_text() {
 #[tokio::test]
 async fn a_warned_success_carries_the_value_and_its_warnings() {
     for (action, count) in [("estimated", 6), ("estimated_or_not", 7)] {
-        let response = call(&Ledger, json!({ "action": action })).await;
+        let response = call(Ledger, json!({ "action": action })).await;
         assert!(!response.is_error(), "{action}");
         let value = json!({ "count": count });
         assert_eq!(response.structured_content(), Some(&value), "{action}");
@@ -218,26 +218,26 @@ async fn a_warned_success_carries_the_value_and_its_warnings() {
 
 #[tokio::test]
 async fn without_the_flag_a_success_is_text_only() {
-    let response = call(&Ledger, json!({"action": "plain"})).await;
+    let response = call(Ledger, json!({"action": "plain"})).await;
     assert_eq!(payload(&response), r#"{"count":3}"#);
     assert_eq!(response.structured_content(), None);
 }
 
 #[tokio::test]
 async fn errors_carry_no_structured_content() {
-    let missing = call(&Ledger, json!({"action": "get", "id": "inv_9"})).await;
+    let missing = call(Ledger, json!({"action": "get", "id": "inv_9"})).await;
     assert!(envelope(&missing).starts_with("<tool_error code=\"NOT_FOUND\""));
     assert_eq!(missing.structured_content(), None);
 
-    let broken = call(&Ledger, json!({"action": "broken"})).await;
+    let broken = call(Ledger, json!({"action": "broken"})).await;
     assert!(envelope(&broken).starts_with("<tool_error code=\"INTERNAL_ERROR\""));
     assert_eq!(broken.structured_content(), None);
 
-    let invalid = call(&Ledger, json!({"action": "get", "id": 7})).await;
+    let invalid = call(Ledger, json!({"action": "get", "id": 7})).await;
     assert!(envelope(&invalid).starts_with("<validation_error"));
     assert_eq!(invalid.structured_content(), None);
 
-    let routing = call(&Ledger, json!({"action": "gte"})).await;
+    let routing = call(Ledger, json!({"action": "gte"})).await;
     assert!(envelope(&routing).starts_with("<tool_error code=\"UNKNOWN_ACTION\""));
     assert_eq!(routing.structured_content(), None);
 }

@@ -1,5 +1,6 @@
 //! Error-code changes of an action: a code added is RISKY, a code removed SAFE, changed flags
-//! RISKY.
+//! RISKY; and the scopes it requires, which decide whether a call is refused: a scope added is
+//! BREAKING, a scope removed SAFE.
 
 use std::collections::BTreeMap;
 
@@ -81,6 +82,42 @@ pub(super) fn errors(
             format!(
                 "Error code {code} added (before: absent; now: {}).",
                 show(entries)
+            ),
+        );
+    }
+}
+
+/// The required-scope changes: a scope added is BREAKING (a caller whose credentials worked
+/// before, without it, is now refused `FORBIDDEN`, like a new required field refuses calls that
+/// were valid), a scope removed SAFE (every call that passed still passes).
+pub(super) fn scopes(push: &mut impl FnMut(DeltaClass, String), old: &[String], new: &[String]) {
+    let show = |list: &[String]| {
+        if list.is_empty() {
+            "none".to_owned()
+        } else {
+            list.iter()
+                .map(|s| format!("'{s}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    for scope in new.iter().filter(|s| !old.contains(s)) {
+        push(
+            DeltaClass::Breaking,
+            format!(
+                "Scope '{scope}' now required (before: {}; now: {}).",
+                show(old),
+                show(new)
+            ),
+        );
+    }
+    for scope in old.iter().filter(|s| !new.contains(s)) {
+        push(
+            DeltaClass::Safe,
+            format!(
+                "Scope '{scope}' no longer required (before: {}; now: {}).",
+                show(old),
+                show(new)
             ),
         );
     }

@@ -13,7 +13,7 @@ use crate::validation_error::DeltaClass;
 
 use super::model::{ActionContract, Contract, ToolContract};
 
-use error_codes::errors;
+use error_codes::{errors, scopes};
 use fields::fields;
 use hints::hints;
 use text::{descriptions, list, short};
@@ -286,6 +286,7 @@ impl Differ {
         }
         hints(&mut push, &old.annotations, &new.annotations);
         errors(&mut push, &old.errors, &new.errors);
+        scopes(&mut push, &old.scopes, &new.scopes);
         match (&old.output_schema_digest, &new.output_schema_digest) {
             (None, Some(_)) => push(
                 DeltaClass::Safe,

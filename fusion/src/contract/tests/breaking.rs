@@ -142,3 +142,13 @@ fn breaking_action_lost_read_only() {
         ]
     );
 }
+
+#[test]
+fn breaking_scope_added() {
+    only(
+        |def| def.actions[0].scopes = vec!["invoices:write".to_owned()],
+        DeltaClass::Breaking,
+        "billing.charge",
+        "Scope 'invoices:write' now required (before: none; now: 'invoices:write').",
+    );
+}

@@ -26,6 +26,7 @@ fn action(name: &str, schema: Value) -> ActionDefinition {
         errors: Vec::new(),
         secret_fields: Vec::new(),
         output_schema: None,
+        scopes: Vec::new(),
     }
 }
 

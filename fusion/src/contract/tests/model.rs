@@ -90,3 +90,22 @@ fn model_survives_a_type_listing_itself_among_its_alternatives() {
     assert_eq!(j.types, ["array", "null", "number"]);
     assert!(!j.required);
 }
+
+#[test]
+fn scopes_are_recorded_sorted_and_left_out_when_none() {
+    let plain = billing(|_| {});
+    let text = plain.to_lockfile();
+    assert!(!text.contains("\"scopes\""), "{text}");
+    let scoped = billing(|def| {
+        def.actions[0].scopes = vec!["refunds".to_owned(), "invoices:write".to_owned()];
+    });
+    assert_eq!(
+        scoped.tools["billing"].actions["charge"].scopes,
+        ["invoices:write", "refunds"]
+    );
+    let text = scoped.to_lockfile();
+    assert!(text.contains("\"scopes\": [\n"), "{text}");
+    // The file reads back to the same contract.
+    let read = crate::contract::Lockfile::parse(&text).unwrap();
+    assert_eq!(read.contract(), &scoped);
+}

@@ -121,3 +121,19 @@ fn safe_required_field_became_option() {
         "{found:#?}"
     );
 }
+
+#[test]
+fn safe_scope_removed() {
+    let scoped = |scopes: &[&str]| {
+        billing(|def| def.actions[0].scopes = scopes.iter().map(|s| (*s).to_owned()).collect())
+    };
+    assert_eq!(
+        diff(
+            &scoped(&["refunds", "invoices:write"]),
+            &scoped(&["invoices:write"])
+        )
+        .report(),
+        "SAFE billing.charge: Scope 'refunds' no longer required (before: 'invoices:write', \
+         'refunds'; now: 'invoices:write').\n"
+    );
+}

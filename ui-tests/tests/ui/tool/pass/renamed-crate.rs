@@ -120,7 +120,7 @@ fn block_on<F: core::future::Future>(future: F) -> F::Output {
     }
 }
 
-fn call(tool: &dyn fu::Tool, arguments: serde_json::Value) -> String {
+fn call(tool: impl fu::Tool, arguments: serde_json::Value) -> String {
     let serde_json::Value::Object(arguments) = arguments else {
         unreachable!()
     };
@@ -138,16 +138,16 @@ fn main() {
     assert_eq!(EchoText.definition().name, "echo");
 
     assert_eq!(
-        call(&Store, json!({"action": "get", "key": "abc"})),
+        call(Store, json!({"action": "get", "key": "abc"})),
         r#"{"len":3}"#
     );
-    assert!(call(&Store, json!({"action": "get", "key": "gone"})).contains("NOT_FOUND"));
-    assert!(call(&Store, json!({"action": "get", "key": "a"})).contains("<validation_error"));
-    assert!(call(&Store, json!({"action": "gte"})).contains("UNKNOWN_ACTION"));
-    assert_eq!(call(&Store, json!({"action": "delete", "key": "ab"})), "OK");
-    assert_eq!(call(&Store, json!({"action": "count"})), "7");
-    assert_eq!(call(&Store, json!({"action": "clear"})), "OK");
-    assert_eq!(call(&Ping, json!({})), "pong");
-    assert_eq!(call(&EchoText, json!({"key": "hi"})), "hi");
-    assert_eq!(call(&Shout, json!({"key": "hi"})), "HI");
+    assert!(call(Store, json!({"action": "get", "key": "gone"})).contains("NOT_FOUND"));
+    assert!(call(Store, json!({"action": "get", "key": "a"})).contains("<validation_error"));
+    assert!(call(Store, json!({"action": "gte"})).contains("UNKNOWN_ACTION"));
+    assert_eq!(call(Store, json!({"action": "delete", "key": "ab"})), "OK");
+    assert_eq!(call(Store, json!({"action": "count"})), "7");
+    assert_eq!(call(Store, json!({"action": "clear"})), "OK");
+    assert_eq!(call(Ping, json!({})), "pong");
+    assert_eq!(call(EchoText, json!({"key": "hi"})), "hi");
+    assert_eq!(call(Shout, json!({"key": "hi"})), "HI");
 }

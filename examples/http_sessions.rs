@@ -1,0 +1,190 @@
+//! Measures what a burst of MCP sessions costs a fusion Streamable HTTP server, and whether the
+//! memory comes back once they expire. Linux only (reads `/proc/<pid>/status`).
+//!
+//! ```text
+//! cargo run --release -p examples --example http_sessions                  # 10,000 initialize, default cap
+//! cargo run --release -p examples --example http_sessions -- --sessions 20000 --max-sessions 5000
+//! ```
+//!
+//! The program starts itself as the server (a child process, so the client's own allocations
+//! are not counted), with a 5-second idle timeout, then sends `--sessions` `initialize`
+//! requests 64 at a time, each on its own connection. It prints the server's resident memory
+//! (VmRSS) idle, right after the burst, its peak (VmHWM), and after the sessions expired; then
+//! the same with glibc tunables that serve blocks of 4 KiB and more with `mmap` and trim the
+//! heap sooner, so that freed session memory goes back to the system instead of staying in
+//! malloc's arenas (at some cost in allocation speed).
+
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use fusion::server::Server;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::process::Command;
+
+/// How long a session may sit idle in the measured server.
+const IDLE: Duration = Duration::from_secs(5);
+/// Requests in flight at once during the burst.
+const CONCURRENCY: usize = 64;
+
+/// Says hello.
+#[fusion::tool]
+#[action(read_only)]
+fn hello() -> String {
+    "hello".to_owned()
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .map(|v| v.parse::<usize>())
+            .transpose()
+    };
+    let max_sessions =
+        value("--max-sessions")?.unwrap_or(fusion::server::http::DEFAULT_MAX_SESSIONS);
+    if args.iter().any(|a| a == "--serve") {
+        return serve(max_sessions).await;
+    }
+    let sessions = value("--sessions")?.unwrap_or(10_000);
+    println!(
+        "{sessions} initialize requests, {CONCURRENCY} at a time; cap {max_sessions} sessions, \
+         idle timeout {} s",
+        IDLE.as_secs()
+    );
+    measure("glibc malloc, default arenas", None, sessions, max_sessions).await?;
+    measure(
+        "glibc malloc, GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4096:glibc.malloc.trim_threshold=65536",
+        Some("glibc.malloc.mmap_threshold=4096:glibc.malloc.trim_threshold=65536"),
+        sessions,
+        max_sessions,
+    )
+    .await?;
+    Ok(())
+}
+
+/// The server: prints its address, serves until killed.
+async fn serve(max_sessions: usize) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    println!("{}", listener.local_addr()?);
+    Server::new("sessions", "1.0.0")
+        .tool(Hello)
+        .http()
+        .max_sessions(max_sessions)
+        .session_idle_timeout(IDLE)
+        .serve_on(listener)
+        .await?;
+    Ok(())
+}
+
+async fn measure(
+    label: &str,
+    tunables: Option<&str>,
+    sessions: usize,
+    max_sessions: usize,
+) -> anyhow::Result<()> {
+    let mut command = Command::new(std::env::current_exe()?);
+    command
+        .args(["--serve", "--max-sessions", &max_sessions.to_string()])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true);
+    if let Some(tunables) = tunables {
+        command.env("GLIBC_TUNABLES", tunables);
+    }
+    let mut child = command.spawn()?;
+    let pid = child.id().expect("a running child");
+    let mut stdout = BufReader::new(child.stdout.take().expect("piped")).lines();
+    let addr = stdout.next_line().await?.expect("the server's address");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let idle = status(pid, "VmRSS")?;
+
+    let (accepted, refused) = burst(&addr, sessions).await?;
+    let after_burst = status(pid, "VmRSS")?;
+    let peak = status(pid, "VmHWM")?;
+    tokio::time::sleep(IDLE + Duration::from_secs(3)).await;
+    let expired = status(pid, "VmRSS")?;
+    // A second burst: freed memory the allocator kept is reused, not added to.
+    let (again, _) = burst(&addr, sessions).await?;
+    let second = status(pid, "VmRSS")?;
+    child.kill().await?;
+
+    let mb = |kb: u64| kb as f64 / 1024.0;
+    println!("\n{label}");
+    println!("  sessions opened {}, refused {}", accepted, refused);
+    println!("  idle              {:7.1} MB", mb(idle));
+    println!("  after the burst   {:7.1} MB", mb(after_burst));
+    println!("  peak (VmHWM)      {:7.1} MB", mb(peak));
+    println!(
+        "  after expiry      {:7.1} MB  ({:+.0} % of idle)",
+        mb(expired),
+        (expired as f64 / idle as f64 - 1.0) * 100.0
+    );
+    println!(
+        "  after a second burst {:4.1} MB  ({again} sessions opened: the first burst's expired)",
+        mb(second)
+    );
+    Ok(())
+}
+
+/// Sends `sessions` `initialize` requests, [`CONCURRENCY`] at a time; counts the sessions
+/// opened and refused.
+async fn burst(addr: &str, sessions: usize) -> anyhow::Result<(usize, usize)> {
+    let next = Arc::new(AtomicUsize::new(0));
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let refused = Arc::new(AtomicUsize::new(0));
+    let workers: Vec<_> = (0..CONCURRENCY)
+        .map(|_| {
+            let (addr, next) = (addr.to_owned(), Arc::clone(&next));
+            let (accepted, refused) = (Arc::clone(&accepted), Arc::clone(&refused));
+            tokio::spawn(async move {
+                while next.fetch_add(1, Ordering::Relaxed) < sessions {
+                    match initialize(&addr).await {
+                        Ok(200) => accepted.fetch_add(1, Ordering::Relaxed),
+                        Ok(_) | Err(_) => refused.fetch_add(1, Ordering::Relaxed),
+                    };
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.await?;
+    }
+    Ok((
+        accepted.load(Ordering::Relaxed),
+        refused.load(Ordering::Relaxed),
+    ))
+}
+
+/// One `initialize` on its own connection; the HTTP status.
+async fn initialize(addr: &str) -> std::io::Result<u16> {
+    const BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"burst","version":"1"}}}"#;
+    let mut stream = TcpStream::connect(addr).await?;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n\
+         content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+         content-length: {}\r\n\r\n{BODY}",
+        BODY.len()
+    );
+    stream.write_all(request.as_bytes()).await?;
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await?;
+    let status = response
+        .get(9..12)
+        .and_then(|code| std::str::from_utf8(code).ok()?.parse().ok())
+        .unwrap_or(0);
+    Ok(status)
+}
+
+/// A `kB` field of `/proc/<pid>/status`.
+fn status(pid: u32, field: &str) -> anyhow::Result<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    text.lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|rest| rest.trim().strip_suffix("kB")?.trim().parse().ok())
+        .ok_or_else(|| anyhow::anyhow!("no {field} in /proc/{pid}/status"))
+}

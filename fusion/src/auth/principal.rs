@@ -1,0 +1,183 @@
+//! The authenticated caller ([`Principal`]) and the client's network address ([`ClientAddr`]),
+//! as HTTP request extensions an auth layer or the server's accept loop inserts.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+/// The authenticated caller of a request: a subject, the scopes its credentials grant and the
+/// rest of its claims.
+///
+/// An auth layer puts it on the HTTP request as an extension
+/// (`request.extensions_mut().insert(principal)`); the server copies it into the
+/// [`RequestContext`](crate::RequestContext) of every call that request carries
+/// ([`RequestContext::principal`](crate::RequestContext::principal)). [`BearerAuth`] builds
+/// one from a validated JWT ([`Principal::from_claims`]); any layer of your own that inserts a
+/// `Principal` works the same way. Tests and in-process callers set it with
+/// [`RequestContext::with_principal`](crate::RequestContext::with_principal).
+///
+/// Cloning is cheap (one reference count). `Debug` shows the subject, the scopes and the
+/// claims' names, never their values.
+///
+/// [`BearerAuth`]: crate::auth#bearer-tokens
+#[derive(Clone, PartialEq)]
+pub struct Principal(Arc<Inner>);
+
+#[derive(Clone, PartialEq)]
+struct Inner {
+    subject: String,
+    scopes: Vec<String>,
+    claims: Map<String, Value>,
+}
+
+impl Principal {
+    /// A principal for `subject` (the `sub` claim of a token: a user or client id), with no
+    /// scopes and no other claims.
+    pub fn new(subject: impl Into<String>) -> Principal {
+        Principal(Arc::new(Inner {
+            subject: subject.into(),
+            scopes: Vec::new(),
+            claims: Map::new(),
+        }))
+    }
+
+    /// Adds `scopes` (OAuth 2.0 scope tokens, RFC 6749 section 3.3: `invoices:write`) to the
+    /// ones granted, in order, each once.
+    pub fn with_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Principal {
+        let inner = Arc::make_mut(&mut self.0);
+        for scope in scopes {
+            let scope = scope.into();
+            if !scope.is_empty() && !inner.scopes.contains(&scope) {
+                inner.scopes.push(scope);
+            }
+        }
+        self
+    }
+
+    /// Sets the claims (the token's payload, or whatever the auth layer knows about the caller).
+    pub fn with_claims(mut self, claims: Map<String, Value>) -> Principal {
+        Arc::make_mut(&mut self.0).claims = claims;
+        self
+    }
+
+    /// The principal of a token's claims: the subject from `sub` (a string; `None` without
+    /// one), the scopes from `scope` (one space-separated string: RFC 8693 section 4.2, RFC
+    /// 9068 section 2.2.3) and from `scp` (an array of strings, or one space-separated string,
+    /// as some identity providers write it), and every claim kept as it came.
+    pub fn from_claims(claims: Map<String, Value>) -> Option<Principal> {
+        let subject = claims.get("sub")?.as_str()?.to_owned();
+        let mut scopes: Vec<String> = Vec::new();
+        for name in ["scope", "scp"] {
+            match claims.get(name) {
+                Some(Value::String(list)) => {
+                    scopes.extend(list.split(' ').map(str::to_owned));
+                }
+                Some(Value::Array(items)) => {
+                    scopes.extend(items.iter().filter_map(Value::as_str).map(str::to_owned));
+                }
+                _ => {}
+            }
+        }
+        Some(
+            Principal::new(subject)
+                .with_scopes(scopes)
+                .with_claims(claims),
+        )
+    }
+
+    /// Who the caller is: the token's `sub` claim.
+    pub fn subject(&self) -> &str {
+        &self.0.subject
+    }
+
+    /// The scopes the caller's credentials grant, in the order first seen.
+    pub fn scopes(&self) -> &[String] {
+        &self.0.scopes
+    }
+
+    /// Whether the credentials grant `scope` (exact, case-sensitive comparison: RFC 6749
+    /// section 3.3).
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.0.scopes.iter().any(|s| s == scope)
+    }
+
+    /// Every claim (for a JWT: its payload, `sub`, `iss`, `aud`, `exp`, `scope` included).
+    pub fn claims(&self) -> &Map<String, Value> {
+        &self.0.claims
+    }
+}
+
+impl fmt::Debug for Principal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Principal")
+            .field("subject", &self.0.subject)
+            .field("scopes", &self.0.scopes)
+            .field("claims", &self.0.claims.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// The network address of the client an HTTP request came from, as the server's accept loop
+/// saw it: the peer of the TCP connection (a proxy's address when the server sits behind
+/// one).
+///
+/// Insert it as a request extension where connections are accepted; with axum, copy
+/// `ConnectInfo<SocketAddr>` into it:
+///
+/// ```ignore
+/// let app = router.layer(axum::middleware::map_request(
+///     |ConnectInfo(addr): ConnectInfo<SocketAddr>, mut request: Request| async move {
+///         request.extensions_mut().insert(fusion::auth::ClientAddr(addr));
+///         request
+///     },
+/// ));
+/// axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await?;
+/// ```
+///
+/// The rate limits key stateless requests by it, reading `Forwarded` and `X-Forwarded-For`
+/// only when it is one of the proxies the guards trust
+/// ([`Guards::trusted_proxies`](crate::guard::Guards::trusted_proxies)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClientAddr(pub SocketAddr);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn claims(value: Value) -> Map<String, Value> {
+        value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn scopes_come_from_scope_and_scp() {
+        let p = Principal::from_claims(claims(json!({
+            "sub": "alice", "scope": "invoices:read invoices:write", "scp": ["admin", "invoices:read"],
+        })))
+        .unwrap();
+        assert_eq!(p.subject(), "alice");
+        assert_eq!(p.scopes(), ["invoices:read", "invoices:write", "admin"]);
+        assert!(p.has_scope("admin") && !p.has_scope("Admin"));
+        assert_eq!(p.claims()["sub"], "alice");
+        let p = Principal::from_claims(claims(json!({"sub": "bob", "scp": "a  b"}))).unwrap();
+        assert_eq!(p.scopes(), ["a", "b"]);
+    }
+
+    #[test]
+    fn no_subject_no_principal() {
+        assert!(Principal::from_claims(claims(json!({"scope": "a"}))).is_none());
+        assert!(Principal::from_claims(claims(json!({"sub": 7}))).is_none());
+    }
+
+    #[test]
+    fn debug_shows_claim_names_not_values() {
+        let p = Principal::new("alice").with_claims(claims(json!({"email": "alice@example.com"})));
+        let shown = format!("{p:?}");
+        assert!(
+            shown.contains("email") && !shown.contains("example.com"),
+            "{shown}"
+        );
+    }
+}

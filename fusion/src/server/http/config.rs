@@ -1,0 +1,378 @@
+//! [`HttpServer`]: the builder of a hardened Streamable HTTP server, its defaults, and the
+//! axum router it assembles.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::Request;
+use axum::response::IntoResponse;
+use axum::routing::Route;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+use tower_layer::Layer;
+use tower_service::Service;
+
+use super::front::{self, Front};
+use super::sessions::CappedSessions;
+use crate::server::Server;
+
+/// The default [`HttpServer::path`] of the MCP endpoint: `/mcp`.
+pub const DEFAULT_PATH: &str = "/mcp";
+/// The default [`HttpServer::max_sessions`]: 1,000 live sessions (each about 50 KB while it
+/// lives, so about 50 MB at the cap).
+pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
+/// The default [`HttpServer::session_idle_timeout`]: 5 minutes, rmcp's own.
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+/// The default [`HttpServer::header_read_timeout`]: 10 seconds.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default [`HttpServer::body_read_timeout`]: 30 seconds.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// The default [`HttpServer::max_body_bytes`]: 4 MiB, rmcp's own and the default
+/// [`Server::max_argument_bytes`].
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+/// The `Host`s accepted by default: loopback only, rmcp's own default against DNS rebinding.
+pub const DEFAULT_ALLOWED_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1"];
+/// The `Origin`s accepted by default: pages served from loopback, on any port (an MCP inspector
+/// on `http://localhost:6274`). A request without `Origin` (any non-browser client) passes.
+pub const DEFAULT_ALLOWED_ORIGINS: &[&str] = &[
+    "http://localhost:*",
+    "https://localhost:*",
+    "http://127.0.0.1:*",
+    "https://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://[::1]:*",
+];
+
+/// How long a client refused at the session cap is told to wait, at most.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+
+type Wrap = Box<dyn FnOnce(Router) -> Router + Send>;
+pub(super) type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// A Streamable HTTP server for a [`Server`], hardened by default: built by [`Server::http`],
+/// configured with consuming builder methods, run by [`HttpServer::serve`] or
+/// [`HttpServer::serve_on`] (or mounted in your own axum app with
+/// [`HttpServer::into_router`]).
+///
+/// | setting | default | beyond it |
+/// |---|---|---|
+/// | [`path`](HttpServer::path) | [`DEFAULT_PATH`] (`/mcp`) | other paths: your routes, else 404 |
+/// | [`max_sessions`](HttpServer::max_sessions) | [`DEFAULT_MAX_SESSIONS`] (1,000) | `initialize` gets HTTP 503, `Retry-After`, JSON-RPC `-32603` |
+/// | [`session_idle_timeout`](HttpServer::session_idle_timeout) | 5 min | the session ends; its requests get HTTP 404 (the client starts a new one) |
+/// | [`header_read_timeout`](HttpServer::header_read_timeout) | 10 s | the connection is closed |
+/// | [`body_read_timeout`](HttpServer::body_read_timeout) | 30 s | HTTP 408, connection closed |
+/// | [`max_body_bytes`](HttpServer::max_body_bytes) | 4 MiB | HTTP 413, connection closed |
+/// | [`allowed_hosts`](HttpServer::allowed_hosts) | loopback ([`DEFAULT_ALLOWED_HOSTS`]) | HTTP 403 |
+/// | [`allowed_origins`](HttpServer::allowed_origins) | loopback pages ([`DEFAULT_ALLOWED_ORIGINS`]); no `Origin`: allowed | HTTP 403 |
+/// | [`json_response`](HttpServer::json_response) | off (answers as `text/event-stream`) | — |
+///
+/// A body that is not one JSON-RPC request (not JSON, a batch, params that do not fit the
+/// method) gets HTTP 400 with the JSON-RPC error stdio would give, carrying the request's id
+/// when one can be read. See the [HTTP guide](crate::server::http) for the reasons.
+///
+/// ```no_run
+/// # async fn demo(server: fusion::server::Server) -> std::io::Result<()> {
+/// use std::time::Duration;
+///
+/// server
+///     .http()
+///     .max_sessions(200)
+///     .session_idle_timeout(Duration::from_secs(120))
+///     .allowed_hosts(["mcp.example.com"])
+///     .allowed_origins(["https://app.example.com"])
+///     // Cancelled from elsewhere (a signal handler, an admin endpoint) to stop serving.
+///     .graceful_shutdown(fusion::CancellationToken::new().cancelled_owned())
+///     .serve("0.0.0.0:8080")
+///     .await
+/// # }
+/// ```
+#[must_use = "an HttpServer does nothing until `.serve(..)`, `.serve_on(..)` or `.into_router()`"]
+pub struct HttpServer {
+    server: Server,
+    pub(super) path: String,
+    max_sessions: usize,
+    session_idle_timeout: Duration,
+    pub(super) header_read_timeout: Duration,
+    body_read_timeout: Duration,
+    max_body_bytes: usize,
+    /// `None`: any host.
+    allowed_hosts: Option<Vec<String>>,
+    /// `None`: any origin.
+    allowed_origins: Option<Vec<String>>,
+    json_response: bool,
+    stateless: bool,
+    wraps: Vec<Wrap>,
+    routes: Router,
+    pub(super) shutdown: Option<Shutdown>,
+}
+
+impl HttpServer {
+    pub(super) fn new(server: Server) -> HttpServer {
+        HttpServer {
+            server,
+            path: DEFAULT_PATH.to_owned(),
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            allowed_hosts: Some(to_strings(DEFAULT_ALLOWED_HOSTS)),
+            allowed_origins: Some(to_strings(DEFAULT_ALLOWED_ORIGINS)),
+            json_response: false,
+            stateless: false,
+            wraps: Vec::new(),
+            routes: Router::new(),
+            shutdown: None,
+        }
+    }
+
+    /// Serves MCP at `path` (default `/mcp`).
+    ///
+    /// # Panics
+    /// When `path` does not start with `/` (axum's rule for routes).
+    #[track_caller]
+    pub fn path(mut self, path: impl Into<String>) -> HttpServer {
+        let path = path.into();
+        assert!(
+            path.starts_with('/'),
+            "fusion::server::HttpServer::path: `{path}` must start with `/`"
+        );
+        self.path = path;
+        self
+    }
+
+    /// At most `sessions` MCP sessions live at once (default [`DEFAULT_MAX_SESSIONS`]). An
+    /// `initialize` beyond it is refused with HTTP 503, a `Retry-After` header (whole seconds)
+    /// and a JSON-RPC `-32603` error carrying the request's id; live sessions are never evicted
+    /// to make room (a flood of `initialize` would otherwise end the conversations of working
+    /// clients). A session frees its slot when the client ends it (HTTP `DELETE`), when it
+    /// sits idle past [`HttpServer::session_idle_timeout`], or at shutdown.
+    ///
+    /// # Panics
+    /// When `sessions` is 0: serve without sessions with [`HttpServer::stateless`] instead.
+    #[track_caller]
+    pub fn max_sessions(mut self, sessions: usize) -> HttpServer {
+        assert!(
+            sessions > 0,
+            "fusion::server::HttpServer::max_sessions: 0 sessions refuses every client; use \
+             `.stateless(true)` to serve without sessions"
+        );
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// Ends a session after `timeout` without a message from its client or its server (default
+    /// 5 minutes, [`DEFAULT_SESSION_IDLE_TIMEOUT`]). Its later requests get HTTP 404, on which
+    /// an MCP client starts a new session (MCP specification, Transports, Streamable HTTP,
+    /// "Session Management"). An open event stream (HTTP GET) with no events does not count as
+    /// traffic.
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> HttpServer {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// Closes a connection whose request head (request line and headers) has not fully arrived
+    /// `timeout` after the server started waiting for it (default 10 s,
+    /// [`DEFAULT_HEADER_READ_TIMEOUT`]). That wait starts when the connection opens and again
+    /// after each response, so it also bounds idle keep-alive connections. Applies to
+    /// [`HttpServer::serve`] and [`HttpServer::serve_on`]; behind
+    /// [`HttpServer::into_router`], set it on your own HTTP server.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> HttpServer {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// Answers HTTP 408 and closes the connection when a POST body has not fully arrived
+    /// `timeout` after its headers (default 30 s, [`DEFAULT_BODY_READ_TIMEOUT`]).
+    pub fn body_read_timeout(mut self, timeout: Duration) -> HttpServer {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// Answers HTTP 413 and closes the connection when a POST body exceeds `bytes` (default
+    /// 4 MiB, [`DEFAULT_MAX_BODY_BYTES`]), without reading past the limit (at once when
+    /// `Content-Length` declares more). The JSON-RPC error in the body carries the request's id
+    /// when it appears before the limit.
+    pub fn max_body_bytes(mut self, bytes: usize) -> HttpServer {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Accepts requests whose `Host` is one of `hosts` (names or `name:port`; default
+    /// [`DEFAULT_ALLOWED_HOSTS`], loopback only), others get HTTP 403. A server reachable under
+    /// a public name must list it. The check stops DNS rebinding (MCP specification,
+    /// Transports, Streamable HTTP, "Security Warning").
+    pub fn allowed_hosts(
+        mut self,
+        hosts: impl IntoIterator<Item = impl Into<String>>,
+    ) -> HttpServer {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Accepts any `Host` (behind a proxy that checks it, say).
+    pub fn any_host(mut self) -> HttpServer {
+        self.allowed_hosts = None;
+        self
+    }
+
+    /// Accepts requests whose `Origin` header, when present, is one of `origins` (with scheme:
+    /// `https://app.example.com`, `http://localhost:*` for any port, `null`); others get HTTP
+    /// 403. Requests without `Origin` (clients other than browsers) pass. An empty list refuses
+    /// every request from a browser page. Default: [`DEFAULT_ALLOWED_ORIGINS`] (pages served
+    /// from loopback). The MCP specification requires the check (Transports, Streamable HTTP,
+    /// "Security Warning": servers MUST validate the `Origin` header).
+    pub fn allowed_origins(
+        mut self,
+        origins: impl IntoIterator<Item = impl Into<String>>,
+    ) -> HttpServer {
+        self.allowed_origins = Some(origins.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Accepts any `Origin`: every web page a user visits may then call this server through
+    /// their browser. Only for servers that authenticate every request otherwise.
+    pub fn any_origin(mut self) -> HttpServer {
+        self.allowed_origins = None;
+        self
+    }
+
+    /// Answers a request that yields one response with `Content-Type: application/json`
+    /// instead of an event stream, when the handler sends nothing before it (default off).
+    /// rmcp applies it to sessionless requests ([`HttpServer::stateless`]).
+    pub fn json_response(mut self, enabled: bool) -> HttpServer {
+        self.json_response = enabled;
+        self
+    }
+
+    /// Serves without sessions (default off): every request stands alone, no `Mcp-Session-Id`
+    /// is issued, and the session cap does not apply. Server-to-client requests and
+    /// notifications outside a request's own stream are then unavailable.
+    pub fn stateless(mut self, enabled: bool) -> HttpServer {
+        self.stateless = enabled;
+        self
+    }
+
+    /// Wraps the MCP route (only it, not [`HttpServer::routes`]) in a tower layer: a bearer
+    /// token check, a rate limit, a trace. Layers apply in call order, the last one outermost,
+    /// and run after the connection limits but before the body is read. The bounds are axum's
+    /// [`Router::layer`].
+    pub fn layer<L>(mut self, layer: L) -> HttpServer
+    where
+        L: Layer<Route> + Clone + Send + Sync + 'static,
+        L::Service: Service<Request> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Request>>::Response: IntoResponse + 'static,
+        <L::Service as Service<Request>>::Error: Into<std::convert::Infallible> + 'static,
+        <L::Service as Service<Request>>::Future: Send + 'static,
+    {
+        self.wraps.push(Box::new(move |router| router.layer(layer)));
+        self
+    }
+
+    /// Serves `routes` next to the MCP route, outside its layers: a health check, the OAuth
+    /// protected resource metadata (RFC 9728, `/.well-known/oauth-protected-resource`).
+    /// Several calls merge.
+    ///
+    /// # Panics
+    /// As axum's [`Router::merge`] when a route overlaps another (the MCP path included), when
+    /// the server starts.
+    pub fn routes(mut self, routes: Router) -> HttpServer {
+        self.routes = self.routes.merge(routes);
+        self
+    }
+
+    /// Stops [`HttpServer::serve`] / [`HttpServer::serve_on`] when `signal` completes: no new
+    /// connections, sessions ended (their open event streams close), then the call returns once
+    /// every connection has finished its response in progress. A
+    /// [`CancellationToken`](crate::CancellationToken) works as
+    /// `token.cancelled_owned()`.
+    pub fn graceful_shutdown(
+        mut self,
+        signal: impl Future<Output = ()> + Send + 'static,
+    ) -> HttpServer {
+        self.shutdown = Some(Box::pin(signal));
+        self
+    }
+
+    /// The MCP route and your routes as an axum [`Router`], to serve with your own HTTP server.
+    /// It keeps the request-level hardening (session cap and idle timeout, body limit and body
+    /// timeout, `Host` and `Origin` checks, explanatory answers to malformed bodies); you then
+    /// own the connection-level settings [`HttpServer::serve`] applies: set `TCP_NODELAY` on
+    /// each accepted socket (else each response waits about 40 ms for a delayed ACK), a header
+    /// read timeout, and graceful shutdown.
+    pub fn into_router(self) -> Router {
+        self.build(CancellationToken::new())
+    }
+
+    /// Assembles the router; `cancel` ends every session (and its event streams).
+    pub(super) fn build(self, cancel: CancellationToken) -> Router {
+        let mut config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(!self.stateless)
+            .with_json_response(self.json_response)
+            .with_cancellation_token(cancel);
+        // The front reads bodies under its own limit; rmcp's must not be the smaller one.
+        config.max_request_body_bytes = self.max_body_bytes.max(1);
+        config = match self.allowed_hosts {
+            Some(hosts) => config.with_allowed_hosts(hosts),
+            None => config.disable_allowed_hosts(),
+        };
+        config = match self.allowed_origins {
+            Some(origins) => config
+                .with_allowed_origins(origins)
+                .enforce_origin_validation(),
+            None => config.disable_allowed_origins(),
+        };
+        let sessions = Arc::new(CappedSessions::new(
+            self.max_sessions,
+            self.session_idle_timeout,
+        ));
+        self.server.log_breaking_deltas();
+        let server = self.server;
+        let mcp = StreamableHttpService::new(
+            move || Ok(server.for_new_session()),
+            Arc::clone(&sessions),
+            config,
+        );
+        let front = Arc::new(Front {
+            mcp,
+            sessions,
+            max_body_bytes: self.max_body_bytes,
+            body_timeout: self.body_read_timeout,
+            retry_after: self.session_idle_timeout.min(MAX_RETRY_AFTER),
+        });
+        let mut router = Router::new()
+            .route(&self.path, axum::routing::any(front::serve))
+            .with_state(front);
+        for wrap in self.wraps {
+            router = wrap(router);
+        }
+        router.merge(self.routes)
+    }
+}
+
+impl fmt::Debug for HttpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpServer")
+            .field("server", &self.server)
+            .field("path", &self.path)
+            .field("max_sessions", &self.max_sessions)
+            .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("body_read_timeout", &self.body_read_timeout)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("json_response", &self.json_response)
+            .field("stateless", &self.stateless)
+            .field("layers", &self.wraps.len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn to_strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|&item| item.to_owned()).collect()
+}

@@ -1,0 +1,20 @@
+//! `Server::serve_http_on` / `Server::http()` (feature `http`) over real loopback sockets: a
+//! hyper HTTP/1.1 client for requests, raw `TcpStream`s for what a client library will not send
+//! (half-sent heads, stalled bodies, oversized bodies). One test binary; the harness is in
+//! `server_http/harness.rs`, the tests grouped by topic beside it.
+#![cfg(feature = "http")]
+
+#[path = "server_http/harness.rs"]
+mod harness;
+
+#[path = "server_http/serving.rs"]
+mod serving;
+
+#[path = "server_http/malformed.rs"]
+mod malformed;
+
+#[path = "server_http/limits.rs"]
+mod limits;
+
+#[path = "server_http/sessions.rs"]
+mod sessions;
