@@ -28,6 +28,7 @@ mod billing;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use fusion::auth::Principal;
 use fusion::client::{CallError, CallOutput, Client, Envelope, RetryPolicy};
 use fusion::guard::{GuardSpec, RateLimit};
 use fusion::server::{Exposition, Server};
@@ -82,6 +83,8 @@ async fn main() -> anyhow::Result<()> {
         .tool(billing)
         .tool(ledger)
         .tool(Rates::default())
+        // In process, the caller is the user running the agent, allowed to charge.
+        .local_principal(Principal::new("agent-user").with_scopes(["charge"]))
         // The attribute says 5 charges a minute; the demo keeps the window short.
         .guard(
             "billing.charge",

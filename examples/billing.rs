@@ -7,6 +7,15 @@
 //! cargo run -p examples --example billing -- --demo           # a client session, printed
 //! ```
 //!
+//! `charge` requires the scope `charge` (`#[action(scopes("charge"))]`). Over HTTP every
+//! request needs a bearer token (`fusion::auth::BearerAuth`); the server prints two
+//! development tokens at start, one with the scope and one without (`billing_auth.rs`). Over
+//! stdio and in `--demo` the caller is the user who launched the server, with the scope.
+//!
+//! Replicas behind a load balancer (`scripts/replicas.sh`): `--redis URL` keeps the rate limits
+//! in Redis, so that they share them; `--public-url URL` is the balancer's URL, the audience
+//! every replica's tokens name.
+//!
 //! `--flat` exposes each action as its own tool (`billing_get_invoice`, …) in any mode. The
 //! same program is the `fusion-billing` binary of this package.
 //!
@@ -20,6 +29,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use fusion::ToolResponse;
+use fusion::guard::{Guards, RedisStore};
 use fusion::server::{Exposition, Server};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -28,6 +38,9 @@ use validator::Validate;
 
 #[path = "billing_demo.rs"]
 mod demo;
+
+#[path = "billing_auth.rs"]
+mod auth;
 
 // --- arguments: the schema the model sees, and the rules checked before an action runs -----
 
@@ -265,11 +278,13 @@ impl Billing {
     }
 
     /// Charges an open invoice; charging its whole balance marks it paid.
-    // Five charges a minute per client (by the name it gave at `initialize`); the sixth is
+    // Only callers granted the scope `charge`: others are answered FORBIDDEN, naming it.
+    // Five charges a minute per caller (the signed-in user, else the session); the sixth is
     // answered RATE_LIMITED with the seconds until a slot frees. Invalid calls do not count.
     #[action(
         read_only = false,
         idempotent = false,
+        scopes("charge"),
         rate_limit(calls = 5, per = "1m")
     )]
     fn charge(&self, args: Charge) -> Result<ToolResponse, BillingError> {
@@ -384,16 +399,24 @@ fn server(exposition: Exposition) -> Server {
         .tool(billing)
         .tool(ledger)
         .exposition(exposition)
+        // The caller over stdio and in `--demo`: the user who launched the server. Never over
+        // HTTP, where only a bearer token's principal counts.
+        .local_principal(auth::local_user())
 }
 
-const USAGE: &str = "usage: billing [--flat] [--baseline PATH] [--http ADDR | --demo | --lock-check [--lockfile PATH]]
+const USAGE: &str = "usage: billing [--flat] [--baseline PATH] [--redis URL] [--public-url URL] [--http ADDR | --demo | --lock-check [--lockfile PATH]]
   (no flags)       serve MCP over stdio
-  --http ADDR      serve MCP Streamable HTTP at http://ADDR/mcp (ADDR like 127.0.0.1:8080)
+  --http ADDR      serve MCP Streamable HTTP at http://ADDR/mcp (ADDR like 127.0.0.1:8080),
+                   bearer tokens required; prints development tokens to stderr
   --demo           run a client session in-process and print what the model receives
   --flat           one MCP tool per action (billing_get_invoice, ...) instead of one tool
   --lock-check     compare the contract with the lockfile, print every change, exit 1 on a BREAKING one
   --lockfile PATH  the lockfile --lock-check reads (default: examples/fusion.lock)
-  --baseline PATH  a known-good lockfile: validation errors list what changed since";
+  --baseline PATH  a known-good lockfile: validation errors list what changed since
+  --redis URL      keep rate limits in Redis (redis://127.0.0.1:6379), shared by every replica
+                   using it; while Redis is away, rate-limited calls get SERVER_BUSY
+  --public-url URL the URL clients reach --http at (a load balancer's, for replicas): the
+                   audience tokens must name; default http://ADDR/mcp";
 
 /// The lockfile the example ships: its reviewed contract.
 const LOCKFILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fusion.lock");
@@ -412,10 +435,31 @@ struct ContractArgs {
     baseline: Option<String>,
 }
 
-fn parse_args() -> Result<(Mode, Exposition, ContractArgs), String> {
+/// The options of a replica behind a load balancer: where the shared rate limits live, and
+/// the URL clients reach the replicas at.
+#[derive(Default)]
+struct ReplicaArgs {
+    redis: Option<String>,
+    public_url: Option<String>,
+}
+
+impl ReplicaArgs {
+    /// The server with its rate limits in Redis, when `--redis` is given. Every HTTP request
+    /// carries a bearer token, so the limits are per subject, the same on every replica.
+    fn apply(&self, server: Server) -> anyhow::Result<Server> {
+        let Some(url) = &self.redis else {
+            return Ok(server);
+        };
+        // Fails closed: while Redis is away, rate-limited calls get SERVER_BUSY.
+        Ok(server.guards(Guards::new().redis(RedisStore::new(url)?)))
+    }
+}
+
+fn parse_args() -> Result<(Mode, Exposition, ContractArgs, ReplicaArgs), String> {
     let mut mode = Mode::Stdio;
     let mut exposition = Exposition::Grouped;
     let mut contract = ContractArgs::default();
+    let mut replica = ReplicaArgs::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -425,11 +469,15 @@ fn parse_args() -> Result<(Mode, Exposition, ContractArgs), String> {
             "--lockfile" => contract.lockfile = Some(args.next().ok_or("--lockfile needs a path")?),
             "--baseline" => contract.baseline = Some(args.next().ok_or("--baseline needs a path")?),
             "--http" => mode = Mode::Http(args.next().ok_or("--http needs an address")?),
+            "--redis" => replica.redis = Some(args.next().ok_or("--redis needs a URL")?),
+            "--public-url" => {
+                replica.public_url = Some(args.next().ok_or("--public-url needs a URL")?);
+            }
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument '{other}'")),
         }
     }
-    Ok((mode, exposition, contract))
+    Ok((mode, exposition, contract, replica))
 }
 
 /// `--lock-check`: the changes since the lockfile at `path`, one line each. The exit status is
@@ -464,7 +512,7 @@ fn lock_check(server: &Server, path: &str) -> i32 {
 // `pub(crate)`: the `fusion-billing` binary (`bin/fusion-billing.rs`) runs this file as a module.
 #[tokio::main]
 pub(crate) async fn main() -> anyhow::Result<()> {
-    let (mode, exposition, contract) = match parse_args() {
+    let (mode, exposition, contract, replica) = match parse_args() {
         Ok(parsed) => parsed,
         Err(problem) => {
             if !problem.is_empty() {
@@ -482,7 +530,7 @@ pub(crate) async fn main() -> anyhow::Result<()> {
         .without_time()
         .init();
 
-    let mut server = server(exposition);
+    let mut server = replica.apply(server(exposition))?;
     if let Some(path) = &contract.baseline {
         let baseline = fusion::contract::Lockfile::load(path)?;
         server = server.contract_baseline(fusion::contract::ContractBaseline::new(baseline));
@@ -497,12 +545,24 @@ pub(crate) async fn main() -> anyhow::Result<()> {
             server.serve_stdio().await?;
         }
         Mode::Http(addr) => {
-            // Bound here to print the port the OS picked; `serve_http_on` sets TCP_NODELAY on
-            // each connection and applies fusion's HTTP defaults (timeouts, a session cap,
-            // Host and Origin checks).
+            // Bound here to print the port the OS picked; `serve_on` sets TCP_NODELAY on each
+            // connection and applies fusion's HTTP defaults (timeouts, a session cap, Host and
+            // Origin checks).
             let listener = tokio::net::TcpListener::bind(&addr).await?;
-            eprintln!("listening on http://{}/mcp", listener.local_addr()?);
-            server.serve_http_on(listener).await?;
+            let local = format!("http://{}/mcp", listener.local_addr()?);
+            eprintln!("listening on {local}");
+            // Behind a load balancer, the URL clients use (the audience of their tokens).
+            let resource = replica.public_url.unwrap_or(local);
+            // Bearer tokens on `/mcp` (401 with a `WWW-Authenticate` challenge without one);
+            // the RFC 9728 metadata the challenge names is public, outside the layer.
+            let (bearer, metadata) = auth::bearer(&resource)?;
+            auth::print_dev_tokens(&resource, bearer.resource_metadata_url())?;
+            server
+                .http()
+                .layer(bearer)
+                .routes(metadata)
+                .serve_on(listener)
+                .await?;
         }
         Mode::Demo => demo::run(server, exposition).await?,
     }

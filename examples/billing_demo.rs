@@ -2,6 +2,7 @@
 //! each request next to exactly what comes back: every text block verbatim (what the model
 //! reads), `isError`, and the typed flags of `_meta["fusion/error"]` (what client code reads).
 
+use fusion::auth::Principal;
 use fusion::contract::{ContractBaseline, Lockfile};
 use fusion::server::{ERRORS_META_KEY, Exposition, Server};
 use rmcp::ServiceExt;
@@ -9,8 +10,10 @@ use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, Implement
 use serde_json::{Map, Value, json};
 
 pub(crate) async fn run(server: Server, exposition: Exposition) -> anyhow::Result<()> {
-    // The same tools, for the last step's agent that learned an older contract.
+    // The same tools, for the last steps: a caller without the `charge` scope, and an agent
+    // that learned an older contract.
     let calibrated = server.clone();
+    let unscoped = server.clone();
     println!(
         "{} {}, {} exposition, driven by an rmcp client over an in-process stream.\n",
         server.info().name,
@@ -139,7 +142,35 @@ pub(crate) async fn run(server: Server, exposition: Exposition) -> anyhow::Resul
 
     client.cancel().await?;
     serving.await??;
-    calibrated_agent(calibrated, exposition, last + 1).await
+    caller_without_the_scope(unscoped, exposition, last + 1).await?;
+    calibrated_agent(calibrated, exposition, last + 2).await
+}
+
+/// `charge` requires the scope `charge`. The calls above came from the user who launched the
+/// demo, who has it (`Server::local_principal`); here a caller whose credentials lack it (over
+/// HTTP: the printed token without the scope) is refused before the action runs.
+async fn caller_without_the_scope(
+    server: Server,
+    exposition: Exposition,
+    number: u32,
+) -> anyhow::Result<()> {
+    heading(
+        number,
+        "Forbidden: a caller without the `charge` scope, told which scope is missing",
+    );
+    let server = server.local_principal(Principal::new("demo-viewer"));
+    let client = server.serve_in_process(()).await?;
+    let arguments = json!({"invoice_id": "inv_0001", "amount_cents": 100, "currency": "EUR"});
+    let (tool, arguments) =
+        request(exposition, "charge", arguments).expect("charge has a request in both expositions");
+    println!(
+        "caller: signed in, scopes granted: none\nrequest: tools/call {tool} {}",
+        Value::Object(arguments.clone())
+    );
+    let params = CallToolRequestParams::new(tool).with_arguments(arguments);
+    show(&client.call_tool(params).await?);
+    client.cancel().await?;
+    Ok(())
 }
 
 /// The contract an agent learned at the previous release, when `charge` took no currency (the

@@ -2,6 +2,8 @@
 // against `fusion-billing --http 127.0.0.1:<port>`.
 //
 // Binary: $FUSION_BILLING_BIN, default ../../target/debug/fusion-billing relative to this file.
+// Its HTTP mode takes bearer tokens: the client sends the development token with the `charge`
+// scope that the server prints at start (`export BILLING_TOKEN=...` on stderr).
 // The tests never build it. Every call here leaves the server's in-memory state as seeded
 // (no successful charge or refund), so one server process serves every test.
 
@@ -43,6 +45,7 @@ let childExit = null;
 let childLog = '';
 let client;
 let url;
+let token;
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -95,9 +98,21 @@ function fusionFlags(result) {
   return flags;
 }
 
+async function waitForToken(timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const match = /^export BILLING_TOKEN=(\S+)$/m.exec(childLog);
+    if (match) return match[1];
+    if (childExit) throw new Error(`fusion-billing exited early (${childExit}):\n${childLog}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`fusion-billing printed no token within ${timeoutMs} ms:\n${childLog}`);
+}
+
 async function newClient() {
   const c = new Client({ name: 'fusion-interop-ts', version: '0.0.0' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const requestInit = { headers: { Authorization: `Bearer ${token}` } };
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
   return c;
 }
 
@@ -113,6 +128,7 @@ before(async () => {
   child.stderr.on('data', (d) => (childLog += d));
   child.on('exit', (code, signal) => (childExit = `code ${code}, signal ${signal}`));
   await waitForPort(port, 20000);
+  token = await waitForToken(20000);
   client = await newClient();
 });
 
@@ -330,4 +346,18 @@ test('a second HTTP session works alongside the first', async () => {
   } finally {
     await other.close();
   }
+});
+
+test('without a bearer token: HTTP 401 naming the resource metadata', async () => {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+  });
+  assert.equal(res.status, 401);
+  const metadata = new URL('/.well-known/oauth-protected-resource/mcp', url).href;
+  assert.equal(res.headers.get('www-authenticate'), `Bearer resource_metadata="${metadata}"`);
+  const doc = await (await fetch(metadata)).json();
+  assert.equal(doc.resource, url);
+  assert.deepEqual(doc.scopes_supported, ['charge']);
 });

@@ -183,6 +183,15 @@ impl RmcpAdd {
 #[tool_handler]
 impl ServerHandler for RmcpAdd {}
 
+impl RmcpAdd {
+    /// The server, its router built (what each connection or HTTP session gets).
+    pub(crate) fn new() -> RmcpAdd {
+        RmcpAdd {
+            tool_router: RmcpAdd::tool_router(),
+        }
+    }
+}
+
 /// An rmcp client connected to a server over `tokio::io::duplex`.
 pub(crate) type Client = RunningService<RoleClient, ()>;
 
@@ -208,9 +217,7 @@ pub(crate) async fn rmcp_client() -> Client {
     let (server_end, client_end) = tokio::io::duplex(1 << 16);
     let (read, write) = tokio::io::split(server_end);
     tokio::spawn(async move {
-        let server = RmcpAdd {
-            tool_router: RmcpAdd::tool_router(),
-        };
+        let server = RmcpAdd::new();
         if let Ok(running) = server.serve((read, write)).await {
             let _ = running.waiting().await;
         }

@@ -9,14 +9,20 @@
 mod billing;
 
 use billing::{Billing, Ledger};
+use fusion::auth::Principal;
 use fusion::testing::Tester;
-use fusion::{ErrorCategory, Severity};
+use fusion::{ErrorCategory, RequestContext, Severity};
 use serde_json::json;
 
 fn tester() -> Tester {
     let billing = Billing::seeded();
     let ledger = Ledger::sharing(&billing);
     Tester::new().tool(billing).tool(ledger)
+}
+
+/// A caller `subject` granted the `charge` scope, as a bearer token or the local user grants it.
+fn payer(subject: &str) -> RequestContext {
+    RequestContext::new().with_principal(Principal::new(subject).with_scopes(["charge"]))
 }
 
 #[tokio::test]
@@ -36,9 +42,10 @@ async fn not_found_names_the_id_and_the_action_to_call_instead() {
 #[tokio::test]
 async fn charging_a_paid_invoice_answers_it_with_a_warning() {
     tester()
-        .call(
+        .call_with(
             "billing.charge",
             json!({"invoice_id": "inv_0002", "amount_cents": 5000, "currency": "USD"}),
+            payer("alice"),
         )
         .await
         .assert_success()
@@ -49,9 +56,10 @@ async fn charging_a_paid_invoice_answers_it_with_a_warning() {
 #[tokio::test]
 async fn an_amount_over_the_balance_names_the_right_amount() {
     tester()
-        .call(
+        .call_with(
             "billing.charge",
             json!({"invoice_id": "inv_0003", "amount_cents": 5000, "currency": "EUR"}),
+            payer("alice"),
         )
         .await
         .assert_error("AMOUNT_OVER_BALANCE")
@@ -63,9 +71,10 @@ async fn an_amount_over_the_balance_names_the_right_amount() {
 #[tokio::test]
 async fn a_currency_mismatch_names_the_invoice_currency() {
     tester()
-        .call(
+        .call_with(
             "billing.charge",
             json!({"invoice_id": "inv_0001", "amount_cents": 100, "currency": "USD"}),
+            payer("alice"),
         )
         .await
         .assert_error("CONFLICT")
@@ -149,10 +158,64 @@ async fn output_schema_snapshot_includes_structured_content() {
     );
 }
 
+#[tokio::test]
+async fn charge_without_the_scope_is_forbidden_naming_only_the_scope() {
+    let reader = RequestContext::new().with_principal(Principal::new("alice-7"));
+    let outcome = tester()
+        .call_with(
+            "billing.charge",
+            json!({"invoice_id": "inv_0001", "amount_cents": 100, "currency": "EUR"}),
+            reader,
+        )
+        .await;
+    outcome
+        .assert_error("FORBIDDEN")
+        .assert_category(ErrorCategory::Auth)
+        .assert_retryable(false)
+        .assert_detail("missingScopes", "charge");
+    assert!(!outcome.snapshot().contains("alice-7"));
+    // Reading needs no scope.
+    tester()
+        .call_with(
+            "billing.get_invoice",
+            json!({"id": "inv_0001"}),
+            RequestContext::new().with_principal(Principal::new("alice-7")),
+        )
+        .await
+        .assert_success();
+}
+
+#[tokio::test]
+async fn charge_without_a_caller_is_unauthorized() {
+    tester()
+        .call(
+            "billing.charge",
+            json!({"invoice_id": "inv_0001", "amount_cents": 100, "currency": "EUR"}),
+        )
+        .await
+        .assert_error("UNAUTHORIZED")
+        .assert_category(ErrorCategory::Auth)
+        .assert_retryable(false)
+        .assert_detail("requiredScopes", "charge");
+}
+
+/// The whole answer to a caller lacking the scope, as a snapshot.
+#[tokio::test]
+async fn forbidden_snapshot() {
+    let outcome = tester()
+        .call_with(
+            "billing.charge",
+            json!({"invoice_id": "inv_0001", "amount_cents": 100, "currency": "EUR"}),
+            RequestContext::new().with_principal(Principal::new("alice")),
+        )
+        .await;
+    insta::assert_snapshot!(outcome.snapshot());
+}
+
 #[tokio::test(start_paused = true)]
 async fn charge_takes_five_calls_a_minute_per_caller() {
     let tester = tester();
-    let client = || fusion::RequestContext::new().with_caller("session-1");
+    let client = || payer("alice-7");
     let charge = json!({"invoice_id": "inv_0001", "amount_cents": 1, "currency": "EUR"});
     for _ in 0..5 {
         tester
@@ -169,14 +232,14 @@ async fn charge_takes_five_calls_a_minute_per_caller() {
         .assert_category(ErrorCategory::RateLimit)
         .assert_retryable(true)
         .assert_retry_after(12);
-    assert!(!refused.snapshot().contains("session-1"));
+    assert!(!refused.snapshot().contains("alice-7"));
     // Other actions and other callers are not limited by it.
     tester
         .call_with("billing.get_invoice", json!({"id": "inv_0001"}), client())
         .await
         .assert_success();
     tester
-        .call("billing.charge", charge.clone())
+        .call_with("billing.charge", charge.clone(), payer("bob"))
         .await
         .assert_success();
     tokio::time::advance(std::time::Duration::from_secs(12)).await;

@@ -14,6 +14,7 @@ mod billing;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use fusion::auth::Principal;
 use fusion::client::{Client, Decision, RetryPolicy};
 use fusion::server::Server;
 use fusion::{ErrorCategory, ErrorCode};
@@ -36,7 +37,9 @@ async fn a_rate_limited_charge_retried_after_the_stated_delay_succeeds() {
     let ledger = billing::Ledger::sharing(&billing);
     let server = Server::new("fusion-billing", "0.0.0")
         .tool(billing)
-        .tool(ledger);
+        .tool(ledger)
+        // In process, the caller is the user who launched it, allowed to charge.
+        .local_principal(Principal::new("local-user").with_scopes(["charge"]));
     let (server_end, client_end) = tokio::io::duplex(64 * 1024);
     let (read, write) = tokio::io::split(server_end);
     let serving = tokio::spawn(async move {

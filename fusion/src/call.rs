@@ -5,14 +5,14 @@
 //! ```text
 //! arguments ─▶ argument limits ─▶ Tool::prepare ─▶ guards ─▶ handler ─▶ ToolResponse
 //!              (size, nesting)    (route, validate) (rate, concurrency,
-//!                                                    middleware, timeout)
+//!                                                    layers, timeout)
 //! └──────────────────────── one panic boundary ───────────────────────┘
 //! ```
 //!
 //! Routing and validation are synchronous and come first, so a malformed call is answered
 //! before it can take a rate-limit slot or a concurrency slot. The guards wrap the prepared
 //! call from outside, so a hand-written [`Tool`] gets the same guards as a generated one. A
-//! panic anywhere (in `prepare`, in a guard's middleware, in any poll of the handler) becomes
+//! panic anywhere (in `prepare`, in a layer of yours, in any poll of the handler) becomes
 //! an `INTERNAL_ERROR` response with an error id, its message logged and never shown; the
 //! server keeps serving. A synchronous handler runs on Tokio's blocking pool
 //! ([`PreparedCall::blocking`](crate::PreparedCall::blocking)); a panic there is carried back
@@ -24,17 +24,22 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use serde_json::{Map, Value};
+use tracing::Instrument;
 
 use crate::context::RequestContext;
 use crate::error::ToolError;
 use crate::guard::{ArgumentLimits, ToolGates};
 use crate::response::ToolResponse;
 use crate::tool::Tool;
+use crate::trace;
 
 /// Where a call goes: the tool, its guards, and how the client named it.
 pub(crate) struct Target<'a> {
     /// The registered tool; the call takes its own clone of the `Arc` (`Tool::prepare`).
     pub(crate) tool: &'a Arc<dyn Tool>,
+    /// The tool's name, for the call's `tracing` span; `None` for a direct call, which gets
+    /// no span of its own.
+    pub(crate) name: Option<&'a str>,
     /// The guards configured for the tool, when it has any.
     pub(crate) gates: Option<&'a ToolGates>,
     /// For a call naming its action outside the arguments (the flat tool name
@@ -46,12 +51,37 @@ pub(crate) struct Target<'a> {
 }
 
 /// Runs one call of `target` with `arguments` and `context`: the whole call path (see the
-/// module docs). Never panics; answers every call exactly once.
+/// module docs), inside the call's `tracing` span when the target is named. Never panics;
+/// answers every call exactly once.
 pub(crate) async fn run(
+    target: Target<'_>,
+    limits: &ArgumentLimits,
+    arguments: Map<String, Value>,
+    context: RequestContext,
+) -> ToolResponse {
+    let Some(name) = target.name else {
+        return run_in_span(target, limits, arguments, context, None).await;
+    };
+    let span = trace::call_span(name);
+    if span.is_disabled() {
+        return run_in_span(target, limits, arguments, context, None).await;
+    }
+    #[cfg(feature = "opentelemetry")]
+    trace::continue_trace(&span, context.meta());
+    let started = std::time::Instant::now();
+    let response = run_in_span(target, limits, arguments, context, Some(&span))
+        .instrument(span.clone())
+        .await;
+    trace::record_response(&span, &response, started);
+    response
+}
+
+async fn run_in_span(
     target: Target<'_>,
     limits: &ArgumentLimits,
     mut arguments: Map<String, Value>,
     context: RequestContext,
+    span: Option<&tracing::Span>,
 ) -> ToolResponse {
     if let Some(error) = limits.check(&arguments) {
         return ToolResponse::error(error);
@@ -65,9 +95,12 @@ pub(crate) async fn run(
             Ok(prepared) => prepared,
             Err(refusal) => return refusal,
         };
+        if let Some(span) = span {
+            trace::record_action(span, prepared.action());
+        }
         match target.gates {
             None => prepared.run(context, ()).await,
-            // Boxed: the guards' state (permits, timer, middleware) is large, and an unguarded
+            // Boxed: the guards' state (permits, timer, layers) is large, and an unguarded
             // call's future should not carry it.
             Some(gates) => {
                 let action = prepared.action_name();
@@ -163,6 +196,7 @@ async fn call_directly(
         max_depth: None,
     };
     let target = Target {
+        name: None,
         tool: &tool,
         gates: None,
         inject: None,
@@ -258,6 +292,7 @@ mod tests {
         let arguments = serde_json::json!({"text": "far too long"});
         let tool: Arc<dyn Tool> = Arc::new(Panicky("prepare"));
         let target = Target {
+            name: None,
             tool: &tool,
             gates: None,
             inject: None,

@@ -150,9 +150,11 @@ impl RequestContext {
 
     /// The authenticated caller: the one set with [`RequestContext::with_principal`], else the
     /// [`Principal`] extension of the HTTP request (put there by an auth layer such as
-    /// `fusion::auth::BearerAuth`, feature `auth`). `None` when the call is not
-    /// authenticated (stdio, in-process, HTTP without an auth layer). The scope checks of the
-    /// guards read it, and the rate limits key on its subject.
+    /// `fusion::auth::BearerAuth`, feature `auth`), else over stdio and in-process the
+    /// server's [`Server::local_principal`](crate::server::Server::local_principal). `None`
+    /// when the call is not authenticated (stdio or in-process without a local principal, HTTP
+    /// without an auth layer). The scope checks of the guards read it, and the rate limits key
+    /// on its subject.
     pub fn principal(&self) -> Option<&Principal> {
         let parts = self.parts.as_ref()?;
         if let Some(principal) = &parts.principal {

@@ -117,9 +117,9 @@
 //!
 //! ```text
 //! arguments ─▶ argument limits ─▶ Tool::prepare ─────▶ guards ───────────▶ handler ─▶ ToolResponse
-//!              (size, nesting)    (route, validate:   (rate limits,        (your action,
-//!                                  synchronous)        concurrency,         IntoToolResponse)
-//!                                                      middleware, timeout)
+//!              (size, nesting)    (route, validate:   (scopes, rate        (your action,
+//!                                  synchronous)        limits, concurrency, IntoToolResponse)
+//!                                                      layers, timeout)
 //!                                 └────────────── one panic boundary ──────────────┘
 //! ```
 //!
@@ -136,6 +136,11 @@
 //! deadline. Its thread cannot be killed: it runs to its end, its output discarded, with its
 //! [`RequestContext`] cancelled at the deadline so it can stop early (see
 //! [`PreparedCall::blocking`]).
+//!
+//! A server's and a tester's calls each run inside one `tracing` span, `tool_call`, that
+//! records the tool, the action, the outcome, the error code and category, and the latency;
+//! with the `opentelemetry` feature it continues the caller's W3C trace from `_meta` (see
+//! [`trace`]).
 
 //! # The `<tool_error>` envelope
 //!
@@ -327,6 +332,7 @@ pub mod server;
 mod suggest;
 pub mod testing;
 mod tool;
+pub mod trace;
 pub mod validation;
 mod validation_error;
 mod xml;

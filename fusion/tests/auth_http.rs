@@ -367,3 +367,63 @@ async fn stateless_calls_are_keyed_by_address_and_forwarded_headers_need_a_trust
     );
     assert_eq!(stateless_list(addr, "203.0.113.2").await, "no invoices");
 }
+
+/// `charge` called in-process (over `serve_in_process`, as over stdio) on `server`.
+async fn charge_in_process(server: Server) -> String {
+    let client = server.serve_in_process(()).await.unwrap();
+    let arguments = json!({"action": "charge"}).as_object().unwrap().clone();
+    let params = rmcp::model::CallToolRequestParams::new("billing").with_arguments(arguments);
+    let result = client.call_tool(params).await.unwrap();
+    client.cancel().await.unwrap();
+    result.content[0].as_text().unwrap().text.clone()
+}
+
+#[tokio::test]
+async fn a_local_principal_is_the_caller_over_stdio_and_in_process_never_over_http() {
+    use fusion::auth::Principal;
+    let payer = Principal::new("local-user").with_scopes(["charge"]);
+    let server = Server::new("billing", "1.0.0")
+        .tool(Billing)
+        .local_principal(payer);
+    assert_eq!(charge_in_process(server.clone()).await, "charged");
+
+    // A local principal lacking the scope is refused for it, like a token lacking it.
+    let reader = Server::new("billing", "1.0.0")
+        .tool(Billing)
+        .local_principal(Principal::new("local-user"));
+    let refused = charge_in_process(reader).await;
+    assert!(
+        refused.starts_with("<tool_error code=\"FORBIDDEN\"")
+            && refused.contains("<detail key=\"missingScopes\">charge</detail>"),
+        "{refused}"
+    );
+
+    // Over HTTP without an auth layer the same server authenticates nobody.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(server.serve_http_on(listener));
+    let init = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "auth-test", "version": "1"},
+        },
+    });
+    let reply = post(addr, None, None, init).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let session = reply.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let reply = post(addr, None, Some(&session), initialized).await;
+    assert_eq!(reply.status, 202, "{}", reply.body);
+    let message = json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "billing", "arguments": {"action": "charge"}},
+    });
+    let reply = post(addr, None, Some(&session), message).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let result = &rpc(&reply)["result"];
+    assert!(
+        text(result).starts_with("<tool_error code=\"UNAUTHORIZED\""),
+        "{result}"
+    );
+}

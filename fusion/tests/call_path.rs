@@ -5,11 +5,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use fusion::guard::{GuardRequest, GuardSpec, Middleware, Next};
+use fusion::guard::{ActionCall, GuardSpec};
 use fusion::testing::Tester;
 use fusion::{
-    BoxFuture, ErrorCode, PreparedCall, RequestContext, Tool, ToolDefinition, ToolError, ToolExt,
-    ToolResponse,
+    ErrorCode, PreparedCall, RequestContext, Tool, ToolDefinition, ToolError, ToolExt, ToolResponse,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -265,18 +264,35 @@ impl Mixed {
     }
 }
 
-/// Counts the calls it sees and passes them on.
+/// Counts the calls it sees and passes them on: a tower layer written by hand.
+#[derive(Clone)]
 struct Count(Arc<AtomicUsize>);
 
-impl Middleware for Count {
-    fn handle<'a>(
-        &'a self,
-        call: &'a GuardRequest<'a>,
-        next: Next<'a>,
-    ) -> BoxFuture<'a, Result<ToolResponse, ToolError>> {
-        let _ = call;
+impl<S> tower::Layer<S> for Count {
+    type Service = Counted<S>;
+    fn layer(&self, inner: S) -> Counted<S> {
+        Counted(Arc::clone(&self.0), inner)
+    }
+}
+
+#[derive(Clone)]
+struct Counted<S>(Arc<AtomicUsize>, S);
+
+impl<S: tower::Service<ActionCall>> tower::Service<ActionCall> for Counted<S> {
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), S::Error>> {
+        self.1.poll_ready(cx)
+    }
+
+    fn call(&mut self, call: ActionCall) -> S::Future {
         self.0.fetch_add(1, Ordering::SeqCst);
-        Box::pin(async move { Ok(next.run().await) })
+        self.1.call(call)
     }
 }
 
@@ -308,12 +324,11 @@ async fn a_guarded_action_keeps_its_limit_and_the_others_are_free() {
 }
 
 #[tokio::test]
-async fn tool_wide_middleware_sees_every_action_of_a_tool_with_one_guarded_action() {
+async fn tool_wide_layers_see_every_action_of_a_tool_with_one_guarded_action() {
     let seen = Arc::new(AtomicUsize::new(0));
-    let tester = Tester::new().tool(Mixed::default()).guard(
-        "mixed",
-        GuardSpec::new().middleware(Count(Arc::clone(&seen))),
-    );
+    let tester = Tester::new()
+        .tool(Mixed::default())
+        .guard("mixed", GuardSpec::new().layer(Count(Arc::clone(&seen))));
     tester
         .call("mixed.free", json!({}))
         .await
@@ -328,11 +343,11 @@ async fn tool_wide_middleware_sees_every_action_of_a_tool_with_one_guarded_actio
         .assert_text("limited");
     assert_eq!(seen.load(Ordering::SeqCst), 3);
 
-    // Middleware on one action only: that action sees it, the others do not.
+    // A layer on one action only: that action sees it, the others do not.
     let seen = Arc::new(AtomicUsize::new(0));
     let tester = Tester::new().tool(Mixed::default()).guard(
         "mixed.free",
-        GuardSpec::new().middleware(Count(Arc::clone(&seen))),
+        GuardSpec::new().layer(Count(Arc::clone(&seen))),
     );
     tester
         .call("mixed.free", json!({}))
@@ -366,7 +381,7 @@ async fn through_a_real_server_the_guarded_action_is_limited_and_the_others_are_
         .tool(Mixed::default())
         .guard(
             "mixed.free",
-            GuardSpec::new().middleware(Count(Arc::clone(&seen))),
+            GuardSpec::new().layer(Count(Arc::clone(&seen))),
         );
     let mut info = ClientConfig::default();
     info.client_info = Implementation::new("review", "0.0.1");
@@ -452,7 +467,7 @@ async fn a_hand_written_tool_gets_exactly_the_guards_configured_for_it() {
     let hand = Arc::new(Hand);
     let tester = Tester::new().tool(Hand).guard(
         "mixed.free_async",
-        GuardSpec::new().middleware(Count(Arc::clone(&seen))),
+        GuardSpec::new().layer(Count(Arc::clone(&seen))),
     );
     tester
         .call("mixed.free", json!({}))

@@ -55,7 +55,8 @@ impl Redis {
         let url = format!("redis://127.0.0.1:{port}/");
         // Ready once it accepts connections.
         let client = redis::Client::open(url.as_str()).unwrap();
-        for _ in 0..200 {
+        // Up to 20 s: a loaded CI machine starts it slowly.
+        for _ in 0..800 {
             if let Ok(mut connection) = client.get_multiplexed_async_connection().await {
                 let pong: redis::RedisResult<String> =
                     redis::cmd("PING").query_async(&mut connection).await;
@@ -65,7 +66,7 @@ impl Redis {
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
-        panic!("redis-server did not accept connections on port {port} within 5 s");
+        panic!("redis-server did not accept connections on port {port} within 20 s");
     }
 }
 

@@ -18,3 +18,6 @@ mod limits;
 
 #[path = "server_http/sessions.rs"]
 mod sessions;
+
+#[path = "server_http/load.rs"]
+mod load;

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use fusion::guard::{ConcurrencyLimit, GuardRequest, GuardSpec, Middleware, Next};
+use fusion::guard::{ActionCall, ConcurrencyLimit, FromFnLayer, GuardSpec, Next, from_fn};
 use fusion::testing::Tester;
 use fusion::{BoxFuture, ErrorCode, RequestContext, ToolError, ToolExt, ToolResponse};
 use serde_json::{Map, Value, json};
@@ -133,28 +133,32 @@ async fn a_call_cancelled_before_it_starts_runs_no_synchronous_handler() {
 }
 
 /// Refuses every call, counting them.
-struct Refuse(Arc<AtomicUsize>);
-
-impl Middleware for Refuse {
-    fn handle<'a>(
-        &'a self,
-        _call: &'a GuardRequest<'a>,
-        _next: Next<'a>,
-    ) -> BoxFuture<'a, Result<ToolResponse, ToolError>> {
-        self.0.fetch_add(1, Ordering::SeqCst);
-        Box::pin(async { Err(ToolError::new(ErrorCode::Unauthorized, "No tenant.")) })
-    }
+fn refuse(
+    seen: &Arc<AtomicUsize>,
+) -> FromFnLayer<
+    impl Fn(ActionCall, Next) -> BoxFuture<'static, Result<ToolResponse, ToolError>>
+    + Clone
+    + Send
+    + Sync
+    + 'static,
+> {
+    let seen = Arc::clone(seen);
+    from_fn(move |_call: ActionCall, _next: Next| {
+        seen.fetch_add(1, Ordering::SeqCst);
+        let refusal: BoxFuture<'static, Result<ToolResponse, ToolError>> =
+            Box::pin(async { Err(ToolError::new(ErrorCode::Unauthorized, "No tenant.")) });
+        refusal
+    })
 }
 
 #[tokio::test]
-async fn middleware_that_refuses_keeps_a_synchronous_handler_from_running() {
+async fn a_layer_that_refuses_keeps_a_synchronous_handler_from_running() {
     let desk = Desk::default();
     let runs = Arc::clone(&desk.runs);
     let seen = Arc::new(AtomicUsize::new(0));
-    let tester = Tester::new().tool(desk).guard(
-        "desk",
-        GuardSpec::new().middleware(Refuse(Arc::clone(&seen))),
-    );
+    let tester = Tester::new()
+        .tool(desk)
+        .guard("desk", GuardSpec::new().layer(refuse(&seen)));
     tester
         .call("desk.answer", json!({}))
         .await

@@ -1,6 +1,7 @@
-//! The guards at run time: per tool, the gates (rate counters, semaphores, timeouts,
-//! middleware) built from the configuration, and the run of one call through them.
+//! The guards at run time: per tool, the gates (scopes, rate counters, semaphores, timeouts,
+//! layer stacks) built from the configuration, and the run of one call through them.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::sync::Arc;
@@ -14,7 +15,7 @@ use crate::response::ToolResponse;
 
 use super::concurrency::{Concurrency, Slots};
 use super::key::TrustedProxies;
-use super::middleware::{self, Middleware};
+use super::layer::{self, ActionCall, ActionService, Layers};
 use super::rate::Rate;
 use super::scopes;
 use super::{GuardSpec, Store};
@@ -35,6 +36,12 @@ pub(crate) struct ToolGates {
     pub(super) actions: HashMap<String, Gate>,
     /// The actions a model may call again after a `TIMEOUT` (see [`retry_safe`]).
     pub(super) retry_safe: HashSet<String>,
+    /// The tool's name, shared by the [`ActionCall`]s of its layer stacks.
+    pub(super) tool_name: Arc<str>,
+    /// The layer stacks, built once: the tool's layers around an action's own, per action
+    /// with a gate of its own, and the tool's alone for the others.
+    pub(super) stacks: HashMap<String, ActionService>,
+    pub(super) tool_stack: Option<ActionService>,
 }
 
 /// The guards of one target, with their state (semaphores, rate counters).
@@ -44,7 +51,7 @@ pub(super) struct Gate {
     pub(super) concurrency: Option<Concurrency>,
     pub(super) rate: Option<Rate>,
     pub(super) timeout: Option<Duration>,
-    pub(super) middleware: Vec<Arc<dyn Middleware>>,
+    pub(super) layers: Layers,
     /// The OAuth scopes a caller must hold ([`super::scopes`]).
     pub(super) scopes: Vec<String>,
 }
@@ -80,7 +87,7 @@ impl Gate {
             concurrency: spec.concurrency.map(Concurrency::new),
             rate,
             timeout: spec.timeout,
-            middleware: spec.middleware.0.clone(),
+            layers: spec.layers.clone(),
             scopes: spec.scopes.clone().unwrap_or_default(),
             name,
         })
@@ -90,13 +97,13 @@ impl Gate {
         self.concurrency.is_none()
             && self.rate.is_none()
             && self.timeout.is_none()
-            && self.middleware.is_empty()
+            && self.layers.is_empty()
             && self.scopes.is_empty()
     }
 }
 
-/// What a client may know about a guarded call, for a rate-limit key function and for
-/// middleware: the tool, the action and the request context (client name, `_meta`).
+/// What a rate-limit key function may know about a call: the tool, the action and the request
+/// context (principal, `_meta`, the HTTP request's parts).
 #[derive(Debug)]
 pub struct GuardRequest<'a> {
     /// The tool (`billing`).
@@ -115,9 +122,19 @@ impl GuardSet {
 }
 
 impl ToolGates {
+    /// Builds the layer stacks once the tool's and the actions' gates are in place.
+    pub(super) fn build_stacks(&mut self) {
+        self.tool_stack = Layers::stack(&self.tool.layers, &Layers::default());
+        self.stacks = (self.actions.iter())
+            .filter_map(|(action, gate)| {
+                Layers::stack(&self.tool.layers, &gate.layers).map(|s| (action.clone(), s))
+            })
+            .collect();
+    }
+
     /// Runs the call of `action` through the guards: the scope check (the action's scopes and
     /// the tool's), the rate limits (the action's, then the tool's), the concurrency limits (the tool's, then the action's; waiting in the queue
-    /// when full), then `handler` under the timeout and inside the middleware. A refusal is
+    /// when full), then `handler` under the timeout and inside the layers. A refusal is
     /// the response and the handler never starts; on timeout the handler's future is dropped.
     /// Dropping the returned future (client cancellation) frees the call's queue place.
     /// `handler` gets the call's concurrency slots and keeps them as long as it runs: an async
@@ -132,8 +149,8 @@ impl ToolGates {
         handler: H,
     ) -> ToolResponse
     where
-        H: FnOnce(RequestContext, Slots) -> F,
-        F: Future<Output = ToolResponse> + Send,
+        H: FnOnce(RequestContext, Slots) -> F + Send + 'static,
+        F: Future<Output = ToolResponse> + Send + 'static,
     {
         let gate = self.actions.get(action);
         if self.tool.is_empty() && gate.is_none_or(Gate::is_empty) {
@@ -190,27 +207,22 @@ impl ToolGates {
 
         let timeout = gate.and_then(|g| g.timeout).or(self.tool.timeout);
         let retry_safe = self.retry_safe.contains(action);
-        // The tool's middleware outside the action's, all under the timeout.
-        let layers: Vec<Arc<dyn Middleware>> = self
-            .tool
-            .middleware
-            .iter()
-            .chain(gate.into_iter().flat_map(|g| &g.middleware))
-            .cloned()
-            .collect();
         let slots = Slots::new(permits);
-        if layers.is_empty() {
-            within(timeout, &called, retry_safe, handler(context, slots)).await
-        } else {
-            // The handler owns the context; the middleware sees a copy.
-            let seen = context.clone();
-            let request = GuardRequest {
-                tool: &self.tool.name,
-                action,
-                context: &seen,
-            };
-            let chain = middleware::chain(&request, &layers, Box::pin(handler(context, slots)));
-            within(timeout, &called, retry_safe, chain).await
+        let stack = match gate {
+            Some(_) => self.stacks.get(action),
+            None => self.tool_stack.as_ref(),
+        };
+        match stack {
+            None => within(timeout, &called, retry_safe, handler(context, slots)).await,
+            // The tool's layers outside the action's, all under the timeout.
+            Some(stack) => {
+                let tool = Arc::clone(&self.tool_name);
+                let action = Cow::Owned(action.to_owned());
+                let call = ActionCall::new(tool, action, context, move |context| {
+                    Box::pin(handler(context, slots))
+                });
+                within(timeout, &called, retry_safe, layer::run(stack, call)).await
+            }
         }
     }
 }

@@ -82,8 +82,8 @@
 mod concurrency;
 mod gates;
 mod key;
+mod layer;
 mod limits;
-mod middleware;
 mod rate;
 #[cfg(feature = "redis")]
 mod redis;
@@ -102,13 +102,13 @@ pub use gates::GuardRequest;
 pub(crate) use gates::{GuardSet, ToolGates};
 pub(crate) use gates::{retry_safe, seconds, whole_seconds};
 pub use key::TrustedProxies;
+pub use layer::{ActionCall, ActionService, BoxError, FromFn, FromFnLayer, Next, from_fn};
 pub use limits::{ArgumentLimits, DEFAULT_MAX_ARGUMENT_BYTES};
-pub use middleware::{Middleware, Next};
 pub use rate::{RateKey, RateLimit};
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
 
-use middleware::Layers;
+use layer::Layers;
 
 /// The most calls of one tool (or action) that run at once, and how many more may wait for a
 /// slot. Beyond both, a call is answered `SERVER_BUSY` at once (load shedding: the queue never
@@ -253,8 +253,8 @@ pub struct GuardSpec {
     /// The OAuth scopes (RFC 6749 section 3.3 scope tokens: `invoices:write`) the caller's
     /// [`Principal`](crate::auth::Principal) must all hold; see [`GuardSpec::scopes`].
     pub scopes: Option<Vec<String>>,
-    /// User-written middleware, outermost first ([`GuardSpec::middleware`]).
-    middleware: Layers,
+    /// Tower layers of your own, outermost first ([`GuardSpec::layer`]).
+    layers: Layers,
 }
 
 impl GuardSpec {
@@ -293,25 +293,45 @@ impl GuardSpec {
         self
     }
 
-    /// Adds `layer` around the target's calls, inside the middleware added before it. Unlike
-    /// the other options, middleware accumulates: a builder's middleware runs inside the
-    /// middleware already set for the same target. See [`Middleware`] for where it runs and
-    /// how its errors are answered.
-    pub fn middleware(mut self, layer: impl Middleware) -> GuardSpec {
-        self.middleware.0.push(Arc::new(layer));
+    /// Adds a tower `layer` around the target's calls, inside the layers added before it
+    /// (`tower::ServiceBuilder` order: the first added is the outermost). Unlike the other
+    /// options, layers accumulate: a builder's layers run inside those already set for the
+    /// same target, and a tool's layers wrap its actions'.
+    ///
+    /// The layer wraps an [`ActionService`] (the rest of the stack, then the handler) whose
+    /// requests are [`ActionCall`]s. It runs after routing, validation, the scope check, the
+    /// rate limits and the concurrency limits, inside the timeout: it sees only well-formed,
+    /// admitted calls. The stack is built once, when the server or tester is built; a call
+    /// clones it. What the stack answers is the response; an error it returns is answered
+    /// like a handler's: a [`ToolError`](crate::ToolError) (put into the `BoxError` as it is)
+    /// reaches the model intact, any other error becomes `INTERNAL_ERROR` with an `errorId`,
+    /// its cause logged and never shown. A panic is contained like a handler's.
+    /// [`from_fn`] makes a layer from an async function.
+    pub fn layer<L>(mut self, layer: L) -> GuardSpec
+    where
+        L: tower_layer::Layer<ActionService> + Send + Sync + 'static,
+        L::Service: tower_service::Service<ActionCall, Response = crate::ToolResponse>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as tower_service::Service<ActionCall>>::Error: Into<BoxError>,
+        <L::Service as tower_service::Service<ActionCall>>::Future: Send + 'static,
+    {
+        self.layers.push(layer);
         self
     }
 
     /// `self` with every option `over` sets replaced by `over`'s.
     fn overridden_by(self, over: &GuardSpec) -> GuardSpec {
-        let mut middleware = self.middleware;
-        middleware.0.extend(over.middleware.0.iter().cloned());
+        let mut layers = self.layers;
+        layers.extend(&over.layers);
         GuardSpec {
             concurrency: over.concurrency.or(self.concurrency),
             rate_limit: over.rate_limit.clone().or(self.rate_limit),
             timeout: over.timeout.or(self.timeout),
             scopes: over.scopes.clone().or(self.scopes),
-            middleware,
+            layers,
         }
     }
 
@@ -319,7 +339,7 @@ impl GuardSpec {
         self.concurrency.is_none()
             && self.rate_limit.is_none()
             && self.timeout.is_none()
-            && self.middleware.0.is_empty()
+            && self.layers.is_empty()
             && self.scopes.is_none()
     }
 }
@@ -491,6 +511,9 @@ impl Guards {
                     .filter(|a| retry_safe(a))
                     .map(|a| a.name.clone())
                     .collect(),
+                tool_name: Arc::from(tool.as_str()),
+                stacks: HashMap::new(),
+                tool_stack: None,
             };
             for (action, spec) in action_specs {
                 if spec.is_empty() {
@@ -502,6 +525,7 @@ impl Guards {
                     .insert(action, Gate::new(name, &spec, &self.store, &self.proxies)?);
             }
             if !gates.tool.is_empty() || !gates.actions.is_empty() {
+                gates.build_stacks();
                 set.tools.insert(tool, gates);
             }
         }

@@ -57,9 +57,13 @@ impl rmcp::ServerHandler for Server {
             return self.unknown_tool(&request.name);
         };
         let arguments = request.arguments.unwrap_or_default();
-        let (ctx, reports) = request_context(&context, self.session());
+        let (mut ctx, reports) = request_context(&context, self.session());
+        if let Some(principal) = self.local_caller() {
+            ctx = ctx.with_principal(principal.clone());
+        }
         let target = Target {
             tool: &entry.tool,
+            name: Some(&entry.tool_name),
             gates: inner.gates.tool(&entry.tool_name),
             inject: entry
                 .inject

@@ -114,6 +114,7 @@ pub use http::{HttpServer, HttpService, StreamableHttpServerConfig};
 pub use malformed::MAX_READABLE_ARGUMENT_DEPTH;
 pub use rmcp::model::Implementation;
 
+use crate::auth::Principal;
 use crate::guard::{GuardSet, GuardSpec, Guards};
 use crate::tool::Tool;
 use catalog::{Catalog, Registered};
@@ -188,6 +189,10 @@ pub struct Server {
     /// stateless request is served by a fresh value that never sees a handshake, and must not
     /// get a bucket of its own per request).
     handshake: Arc<std::sync::atomic::AtomicBool>,
+    /// Set on the value serving a connection of [`Server::serve_io`] (stdio, a pipe, in
+    /// process): only its calls get [`Server::local_principal`], never a Streamable HTTP
+    /// session's.
+    local: bool,
 }
 
 #[derive(Clone)]
@@ -203,6 +208,8 @@ struct Inner {
     guards: Guards,
     /// The runtime guards built from `guards` and the tools' own.
     gates: Arc<GuardSet>,
+    /// The caller of every call over [`Server::serve_io`]; see [`Server::local_principal`].
+    local_principal: Option<Principal>,
 }
 
 impl Server {
@@ -228,9 +235,11 @@ impl Server {
                 baseline: None,
                 guards: Guards::default(),
                 gates: Arc::default(),
+                local_principal: None,
             }),
             session: new_session(),
             handshake: Arc::default(),
+            local: false,
         }
     }
 
@@ -241,6 +250,7 @@ impl Server {
             inner: Arc::clone(&self.inner),
             session: new_session(),
             handshake: Arc::default(),
+            local: false,
         }
     }
 
@@ -339,6 +349,31 @@ impl Server {
         self.update(|inner| inner.guards = guards)
     }
 
+    /// Sets the caller of every call this server answers over a connection it serves itself:
+    /// [`Server::serve_stdio`], [`Server::serve_io`], [`Server::serve_in_process`]. Those
+    /// transports authenticate nobody; a local MCP client launches the server as the user who
+    /// runs it, so that user is the caller, and the scope checks and rate limits see this
+    /// principal ([`RequestContext::principal`](crate::RequestContext::principal)). Without it
+    /// a call to an action with scopes is answered `UNAUTHORIZED` there.
+    ///
+    /// Calls over Streamable HTTP never get it, with or without an auth layer: there only the
+    /// HTTP request's [`Principal`] (an auth layer's) counts. Default: none.
+    ///
+    /// ```
+    /// use fusion::auth::Principal;
+    /// # let server = fusion::server::Server::new("billing", "1.0.0");
+    /// let user = std::env::var("USER").unwrap_or_else(|_| "local-user".to_owned());
+    /// let server = server.local_principal(Principal::new(user).with_scopes(["charge"]));
+    /// ```
+    pub fn local_principal(self, principal: Principal) -> Server {
+        self.update(|inner| inner.local_principal = Some(principal))
+    }
+
+    /// The caller of this value's calls when it serves a [`Server::serve_io`] connection.
+    fn local_caller(&self) -> Option<&Principal> {
+        self.inner.local_principal.as_ref().filter(|_| self.local)
+    }
+
     /// The `serverInfo` advertised.
     pub fn info(&self) -> &Implementation {
         &self.inner.info
@@ -380,7 +415,8 @@ impl Server {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         self.log_breaking_deltas();
-        let server = self.for_new_session();
+        let mut server = self.for_new_session();
+        server.local = true;
         rmcp::serve_server(server, transport::LineTransport::new(reader, writer)).await
     }
 
@@ -504,6 +540,7 @@ impl fmt::Debug for Server {
                 &inner.flags_in_structured_content,
             )
             .field("guards", &inner.guards)
+            .field("local_principal", &inner.local_principal)
             .finish_non_exhaustive()
     }
 }

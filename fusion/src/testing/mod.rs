@@ -200,6 +200,7 @@ impl Tester {
         async move {
             let target = call::Target {
                 tool: &tool,
+                name: Some(&tool_name),
                 gates: gates.tool(&tool_name),
                 inject: inject.as_ref().map(|(d, a)| (d.as_str(), a.as_str())),
                 flat,

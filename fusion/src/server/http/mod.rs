@@ -6,6 +6,11 @@
 
 mod config;
 mod front;
+
+/// The deployment guide: replicas behind a load balancer (sessions and stickiness, shared rate
+/// limits in Redis, trusted proxies, failure modes), as `scripts/replicas.sh` runs them.
+#[doc = include_str!("../../docs/deployment.md")]
+pub mod deployment {}
 mod serve;
 mod sessions;
 

@@ -1,12 +1,13 @@
-//! User-written middleware (`fusion::guard::Middleware`): where it runs (after validation,
-//! inside the timeout), in which order, how its errors are answered (the handlers' rules), and
-//! that a panicking middleware is contained. Through `fusion::testing::Tester`, which applies
-//! the guards a server applies, and once through a real server and rmcp client.
+//! Tower layers of your own around action calls (`GuardSpec::layer`, `fusion::guard::from_fn`):
+//! where they run (after validation, inside the timeout), in which order, how their errors are
+//! answered (the handlers' rules), that stock tower layers compose, and that a panicking layer
+//! is contained. Through `fusion::testing::Tester`, which applies the guards a server applies,
+//! and once through a real server and rmcp client.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use fusion::guard::{GuardRequest, GuardSpec, Middleware, Next};
+use fusion::guard::{ActionCall, FromFnLayer, GuardSpec, Next, from_fn};
 use fusion::server::Server;
 use fusion::testing::Tester;
 use fusion::{BoxFuture, ErrorCode, ToolError, ToolErrors, ToolResponse};
@@ -65,69 +66,86 @@ impl std::fmt::Display for PolicyError {
     }
 }
 
-/// Logs around the rest of the chain, under a name.
-struct Around(&'static str, Log);
+/// What a `from_fn` layer of these tests returns.
+type Step = BoxFuture<'static, Result<ToolResponse, ToolError>>;
 
-impl Middleware for Around {
-    fn handle<'a>(
-        &'a self,
-        call: &'a GuardRequest<'a>,
-        next: Next<'a>,
-    ) -> BoxFuture<'a, Result<ToolResponse, ToolError>> {
+/// Logs around the rest of the stack, under a name.
+fn around(
+    name: &'static str,
+    log: &Log,
+) -> FromFnLayer<impl Fn(ActionCall, Next) -> Step + Clone + Send + Sync + 'static> {
+    let log = log.clone();
+    from_fn(move |call: ActionCall, next: Next| -> Step {
+        let log = log.clone();
         Box::pin(async move {
-            let label = format!("{} before {}.{}", self.0, call.tool, call.action);
-            self.1.lock().unwrap().push(label);
-            let response = next.run().await;
-            self.1.lock().unwrap().push(format!("{} after", self.0));
+            let label = format!("{name} before {}.{}", call.tool(), call.action());
+            log.lock().unwrap().push(label);
+            let response = next.run(call).await;
+            log.lock().unwrap().push(format!("{name} after"));
             Ok(response)
         })
-    }
+    })
 }
 
 /// Refuses with whatever error `refuse` makes, never running the rest.
-struct Refuse(fn() -> Result<ToolResponse, ToolError>);
+fn refuse(
+    refuse: fn() -> Result<ToolResponse, ToolError>,
+) -> FromFnLayer<impl Fn(ActionCall, Next) -> Step + Clone + Send + Sync + 'static> {
+    from_fn(move |_call: ActionCall, _next: Next| -> Step { Box::pin(async move { refuse() }) })
+}
 
-impl Middleware for Refuse {
-    fn handle<'a>(
-        &'a self,
-        _call: &'a GuardRequest<'a>,
-        _next: Next<'a>,
-    ) -> BoxFuture<'a, Result<ToolResponse, ToolError>> {
-        Box::pin(async move { (self.0)() })
+/// Adds a warning next to the handler's response: tower's own `MapResponseLayer`.
+fn warn() -> tower::util::MapResponseLayer<fn(ToolResponse) -> ToolResponse> {
+    tower::util::MapResponseLayer::new(|response: ToolResponse| {
+        response.with_warning(
+            ToolError::new(
+                ErrorCode::Custom("QUOTA_LOW".into()),
+                "2 bookings left today",
+            )
+            .warning(),
+        )
+    })
+}
+
+/// Panics when called.
+fn panics() -> FromFnLayer<impl Fn(ActionCall, Next) -> Step + Clone + Send + Sync + 'static> {
+    from_fn(|_call: ActionCall, _next: Next| -> Step {
+        Box::pin(async move { panic!("layer bug: secret=hunter2") })
+    })
+}
+
+/// A hand-written tower layer and service: puts a tenant into the request's `_meta` before the
+/// handler sees it.
+#[derive(Clone)]
+struct Tenant;
+
+impl<S> tower::Layer<S> for Tenant {
+    type Service = WithTenant<S>;
+    fn layer(&self, inner: S) -> WithTenant<S> {
+        WithTenant(inner)
     }
 }
 
-/// Adds a warning next to the handler's response.
-struct Warn;
+#[derive(Clone)]
+struct WithTenant<S>(S);
 
-impl Middleware for Warn {
-    fn handle<'a>(
-        &'a self,
-        _call: &'a GuardRequest<'a>,
-        next: Next<'a>,
-    ) -> BoxFuture<'a, Result<ToolResponse, ToolError>> {
-        Box::pin(async move {
-            let response = next.run().await;
-            Ok(response.with_warning(
-                ToolError::new(
-                    ErrorCode::Custom("QUOTA_LOW".into()),
-                    "2 bookings left today",
-                )
-                .warning(),
-            ))
-        })
+impl<S: tower::Service<ActionCall>> tower::Service<ActionCall> for WithTenant<S> {
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), S::Error>> {
+        self.0.poll_ready(cx)
     }
-}
 
-struct Panics;
-
-impl Middleware for Panics {
-    fn handle<'a>(
-        &'a self,
-        _call: &'a GuardRequest<'a>,
-        _next: Next<'a>,
-    ) -> BoxFuture<'a, Result<ToolResponse, ToolError>> {
-        Box::pin(async move { panic!("middleware bug: secret=hunter2") })
+    fn call(&mut self, mut call: ActionCall) -> S::Future {
+        let meta = std::mem::take(call.context_mut())
+            .with_meta(json!({"tenant": "acme"}).as_object().unwrap().clone());
+        *call.context_mut() = meta;
+        self.0.call(call)
     }
 }
 
@@ -141,19 +159,16 @@ fn entries(log: &Log) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn the_tools_middleware_wraps_the_actions_and_both_wrap_the_handler() {
+async fn the_tools_layers_wrap_the_actions_and_both_wrap_the_handler() {
     let (tool, log) = flights();
     let tester = Tester::new()
         .tool(tool)
-        .guard(
-            "flights",
-            GuardSpec::new().middleware(Around("tool", log.clone())),
-        )
+        .guard("flights", GuardSpec::new().layer(around("tool", &log)))
         .guard(
             "flights.book",
             GuardSpec::new()
-                .middleware(Around("first", log.clone()))
-                .middleware(Around("second", log.clone())),
+                .layer(around("first", &log))
+                .layer(around("second", &log)),
         );
     tester
         .call("flights.book", json!({"seats": 2}))
@@ -174,12 +189,11 @@ async fn the_tools_middleware_wraps_the_actions_and_both_wrap_the_handler() {
 }
 
 #[tokio::test]
-async fn a_malformed_call_never_reaches_middleware() {
+async fn a_malformed_call_never_reaches_a_layer() {
     let (tool, log) = flights();
-    let tester = Tester::new().tool(tool).guard(
-        "flights",
-        GuardSpec::new().middleware(Around("tool", log.clone())),
-    );
+    let tester = Tester::new()
+        .tool(tool)
+        .guard("flights", GuardSpec::new().layer(around("tool", &log)));
     tester
         .call("flights.book", json!({"seats": "two"}))
         .await
@@ -192,7 +206,7 @@ async fn a_refusal_keeps_its_contract_and_the_handler_never_runs() {
     let (tool, log) = flights();
     let tester = Tester::new().tool(tool).guard(
         "flights.book",
-        GuardSpec::new().middleware(Refuse(|| Err(PolicyError::NotAllowed.into()))),
+        GuardSpec::new().layer(refuse(|| Err(PolicyError::NotAllowed.into()))),
     );
     tester
         .call("flights.book", json!({"seats": 2}))
@@ -207,7 +221,7 @@ async fn an_error_without_a_contract_becomes_internal_error() {
     let (tool, _log) = flights();
     let tester = Tester::new().tool(tool).guard(
         "flights",
-        GuardSpec::new().middleware(Refuse(|| {
+        GuardSpec::new().layer(refuse(|| {
             Err(anyhow::anyhow!("policy store at 10.0.0.7 unreachable").into())
         })),
     );
@@ -219,11 +233,11 @@ async fn an_error_without_a_contract_becomes_internal_error() {
 }
 
 #[tokio::test]
-async fn middleware_may_add_a_warning_to_a_success() {
+async fn a_stock_tower_layer_may_add_a_warning_to_a_success() {
     let (tool, _log) = flights();
     let tester = Tester::new()
         .tool(tool)
-        .guard("flights.book", GuardSpec::new().middleware(Warn));
+        .guard("flights.book", GuardSpec::new().layer(warn()));
     tester
         .call("flights.book", json!({"seats": 1}))
         .await
@@ -232,11 +246,11 @@ async fn middleware_may_add_a_warning_to_a_success() {
 }
 
 #[tokio::test]
-async fn only_the_guarded_action_runs_its_middleware() {
+async fn only_the_guarded_action_runs_its_layers() {
     let (tool, log) = flights();
     let tester = Tester::new().tool(tool).guard(
         "flights.slow",
-        GuardSpec::new().middleware(Refuse(|| Err(PolicyError::NotAllowed.into()))),
+        GuardSpec::new().layer(refuse(|| Err(PolicyError::NotAllowed.into()))),
     );
     tester
         .call("flights.book", json!({"seats": 4}))
@@ -246,30 +260,30 @@ async fn only_the_guarded_action_runs_its_middleware() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_timeout_covers_middleware_and_handler() {
+async fn the_timeout_covers_layers_and_handler() {
     let (tool, log) = flights();
     let tester = Tester::new().tool(tool).guard(
         "flights.slow",
         GuardSpec::new()
             .timeout(Duration::from_secs(5))
-            .middleware(Around("tool", log.clone())),
+            .layer(around("tool", &log)),
     );
     tester
         .call("flights.slow", json!({}))
         .await
         .assert_error(ErrorCode::Timeout);
     tokio::time::sleep(Duration::from_secs(120)).await;
-    // The middleware started, the handler's future was dropped with the chain: neither the
-    // handler's end nor the middleware's "after" ever ran.
+    // The layer started, the handler's future was dropped with the stack: neither the
+    // handler's end nor the layer's "after" ever ran.
     assert_eq!(entries(&log), ["tool before flights.slow"]);
 }
 
 #[tokio::test]
-async fn a_panicking_middleware_is_contained_and_the_server_keeps_serving() {
+async fn a_panicking_layer_is_contained_and_the_server_keeps_serving() {
     let (tool, log) = flights();
     let server = Server::new("flights", "1.0.0")
         .tool(tool)
-        .guard("flights.slow", GuardSpec::new().middleware(Panics));
+        .guard("flights.slow", GuardSpec::new().layer(panics()));
     let (server_end, client_end) = tokio::io::duplex(64 * 1024);
     let (read, write) = tokio::io::split(server_end);
     let serving = tokio::spawn(async move {
@@ -299,4 +313,28 @@ async fn a_panicking_middleware_is_contained_and_the_server_keeps_serving() {
 
     client.cancel().await.unwrap();
     serving.await.unwrap().unwrap();
+}
+
+/// Reads the tenant a layer put into `_meta`.
+pub struct Desk;
+
+/// A desk.
+#[fusion::tool]
+impl Desk {
+    /// Says which tenant the call is for.
+    #[action(read_only)]
+    pub async fn whoami(&self, ctx: fusion::RequestContext) -> String {
+        ctx.meta()["tenant"].as_str().unwrap_or("none").to_owned()
+    }
+}
+
+#[tokio::test]
+async fn a_hand_written_tower_layer_changes_what_the_handler_sees() {
+    let tester = Tester::new()
+        .tool(Desk)
+        .guard("desk", GuardSpec::new().layer(Tenant));
+    tester
+        .call("desk.whoami", json!({}))
+        .await
+        .assert_text("acme");
 }

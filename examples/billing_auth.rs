@@ -1,0 +1,87 @@
+//! Who calls the billing example: bearer tokens over HTTP, the launching user over stdio.
+//!
+//! `--http` puts `fusion::auth::BearerAuth` in front of `/mcp` and serves the RFC 9728 resource
+//! metadata next to it. No authorization server runs here: the example signs two tokens itself
+//! with the DEVELOPMENT key pair in `examples/dev-keys/` and prints them at start. That private
+//! key is public; a real server validates tokens its authorization server issues (with that
+//! server's public keys) and never holds a signing key.
+//!
+//! stdio and `--demo` authenticate nobody: a local MCP client launches the server as the user
+//! who runs it, so that user is the caller (`Server::local_principal`), with the `charge` scope.
+
+use fusion::auth::jsonwebtoken::{self, Algorithm, DecodingKey, EncodingKey, Header};
+use fusion::auth::{BearerAuth, Principal, ProtectedResourceMetadata};
+use serde_json::json;
+
+/// The scope `billing.charge` requires.
+pub(crate) const CHARGE_SCOPE: &str = "charge";
+
+/// DEVELOPMENT ONLY: the key pair of `examples/dev-keys/` (see its README). Anyone can sign
+/// tokens with this private key.
+const DEV_PUBLIC_KEY: &[u8] = include_bytes!("dev-keys/es256-public.pem");
+const DEV_PRIVATE_KEY: &[u8] = include_bytes!("dev-keys/es256-private.pem");
+
+/// The issuer the development tokens name. `.invalid` (RFC 2606): no authorization server
+/// answers there, so a client that runs OAuth discovery learns that it must be given a token.
+pub(crate) const DEV_ISSUER: &str = "https://dev-issuer.fusion-billing.invalid";
+
+/// How long the printed tokens are valid.
+const TOKEN_LIFETIME_SECS: u64 = 3600;
+
+/// The caller over stdio and in-process: the user who launched the server (`$USER`, else
+/// `local-user`), allowed to charge.
+pub(crate) fn local_user() -> Principal {
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("USERNAME"))
+        .unwrap_or_else(|_| "local-user".to_owned());
+    Principal::new(user).with_scopes([CHARGE_SCOPE])
+}
+
+/// The bearer layer for `resource` (the MCP endpoint's URL, the audience tokens must name) and
+/// the routes serving its RFC 9728 metadata document.
+pub(crate) fn bearer(resource: &str) -> anyhow::Result<(BearerAuth, axum::Router)> {
+    let key = DecodingKey::from_ec_pem(DEV_PUBLIC_KEY)?;
+    let auth = BearerAuth::new(resource, key, Algorithm::ES256).issuer(DEV_ISSUER);
+    let metadata = ProtectedResourceMetadata::new(resource, [DEV_ISSUER])
+        .scopes([CHARGE_SCOPE])
+        .resource_name("fusion billing example");
+    let routes =
+        axum::Router::new().route_service(&metadata.well_known_path(), metadata.into_service());
+    Ok((auth, routes))
+}
+
+/// A development token for `resource`: subject `subject`, the space-separated `scope`, valid
+/// for an hour, signed with the development key.
+pub(crate) fn dev_token(resource: &str, subject: &str, scope: &str) -> anyhow::Result<String> {
+    let now = jsonwebtoken::get_current_timestamp();
+    let claims = json!({
+        "iss": DEV_ISSUER, "sub": subject, "aud": resource, "scope": scope,
+        "iat": now, "exp": now + TOKEN_LIFETIME_SECS,
+    });
+    let key = EncodingKey::from_ec_pem(DEV_PRIVATE_KEY)?;
+    Ok(jsonwebtoken::encode(
+        &Header::new(Algorithm::ES256),
+        &claims,
+        &key,
+    )?)
+}
+
+/// Prints (stderr) a token with the `charge` scope, one without it, and a curl call. The token
+/// lines are `export NAME=TOKEN`, ready to paste into a shell (tests read them the same way).
+pub(crate) fn print_dev_tokens(resource: &str, metadata_url: &str) -> anyhow::Result<()> {
+    let payer = dev_token(resource, "dev-payer", CHARGE_SCOPE)?;
+    let viewer = dev_token(resource, "dev-viewer", "")?;
+    eprintln!(
+        "bearer tokens required; resource metadata at {metadata_url}
+DEVELOPMENT tokens, signed with the public key pair of examples/dev-keys/ (never use it for
+anything real), valid for 1 hour. Paste into a shell:
+export BILLING_TOKEN={payer}
+export BILLING_TOKEN_NO_CHARGE={viewer}
+(the first has the `{CHARGE_SCOPE}` scope; with the second, `charge` answers FORBIDDEN)
+try:
+curl -i {resource} -H \"Authorization: Bearer $BILLING_TOKEN\" \\
+  -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \\
+  -d '{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"curl\",\"version\":\"1\"}}}}}}'"
+    );
+    Ok(())
+}

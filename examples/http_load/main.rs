@@ -1,0 +1,541 @@
+//! The figures of `BENCHMARKS.md`, "End to end over HTTP": fusion's Streamable HTTP server under
+//! load next to a plain rmcp one, the full stack (bearer auth, a tracing subscriber, guards) next
+//! to plain fusion, and 200 mixed calls in flight each answered once. Linux only (reads
+//! `/proc/<pid>/stat`).
+//!
+//! ```text
+//! cargo run --release -p examples --example http_load                 # all three, about 2 min
+//! cargo run --release -p examples --example http_load -- rmcp         # figures whose key holds a word
+//! cargo run --release -p examples --example http_load -- --secs 3 --rounds 7 --inflight 64
+//! ```
+//!
+//! Keys: `rmcp` (fusion against rmcp), `stack` (the full stack against plain fusion), `mixed`
+//! (the correctness check). The program starts itself as each server (`--serve KIND`, a child
+//! process, so the load generator's own CPU is not counted), then drives them from here: one
+//! keep-alive HTTP/1.1 connection per call in flight (`--inflight`, 64), each sending `tools/call`
+//! of the same `add` tool back to back. Both servers of a figure run at once and take turns:
+//! `--rounds` rounds (5) of `--secs` seconds (4) each, the order flipped every round. A round's
+//! CPU is the server process's user + system time (`/proc/<pid>/stat`) over its calls; latency
+//! is measured by the client, request written to body read. The medians over the rounds are
+//! compared.
+//!
+//! Protocol: MCP 2026-07-28, stateless (no `initialize`; each request carries its protocol
+//! version in a header and in `_meta`), which rmcp serves statelessly whatever the session
+//! setting, so both sides run the same path. Answers are event streams (`json_response` off,
+//! the default on both sides).
+//!
+//! - fusion: `Server::serve_http_on(listener)`, its defaults.
+//! - rmcp: the same tool with rmcp's `#[tool_router]` (`benches/fixtures.rs`), rmcp's
+//!   `StreamableHttpService` with its default configuration in `axum::serve`, `TCP_NODELAY` on
+//!   each accepted socket.
+//! - full stack: fusion with `BearerAuth` (HS256) as an `HttpServer::layer`, a `tracing`
+//!   registry with a layer that records every span's fields (at `INFO`), a rate limit that never
+//!   refuses (a million calls a second per caller) and a concurrency limit (64 running, 1,024
+//!   waiting) on the tool.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use fusion::ToolError;
+use fusion::auth::BearerAuth;
+use fusion::auth::jsonwebtoken::{self, Algorithm, DecodingKey, EncodingKey, Header};
+use fusion::guard::{ConcurrencyLimit, GuardSpec, RateLimit};
+use fusion::server::Server;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::client::conn::http1::SendRequest;
+use hyper_util::rt::TokioIo;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::process::{Child, Command};
+
+#[path = "../benches/fixtures.rs"]
+mod fixtures;
+
+/// The HS256 secret of the full stack's bearer tokens.
+const SECRET: &[u8] = b"http_load: a shared secret of at least 32 bytes";
+/// The protocol revision every request speaks (stateless, no `initialize`).
+const PROTOCOL: &str = "2026-07-28";
+/// Calls in flight in the mixed check, and the concurrency limit it runs under.
+const MIXED_CALLS: u64 = 200;
+const MIXED_LIMIT: usize = 200;
+/// How long each `ledger.get` holds its slot in the mixed check, so that all 200 overlap.
+const HOLD: Duration = Duration::from_millis(200);
+
+mod servers;
+
+// --- the client --------------------------------------------------------------------------------
+
+/// A server child process (killed when the last copy is dropped).
+#[derive(Clone)]
+struct Served {
+    name: &'static str,
+    addr: String,
+    token: Option<String>,
+    pid: u32,
+    _child: Arc<Child>,
+}
+
+async fn spawn(name: &'static str, kind: &str) -> anyhow::Result<Served> {
+    let mut child = Command::new(std::env::current_exe()?)
+        .args(["--serve", kind])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()?;
+    let pid = child.id().expect("a running child");
+    let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
+    let addr = lines.next_line().await?.expect("the server's address");
+    let token = if kind == "full" {
+        lines.next_line().await?
+    } else {
+        None
+    };
+    Ok(Served {
+        name,
+        addr,
+        token,
+        pid,
+        _child: Arc::new(child),
+    })
+}
+
+/// A `tools/call` POST of the 2026-07-28 revision: protocol version in the headers and `_meta`.
+fn call_request(
+    served: &Served,
+    id: u64,
+    tool: &str,
+    arguments: &Value,
+) -> http::Request<Full<Bytes>> {
+    let body = json!({
+        "jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {
+            "name": tool, "arguments": arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": PROTOCOL,
+                "io.modelcontextprotocol/clientInfo": {"name": "http_load", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    });
+    let mut request = http::Request::post("/mcp")
+        .header("host", &served.addr)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", PROTOCOL)
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool);
+    if let Some(token) = &served.token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    request
+        .body(Full::new(Bytes::from(body.to_string())))
+        .expect("a valid request")
+}
+
+/// A keep-alive HTTP/1.1 connection to `served`.
+async fn connect(served: &Served) -> anyhow::Result<SendRequest<Full<Bytes>>> {
+    let stream = TcpStream::connect(&served.addr).await?;
+    stream.set_nodelay(true)?;
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+    tokio::spawn(connection);
+    Ok(sender)
+}
+
+/// Sends one request; the status and the JSON-RPC message of the body (the body itself, or the
+/// last `data:` event holding an object).
+async fn exchange(
+    sender: &mut SendRequest<Full<Bytes>>,
+    request: http::Request<Full<Bytes>>,
+) -> anyhow::Result<(u16, Value)> {
+    sender.ready().await?;
+    let response = sender.send_request(request).await?;
+    let status = response.status().as_u16();
+    let body = response.into_body().collect().await?.to_bytes();
+    let text = std::str::from_utf8(&body)?;
+    let json = if text.trim_start().starts_with('{') {
+        text
+    } else {
+        text.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(str::trim)
+            .rfind(|data| data.starts_with('{'))
+            .unwrap_or("null")
+    };
+    Ok((status, serde_json::from_str(json)?))
+}
+
+/// The text of a tool result, and whether it is an error.
+fn result_text(message: &Value) -> Option<(&str, bool)> {
+    let result = message.get("result")?;
+    let text = result["content"][0]["text"].as_str()?;
+    Ok::<_, ()>((text, result["isError"] == true)).ok()
+}
+
+/// The number of spans the full stack's subscriber saw close (its `/spans` route).
+async fn spans_closed(served: &Served) -> anyhow::Result<u64> {
+    let mut sender = connect(served).await?;
+    let request = http::Request::get("/spans")
+        .header("host", &served.addr)
+        .body(Full::new(Bytes::new()))?;
+    let response = sender.send_request(request).await?;
+    let body = response.into_body().collect().await?.to_bytes();
+    Ok(std::str::from_utf8(&body)?.trim().parse()?)
+}
+
+/// One round against one server.
+struct Round {
+    calls_per_s: f64,
+    cpu_us_per_call: f64,
+    p50_us: f64,
+    p99_us: f64,
+}
+
+/// The server's user + system CPU time so far, in clock ticks.
+fn cpu_ticks(pid: u32) -> anyhow::Result<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    let rest = &stat[stat.rfind(')').map_or(0, |i| i + 1)..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Ok(fields[11].parse::<u64>()? + fields[12].parse::<u64>()?)
+}
+
+/// Clock ticks per second (`getconf CLK_TCK`; 100 on Linux if that fails).
+fn ticks_per_second() -> f64 {
+    std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|out| String::from_utf8(out.stdout).ok()?.trim().parse().ok())
+        .unwrap_or(100.0)
+}
+
+/// Drives `served` with `inflight` connections for `secs`; every answer must be the sum.
+async fn round(served: &Served, inflight: usize, secs: f64, ticks: f64) -> anyhow::Result<Round> {
+    let arguments = json!({"a": 1.5, "b": 2.25});
+    let mut senders = Vec::new();
+    for _ in 0..inflight {
+        let mut sender = connect(served).await?;
+        // Warm-up: one call per connection, untimed.
+        let (status, message) =
+            exchange(&mut sender, call_request(served, 0, "add", &arguments)).await?;
+        anyhow::ensure!(
+            status == 200 && result_text(&message) == Some(("3.75", false)),
+            "{}: unexpected answer {status} {message}",
+            served.name
+        );
+        senders.push(sender);
+    }
+    let cpu_before = cpu_ticks(served.pid)?;
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs_f64(secs);
+    let workers: Vec<_> = senders
+        .into_iter()
+        .enumerate()
+        .map(|(worker, mut sender)| {
+            let served = served.clone();
+            let arguments = arguments.clone();
+            tokio::spawn(async move {
+                let mut latencies = Vec::new();
+                let mut id = (worker as u64) << 32;
+                while Instant::now() < deadline {
+                    id += 1;
+                    let request = call_request(&served, id, "add", &arguments);
+                    let sent = Instant::now();
+                    let (status, message) = exchange(&mut sender, request).await?;
+                    latencies.push(sent.elapsed().as_secs_f64() * 1e6);
+                    anyhow::ensure!(
+                        status == 200
+                            && message["id"] == id
+                            && result_text(&message) == Some(("3.75", false)),
+                        "{}: unexpected answer {status} {message}",
+                        served.name
+                    );
+                }
+                Ok(latencies)
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    for worker in workers {
+        latencies.extend(worker.await??);
+    }
+    let wall = start.elapsed().as_secs_f64();
+    let cpu = (cpu_ticks(served.pid)? - cpu_before) as f64 / ticks;
+    let calls = latencies.len() as f64;
+    latencies.sort_by(f64::total_cmp);
+    let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize];
+    Ok(Round {
+        calls_per_s: calls / wall,
+        cpu_us_per_call: cpu * 1e6 / calls,
+        p50_us: at(0.50),
+        p99_us: at(0.99),
+    })
+}
+
+/// A table row: name, the figure of a round, whether higher is better, the target ratio.
+type Row = (&'static str, fn(&Round) -> f64, bool, Option<f64>);
+
+/// Medians over rounds, fusion (`a`) against its baseline (`b`); prints the table.
+async fn compare(
+    title: &str,
+    a: &Served,
+    b: &Served,
+    options: &Options,
+    cpu_target: f64,
+    throughput_target: Option<f64>,
+    p50_target: Option<f64>,
+) -> anyhow::Result<()> {
+    let ticks = ticks_per_second();
+    let (mut ra, mut rb) = (Vec::new(), Vec::new());
+    for i in 0..options.rounds {
+        // Flip the order every round: whatever drifts hits both alike.
+        if i % 2 == 0 {
+            ra.push(round(a, options.inflight, options.secs, ticks).await?);
+            rb.push(round(b, options.inflight, options.secs, ticks).await?);
+        } else {
+            rb.push(round(b, options.inflight, options.secs, ticks).await?);
+            ra.push(round(a, options.inflight, options.secs, ticks).await?);
+        }
+        let (x, y) = (ra.last().expect("pushed"), rb.last().expect("pushed"));
+        println!(
+            "  round {}: {} {:.0} calls/s {:.1} µs CPU/call p50 {:.0} µs | {} {:.0} calls/s {:.1} µs CPU/call p50 {:.0} µs",
+            i + 1,
+            a.name,
+            x.calls_per_s,
+            x.cpu_us_per_call,
+            x.p50_us,
+            b.name,
+            y.calls_per_s,
+            y.cpu_us_per_call,
+            y.p50_us
+        );
+    }
+    let median = |rounds: &[Round], f: fn(&Round) -> f64| {
+        let mut v: Vec<f64> = rounds.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    println!(
+        "\n{title} ({} rounds x {} s, {} in flight; medians)",
+        options.rounds, options.secs, options.inflight
+    );
+    println!(
+        "{:<22} {:>12} {:>12} {:>7}  {:<10} met?",
+        "figure", a.name, b.name, "ratio", "target"
+    );
+    let rows: [Row; 4] = [
+        ("calls/s", |r| r.calls_per_s, true, throughput_target),
+        (
+            "CPU µs per call",
+            |r| r.cpu_us_per_call,
+            false,
+            Some(cpu_target),
+        ),
+        ("p50 latency µs", |r| r.p50_us, false, p50_target),
+        ("p99 latency µs", |r| r.p99_us, false, None),
+    ];
+    for (name, f, higher_is_better, target) in rows {
+        let (x, y) = (median(&ra, f), median(&rb, f));
+        let ratio = x / y;
+        let (target, met) = match target {
+            Some(t) if higher_is_better => (
+                format!(">= {t:.2}x"),
+                if ratio >= t { "met" } else { "MISSED" },
+            ),
+            Some(t) => (
+                format!("<= {t:.2}x"),
+                if ratio <= t { "met" } else { "MISSED" },
+            ),
+            None => (String::new(), ""),
+        };
+        println!("{name:<22} {x:>12.1} {y:>12.1} {ratio:>6.2}x  {target:<10} {met}");
+    }
+    Ok(())
+}
+
+/// 200 calls in flight at once, each on its own connection, mixed: successes, validation
+/// errors, not-found errors, unknown actions. Every id answered exactly once, as asked, and no
+/// `SERVER_BUSY` (200 in flight, limit 200).
+async fn mixed() -> anyhow::Result<()> {
+    let served = Arc::new(spawn("fusion", "mixed").await?);
+    let mut senders = Vec::new();
+    for _ in 0..MIXED_CALLS {
+        senders.push(connect(&served).await?);
+    }
+    let start = Instant::now();
+    let calls: Vec<_> = senders
+        .into_iter()
+        .zip(1..=MIXED_CALLS)
+        .map(|(mut sender, id)| {
+            let served = Arc::clone(&served);
+            tokio::spawn(async move {
+                let arguments = mixed_arguments(id);
+                let request = call_request(&served, id, "ledger", &arguments);
+                exchange(&mut sender, request).await
+            })
+        })
+        .collect();
+    let mut answered: HashMap<u64, usize> = HashMap::new();
+    let mut by_kind: HashMap<String, usize> = HashMap::new();
+    let mut wrong = Vec::new();
+    for call in calls {
+        let (status, message) = call.await??;
+        let id = message["id"].as_u64().unwrap_or(0);
+        *answered.entry(id).or_default() += 1;
+        let got = outcome(&message);
+        if status != 200 || got != expected_outcome(id) {
+            wrong.push(format!("id {id}: {status} {message}"));
+        }
+        *by_kind.entry(got).or_default() += 1;
+    }
+    let elapsed = start.elapsed();
+    let missing = (1..=MIXED_CALLS)
+        .filter(|id| !answered.contains_key(id))
+        .count();
+    let duplicated = answered.values().filter(|&&n| n > 1).count();
+    println!(
+        "\nmixed: {MIXED_CALLS} calls in flight (concurrency limit {MIXED_LIMIT}, each success or \
+         not-found holding its slot {} ms), answered in {} ms",
+        HOLD.as_millis(),
+        elapsed.as_millis()
+    );
+    let mut kinds: Vec<_> = by_kind.into_iter().collect();
+    kinds.sort();
+    for (kind, n) in kinds {
+        println!("  {kind:<16} {n}");
+    }
+    println!(
+        "  answered ids {}, missing {missing}, answered twice {duplicated}, wrong answers {}: {}",
+        answered.len(),
+        wrong.len(),
+        if missing == 0 && duplicated == 0 && wrong.is_empty() {
+            "met"
+        } else {
+            "MISSED"
+        }
+    );
+    for line in wrong.iter().take(5) {
+        println!("    {line}");
+    }
+    Ok(())
+}
+
+/// The arguments of call `id`: four kinds in turn.
+fn mixed_arguments(id: u64) -> Value {
+    match id % 4 {
+        0 => json!({"action": "get", "id": "e1"}),
+        1 => json!({"action": "get", "id": 7}),
+        2 => json!({"action": "get", "id": "e9"}),
+        _ => json!({"action": "delete", "id": "e1"}),
+    }
+}
+
+fn expected_outcome(id: u64) -> &'static str {
+    ["ok", "VALIDATION_ERROR", "NOT_FOUND", "UNKNOWN_ACTION"][(id % 4) as usize]
+}
+
+/// `ok` for a tool result that is not an error, else its envelope's code (fusion's
+/// `_meta["fusion/error"].code`), or what else came back.
+fn outcome(message: &Value) -> String {
+    let result = &message["result"];
+    if result.is_null() {
+        return format!("no result: {}", message["error"]);
+    }
+    if result["isError"] != true {
+        return "ok".to_owned();
+    }
+    match result["_meta"]["fusion/error"]["code"].as_str() {
+        Some(code) => code.to_owned(),
+        None => "an error without a code".to_owned(),
+    }
+}
+
+struct Options {
+    secs: f64,
+    rounds: usize,
+    inflight: usize,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |name: &str| args.iter().position(|a| a == name).map(|i| args.get(i + 1));
+    if let Some(kind) = value("--serve") {
+        let kind = kind.cloned().unwrap_or_default();
+        // The servers: tokio's default multi-threaded runtime, as `#[tokio::main]` gives.
+        return tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?
+            .block_on(servers::serve(&kind));
+    }
+    let number = |name: &str, default: f64| -> anyhow::Result<f64> {
+        Ok(match value(name) {
+            Some(Some(v)) => v.parse()?,
+            Some(None) => anyhow::bail!("{name} needs a value"),
+            None => default,
+        })
+    };
+    let options = Options {
+        secs: number("--secs", 4.0)?,
+        rounds: number("--rounds", 5.0)? as usize,
+        inflight: number("--inflight", 64.0)? as usize,
+    };
+    let mut words = Vec::new();
+    let mut skip = false;
+    for arg in &args {
+        if skip {
+            skip = false;
+        } else if arg.starts_with("--") {
+            skip = true;
+        } else {
+            words.push(arg.as_str());
+        }
+    }
+    let wanted = |key: &str| words.is_empty() || words.iter().any(|w| key.contains(w));
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(async {
+            if wanted("rmcp") {
+                let fusion = spawn("fusion", "fusion").await?;
+                let rmcp = spawn("rmcp", "rmcp").await?;
+                compare(
+                    "fusion (serve_http_on defaults) vs rmcp (StreamableHttpService in axum::serve)",
+                    &fusion,
+                    &rmcp,
+                    &options,
+                    1.0,
+                    None,
+                    Some(1.0),
+                )
+                .await?;
+            }
+            if wanted("stack") {
+                let full = spawn("full stack", "full").await?;
+                let plain = spawn("plain", "fusion").await?;
+                compare(
+                    "full stack (bearer auth, tracing, rate + concurrency limits) vs plain fusion",
+                    &full,
+                    &plain,
+                    &options,
+                    1.10,
+                    Some(1.0 / 1.10),
+                    None,
+                )
+                .await?;
+                let spans = spans_closed(&full).await?;
+                println!(
+                    "the full stack's subscriber saw {spans} spans close (over every call of every round)"
+                );
+            }
+            if wanted("mixed") {
+                mixed().await?;
+            }
+            Ok(())
+        })
+}
