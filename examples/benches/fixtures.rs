@@ -157,11 +157,25 @@ pub(crate) struct AddArgs {
     b: f64,
 }
 
-/// Adds two numbers.
+/// Adds two numbers. An `async fn`: it never blocks, so it runs on the worker that polls the
+/// call, as rmcp's `add` below does.
 #[fusion::tool]
 #[action(read_only, idempotent)]
-pub(crate) fn add(args: AddArgs) -> f64 {
+pub(crate) async fn add(args: AddArgs) -> f64 {
     args.a + args.b
+}
+
+/// The same tool as a plain `fn`: fusion runs a synchronous action on Tokio's blocking pool
+/// (it may block), which costs a hand-off to another thread and back on every call.
+pub(crate) mod blocking {
+    use super::AddArgs;
+
+    /// Adds two numbers.
+    #[fusion::tool]
+    #[action(read_only, idempotent)]
+    pub(crate) fn add(args: AddArgs) -> f64 {
+        args.a + args.b
+    }
 }
 
 /// The same tool written with rmcp's own macros: same arguments, same work, the sum as JSON

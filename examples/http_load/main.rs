@@ -9,7 +9,8 @@
 //! cargo run --release -p examples --example http_load -- --secs 3 --rounds 7 --inflight 64
 //! ```
 //!
-//! Keys: `rmcp` (fusion against rmcp), `stack` (the full stack against plain fusion), `mixed`
+//! Keys: `rmcp` (fusion against rmcp), `sync` (the action as a plain `fn`, run on the blocking
+//! pool, against the same action as an `async fn`), `stack` (the full stack against plain fusion), `mixed`
 //! (the correctness check). The program starts itself as each server (`--serve KIND`, a child
 //! process, so the load generator's own CPU is not counted), then drives them from here: one
 //! keep-alive HTTP/1.1 connection per call in flight (`--inflight`, 64), each sending `tools/call`
@@ -287,7 +288,7 @@ async fn compare(
     a: &Served,
     b: &Served,
     options: &Options,
-    cpu_target: f64,
+    cpu_target: Option<f64>,
     throughput_target: Option<f64>,
     p50_target: Option<f64>,
 ) -> anyhow::Result<()> {
@@ -331,12 +332,7 @@ async fn compare(
     );
     let rows: [Row; 4] = [
         ("calls/s", |r| r.calls_per_s, true, throughput_target),
-        (
-            "CPU µs per call",
-            |r| r.cpu_us_per_call,
-            false,
-            Some(cpu_target),
-        ),
+        ("CPU µs per call", |r| r.cpu_us_per_call, false, cpu_target),
         ("p50 latency µs", |r| r.p50_us, false, p50_target),
         ("p99 latency µs", |r| r.p99_us, false, None),
     ];
@@ -509,9 +505,23 @@ fn main() -> anyhow::Result<()> {
                     &fusion,
                     &rmcp,
                     &options,
-                    1.0,
+                    Some(1.0),
                     None,
                     Some(1.0),
+                )
+                .await?;
+            }
+            if wanted("sync") {
+                let sync = spawn("sync fn", "fusion-sync").await?;
+                let plain = spawn("async fn", "fusion").await?;
+                compare(
+                    "fusion: the action as a plain fn (blocking pool) vs as an async fn",
+                    &sync,
+                    &plain,
+                    &options,
+                    None,
+                    None,
+                    None,
                 )
                 .await?;
             }
@@ -523,7 +533,7 @@ fn main() -> anyhow::Result<()> {
                     &full,
                     &plain,
                     &options,
-                    1.10,
+                    Some(1.10),
                     Some(1.0 / 1.10),
                     None,
                 )

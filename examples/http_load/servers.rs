@@ -45,6 +45,12 @@ pub(super) async fn serve(kind: &str) -> anyhow::Result<()> {
                 .serve_http_on(listener)
                 .await?;
         }
+        "fusion-sync" => {
+            Server::new("bench-fusion", "0.0.0")
+                .tool(fixtures::blocking::Add)
+                .serve_http_on(listener)
+                .await?;
+        }
         "rmcp" => {
             use axum::serve::ListenerExt;
             use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
