@@ -1,29 +1,10 @@
 //! Errors without a contract: the model sees an id, the log sees the cause.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use fusion::{ErrorCategory, ErrorCode, ToolError};
 
-/// A `tracing` writer that keeps everything written to it.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-    }
-}
+#[path = "support/captured.rs"]
+mod captured;
+use captured::Captured;
 
 /// Runs `f` with a subscriber that records every event; returns `f`'s value and the log.
 fn with_log<T>(f: impl FnOnce() -> T) -> (T, String) {

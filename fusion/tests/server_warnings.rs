@@ -4,9 +4,6 @@
 //! one's subscriber was being set up could cache "nobody" and drop the event (the test lost it
 //! about once in 12 runs beside the other server tests).
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use fusion::server::{Exposition, Server};
 
 struct Shop;
@@ -27,19 +24,9 @@ impl Shop {
     }
 }
 
-/// A `tracing` writer that keeps everything written to it.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+#[path = "support/captured.rs"]
+mod captured;
+use captured::Captured;
 
 #[test]
 fn a_non_object_output_schema_is_logged_once_at_registration() {
@@ -56,7 +43,7 @@ fn a_non_object_output_schema_is_logged_once_at_registration() {
             .exposition(Exposition::Flat)
             .instructions("Receipts.")
     });
-    let log = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+    let log = log.text();
     let lines: Vec<&str> = log.lines().collect();
     assert_eq!(lines.len(), 1, "{log}");
     assert!(lines[0].contains("WARN"), "{log}");

@@ -1,9 +1,6 @@
 //! One `tracing` span per call: its fields say which tool and action ran and how the call
 //! ended, and whatever the call logs is inside it.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use fusion::testing::Tester;
 use fusion::{ToolError, ToolResponse};
 use schemars::JsonSchema;
@@ -40,19 +37,9 @@ impl Notes {
     }
 }
 
-/// A `tracing` writer that keeps everything written to it.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+#[path = "support/captured.rs"]
+mod captured;
+use captured::Captured;
 
 /// Runs one call through a tester under a subscriber that logs span closes; returns the log.
 async fn log_of(name: &str, arguments: serde_json::Value) -> String {
@@ -65,7 +52,7 @@ async fn log_of(name: &str, arguments: serde_json::Value) -> String {
         .finish();
     let _default = tracing::subscriber::set_default(subscriber);
     Tester::new().tool(Notes).call(name, arguments).await;
-    String::from_utf8(log.0.lock().unwrap().clone()).unwrap()
+    log.text()
 }
 
 /// The line the span's close wrote.
