@@ -84,6 +84,8 @@ impl BearerAuth {
         let mut validation = Validation::new(algorithm);
         validation.set_audience(&[&resource]);
         validation.set_required_spec_claims(&["exp", "aud", "sub"]);
+        // jsonwebtoken checks `nbf` only when asked: a token is not valid before it.
+        validation.validate_nbf = true;
         BearerAuth {
             config: Arc::new(Config {
                 metadata_url: metadata_url(&resource),
@@ -434,6 +436,8 @@ mod tests {
             auth().validate(&token(claims)).unwrap_err()
         };
         assert_eq!(with("exp", json!(now() - 3600)), InvalidToken::Expired);
+        assert_eq!(with("nbf", json!(now() + 3600)), InvalidToken::NotYetValid);
+        assert!(with("nbf", json!("soon")) == InvalidToken::Malformed);
         assert_eq!(
             with("aud", json!("https://other.example/mcp")),
             InvalidToken::Audience

@@ -8,7 +8,7 @@ use http_body_util::Full;
 use hyper::body::Bytes;
 use serde_json::json;
 
-use crate::harness::{Running, open_session, post, post_request, send, start, within};
+use crate::harness::{Running, initialize, open_session, post, post_request, send, start, within};
 
 #[tokio::test]
 async fn a_session_serves_tools_over_a_socket() {
@@ -195,4 +195,32 @@ async fn shutdown_ends_open_event_streams_and_returns() {
     within(task).await.unwrap().unwrap();
     // No new connections once stopped.
     assert!(tokio::net::TcpStream::connect(addr).await.is_err());
+}
+
+/// Whether the `ClientAddr` extension reached the MCP route, as an `x-peer` response header.
+async fn report_peer(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let peer = request
+        .extensions()
+        .get::<fusion::auth::ClientAddr>()
+        .map(|addr| addr.0.ip().to_string())
+        .unwrap_or_else(|| "none".to_owned());
+    let mut response = next.run(request).await;
+    response
+        .headers_mut()
+        .insert("x-peer", peer.parse().unwrap());
+    response
+}
+
+#[tokio::test]
+async fn serve_on_records_the_client_address_for_the_rate_limits() {
+    // Stateless requests without a principal are rate-limited by `ClientAddr`; without it every
+    // client would share one bucket.
+    let running = start(|http| http.layer(axum::middleware::from_fn(report_peer))).await;
+    let reply = post(running.addr, None, initialize(1)).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(reply.header("x-peer"), Some("127.0.0.1"));
+    running.stop.cancel();
 }

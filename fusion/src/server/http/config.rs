@@ -303,7 +303,9 @@ impl HttpServer {
     /// timeout, `Host` and `Origin` checks, explanatory answers to malformed bodies); you then
     /// own the connection-level settings [`HttpServer::serve`] applies: set `TCP_NODELAY` on
     /// each accepted socket (else each response waits about 40 ms for a delayed ACK), a header
-    /// read timeout, and graceful shutdown.
+    /// read timeout, graceful shutdown, and the client's address as a
+    /// [`ClientAddr`](crate::auth::ClientAddr) request extension (the rate-limit key of
+    /// stateless requests; without it they share one bucket).
     pub fn into_router(self) -> Router {
         self.build(CancellationToken::new())
     }

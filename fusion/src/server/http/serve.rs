@@ -2,6 +2,7 @@
 //! connection with hyper's HTTP/1.1 server under a header read timeout, stop gracefully.
 
 use std::io;
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use hyper::server::conn::http1;
@@ -10,8 +11,10 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
 
 use super::config::HttpServer;
+use crate::auth::ClientAddr;
 
 impl HttpServer {
     /// Binds `addr` (`"127.0.0.1:8080"`, a `SocketAddr`) and serves until the
@@ -32,7 +35,9 @@ impl HttpServer {
     /// Each accepted socket gets `TCP_NODELAY` (Streamable HTTP writes a response's head and
     /// its events in separate writes; with Nagle's algorithm the second waits for the client's
     /// delayed ACK, about 40 ms a call) and HTTP/1.1 with the
-    /// [header read timeout](HttpServer::header_read_timeout). An accept that fails (out of
+    /// [header read timeout](HttpServer::header_read_timeout). Each request carries the
+    /// connection's peer as a [`ClientAddr`] extension (what the rate limits key stateless
+    /// requests by). An accept that fails (out of
     /// file descriptors) is logged and retried after a second; the loop never ends on it.
     ///
     /// # Errors
@@ -48,9 +53,9 @@ impl HttpServer {
         let graceful = GracefulShutdown::new();
         let mut shutdown = shutdown.unwrap_or_else(|| Box::pin(std::future::pending()));
         loop {
-            let stream = tokio::select! {
+            let (stream, peer) = tokio::select! {
                 accepted = accept(&listener) => match accepted {
-                    Ok(stream) => stream,
+                    Ok(accepted) => accepted,
                     Err(error) => {
                         accept_failed(error).await;
                         continue;
@@ -58,7 +63,14 @@ impl HttpServer {
                 },
                 () = &mut shutdown => break,
             };
-            let service = TowerToHyperService::new(router.clone());
+            let service =
+                router
+                    .clone()
+                    .map_request(move |mut request: axum::extract::Request<_>| {
+                        request.extensions_mut().insert(ClientAddr(peer));
+                        request
+                    });
+            let service = TowerToHyperService::new(service);
             let connection = http.serve_connection(TokioIo::new(stream), service);
             let connection = graceful.watch(connection);
             tokio::spawn(async move {
@@ -77,13 +89,13 @@ impl HttpServer {
     }
 }
 
-/// The next connection, with `TCP_NODELAY` set.
-async fn accept(listener: &TcpListener) -> io::Result<TcpStream> {
-    let (stream, _peer) = listener.accept().await?;
+/// The next connection, with `TCP_NODELAY` set, and its peer.
+async fn accept(listener: &TcpListener) -> io::Result<(TcpStream, SocketAddr)> {
+    let (stream, peer) = listener.accept().await?;
     if let Err(error) = stream.set_nodelay(true) {
         tracing::warn!(target: "fusion::server", %error, "could not set TCP_NODELAY");
     }
-    Ok(stream)
+    Ok((stream, peer))
 }
 
 /// Waits out a failed accept. Per-connection errors (the peer reset before the accept) are
@@ -112,6 +124,6 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let client = TcpStream::connect(listener.local_addr().unwrap());
         let (accepted, _client) = tokio::join!(accept(&listener), client);
-        assert!(accepted.unwrap().nodelay().unwrap());
+        assert!(accepted.unwrap().0.nodelay().unwrap());
     }
 }
