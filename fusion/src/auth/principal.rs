@@ -62,12 +62,16 @@ impl Principal {
         self
     }
 
-    /// The principal of a token's claims: the subject from `sub` (a string; `None` without
-    /// one), the scopes from `scope` (one space-separated string: RFC 8693 section 4.2, RFC
+    /// The principal of a token's claims: the subject from `sub` (a non-empty string; `None`
+    /// without one, since an empty subject would make every such token one caller), the scopes from `scope` (one space-separated string: RFC 8693 section 4.2, RFC
     /// 9068 section 2.2.3) and from `scp` (an array of strings, or one space-separated string,
     /// as some identity providers write it), and every claim kept as it came.
     pub fn from_claims(claims: Map<String, Value>) -> Option<Principal> {
-        let subject = claims.get("sub")?.as_str()?.to_owned();
+        let subject = claims
+            .get("sub")?
+            .as_str()
+            .filter(|sub| !sub.is_empty())?
+            .to_owned();
         let mut scopes: Vec<String> = Vec::new();
         for name in ["scope", "scp"] {
             match claims.get(name) {
@@ -169,6 +173,7 @@ mod tests {
     fn no_subject_no_principal() {
         assert!(Principal::from_claims(claims(json!({"scope": "a"}))).is_none());
         assert!(Principal::from_claims(claims(json!({"sub": 7}))).is_none());
+        assert!(Principal::from_claims(claims(json!({"sub": ""}))).is_none());
     }
 
     #[test]
