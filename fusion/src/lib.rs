@@ -314,6 +314,7 @@
 //! (`examples/tests/billing_contract.rs` runs this snapshot; fusion itself does not depend on
 //! `insta`.)
 
+mod arguments;
 pub mod auth;
 mod call;
 pub mod client;

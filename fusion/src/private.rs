@@ -26,6 +26,7 @@ pub use ::std;
 pub use ::std::sync::OnceLock;
 pub use ::validator;
 
+pub use crate::arguments::{Arguments, NotAnObject, ObjectArguments};
 pub use crate::context::RequestContext;
 pub use crate::definition::{
     ActionDefinition, Annotations, ErrorContract, ToolDefinition, ToolErrors,
@@ -151,8 +152,9 @@ pub fn runtime(
 }
 
 /// A compile-time reference to an action, emitted by `#[fusion::tool]` for every action as
-/// the hidden associated constant `__fusion_action_<method>`, so that
-/// `#[tool_error(actions(Billing::list_invoices))]` is checked by the compiler.
+/// the hidden associated constant `__fusion_action_<method>`, and found by method name through
+/// `__fusion_action_named`, so that `#[tool_error(actions(Billing::list_invoices))]` is checked
+/// by the compiler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ActionRef {
     /// The tool's name (`billing`).
@@ -172,6 +174,121 @@ impl ActionRef {
             format!("{}.{}", self.tool, self.action)
         }
     }
+}
+
+/// What `Tool::__fusion_action_named(method)` answers at compile time: the action of that
+/// method, or the message of the compile error `#[derive(ToolErrors)]` raises for
+/// `actions(Tool::misspelt)`, with the closest action method as its "did you mean".
+#[derive(Clone, Copy, Debug)]
+pub enum ActionLookup {
+    /// The method is an action of the tool.
+    Found(ActionRef),
+    /// No action method has that name: the message to fail compilation with.
+    Missing(&'static str),
+}
+
+/// The search behind `__fusion_action_named`, offered each action method in turn by the code
+/// `#[fusion::tool]` generates (one statement per action, so `#[cfg]` can remove one).
+#[derive(Clone, Copy, Debug)]
+pub struct ActionSearch<'m> {
+    method: &'m str,
+    found: Option<ActionRef>,
+    /// The closest method so far: its edit distance and its "did you mean" message.
+    closest: Option<(usize, &'static str)>,
+}
+
+impl<'m> ActionSearch<'m> {
+    /// A search for the action method named `method`.
+    pub const fn new(method: &'m str) -> ActionSearch<'m> {
+        ActionSearch {
+            method,
+            found: None,
+            closest: None,
+        }
+    }
+
+    /// Offers the action method `name`: its action, and the message naming it as the
+    /// "did you mean" when it is the closest.
+    pub const fn offer(mut self, name: &str, action: ActionRef, hint: &'static str) -> Self {
+        if bytes_eq(self.method.as_bytes(), name.as_bytes()) {
+            self.found = Some(action);
+            return self;
+        }
+        let distance = edit_distance(self.method.as_bytes(), name.as_bytes());
+        let longest = if self.method.len() > name.len() {
+            self.method.len()
+        } else {
+            name.len()
+        };
+        let close = distance <= 2 || distance * 3 <= longest;
+        let closer = match self.closest {
+            Some((best, _)) => distance < best,
+            None => true,
+        };
+        if close && closer {
+            self.closest = Some((distance, hint));
+        }
+        self
+    }
+
+    /// The action found, else the closest method's message, else `missing`.
+    pub const fn finish(self, missing: &'static str) -> ActionLookup {
+        match (self.found, self.closest) {
+            (Some(action), _) => ActionLookup::Found(action),
+            (None, Some((_, hint))) => ActionLookup::Missing(hint),
+            (None, None) => ActionLookup::Missing(missing),
+        }
+    }
+}
+
+const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Levenshtein distance over bytes, for names of at most 64 bytes (longer: `usize::MAX`).
+const fn edit_distance(a: &[u8], b: &[u8]) -> usize {
+    const MAX: usize = 64;
+    if a.len() > MAX || b.len() > MAX {
+        return usize::MAX;
+    }
+    let mut row = [0usize; MAX + 1];
+    let mut j = 0;
+    while j <= b.len() {
+        row[j] = j;
+        j += 1;
+    }
+    let mut i = 1;
+    while i <= a.len() {
+        let mut diagonal = row[0];
+        row[0] = i;
+        let mut j = 1;
+        while j <= b.len() {
+            let above = row[j];
+            let cost = if a[i - 1] == b[j - 1] { 0 } else { 1 };
+            let mut best = diagonal + cost;
+            if above + 1 < best {
+                best = above + 1;
+            }
+            if row[j - 1] + 1 < best {
+                best = row[j - 1] + 1;
+            }
+            row[j] = best;
+            diagonal = above;
+            j += 1;
+        }
+        i += 1;
+    }
+    row[b.len()]
 }
 
 /// Borrows a `#[tool_error(internal)]` variant's whole error value to log it: its error chain
@@ -312,6 +429,7 @@ pub mod autoref {
         DeclaredContracts, DeclaredOutputSchema, InternalChain, InternalDisplay, NoContracts,
         NoOutputSchema, NoValidator, ViaValidator,
     };
+    pub use crate::arguments::{AnyArguments, NonObjectArguments};
 }
 
 #[cfg(test)]

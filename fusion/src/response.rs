@@ -117,14 +117,20 @@ impl ToolResponse {
         self
     }
 
-    /// Replaces the available actions of the error and of every warning for which `f`
-    /// returns a name (see [`ToolError::map_available_actions`]).
-    pub(crate) fn map_available_actions(
-        mut self,
-        f: impl Fn(&str) -> Option<String>,
-    ) -> ToolResponse {
-        if let Outcome::Error(error) = self.outcome {
-            self.outcome = Outcome::Error(error.map_available_actions(&f));
+    /// Renames every action name the model reads for which `f` returns a name: the available
+    /// actions of the error and of every warning (see [`ToolError::map_available_actions`]),
+    /// and the action of a validation error. A server in flat exposition gives each
+    /// `tool.action` its flat tool name this way.
+    pub(crate) fn map_action_names(mut self, f: impl Fn(&str) -> Option<String>) -> ToolResponse {
+        match self.outcome {
+            Outcome::Error(error) => self.outcome = Outcome::Error(error.map_available_actions(&f)),
+            Outcome::Validation(mut error) => {
+                if let Some(renamed) = f(error.action()) {
+                    error.set_action(renamed);
+                }
+                self.outcome = Outcome::Validation(error);
+            }
+            Outcome::Success(_) => {}
         }
         self.warnings = self
             .warnings

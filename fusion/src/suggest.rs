@@ -9,7 +9,11 @@
 ///    added, dropped, changed or two swapped: `zp` for `zip`);
 /// 3. a Jaro-Winkler similarity of at least 0.8 between the folded names (the threshold
 ///    darling uses for its "did you mean");
-/// 4. else a known name that contains `name` (folded, not empty): `inv` for `list_invoices`.
+/// 4. else a known name that contains `name` (folded, not empty): `inv` for `list_invoices`;
+/// 5. else a known name of at least two characters that is one of the words of `name` (split
+///    at `_`, `-` and lower-to-upper case changes, folded): `id` for `invoce_id` or
+///    `invoiceId`. This is what catches a hallucinated field next to an action of one or two
+///    fields, whose short names are too far from anything by similarity.
 ///
 /// Earlier rules win over later ones; within a rule the higher similarity wins, and ties go to
 /// the first in `known`.
@@ -18,6 +22,7 @@ pub(crate) fn did_you_mean<'k>(
     known: impl IntoIterator<Item = &'k str>,
 ) -> Option<&'k str> {
     let folded = fold(name);
+    let words = words(name);
     let mut best: Option<(&'k str, f64)> = None;
     for candidate in known {
         let other = fold(candidate);
@@ -34,6 +39,9 @@ pub(crate) fn did_you_mean<'k>(
         } else if !folded.is_empty() && other.contains(&folded) {
             // Below 0.8 here: after every similar name, ordered by similarity among themselves.
             similarity
+        } else if other.len() >= 2 && words.contains(&other) {
+            // Below 0 here: after every name containing the one sent.
+            similarity - 1.0
         } else {
             continue;
         };
@@ -42,6 +50,28 @@ pub(crate) fn did_you_mean<'k>(
         }
     }
     best.map(|(candidate, _)| candidate)
+}
+
+/// The words of `name`, folded: split at `_`, `-` and where a lowercase letter or digit is
+/// followed by an uppercase one (`invoiceId` → `invoice`, `id`).
+fn words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        let boundary = c == '_' || c == '-' || (c.is_uppercase() && previous_lower);
+        if boundary && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        if c != '_' && c != '-' {
+            word.extend(c.to_lowercase());
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
 }
 
 /// `name` lowercased, without `_` and `-`.
@@ -96,6 +126,25 @@ mod tests {
         // A typo wins over a name that merely contains the one sent.
         assert_eq!(did_you_mean("inv", ["list_invoices", "inb"]), Some("inb"));
         assert_eq!(did_you_mean("", ["refund"]), None);
+    }
+
+    #[test]
+    fn a_known_name_that_is_a_word_of_the_name_is_suggested_after_all_others() {
+        // A one-field action: the hallucinated field ends in the real one.
+        assert_eq!(did_you_mean("invoce_id", ["id"]), Some("id"));
+        assert_eq!(did_you_mean("invoiceId", ["id"]), Some("id"));
+        assert_eq!(
+            did_you_mean("customer-email", ["email", "id"]),
+            Some("email")
+        );
+        // Any closer rule wins.
+        assert_eq!(
+            did_you_mean("invoce_id", ["id", "invoice_id"]),
+            Some("invoice_id")
+        );
+        // Not a word: no suggestion.
+        assert_eq!(did_you_mean("extra", ["id"]), None);
+        assert_eq!(did_you_mean("a_b", ["b"]), None);
     }
 
     #[test]

@@ -7,6 +7,9 @@
 #[path = "server_http/harness.rs"]
 mod harness;
 
+#[path = "support/captured.rs"]
+mod captured;
+
 #[path = "server_http/serving.rs"]
 mod serving;
 

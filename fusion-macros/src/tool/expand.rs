@@ -22,6 +22,7 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
         where_clause,
     } = Target::of(tool);
     let consts = tool.actions.iter().map(|action| action_const(tool, action));
+    let lookup = action_lookup(tool);
     let definition = definition(tool);
     let prepare = prepare(tool);
     let private = tool.krate.private();
@@ -44,6 +45,7 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
         #(#cfg)*
         impl #impl_generics #self_ty #where_clause {
             #(#consts)*
+            #lookup
 
             #[doc(hidden)]
             pub fn __fusion_definition() -> #private::ToolDefinition {
@@ -220,6 +222,46 @@ pub(crate) fn action_const(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream 
     }
 }
 
+/// `__fusion_action_named`: the compile-time lookup `#[derive(ToolErrors)]` resolves
+/// `actions(Tool::method)` through, so that a misspelt method is an error naming the tool's
+/// real action methods (not a hidden constant rustc would suggest).
+pub(crate) fn action_lookup(tool: &Tool<'_>) -> TokenStream {
+    let private = tool.krate.private();
+    let tool_name = &tool.name.value;
+    let methods: Vec<String> = tool
+        .actions
+        .iter()
+        .map(|a| a.sig.ident.unraw().to_string())
+        .collect();
+    let offers = tool.actions.iter().zip(&methods).map(|(action, method)| {
+        let ident = const_ident(&action.sig.ident);
+        let cfg = &action.cfg;
+        let hint = format!(
+            "tool `{tool_name}` has no action method by this name; did you mean `{method}`?"
+        );
+        quote! {
+            #(#cfg)*
+            let __fusion_search = __fusion_search.offer(#method, Self::#ident, #hint);
+        }
+    });
+    let missing = format!(
+        "tool `{tool_name}` has no action method by this name; its action methods are: {}",
+        methods
+            .iter()
+            .map(|m| format!("`{m}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    quote! {
+        #[doc(hidden)]
+        pub const fn __fusion_action_named(method: &str) -> #private::ActionLookup {
+            let __fusion_search = #private::ActionSearch::new(method);
+            #(#offers)*
+            __fusion_search.finish(#missing)
+        }
+    }
+}
+
 /// `__fusion_action_<method>`, spanned on the method name.
 pub(crate) fn const_ident(method: &Ident) -> Ident {
     format_ident!("__fusion_action_{}", method.unraw(), span = method.span())
@@ -246,12 +288,12 @@ fn definition(tool: &Tool<'_>) -> TokenStream {
             __fusion_actions.push(#definition);
         }
     });
-    // The output probes call trait methods, which need their traits in scope; an unused
-    // glob import would warn, so it is only emitted when a probe is.
+    // The output and arguments probes call trait methods, which need their traits in scope;
+    // an unused glob import would warn, so it is only emitted when a probe is.
     let probes = tool
         .actions
         .iter()
-        .any(|a| nameable_output(a).is_some())
+        .any(|a| nameable_output(a).is_some() || a.arguments().is_some())
         .then(|| autoref_import(tool));
     quote! {
         #probes
@@ -278,7 +320,11 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
         Some(param) => {
             let ty = &param.arg.ty;
             let private = tool.krate.private_at(ty.span());
-            quote_spanned!(ty.span()=> #private::schema_for::<#ty>())
+            // A type whose JSON is no object (`Vec<String>`) is refused here, on the type.
+            quote_spanned! {ty.span()=> {
+                (&&#private::Arguments::<#ty>::NEW).__fusion_object_arguments();
+                #private::schema_for::<#ty>()
+            }}
         }
         None => quote!(#private::empty_object_schema()),
     };

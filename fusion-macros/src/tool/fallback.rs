@@ -7,7 +7,7 @@ use quote::quote;
 use syn::Item;
 
 use super::ast::Tool;
-use super::expand::{Target, action_const, user_item};
+use super::expand::{Target, action_const, action_lookup, user_item};
 
 /// The fallback expansion. `tool` is the IR when the item could be read at all.
 pub(crate) fn expand(
@@ -36,6 +36,7 @@ fn stub(tool: &Tool<'_>) -> TokenStream {
         where_clause,
     } = Target::of(tool);
     let consts = tool.actions.iter().map(|action| action_const(tool, action));
+    let lookup = action_lookup(tool);
     let private = tool.krate.private();
     quote! {
         #unit_struct
@@ -43,6 +44,7 @@ fn stub(tool: &Tool<'_>) -> TokenStream {
         #(#cfg)*
         impl #impl_generics #self_ty #where_clause {
             #(#consts)*
+            #lookup
         }
 
         #(#cfg)*
@@ -88,6 +90,7 @@ mod tests {
         assert!(!out.contains("# [action"), "the marker is stripped: {out}");
         assert!(out.contains("fn list (& mut self) { }"), "{out}");
         assert!(out.contains("pub const __fusion_action_list"), "{out}");
+        assert!(out.contains("pub const fn __fusion_action_named"), "{out}");
         assert!(
             out.contains("impl :: fusion :: __private :: Tool for Billing"),
             "{out}"

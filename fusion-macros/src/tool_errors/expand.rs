@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 
 use super::ast::{Body, Field, Input, Piece, Template, Variant};
 use super::attr::{Category, Code, Severity};
@@ -211,7 +211,7 @@ fn envelope(input: &Input<'_>, variant: &Variant<'_>) -> TokenStream {
     if !attr.actions.is_empty() {
         let tool = input.attr.tool.as_ref().or(attr.tool.as_ref());
         let actions = attr.actions.iter().map(|action| {
-            let constant = action_constant(action, tool);
+            let constant = action_constant(action, tool, private);
             quote!(#private::ActionRef::qualified(#constant))
         });
         chain.extend(quote!(.actions([#(#actions),*])));
@@ -281,24 +281,38 @@ fn recovery(template: &Template) -> TokenStream {
     quote!(::std::format!(#format, #(#args),*))
 }
 
-/// `Billing::list_invoices` → `Billing::__fusion_action_list_invoices`, the constant
-/// `#[fusion::tool]` emits; a bare `list_invoices` takes the type-level `tool`. The constant's
-/// name keeps the user's span, so a typo is reported on their token.
-fn action_constant(action: &Path, tool: Option<&Path>) -> TokenStream {
+/// `Billing::list_invoices` → the `ActionRef` `#[fusion::tool]`'s
+/// `Billing::__fusion_action_named("list_invoices")` finds, as a constant; a bare
+/// `list_invoices` takes the type-level `tool`. A method that is no action fails the constant's
+/// evaluation with a message naming the closest action method, spanned on the user's token.
+fn action_constant(action: &Path, tool: Option<&Path>, private: &TokenStream) -> TokenStream {
     let count = action.segments.len();
     let last = &action.segments[count - 1].ident;
-    let constant = format_ident!("__fusion_action_{}", last.unraw(), span = last.span());
+    let method = LitStr::new(&last.unraw().to_string(), last.span());
     // As a qualified path (`<Gen<u8>>::…`): the tool is a type, which may have generic
     // arguments (`Gen<u8>::…` does not parse as an expression).
-    if count == 1 && action.leading_colon.is_none() {
-        return match tool {
-            Some(tool) => quote!(<#tool>::#constant),
-            None => constant.into_token_stream(), // unreachable: rejected in `valid.rs`
-        };
+    let tool = if count == 1 && action.leading_colon.is_none() {
+        match tool {
+            Some(tool) => quote!(<#tool>),
+            None => quote!(<()>), // unreachable: rejected in `valid.rs`
+        }
+    } else {
+        let leading = &action.leading_colon;
+        let init = action.segments.iter().take(count - 1);
+        quote!(<#leading #(#init)::*>)
+    };
+    let span = last.span();
+    let panic = quote_spanned!(span=> ::core::panic!("{}", __fusion_message));
+    quote_spanned! {span=>
+        {
+            const __FUSION_ACTION: #private::ActionRef =
+                match #tool::__fusion_action_named(#method) {
+                    #private::ActionLookup::Found(__fusion_action) => __fusion_action,
+                    #private::ActionLookup::Missing(__fusion_message) => #panic,
+                };
+            __FUSION_ACTION
+        }
     }
-    let leading = &action.leading_colon;
-    let init = action.segments.iter().take(count - 1);
-    quote!(<#leading #(#init)::*>::#constant)
 }
 
 /// `private` is the runtime module (`CratePath::private`); likewise for `severity` and `category`.

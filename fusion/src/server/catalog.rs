@@ -4,10 +4,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, ContentBlock, MetaObject, ToolAnnotations};
+use rmcp::model::{MetaObject, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
 use crate::definition::{ActionDefinition, Annotations, ToolDefinition};
+use crate::response::ToolResponse;
 use crate::schema::flat_input_schema;
 use crate::tool::Tool;
 
@@ -131,56 +132,16 @@ impl Catalog {
         self.definitions().map(|d| d.name.to_string()).collect()
     }
 
-    /// In flat exposition, renames every known `tool.action` in the available actions of the
-    /// `<tool_error>` envelopes of `result` (the error and each warning) to its flat tool
-    /// name. Unknown names stay as they are.
-    ///
-    /// The envelope is rewritten as text, line by line: its rendering is a byte-exact wire
-    /// contract, so an `<action>` line can only be an available action (element
-    /// text escapes `<`), and working on the rendered result keeps everything else of the
-    /// response (structured content, flags) untouched.
-    pub(super) fn rename_available_actions(&self, result: &mut CallToolResult) {
+    /// In flat exposition, renames every known `tool.action` the model reads in `response` to
+    /// its flat tool name: the available actions of the error and of each warning, and the
+    /// action of a validation envelope. One name per exposition. Unknown names stay as they
+    /// are; grouped exposition changes nothing.
+    pub(super) fn with_flat_names(&self, response: ToolResponse) -> ToolResponse {
         if self.flat_names.is_empty() {
-            return;
+            return response;
         }
-        for block in &mut result.content {
-            if let ContentBlock::Text(text) = block
-                && text.text.starts_with("<tool_error ")
-                && text.text.contains("\n<available_actions>\n")
-            {
-                text.text = rename_in_envelope(&text.text, &self.flat_names);
-            }
-        }
+        response.map_action_names(|action| self.flat_names.get(action).cloned())
     }
-}
-
-fn rename_in_envelope(envelope: &str, names: &HashMap<String, String>) -> String {
-    let mut out = String::with_capacity(envelope.len());
-    let mut in_actions = false;
-    for (i, line) in envelope.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        match line {
-            "<available_actions>" => in_actions = true,
-            "</available_actions>" => in_actions = false,
-            _ if in_actions => {
-                let renamed = line
-                    .strip_prefix("  <action>")
-                    .and_then(|rest| rest.strip_suffix("</action>"))
-                    .and_then(|action| names.get(action));
-                if let Some(flat) = renamed {
-                    out.push_str("  <action>");
-                    out.push_str(flat);
-                    out.push_str("</action>");
-                    continue;
-                }
-            }
-            _ => {}
-        }
-        out.push_str(line);
-    }
-    out
 }
 
 /// The flat tool name of an action: `tool_action` (LLM APIs reject dots in tool names).
@@ -412,22 +373,6 @@ mod tests {
             hints(Some(false), Some(true), Some(false), Some(true))
         );
         assert_eq!(combine([silent, silent]), silent);
-    }
-
-    #[test]
-    fn available_actions_are_renamed_line_by_line() {
-        let names = HashMap::from([("billing.refund".to_owned(), "billing_refund".to_owned())]);
-        let envelope = "<tool_error code=\"NOT_FOUND\" severity=\"error\">\n\
-             <message>  <action>billing.refund</action></message>\n\
-             <available_actions>\n  <action>billing.refund</action>\n  <action>other.x</action>\n</available_actions>\n\
-             </tool_error>";
-        assert_eq!(
-            rename_in_envelope(envelope, &names),
-            "<tool_error code=\"NOT_FOUND\" severity=\"error\">\n\
-             <message>  <action>billing.refund</action></message>\n\
-             <available_actions>\n  <action>billing_refund</action>\n  <action>other.x</action>\n</available_actions>\n\
-             </tool_error>"
-        );
     }
 
     #[test]

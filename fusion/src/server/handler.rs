@@ -77,10 +77,13 @@ impl rmcp::ServerHandler for Server {
             biased;
             // Dropping `call` here drops the action's future: the client cancelled
             // (`notifications/cancelled`) or the connection is shutting down. rmcp has already
-            // forgotten the request, so this error is never sent (MCP: a cancelled request gets
-            // no response).
+            // forgotten the request and drops whatever this returns (MCP: a cancelled request
+            // gets no response). It logs an `Err` at WARN ("response error") before dropping
+            // it, and an `Ok` at DEBUG only: a normal cancellation is no warning, so answer a
+            // result that is never sent.
             () = context.ct.cancelled() => {
-                return Err(ErrorData::internal_error("The request was cancelled.", None));
+                tracing::debug!(target: "fusion::server", tool = %request.name, "call cancelled");
+                return Ok(cancelled());
             }
             response = forward_progress(call, reports, &context.peer) => response,
         };
@@ -125,15 +128,16 @@ impl Server {
     }
 
     /// Renders a response as the MCP result: the contract deltas of a validation error (with a
-    /// baseline), the server's structured-content option, then the flat names in available
-    /// actions.
+    /// baseline), the flat names of actions (flat exposition), then the server's
+    /// structured-content option.
     fn finish(&self, response: ToolResponse) -> CallToolResponse {
+        let response = self.with_contract_awareness(response);
         let response = self
-            .with_contract_awareness(response)
+            .inner
+            .catalog
+            .with_flat_names(response)
             .flags_in_structured_content(self.inner.flags_in_structured_content);
-        let mut result = CallToolResult::from(response);
-        self.inner.catalog.rename_available_actions(&mut result);
-        result.into()
+        CallToolResult::from(response).into()
     }
 
     /// The answer to a call naming no tool: JSON-RPC `-32602` (MCP specification, tools,
@@ -199,6 +203,14 @@ fn request_context(
         let _ = tx.send(param);
     });
     (ctx.with_progress(reporter), Some(rx))
+}
+
+/// What a cancelled call returns to rmcp, which does not send it: an error result saying so.
+fn cancelled() -> CallToolResponse {
+    CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+        "The request was cancelled.",
+    )])
+    .into()
 }
 
 /// Runs the call while forwarding its progress reports to the client as

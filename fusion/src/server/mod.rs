@@ -147,8 +147,9 @@ pub enum Exposition {
     #[default]
     Grouped,
     /// One MCP tool per action, named `tool_action` (`billing_list_invoices`), its input schema
-    /// the action's own. The server injects the discriminator, and available actions in
-    /// `<tool_error>` envelopes name the flat tools (`billing_list_invoices`, not
+    /// the action's own. The server injects the discriminator, and every action name a model
+    /// reads is the flat tool's: available actions in `<tool_error>` envelopes, the `action`
+    /// of `<validation_error>` envelopes and guard messages (`billing_list_invoices`, not
     /// `billing.list_invoices`). A single-function tool keeps its name.
     Flat,
 }

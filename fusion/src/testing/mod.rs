@@ -10,10 +10,11 @@
 //! A failing assertion says which part differed (`expected code NOT_FOUND, got
 //! UNKNOWN_ACTION`), then prints the whole result: every text block and the flags.
 //!
-//! Available actions follow the name the call used, at the value level: a call by a flat name
+//! Action names follow the name the call used, at the value level: a call by a flat name
 //! (`billing_get_invoice`) gets every `tool.action` of a registered tool of several actions
-//! renamed to its flat name (`billing_list_invoices`), as a server in flat exposition sends
-//! them; a call by `tool.action` or `tool` keeps the dotted names (grouped exposition).
+//! renamed to its flat name (`billing_list_invoices`) in the available actions and in the
+//! `action` of a validation envelope, as a server in flat exposition sends them; a call by
+//! `tool.action` or `tool` keeps the dotted names (grouped exposition).
 //!
 //! Cancellation works as on a server: when the context's
 //! [`cancellation`](crate::RequestContext::cancellation) token is cancelled before or while the
@@ -219,7 +220,7 @@ impl Tester {
             if flat_names.is_empty() {
                 return Outcome::new(response);
             }
-            Outcome::new(response.map_available_actions(|action| flat_names.get(action).cloned()))
+            Outcome::new(response.map_action_names(|action| flat_names.get(action).cloned()))
         }
     }
 

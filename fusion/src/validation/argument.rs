@@ -38,6 +38,17 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 ///   `properties`, as schemars writes internally tagged enum variants) is left open, since
 ///   closing it would reject the fields it is combined with. `anyOf`/`oneOf` branches
 ///   themselves are left as written.
+///   A name the model made up, "did you mean" included, also matches a known field that is one
+///   of its words (`invoce_id`: did you mean 'id'?), so an action of one short field still
+///   gets a suggestion. A field name (or map key) longer than 50 characters is cut in the
+///   path as sent strings are (47 characters plus `...`). At most 10 unknown-field lines are
+///   listed (the first by path); one more line, at the object they were sent in (or `(root)`
+///   when they span several), counts the rest: `... and 990 more unknown fields, not
+///   listed. You sent: 1000 unknown fields. Expected only the fields the object knows
+///   (remove every unknown one).`
+/// * A struct-level `validator` rule (`#[validate(schema(..))]`) echoes the object it checked
+///   as compact JSON; one longer than 50 characters is cut between whole members, never
+///   inside a value, with the rest counted: `{"email":"a@b.example",... 2 more fields}`.
 /// * A key that an object with `patternProperties` (a map keyed by numbers: schemars writes
 ///   `^\d+$` for unsigned keys, `^-?\d+$` for signed ones) does not allow is an
 ///   `Invalid key`, with the key as what was sent and what its keys look like as what is

@@ -22,7 +22,13 @@ pub(crate) fn add(report: &mut Report<'_>, failure: &Failure) {
     let message = failure.inner().to_string();
     let (path, at_key) = locate(report.args(), failure.path(), &message);
     let (path, text, custom) = reword(report, path, &message, at_key);
-    let check = if custom { Check::Custom } else { Check::Other };
+    let check = if custom {
+        Check::Custom
+    } else if without_position(&message).starts_with("unknown field ") {
+        Check::Unknown
+    } else {
+        Check::Other
+    };
     report.push(path, text, Source::Serde, check);
 }
 

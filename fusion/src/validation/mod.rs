@@ -9,6 +9,7 @@
 
 mod argument;
 mod closing;
+mod cut;
 mod depth;
 mod deser;
 mod locate;

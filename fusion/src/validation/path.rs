@@ -107,7 +107,9 @@ impl FieldPath {
             })
     }
 
-    /// The rendered path: `name`, `address.zip`, `items[0].sku`, or `(root)`.
+    /// The rendered path: `name`, `address.zip`, `items[0].sku`, or `(root)`. A key longer than
+    /// 50 characters (a name the model made up, a map key) is cut as sent strings are: its
+    /// first 47 characters plus `...`.
     pub(crate) fn render(&self) -> String {
         if self.0.is_empty() {
             return ROOT.to_owned();
@@ -116,7 +118,7 @@ impl FieldPath {
             self.0
                 .iter()
                 .map(|s| match s {
-                    Segment::Key(k) => k.len() + 1,
+                    Segment::Key(k) => k.len().min(256) + 1,
                     Segment::Index(_) => 4,
                 })
                 .sum(),
@@ -127,7 +129,7 @@ impl FieldPath {
                     if n > 0 {
                         out.push('.');
                     }
-                    out.push_str(k);
+                    super::cut::push_cut(&mut out, k);
                 }
                 Segment::Index(i) => {
                     out.push('[');

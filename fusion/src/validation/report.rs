@@ -16,6 +16,11 @@ use super::{FieldProblem, ValidationError};
 /// not where a longer value contains them: they collide with ordinary text.
 const MIN_CONTAINED_CHARS: usize = 4;
 
+/// The most unknown-field lines an envelope lists (the first by path); one more line at the
+/// objects' path (or `(root)`) counts the rest, so a thousand made-up keys stay a short
+/// envelope.
+pub(crate) const MAX_UNKNOWN_FIELD_LINES: usize = 10;
+
 /// Which source found a problem; decides what a duplicate gives way to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Source {
@@ -35,6 +40,8 @@ pub(crate) enum Check {
     Email,
     Url,
     Other,
+    /// A field the object does not know: at most [`MAX_UNKNOWN_FIELD_LINES`] are listed.
+    Unknown,
     /// A check of the type's own (a custom serde error: `try_from`, `deserialize_with`), which
     /// the schema cannot express.
     Custom,
@@ -144,6 +151,17 @@ impl<'a> Report<'a> {
         out
     }
 
+    /// [`Report::sent`] for a struct-level rule at `path`: an object is cut between whole
+    /// members, never inside a value (see [`sent::push_members`]).
+    pub(crate) fn sent_members(&self, path: &FieldPath, value: &Value) -> String {
+        if !value.is_object() || self.is_secret(path) {
+            return self.sent_value(path, Some(value));
+        }
+        let mut out = String::new();
+        sent::push_members(&mut out, value, Some(path), self);
+        out
+    }
+
     /// Appends `value`, which is not at a field path (a rule's param), with every copy of a
     /// secret value in it redacted.
     pub(crate) fn push_echoed(&self, out: &mut String, value: &Value) {
@@ -250,13 +268,19 @@ impl<'a> Report<'a> {
                 })
                 .collect()
         };
-        let kept = found
+        let mut kept: Vec<Found> = found
             .into_iter()
             .zip(keep)
             .filter(|(_, keep)| *keep)
-            .map(|(f, _)| FieldProblem::new(f.path.render(), f.line))
+            .map(|(f, _)| f)
             .collect();
-        error.push_all(kept);
+        let summary = cap_unknown_fields(&mut kept);
+        let mut problems: Vec<FieldProblem> = kept
+            .into_iter()
+            .map(|f| FieldProblem::new(f.path.render(), f.line))
+            .collect();
+        problems.extend(summary);
+        error.push_all(problems);
     }
 
     /// Every value sent at a secret path (strings and numbers, as written), sorted and
@@ -302,6 +326,48 @@ impl Redact for Report<'_> {
     fn secret_text(&self, text: &str) -> bool {
         self.is_secret_text(text)
     }
+}
+
+/// Keeps the first [`MAX_UNKNOWN_FIELD_LINES`] unknown-field problems by path and drops the
+/// others, returning the line that counts them: at the object they were sent in when it is
+/// one object, else at `(root)`.
+fn cap_unknown_fields(found: &mut Vec<Found>) -> Option<FieldProblem> {
+    let mut unknown: Vec<(String, usize)> = found
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.check == Check::Unknown)
+        .map(|(i, f)| (f.path.render(), i))
+        .collect();
+    if unknown.len() <= MAX_UNKNOWN_FIELD_LINES {
+        return None;
+    }
+    let total = unknown.len();
+    unknown.sort_by(|a, b| crate::validation_error::compare_paths(&a.0, &b.0).then(a.1.cmp(&b.1)));
+    let dropped: HashSet<usize> = unknown[MAX_UNKNOWN_FIELD_LINES..]
+        .iter()
+        .map(|(_, i)| *i)
+        .collect();
+    let mut parents = dropped.iter().map(|&i| found[i].path.parent());
+    let first = parents.next().unwrap_or_else(FieldPath::root);
+    let at = if parents.all(|p| p == first) {
+        first
+    } else {
+        FieldPath::root()
+    };
+    let mut index = 0;
+    found.retain(|_| {
+        index += 1;
+        !dropped.contains(&(index - 1))
+    });
+    let rest = dropped.len();
+    Some(FieldProblem::new(
+        at.render(),
+        line(
+            &format!("... and {rest} more unknown fields, not listed"),
+            &format!("{total} unknown fields"),
+            "only the fields the object knows (remove every unknown one)",
+        ),
+    ))
 }
 
 /// One line: `{problem}. You sent: {sent}. Expected {expected}.` A problem that already ends in

@@ -28,7 +28,8 @@ fn walk(report: &mut Report<'_>, errors: &ValidationErrors, base: &FieldPath) {
     let mut entries: Vec<_> = errors.errors().iter().collect();
     entries.sort_by(|a, b| a.0.cmp(b.0));
     for (name, kind) in entries {
-        let path = if name == STRUCT_LEVEL || name == LIST_WRAPPER {
+        let struct_level = name == STRUCT_LEVEL;
+        let path = if struct_level || name == LIST_WRAPPER {
             base.clone()
         } else {
             base.child_key(json_name(report, base, name))
@@ -36,7 +37,7 @@ fn walk(report: &mut Report<'_>, errors: &ValidationErrors, base: &FieldPath) {
         match kind {
             ValidationErrorsKind::Field(failures) => {
                 for failure in failures {
-                    let (text, check) = rule_line(report, &path, failure);
+                    let (text, check) = rule_line(report, &path, failure, struct_level);
                     report.push(path.clone(), text, Source::Rule, check);
                 }
             }
@@ -93,14 +94,23 @@ fn camel_case(snake: &str) -> String {
     out
 }
 
-/// The line for one rule failure at `path`, and what it checks.
-fn rule_line(report: &Report<'_>, path: &FieldPath, failure: &RuleFailure) -> (String, Check) {
+/// The line for one rule failure at `path`, and what it checks. A struct-level rule's echo of
+/// the object is cut between members, not inside a value.
+fn rule_line(
+    report: &Report<'_>,
+    path: &FieldPath,
+    failure: &RuleFailure,
+    struct_level: bool,
+) -> (String, Check) {
     let params = &failure.params;
     // What the model wrote wins over the Rust value `validator` recorded.
     let value = path
         .lookup(report.args())
         .or_else(|| params.get("value").filter(|v| !v.is_null()));
-    let mut sent = report.sent_value(path, value);
+    let mut sent = match value {
+        Some(value) if struct_level => report.sent_members(path, value),
+        _ => report.sent_value(path, value),
+    };
     let (problem, expected, check): (Cow<'static, str>, String, Check) = match failure.code.as_ref()
     {
         "email" => (

@@ -73,11 +73,11 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
             names.sort();
             for name in names {
                 let field = path.child_key(name.as_str());
-                let text = match &keys {
-                    Some(expected) => report.invalid_key_line(&field, expected),
-                    None => report.unknown_field_line(&field, &known),
+                let (text, check) = match &keys {
+                    Some(expected) => (report.invalid_key_line(&field, expected), Check::Other),
+                    None => (report.unknown_field_line(&field, &known), Check::Unknown),
                 };
-                report.push(field, text, Source::Schema, Check::Other);
+                report.push(field, text, Source::Schema, check);
             }
             return;
         }

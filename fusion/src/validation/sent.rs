@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use super::cut::LIMIT;
+use super::cut::push_cut;
 use super::path::FieldPath;
 
 /// Shown for a field that was not sent at all.
@@ -10,10 +12,6 @@ pub(crate) const MISSING: &str = "(missing)";
 
 /// Shown instead of the value of a field marked secret.
 pub(crate) const REDACTED: &str = "(redacted)";
-
-/// Longest text shown whole, in characters; longer text keeps [`KEEP`] characters plus `...`.
-const LIMIT: usize = 50;
-const KEEP: usize = 47;
 
 /// What must not be echoed, asked while a value is rendered: each part it hides shows as
 /// `(redacted)` (`"(redacted)"` inside compact JSON). Only values are ever hidden, never the
@@ -39,16 +37,53 @@ impl Redact for Plain {
     }
 }
 
-/// `s` cut to [`KEEP`] characters plus `...` when it is longer than [`LIMIT`] characters
-/// (characters, not bytes: multibyte text is never split inside a character).
-pub(crate) fn push_cut(out: &mut String, s: &str) {
-    if s.char_indices().nth(LIMIT).is_none() {
-        out.push_str(s);
-        return;
+/// An object echoed whole members at a time: compact JSON of its first members while the text
+/// stays within [`LIMIT`] characters, then `... N more field(s)}` for the rest. A cut never
+/// falls inside a member, so no value is shown partly (a struct-level rule's message reads
+/// the fields it compared). An object that fits is written as [`push_redacted`] writes it.
+pub(crate) fn push_members(
+    out: &mut String,
+    value: &Value,
+    at: Option<&FieldPath>,
+    redact: &dyn Redact,
+) {
+    let whole = compact(value, at, redact);
+    let map = match value {
+        Value::Object(map) if whole.chars().count() > LIMIT => map,
+        _ => {
+            out.push_str(&whole);
+            return;
+        }
+    };
+    let mut shown = String::from("{");
+    let mut chars = 1;
+    let mut count = 0;
+    for (key, child) in map {
+        let mut member = String::new();
+        if count > 0 {
+            member.push(',');
+        }
+        member.push_str(&serde_json::to_string(key).unwrap_or_default());
+        member.push(':');
+        let path = at.map(|p| p.child_key(key.as_str()));
+        member.push_str(&compact(child, path.as_ref(), redact));
+        let member_chars = member.chars().count();
+        if chars + member_chars > LIMIT {
+            break;
+        }
+        shown.push_str(&member);
+        chars += member_chars;
+        count += 1;
     }
-    let end = s.char_indices().nth(KEEP).map_or(s.len(), |(i, _)| i);
-    out.push_str(&s[..end]);
-    out.push_str("...");
+    let rest = map.len() - count;
+    out.push_str(&shown);
+    if count > 0 {
+        out.push(',');
+    }
+    out.push_str("... ");
+    out.push_str(&rest.to_string());
+    out.push_str(if count > 0 { " more" } else { "" });
+    out.push_str(if rest == 1 { " field}" } else { " fields}" });
 }
 
 /// A value as the `You sent:` part of a line: `'text'`, `12`, `true`, `null`, `array(3)`, or
@@ -288,6 +323,24 @@ mod tests {
             render(&json!(fifty_one)),
             format!("'{}...'", "y".repeat(47))
         );
+    }
+
+    #[test]
+    fn objects_echoed_by_members_are_cut_between_members() {
+        let short = json!({"end": 1, "start": 2});
+        let mut out = String::new();
+        push_members(&mut out, &short, None, &Plain);
+        assert_eq!(out, r#"{"end":1,"start":2}"#);
+
+        let long = json!({"email": "a@b.example", "name": "n".repeat(40), "zip": 1});
+        let mut out = String::new();
+        push_members(&mut out, &long, None, &Plain);
+        assert_eq!(out, r#"{"email":"a@b.example",... 2 more fields}"#);
+
+        let first_too_long = json!({"note": "n".repeat(60)});
+        let mut out = String::new();
+        push_members(&mut out, &first_too_long, None, &Plain);
+        assert_eq!(out, "{... 1 field}");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use crate::xml::{push_attr, push_text};
 
 pub use delta::{DeltaClass, ScopedDelta};
-pub(crate) use path::{Part, Parts, ROOT};
+pub(crate) use path::{Part, Parts, ROOT, compare as compare_paths};
 
 /// The closing instruction of every validation envelope, verbatim. "Do not explain the error"
 /// is there because a model's instinct is to apologise to the user instead of calling again.
@@ -201,6 +201,11 @@ impl ValidationError {
     /// The contract deltas listed in the `<contract_awareness>` section (empty: no section).
     pub fn contract_awareness(&self) -> &[ScopedDelta] {
         self.awareness.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    /// Replaces the action the envelope names (a flat tool name in flat exposition).
+    pub(crate) fn set_action(&mut self, action: String) {
+        self.action = action;
     }
 
     /// The action: `tool.action` or `tool`.

@@ -224,6 +224,20 @@ async fn flat_exposition_injects_the_discriminator_and_renames_available_actions
 }
 
 #[tokio::test]
+async fn flat_exposition_names_the_flat_tool_in_validation_envelopes() {
+    let client = connect(server(&Lab::default()).exposition(Exposition::Flat)).await;
+    let result = call(&client, "billing_get_invoice", json!({"id": "inv"})).await;
+    assert_eq!(
+        texts(&result),
+        ["\
+<validation_error action=\"billing_get_invoice\">
+<field name=\"id\">Too short. You sent: 'inv'. Expected at least 5 characters.</field>
+<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>
+</validation_error>"]
+    );
+}
+
+#[tokio::test]
 async fn an_unknown_tool_is_a_protocol_error_by_default() {
     let client = connect(server(&Lab::default())).await;
     let err = within(client.call_tool(params("billng", json!({}))))

@@ -84,3 +84,24 @@ async fn idle_sessions_expire_and_free_their_slot() {
     let expired = post(addr, Some(&session), ping(4)).await;
     assert_eq!(expired.status, 404, "{expired:?}");
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_refusal_at_the_cap_is_not_logged_as_a_server_error() {
+    let log = crate::captured::Captured::default();
+    let writer = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let _default = tracing::subscriber::set_default(subscriber);
+    let Running { addr, .. } = crate::harness::start(|http| http.max_sessions(1)).await;
+    let _only = open_session(addr).await;
+    for id in 0..5 {
+        assert_eq!(post(addr, None, initialize(id)).await.status, 503);
+    }
+    let text = log.text();
+    assert!(
+        !text.contains("ERROR"),
+        "a refusal is not a server error:\n{text}"
+    );
+}

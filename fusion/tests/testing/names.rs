@@ -130,3 +130,34 @@ async fn flat_names_get_flat_available_actions() {
     );
     assert!(!flat.contains("shop.order"), "{flat}");
 }
+
+#[tokio::test]
+async fn flat_names_name_the_validation_envelope() {
+    let t = tester();
+    let flat = t.call("shop_order", json!({"sku": "abc"})).await;
+    let error = flat
+        .response()
+        .validation_error()
+        .expect("a validation error");
+    assert_eq!(error.action(), "shop_order");
+    let envelope = flat.snapshot();
+    assert!(
+        envelope.contains("<validation_error action=\"shop_order\">"),
+        "{envelope}"
+    );
+    assert!(!envelope.contains("shop.order"), "{envelope}");
+    // A custom discriminator too.
+    let ledger = t.call("ledger_balance", json!({"extra": 1})).await;
+    let error = ledger
+        .response()
+        .validation_error()
+        .expect("a validation error");
+    assert_eq!(error.action(), "ledger_balance");
+    // Grouped names stay dotted.
+    let grouped = t.call("shop.order", json!({"sku": "abc"})).await;
+    let error = grouped
+        .response()
+        .validation_error()
+        .expect("a validation error");
+    assert_eq!(error.action(), "shop.order");
+}

@@ -307,3 +307,22 @@ fn rust_field_names_map_to_camel_case_json_names() {
         ]
     );
 }
+
+#[test]
+fn a_long_struct_level_echo_is_cut_between_members() {
+    let mut errors = validator::ValidationErrors::new();
+    errors.add(
+        "__all__",
+        validator::ValidationError::new("emails_match")
+            .with_message(Cow::from("The emails differ")),
+    );
+    let args = json!({"email": "a@b.example", "note": "n".repeat(40), "other": "c@d.example"});
+    let err = ValidationError::from_validator_errors("signup", &errors, &args);
+    assert_eq!(
+        lines(&err),
+        [(
+            "(root)",
+            "The emails differ. You sent: {\"email\":\"a@b.example\",... 2 more fields}. Expected a value the 'emails_match' rule accepts."
+        )]
+    );
+}

@@ -172,3 +172,87 @@ fn did_you_mean_lines_end_with_a_period() {
     );
     assert_line_shapes(&err);
 }
+
+#[test]
+fn a_hallucinated_field_next_to_a_one_field_action_gets_a_did_you_mean() {
+    let schema = json!({"properties": {"id": {"type": "string"}}, "required": ["id"]});
+    let err = ArgumentValidator::new("billing.get_invoice", &schema)
+        .unwrap()
+        .check(&json!({"id": "inv_2026_0001", "invoce_id": "x"}));
+    assert_eq!(
+        lines(&err),
+        [(
+            "invoce_id",
+            "Unknown field. You sent: 'x'. Expected one of the known fields: id (did you mean 'id'?)."
+        )]
+    );
+    assert_line_shapes(&err);
+}
+
+#[test]
+fn a_long_unknown_field_name_is_cut_like_a_value() {
+    let schema = json!({"properties": {"id": {"type": "string"}}});
+    let key = "k".repeat(1_000_000);
+    let mut args = serde_json::Map::new();
+    args.insert(key, json!(1));
+    let err = ArgumentValidator::new("t", &schema)
+        .unwrap()
+        .check(&serde_json::Value::Object(args));
+    let xml = err.to_xml();
+    assert!(xml.len() < 1_000, "{} bytes", xml.len());
+    assert_eq!(
+        lines(&err),
+        [(
+            format!("{}...", "k".repeat(47)).as_str(),
+            "Unknown field. You sent: 1. Expected one of the known fields: id."
+        )]
+    );
+}
+
+#[test]
+fn unknown_field_lines_are_capped_and_the_rest_counted() {
+    let schema = json!({"properties": {"id": {"type": "string"}}});
+    let args: serde_json::Map<String, serde_json::Value> =
+        (0..1000).map(|n| (format!("x{n:04}"), json!(n))).collect();
+    let err = ArgumentValidator::new("t", &schema)
+        .unwrap()
+        .check(&serde_json::Value::Object(args));
+    let found = lines(&err);
+    assert_eq!(found.len(), 11, "{err}");
+    assert_eq!(
+        found[0],
+        (
+            "(root)",
+            "... and 990 more unknown fields, not listed. You sent: 1000 unknown fields. Expected only the fields the object knows (remove every unknown one)."
+        )
+    );
+    assert_eq!(found[1].0, "x0000");
+    assert_eq!(found[10].0, "x0009");
+    assert!(err.to_xml().len() < 2_000, "{}", err.to_xml().len());
+    assert_line_shapes(&err);
+    // Ten or fewer are all listed.
+    let ten: serde_json::Map<String, serde_json::Value> =
+        (0..10).map(|n| (format!("x{n}"), json!(n))).collect();
+    let err = ArgumentValidator::new("t", &schema)
+        .unwrap()
+        .check(&serde_json::Value::Object(ten));
+    assert_eq!(err.len(), 10);
+}
+
+#[test]
+fn capped_unknown_fields_of_one_nested_object_are_counted_there() {
+    let mut address = serde_json::Map::new();
+    address.insert("city".into(), json!("Lyon"));
+    for n in 0..12 {
+        address.insert(format!("z{n:02}"), json!(n));
+    }
+    let err = validator_for::<Order>("shop.order").check(&json!({"address": address}));
+    let found = lines(&err);
+    assert_eq!(found.len(), 11, "{err}");
+    assert_eq!(found[0].0, "address");
+    assert!(
+        found[0].1.starts_with("... and 2 more unknown fields"),
+        "{err}"
+    );
+    assert_eq!(found[10].0, "address.z09");
+}

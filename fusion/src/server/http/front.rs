@@ -82,6 +82,17 @@ pub(super) async fn serve(State(front): State<Arc<Front>>, request: Request) -> 
             let essence = value.split(';').next().unwrap_or_default().trim();
             essence.eq_ignore_ascii_case("application/json")
         });
+    // An `initialize` (no session yet) at the cap is refused here, before rmcp would try to
+    // open a session and log the refusal as a server error.
+    if front.sessions.is_full()
+        && !parts.headers.contains_key("mcp-session-id")
+        && malformed::scan_top_level(&bytes, "method")
+            .as_ref()
+            .and_then(|m| m.as_str())
+            == Some("initialize")
+    {
+        return busy(&bytes, front.sessions.live(), front.retry_after);
+    }
     let request = Request::from_parts(parts, Full::new(bytes.clone()));
     let (response, refused) = watch_refusal(front.mcp.handle(request)).await;
     if refused {

@@ -66,6 +66,11 @@ impl CappedSessions {
         }
     }
 
+    /// Whether every session slot is taken.
+    pub(super) fn is_full(&self) -> bool {
+        self.slots.available_permits() == 0
+    }
+
     /// The number of live sessions.
     pub(super) fn live(&self) -> usize {
         self.max - self.slots.available_permits()

@@ -1,0 +1,89 @@
+//! The compile-time check that an action's arguments type is a JSON object: a type whose JSON
+//! is an array, a string, a number or a boolean (`Vec<String>`, `String`, `u32`) is refused on
+//! the user's type, not at start-up when the server reads the tool's schema.
+//!
+//! An autoref-specialization probe in generated code:
+//! `(&&Arguments::<T>::NEW).__fusion_object_arguments()`. For the types listed by
+//! [`NotAnObject`] the first impl applies and its method requires [`ObjectArguments`], which
+//! nothing implements: the error carries the `on_unimplemented` message. Every other type takes
+//! the second impl, which requires nothing (its schema is still checked at registration).
+
+use std::collections::{BTreeSet, HashSet, VecDeque};
+
+/// The probe value for the arguments type `T`.
+pub struct Arguments<T: ?Sized>(::core::marker::PhantomData<fn() -> Box<T>>);
+
+impl<T: ?Sized> Arguments<T> {
+    /// The probe value.
+    pub const NEW: Arguments<T> = Arguments(::core::marker::PhantomData);
+}
+
+/// The arguments of an action are one JSON object: implemented by nothing, so a type known
+/// not to be one gets this message.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an action's arguments: its JSON is not an object",
+    label = "not a JSON object",
+    note = "take a struct with named fields (`#[derive(Deserialize, JsonSchema)] struct Args {{ items: Vec<String> }}`), whose JSON is an object the model fills by field name"
+)]
+pub trait ObjectArguments {}
+
+/// Types whose JSON is never an object.
+pub trait NotAnObject {}
+
+macro_rules! not_an_object {
+    ($($ty:ty),* $(,)?) => {$(
+        impl NotAnObject for $ty {}
+    )*};
+}
+
+not_an_object!(
+    (),
+    bool,
+    char,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    f32,
+    f64,
+    String,
+    str,
+);
+impl<T> NotAnObject for Vec<T> {}
+impl<T> NotAnObject for VecDeque<T> {}
+impl<T> NotAnObject for [T] {}
+impl<T, const N: usize> NotAnObject for [T; N] {}
+impl<T, S> NotAnObject for HashSet<T, S> {}
+impl<T> NotAnObject for BTreeSet<T> {}
+impl<T: NotAnObject + ?Sized> NotAnObject for &T {}
+impl<T: NotAnObject + ?Sized> NotAnObject for Box<T> {}
+impl<A> NotAnObject for (A,) {}
+impl<A, B> NotAnObject for (A, B) {}
+impl<A, B, C> NotAnObject for (A, B, C) {}
+impl<A, B, C, D> NotAnObject for (A, B, C, D) {}
+
+/// `T` is known not to be an object: the method requires [`ObjectArguments`].
+pub trait NonObjectArguments<T: ?Sized> {
+    /// Fails to compile for every `T`.
+    fn __fusion_object_arguments(&self)
+    where
+        T: ObjectArguments,
+    {
+    }
+}
+impl<T: NotAnObject + ?Sized> NonObjectArguments<T> for &Arguments<T> {}
+
+/// Any other type: nothing to check here.
+pub trait AnyArguments {
+    /// Does nothing.
+    fn __fusion_object_arguments(&self) {}
+}
+impl<T: ?Sized> AnyArguments for Arguments<T> {}
