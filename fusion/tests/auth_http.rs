@@ -427,3 +427,37 @@ async fn a_local_principal_is_the_caller_over_stdio_and_in_process_never_over_ht
         "{result}"
     );
 }
+
+#[tokio::test]
+async fn a_session_serves_only_the_caller_that_opened_it() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let resource = format!("http://{addr}/mcp");
+    let auth = BearerAuth::new(
+        resource.clone(),
+        DecodingKey::from_ec_pem(PUBLIC).unwrap(),
+        Algorithm::ES256,
+    )
+    .issuer(ISSUER);
+    let http = Server::new("billing", "1.0.0")
+        .tool(Billing)
+        .http()
+        .layer(auth);
+    tokio::spawn(http.serve_on(listener));
+
+    let alice = token_with(PRIVATE, claims(&resource, "alice", "charge"));
+    let bob = token_with(PRIVATE, claims(&resource, "bob", "charge"));
+    let session = open_session(addr, &alice).await;
+
+    let message = json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "billing", "arguments": {"action": "charge"}},
+    });
+    let stolen = post(addr, Some(&bob), Some(&session), message.clone()).await;
+    assert_eq!(stolen.status, 404, "{}", stolen.body);
+    assert!(stolen.body.contains("Session not found"), "{}", stolen.body);
+
+    let own = post(addr, Some(&alice), Some(&session), message).await;
+    assert_eq!(own.status, 200, "{}", own.body);
+    assert_eq!(text(&rpc(&own)["result"]), "charged");
+}

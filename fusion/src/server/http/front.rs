@@ -15,6 +15,7 @@ use rmcp::model::{ClientJsonRpcMessage, ErrorData};
 use rmcp::transport::StreamableHttpService;
 
 use super::sessions::{CappedSessions, watch_refusal};
+use crate::auth::Principal;
 use crate::server::Server;
 use crate::server::malformed::{self, Answer};
 
@@ -34,6 +35,19 @@ pub(super) struct Front {
 
 /// The axum handler of the MCP route.
 pub(super) async fn serve(State(front): State<Arc<Front>>, request: Request) -> Response {
+    // A session serves the authenticated caller that opened it, and no other: to anyone else
+    // it does not exist (MCP specification, Security Best Practices, "Session Hijacking").
+    let caller = caller(&request);
+    let session = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|id| id.to_str().ok())
+        .map(str::to_owned);
+    if let Some(id) = &session
+        && !front.sessions.serves(id, caller.as_deref())
+    {
+        return session_not_found();
+    }
     if request.method() != Method::POST {
         // GET (the event stream) and DELETE (end a session) carry no body to read.
         return front.mcp.handle(request).await.map(Body::new);
@@ -98,6 +112,13 @@ pub(super) async fn serve(State(front): State<Arc<Front>>, request: Request) -> 
     if refused {
         return busy(&bytes, front.sessions.live(), front.retry_after);
     }
+    if session.is_none()
+        && let Some(caller) = caller
+        && let Some(opened) = response.headers().get("mcp-session-id")
+        && let Ok(opened) = opened.to_str()
+    {
+        front.sessions.bind(opened, caller);
+    }
     // rmcp answers 415 with a plain-text body both for a wrong `Content-Type` (kept) and for a
     // JSON body it cannot read as one JSON-RPC message (answered here, as over stdio).
     if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
@@ -107,6 +128,28 @@ pub(super) async fn serve(State(front): State<Arc<Front>>, request: Request) -> 
         return malformed_body(&bytes, &error);
     }
     response.map(Body::new)
+}
+
+/// The authenticated caller of `request`, as sessions are bound to it: the issuer and subject
+/// of the [`Principal`] an auth layer put on it.
+fn caller(request: &Request) -> Option<String> {
+    let principal = request.extensions().get::<Principal>()?;
+    let issuer = principal.claims().get("iss").and_then(|iss| iss.as_str());
+    Some(format!(
+        "{} {}",
+        issuer.unwrap_or_default(),
+        principal.subject()
+    ))
+}
+
+/// HTTP 404 for a session id this caller may not use, worded as for one that does not exist.
+fn session_not_found() -> Response {
+    let error = ErrorData::invalid_request(
+        "Session not found: no session with this Mcp-Session-Id for this caller. Start a new \
+         session with initialize.",
+        None,
+    );
+    json_response(StatusCode::NOT_FOUND, &Answer::Error(None, error), false)
 }
 
 /// How reading a body failed.

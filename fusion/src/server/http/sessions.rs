@@ -49,6 +49,8 @@ pub(super) struct CappedSessions {
     slots: Arc<Semaphore>,
     /// The slot each live session holds; dropped (freed) when the session closes.
     held: Mutex<HashMap<SessionId, OwnedSemaphorePermit>>,
+    /// The authenticated caller each session was opened by, when it was opened by one.
+    owners: Mutex<HashMap<SessionId, String>>,
     max: usize,
 }
 
@@ -62,7 +64,24 @@ impl CappedSessions {
             inner,
             slots: Arc::new(Semaphore::new(max.min(Semaphore::MAX_PERMITS))),
             held: Mutex::new(HashMap::new()),
+            owners: Mutex::new(HashMap::new()),
             max,
+        }
+    }
+
+    /// Binds session `id` to the caller that opened it (`owner`: issuer and subject).
+    pub(super) fn bind(&self, id: &str, owner: String) {
+        let mut owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
+        owners.insert(SessionId::from(id), owner);
+    }
+
+    /// Whether `caller` may use session `id`: a session opened by an authenticated caller
+    /// serves that caller only; one opened without a principal serves any request.
+    pub(super) fn serves(&self, id: &str, caller: Option<&str>) -> bool {
+        let owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
+        match owners.get(id) {
+            None => true,
+            Some(owner) => caller == Some(owner.as_str()),
         }
     }
 
@@ -125,6 +144,7 @@ impl SessionManager for CappedSessions {
         // rmcp calls this when a client deletes the session and again when its worker ends
         // (idle, cancelled): the slot is freed once, whichever comes first.
         self.held().remove(id);
+        (self.owners.lock().unwrap_or_else(PoisonError::into_inner)).remove(id);
         Ok(result?)
     }
 
