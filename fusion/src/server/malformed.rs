@@ -185,7 +185,13 @@ pub(super) fn answer_unparsable(
         )),
         Err(_) => {
             let id = scan_top_level(line, "id").and_then(|v| request_id(&v));
-            let refusal = Refusal::of(error);
+            // JSON text is UTF-8 (RFC 8259, section 8.1); serde_json's message for a stray byte
+            // reads like a bad escape, so look at the bytes first.
+            let refusal = if std::str::from_utf8(line).is_err() {
+                Some(Refusal::NotUtf8)
+            } else {
+                Refusal::of(error)
+            };
             if let (Some(id), Some(refusal)) = (&id, refusal)
                 && scan_top_level(line, "method") == Some(Value::from("tools/call"))
             {
@@ -209,6 +215,12 @@ pub(super) fn answer_unparsable(
                     ),
                     None,
                 ),
+                Some(Refusal::NotUtf8) => ErrorData::parse_error(
+                    format!(
+                        "Parse error: the {unit} is not valid UTF-8 (JSON text is UTF-8: RFC 8259, section 8.1)."
+                    ),
+                    None,
+                ),
                 None => ErrorData::parse_error(
                     format!("Parse error: the {unit} is not valid JSON."),
                     None,
@@ -219,13 +231,15 @@ pub(super) fn answer_unparsable(
     }
 }
 
-/// JSON the grammar (RFC 8259) allows but serde_json refuses: nesting past its recursion limit
-/// of 128 levels, numbers beyond `f64`, escapes of unpaired UTF-16 surrogates.
+/// Why a message that reads as a `tools/call` could not be parsed: JSON the grammar (RFC 8259)
+/// allows but serde_json refuses (nesting past its recursion limit of 128 levels, numbers
+/// beyond `f64`, escapes of unpaired UTF-16 surrogates), or bytes that are not UTF-8.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Refusal {
     TooDeep,
     NumberOutOfRange,
     LoneSurrogate,
+    NotUtf8,
 }
 
 impl Refusal {
@@ -287,6 +301,11 @@ fn unreadable_call(refusal: Refusal) -> ToolError {
             "Escape characters beyond U+FFFF as a surrogate pair (\\ud83d\\ude00) or send them \
              as UTF-8; drop unpaired surrogates.",
         ),
+        Refusal::NotUtf8 => ToolError::new(
+            ErrorCode::ValidationError,
+            "The call holds bytes that are not valid UTF-8.",
+        )
+        .suggest("Send the arguments as UTF-8 text (JSON text is UTF-8: RFC 8259, section 8.1)."),
     }
 }
 
@@ -435,6 +454,28 @@ mod tests {
         assert!(read(MAX_READABLE_ARGUMENT_DEPTH).is_ok());
         let error = read(MAX_READABLE_ARGUMENT_DEPTH + 1).unwrap_err();
         assert_eq!(Refusal::of(&error), Some(Refusal::TooDeep), "{error}");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_named_as_such() {
+        let mut call = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","arguments":{"v":""#.to_vec();
+        call.extend_from_slice(b"\xff\"}}}");
+        let error = serde_json::from_slice::<Value>(&call).unwrap_err();
+        let Some(Answer::Envelope(id, _)) = answer_unparsable(&call, &error, "body") else {
+            panic!("a tools/call gets an envelope");
+        };
+        assert_eq!(id, RequestId::Number(4));
+        let mut other = br#"{"jsonrpc":"2.0","id":5,"method":"ping","x":""#.to_vec();
+        other.extend_from_slice(b"\xff\"}");
+        let error = serde_json::from_slice::<Value>(&other).unwrap_err();
+        let Some(Answer::Error(_, error)) = answer_unparsable(&other, &error, "body") else {
+            panic!("another method gets a JSON-RPC error");
+        };
+        assert!(
+            error.message.contains("not valid UTF-8"),
+            "{}",
+            error.message
+        );
     }
 
     #[test]
