@@ -78,10 +78,11 @@ anything real), valid for 1 hour. Paste into a shell:
 export BILLING_TOKEN={payer}
 export BILLING_TOKEN_NO_CHARGE={viewer}
 (the first has the `{CHARGE_SCOPE}` scope; with the second, `charge` answers FORBIDDEN)
-try:
-curl -i {resource} -H \"Authorization: Bearer $BILLING_TOKEN\" \\
+try (MCP 2026-07-28: one request, no session to open):
+curl -s {resource} -H \"Authorization: Bearer $BILLING_TOKEN\" \\
   -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \\
-  -d '{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"curl\",\"version\":\"1\"}}}}}}'"
+  -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: billing' \\
+  -d '{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"billing\",\"arguments\":{{\"action\":\"list_invoices\"}},\"_meta\":{{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientInfo\":{{\"name\":\"curl\",\"version\":\"1\"}},\"io.modelcontextprotocol/clientCapabilities\":{{}}}}}}}}'"
     );
     Ok(())
 }

@@ -153,7 +153,17 @@ pub(super) fn answer_unparsable(
             if !message.contains_key("id") || (is_response && !message.contains_key("method")) {
                 return None;
             }
-            let Some(id) = message.get("id").and_then(request_id) else {
+            let id = message.get("id").and_then(request_id);
+            if message.get("jsonrpc") != Some(&Value::from("2.0")) {
+                return Some(Answer::Error(
+                    id,
+                    ErrorData::invalid_request(
+                        "Invalid request: a JSON-RPC 2.0 message needs \"jsonrpc\": \"2.0\".",
+                        None,
+                    ),
+                ));
+            }
+            let Some(id) = id else {
                 return Some(Answer::Error(
                     None,
                     ErrorData::invalid_request(
@@ -473,6 +483,24 @@ mod tests {
         };
         assert!(
             error.message.contains("not valid UTF-8"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn a_message_without_jsonrpc_is_an_invalid_request_naming_it() {
+        let line = br#"{"id":3,"method":"tools/list"}"#;
+        let error =
+            serde_json::from_slice::<rmcp::service::RxJsonRpcMessage<rmcp::RoleServer>>(line)
+                .unwrap_err();
+        let Some(Answer::Error(id, error)) = answer_unparsable(line, &error, "body") else {
+            panic!("an error answer");
+        };
+        assert_eq!(id, Some(RequestId::Number(3)));
+        assert_eq!(error.code, RpcCode::INVALID_REQUEST);
+        assert!(
+            error.message.contains("\"jsonrpc\": \"2.0\""),
             "{}",
             error.message
         );
