@@ -461,3 +461,49 @@ async fn a_session_serves_only_the_caller_that_opened_it() {
     assert_eq!(own.status, 200, "{}", own.body);
     assert_eq!(text(&rpc(&own)["result"]), "charged");
 }
+
+#[tokio::test]
+async fn one_caller_cannot_take_every_session() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let resource = format!("http://{addr}/mcp");
+    let auth = BearerAuth::new(
+        resource.clone(),
+        DecodingKey::from_ec_pem(PUBLIC).unwrap(),
+        Algorithm::ES256,
+    )
+    .issuer(ISSUER);
+    let http = Server::new("billing", "1.0.0")
+        .tool(Billing)
+        .http()
+        .max_sessions(10)
+        .max_sessions_per_caller(2)
+        .layer(auth);
+    tokio::spawn(http.serve_on(listener));
+
+    let greedy = token_with(PRIVATE, claims(&resource, "greedy", ""));
+    let other = token_with(PRIVATE, claims(&resource, "other", ""));
+    open_session(addr, &greedy).await;
+    open_session(addr, &greedy).await;
+    let init = json!({
+        "jsonrpc": "2.0", "id": 9, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "auth-test", "version": "1"},
+        },
+    });
+    let refused = post(addr, Some(&greedy), None, init).await;
+    assert_eq!(refused.status, 503, "{}", refused.body);
+    assert!(refused.headers.contains_key("retry-after"));
+    let message: Value = serde_json::from_str(&refused.body).unwrap();
+    assert_eq!(message["id"], 9);
+    assert!(
+        message["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("this caller holds its maximum of 2 sessions"),
+        "{message}"
+    );
+    // Another caller still gets a session.
+    open_session(addr, &other).await;
+}

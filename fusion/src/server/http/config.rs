@@ -25,6 +25,9 @@ pub const DEFAULT_PATH: &str = "/mcp";
 /// The default [`HttpServer::max_sessions`]: 1,000 live sessions (each about 50 KB while it
 /// lives, so about 50 MB at the cap).
 pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
+/// The default [`HttpServer::max_sessions_per_caller`]: 100 live sessions per authenticated
+/// caller, a tenth of [`DEFAULT_MAX_SESSIONS`].
+pub const DEFAULT_MAX_SESSIONS_PER_CALLER: usize = 100;
 /// The default [`HttpServer::session_idle_timeout`]: 5 minutes, rmcp's own.
 pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 /// The default [`HttpServer::header_read_timeout`]: 10 seconds.
@@ -62,6 +65,7 @@ pub(super) type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
 /// |---|---|---|
 /// | [`path`](HttpServer::path) | [`DEFAULT_PATH`] (`/mcp`) | other paths: your routes, else 404 |
 /// | [`max_sessions`](HttpServer::max_sessions) | [`DEFAULT_MAX_SESSIONS`] (1,000) | `initialize` gets HTTP 503, `Retry-After`, JSON-RPC `-32603` |
+/// | [`max_sessions_per_caller`](HttpServer::max_sessions_per_caller) | [`DEFAULT_MAX_SESSIONS_PER_CALLER`] (100) | the same, for that caller |
 /// | [`session_idle_timeout`](HttpServer::session_idle_timeout) | 5 min | the session ends; its requests get HTTP 404 (the client starts a new one) |
 /// | [`header_read_timeout`](HttpServer::header_read_timeout) | 10 s | the connection is closed |
 /// | [`body_read_timeout`](HttpServer::body_read_timeout) | 30 s | HTTP 408, connection closed |
@@ -95,6 +99,7 @@ pub struct HttpServer {
     server: Server,
     pub(super) path: String,
     max_sessions: usize,
+    max_sessions_per_caller: usize,
     session_idle_timeout: Duration,
     pub(super) header_read_timeout: Duration,
     body_read_timeout: Duration,
@@ -116,6 +121,7 @@ impl HttpServer {
             server,
             path: DEFAULT_PATH.to_owned(),
             max_sessions: DEFAULT_MAX_SESSIONS,
+            max_sessions_per_caller: DEFAULT_MAX_SESSIONS_PER_CALLER,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
@@ -162,6 +168,26 @@ impl HttpServer {
              `.stateless(true)` to serve without sessions"
         );
         self.max_sessions = sessions;
+        self
+    }
+
+    /// At most `sessions` live sessions opened by one authenticated caller (the issuer and
+    /// subject of the [`Principal`](crate::auth::Principal) an auth layer puts on the request;
+    /// default [`DEFAULT_MAX_SESSIONS_PER_CALLER`]), so that one caller, with one valid token,
+    /// cannot take every slot of [`HttpServer::max_sessions`]. Its `initialize` beyond it is
+    /// refused like one at the server's cap (HTTP 503, `Retry-After`). Requests without a
+    /// principal are held to the server's cap only.
+    ///
+    /// # Panics
+    /// When `sessions` is 0.
+    #[track_caller]
+    pub fn max_sessions_per_caller(mut self, sessions: usize) -> HttpServer {
+        assert!(
+            sessions > 0,
+            "fusion::server::HttpServer::max_sessions_per_caller: 0 sessions refuses every \
+             authenticated client"
+        );
+        self.max_sessions_per_caller = sessions;
         self
     }
 
@@ -345,6 +371,7 @@ impl HttpServer {
             max_body_bytes: self.max_body_bytes,
             body_timeout: self.body_read_timeout,
             retry_after: self.session_idle_timeout.min(MAX_RETRY_AFTER),
+            max_sessions_per_caller: self.max_sessions_per_caller,
         });
         let mut router = Router::new()
             .route(&self.path, axum::routing::any(front::serve))
@@ -362,6 +389,7 @@ impl fmt::Debug for HttpServer {
             .field("server", &self.server)
             .field("path", &self.path)
             .field("max_sessions", &self.max_sessions)
+            .field("max_sessions_per_caller", &self.max_sessions_per_caller)
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("header_read_timeout", &self.header_read_timeout)
             .field("body_read_timeout", &self.body_read_timeout)

@@ -31,6 +31,8 @@ pub(super) struct Front {
     pub(super) body_timeout: Duration,
     /// The `Retry-After` of a refused `initialize`.
     pub(super) retry_after: Duration,
+    /// The most sessions one authenticated caller may hold.
+    pub(super) max_sessions_per_caller: usize,
 }
 
 /// The axum handler of the MCP route.
@@ -96,16 +98,22 @@ pub(super) async fn serve(State(front): State<Arc<Front>>, request: Request) -> 
             let essence = value.split(';').next().unwrap_or_default().trim();
             essence.eq_ignore_ascii_case("application/json")
         });
-    // An `initialize` (no session yet) at the cap is refused here, before rmcp would try to
-    // open a session and log the refusal as a server error.
-    if front.sessions.is_full()
-        && !parts.headers.contains_key("mcp-session-id")
+    // An `initialize` (no session yet) at a cap is refused here: at the server's, before rmcp
+    // would try to open a session and log the refusal as a server error; at the caller's, so
+    // that one caller cannot take every slot.
+    let opens_session = session.is_none()
         && malformed::scan_top_level(&bytes, "method")
             .as_ref()
             .and_then(|m| m.as_str())
-            == Some("initialize")
-    {
+            == Some("initialize");
+    if opens_session && front.sessions.is_full() {
         return busy(&bytes, front.sessions.live(), front.retry_after);
+    }
+    if opens_session
+        && let Some(caller) = &caller
+        && front.sessions.held_by(caller) >= front.max_sessions_per_caller
+    {
+        return busy_caller(&bytes, front.max_sessions_per_caller, front.retry_after);
     }
     let request = Request::from_parts(parts, Full::new(bytes.clone()));
     let (response, refused) = watch_refusal(front.mcp.handle(request)).await;
@@ -247,6 +255,29 @@ fn busy(body: &[u8], live: usize, retry_after: Duration) -> Response {
         format!(
             "Server busy: it holds its maximum of {live} sessions. Retry in {secs} s, or end \
              unused sessions (HTTP DELETE with their Mcp-Session-Id)."
+        ),
+        None,
+    );
+    let mut response = json_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &Answer::Error(id, error),
+        false,
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    response
+}
+
+/// HTTP 503 with `Retry-After` for an `initialize` of a caller that holds its maximum of
+/// sessions ([`HttpServer::max_sessions_per_caller`](super::HttpServer::max_sessions_per_caller)).
+fn busy_caller(body: &[u8], max: usize, retry_after: Duration) -> Response {
+    let id = malformed::scan_top_level(body, "id").and_then(|id| serde_json::from_value(id).ok());
+    let secs = retry_after.as_secs().max(1);
+    let error = ErrorData::internal_error(
+        format!(
+            "Server busy: this caller holds its maximum of {max} sessions. End unused sessions \
+             (HTTP DELETE with their Mcp-Session-Id), or retry in {secs} s."
         ),
         None,
     );

@@ -75,6 +75,12 @@ impl CappedSessions {
         owners.insert(SessionId::from(id), owner);
     }
 
+    /// How many live sessions `owner` opened.
+    pub(super) fn held_by(&self, owner: &str) -> usize {
+        let owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
+        owners.values().filter(|held| *held == owner).count()
+    }
+
     /// Whether `caller` may use session `id`: a session opened by an authenticated caller
     /// serves that caller only; one opened without a principal serves any request.
     pub(super) fn serves(&self, id: &str, caller: Option<&str>) -> bool {
