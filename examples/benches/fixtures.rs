@@ -2,7 +2,7 @@
 //! bench (`benches/runtime.rs`) and the one-run figure printer (`perf.rs`), so both measure
 //! exactly the same code.
 //!
-//! Three workloads: rendering the seed's envelope (an absolute figure, no baseline); dispatching
+//! Three workloads: rendering the README's example envelope (an absolute figure, no baseline); dispatching
 //! one action against a hand-written `serde_json` + `jsonschema` + `match` tool; and calls end to
 //! end over rmcp's in-process transport against the same tool written with rmcp's own macros.
 
@@ -26,7 +26,7 @@ use serde_json::{Map, Value, json};
 
 // --- 1. envelope rendering --------------------------------------------------------------------
 
-/// The seed's example error, the envelope the README shows.
+/// The README's example error.
 pub(crate) fn seed_error() -> ToolError {
     ToolError::not_found("No invoice with that ID")
         .suggest("List invoices first, then retry with a real ID")

@@ -1,4 +1,4 @@
-//! Rendering the seed's `<tool_error>` envelope (the README's, golden vector `seed-example`).
+//! Rendering the README's example `<tool_error>` envelope (golden vector `seed-example`).
 //! Target: under 100 ns per envelope, absolute (nothing else renders the same envelope).
 //!
 //! Run: `cargo bench -p fusion --bench envelope`. Besides criterion's report, the run ends with
@@ -30,7 +30,7 @@ fn bench(c: &mut Criterion) {
     let err = seed_example();
     let mut group = c.benchmark_group("envelope");
     group.throughput(Throughput::Bytes(err.to_xml().len() as u64));
-    group.bench_function("to_xml (seed example)", |b| {
+    group.bench_function("to_xml (README example)", |b| {
         b.iter(|| black_box(&err).to_xml())
     });
     group.finish();
@@ -46,7 +46,7 @@ fn closing_line() {
     }
     let ns = support::median(&mut render);
     println!(
-        "to_xml (seed, {} bytes): {ns:.1} ns/envelope, median of {} batches (target < {TARGET_NS} ns: {})",
+        "to_xml (README example, {} bytes): {ns:.1} ns/envelope, median of {} batches (target < {TARGET_NS} ns: {})",
         err.to_xml().len(),
         render.len(),
         if ns < TARGET_NS { "met" } else { "MISSED" }

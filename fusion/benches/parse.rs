@@ -1,4 +1,4 @@
-//! Parsing the seed's `<tool_error>` envelope (the README's, golden vector `seed-example`)
+//! Parsing the README's example `<tool_error>` envelope (golden vector `seed-example`)
 //! with `fusion::client::parse_envelope`, next to two references: rendering the same envelope
 //! (`ToolError::to_xml`) and a bare quick-xml pass over its events (the floor of any parser
 //! built on that reader).
@@ -48,7 +48,7 @@ fn bench(c: &mut Criterion) {
     assert!(parse_envelope(&xml).is_ok());
     let mut group = c.benchmark_group("parse");
     group.throughput(Throughput::Bytes(xml.len() as u64));
-    group.bench_function("parse_envelope (seed example)", |b| {
+    group.bench_function("parse_envelope (README example)", |b| {
         b.iter(|| parse_envelope(black_box(&xml)))
     });
     group.bench_function("floor: quick-xml events only", |b| {
