@@ -1,4 +1,4 @@
-//! The runtime figures of `BENCHMARKS.md` in one run, each with its target. A figure with a
+//! The in-process figures of `BENCHMARKS.md` in one run, each with its target. A figure with a
 //! baseline is measured side by side with it: batches of the two alternate, so whatever else the
 //! machine does hits both alike, and the medians are compared. One line per figure: name,
 //! value, unit, baseline, ratio, target.

@@ -1,4 +1,4 @@
-//! The figures of `BENCHMARKS.md`, "End to end over HTTP": fusion's Streamable HTTP server under
+//! The figures of `BENCHMARKS.md`, "Over HTTP": fusion's Streamable HTTP server under
 //! load next to a plain rmcp one, the full stack (bearer auth, a tracing subscriber, guards) next
 //! to plain fusion, and 200 mixed calls in flight each answered once. Linux only (reads
 //! `/proc/<pid>/stat`).

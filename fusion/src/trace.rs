@@ -53,9 +53,6 @@ pub(crate) fn record_action(span: &Span, action: &str) {
 
 /// Records how the call ended on `span`: outcome, code, category and latency since `started`.
 pub(crate) fn record_response(span: &Span, response: &ToolResponse, started: Instant) {
-    if span.is_disabled() {
-        return;
-    }
     let latency_ms = started.elapsed().as_secs_f64() * 1e3;
     span.record("latency_ms", latency_ms);
     if let Some(error) = response.tool_error() {
@@ -78,7 +75,7 @@ pub(crate) fn record_response(span: &Span, response: &ToolResponse, started: Ins
 pub(crate) fn continue_trace(span: &Span, meta: &serde_json::Map<String, serde_json::Value>) {
     use tracing_opentelemetry::OpenTelemetrySpanExt;
 
-    if span.is_disabled() || !meta.contains_key("traceparent") {
+    if !meta.contains_key("traceparent") {
         return;
     }
     let parent = opentelemetry::global::get_text_map_propagator(|propagator| {

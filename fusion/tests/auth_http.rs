@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 
 use fusion::auth::jsonwebtoken::{self, Algorithm, DecodingKey, EncodingKey, Header};
 use fusion::auth::{BearerAuth, ProtectedResourceMetadata};
+use fusion::server::http::HttpServer;
 use fusion::server::{Server, StreamableHttpServerConfig};
 use fusion::{ToolError, guard};
 use http_body_util::{BodyExt, Full};
@@ -428,8 +429,9 @@ async fn a_local_principal_is_the_caller_over_stdio_and_in_process_never_over_ht
     );
 }
 
-#[tokio::test]
-async fn a_session_serves_only_the_caller_that_opened_it() {
+/// The server through `Server::http()` behind `BearerAuth`, with `configure`'s settings, on a
+/// loopback port; returns its address and resource URI.
+async fn serve_http(configure: impl FnOnce(HttpServer) -> HttpServer) -> (SocketAddr, String) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://{addr}/mcp");
@@ -439,11 +441,14 @@ async fn a_session_serves_only_the_caller_that_opened_it() {
         Algorithm::ES256,
     )
     .issuer(ISSUER);
-    let http = Server::new("billing", "1.0.0")
-        .tool(Billing)
-        .http()
-        .layer(auth);
+    let http = configure(Server::new("billing", "1.0.0").tool(Billing).http()).layer(auth);
     tokio::spawn(http.serve_on(listener));
+    (addr, resource)
+}
+
+#[tokio::test]
+async fn a_session_serves_only_the_caller_that_opened_it() {
+    let (addr, resource) = serve_http(|http| http).await;
 
     let alice = token_with(PRIVATE, claims(&resource, "alice", "charge"));
     let bob = token_with(PRIVATE, claims(&resource, "bob", "charge"));
@@ -464,22 +469,8 @@ async fn a_session_serves_only_the_caller_that_opened_it() {
 
 #[tokio::test]
 async fn one_caller_cannot_take_every_session() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let resource = format!("http://{addr}/mcp");
-    let auth = BearerAuth::new(
-        resource.clone(),
-        DecodingKey::from_ec_pem(PUBLIC).unwrap(),
-        Algorithm::ES256,
-    )
-    .issuer(ISSUER);
-    let http = Server::new("billing", "1.0.0")
-        .tool(Billing)
-        .http()
-        .max_sessions(10)
-        .max_sessions_per_caller(2)
-        .layer(auth);
-    tokio::spawn(http.serve_on(listener));
+    let (addr, resource) =
+        serve_http(|http| http.max_sessions(10).max_sessions_per_caller(2)).await;
 
     let greedy = token_with(PRIVATE, claims(&resource, "greedy", ""));
     let other = token_with(PRIVATE, claims(&resource, "other", ""));

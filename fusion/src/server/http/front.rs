@@ -14,7 +14,7 @@ use http_body_util::{BodyExt, Full};
 use rmcp::model::{ClientJsonRpcMessage, ErrorData};
 use rmcp::transport::StreamableHttpService;
 
-use super::sessions::{CappedSessions, watch_refusal};
+use super::sessions::{CappedSessions, owner_of, watch_refusal};
 use crate::auth::Principal;
 use crate::server::Server;
 use crate::server::malformed::{self, Answer};
@@ -39,14 +39,15 @@ pub(super) struct Front {
 pub(super) async fn serve(State(front): State<Arc<Front>>, request: Request) -> Response {
     // A session serves the authenticated caller that opened it, and no other: to anyone else
     // it does not exist (MCP specification, Security Best Practices, "Session Hijacking").
-    let caller = caller(&request);
     let session = request
         .headers()
         .get("mcp-session-id")
         .and_then(|id| id.to_str().ok())
         .map(str::to_owned);
     if let Some(id) = &session
-        && !front.sessions.serves(id, caller.as_deref())
+        && !front
+            .sessions
+            .serves(id, request.extensions().get::<Principal>())
     {
         return session_not_found();
     }
@@ -100,32 +101,41 @@ pub(super) async fn serve(State(front): State<Arc<Front>>, request: Request) -> 
         });
     // An `initialize` (no session yet) at a cap is refused here: at the server's, before rmcp
     // would try to open a session and log the refusal as a server error; at the caller's, so
-    // that one caller cannot take every slot.
+    // that one caller cannot take every slot. The body is scanned for its method only when a
+    // cap could apply.
+    let principal = parts.extensions.get::<Principal>();
+    let full = front.sessions.is_full();
     let opens_session = session.is_none()
+        && (full || principal.is_some())
         && malformed::scan_top_level(&bytes, "method")
             .as_ref()
             .and_then(|m| m.as_str())
             == Some("initialize");
-    if opens_session && front.sessions.is_full() {
-        return busy(&bytes, front.sessions.live(), front.retry_after);
+    if opens_session && full {
+        let live = front.sessions.live();
+        let held = format!("it holds its maximum of {live} sessions");
+        return busy(&bytes, &held, front.retry_after);
     }
-    if opens_session
-        && let Some(caller) = &caller
-        && front.sessions.held_by(caller) >= front.max_sessions_per_caller
+    let owner = principal.filter(|_| opens_session).map(owner_of);
+    if let Some(owner) = &owner
+        && front.sessions.held_by(owner) >= front.max_sessions_per_caller
     {
-        return busy_caller(&bytes, front.max_sessions_per_caller, front.retry_after);
+        let max = front.max_sessions_per_caller;
+        let held = format!("this caller holds its maximum of {max} sessions");
+        return busy(&bytes, &held, front.retry_after);
     }
     let request = Request::from_parts(parts, Full::new(bytes.clone()));
     let (response, refused) = watch_refusal(front.mcp.handle(request)).await;
     if refused {
-        return busy(&bytes, front.sessions.live(), front.retry_after);
+        let live = front.sessions.live();
+        let held = format!("it holds its maximum of {live} sessions");
+        return busy(&bytes, &held, front.retry_after);
     }
-    if session.is_none()
-        && let Some(caller) = caller
+    if let Some(owner) = owner
         && let Some(opened) = response.headers().get("mcp-session-id")
         && let Ok(opened) = opened.to_str()
     {
-        front.sessions.bind(opened, caller);
+        front.sessions.bind(opened, owner);
     }
     // rmcp answers 415 with a plain-text body both for a wrong `Content-Type` (kept) and for a
     // JSON body it cannot read as one JSON-RPC message (answered here, as over stdio).
@@ -136,18 +146,6 @@ pub(super) async fn serve(State(front): State<Arc<Front>>, request: Request) -> 
         return malformed_body(&bytes, &error);
     }
     response.map(Body::new)
-}
-
-/// The authenticated caller of `request`, as sessions are bound to it: the issuer and subject
-/// of the [`Principal`] an auth layer put on it.
-fn caller(request: &Request) -> Option<String> {
-    let principal = request.extensions().get::<Principal>()?;
-    let issuer = principal.claims().get("iss").and_then(|iss| iss.as_str());
-    Some(format!(
-        "{} {}",
-        issuer.unwrap_or_default(),
-        principal.subject()
-    ))
 }
 
 /// HTTP 404 for a session id this caller may not use, worded as for one that does not exist.
@@ -246,38 +244,16 @@ fn body_timed_out(timeout: Duration) -> Response {
     )
 }
 
-/// HTTP 503 with `Retry-After` for an `initialize` refused at the session cap, with a JSON-RPC
-/// error (`-32603`: JSON-RPC defines no busy code, and fusion invents none) carrying its id.
-fn busy(body: &[u8], live: usize, retry_after: Duration) -> Response {
+/// HTTP 503 with `Retry-After` for an `initialize` refused at a session cap (`held` says which:
+/// "it holds its maximum of 1000 sessions"), with a JSON-RPC error (`-32603`: JSON-RPC defines
+/// no busy code, and fusion invents none) carrying its id.
+fn busy(body: &[u8], held: &str, retry_after: Duration) -> Response {
     let id = malformed::scan_top_level(body, "id").and_then(|id| serde_json::from_value(id).ok());
     let secs = retry_after.as_secs().max(1);
     let error = ErrorData::internal_error(
         format!(
-            "Server busy: it holds its maximum of {live} sessions. Retry in {secs} s, or end \
-             unused sessions (HTTP DELETE with their Mcp-Session-Id)."
-        ),
-        None,
-    );
-    let mut response = json_response(
-        StatusCode::SERVICE_UNAVAILABLE,
-        &Answer::Error(id, error),
-        false,
-    );
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from(secs));
-    response
-}
-
-/// HTTP 503 with `Retry-After` for an `initialize` of a caller that holds its maximum of
-/// sessions ([`HttpServer::max_sessions_per_caller`](super::HttpServer::max_sessions_per_caller)).
-fn busy_caller(body: &[u8], max: usize, retry_after: Duration) -> Response {
-    let id = malformed::scan_top_level(body, "id").and_then(|id| serde_json::from_value(id).ok());
-    let secs = retry_after.as_secs().max(1);
-    let error = ErrorData::internal_error(
-        format!(
-            "Server busy: this caller holds its maximum of {max} sessions. End unused sessions \
-             (HTTP DELETE with their Mcp-Session-Id), or retry in {secs} s."
+            "Server busy: {held}. Retry in {secs} s, or end unused sessions (HTTP DELETE with \
+             their Mcp-Session-Id)."
         ),
         None,
     );

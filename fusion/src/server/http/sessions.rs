@@ -15,6 +15,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures::Stream;
+
+use crate::auth::Principal;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError, SessionConfig,
@@ -39,6 +41,12 @@ pub(super) async fn watch_refusal<F: Future>(request: F) -> (F::Output, bool) {
             (output, REFUSED.with(Cell::get))
         })
         .await
+}
+
+/// Who a session belongs to: the issuer and subject of the principal that opened it.
+pub(super) fn owner_of(principal: &Principal) -> String {
+    let issuer = principal.claims().get("iss").and_then(|iss| iss.as_str());
+    format!("{} {}", issuer.unwrap_or_default(), principal.subject())
 }
 
 /// rmcp's `LocalSessionManager` with at most `max` live sessions, each closed after `idle`
@@ -81,13 +89,14 @@ impl CappedSessions {
         owners.values().filter(|held| *held == owner).count()
     }
 
-    /// Whether `caller` may use session `id`: a session opened by an authenticated caller
-    /// serves that caller only; one opened without a principal serves any request.
-    pub(super) fn serves(&self, id: &str, caller: Option<&str>) -> bool {
+    /// Whether a request of `caller` may use session `id`: a session opened by an
+    /// authenticated caller serves that caller only; one opened without a principal serves
+    /// any request.
+    pub(super) fn serves(&self, id: &str, caller: Option<&Principal>) -> bool {
         let owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
         match owners.get(id) {
             None => true,
-            Some(owner) => caller == Some(owner.as_str()),
+            Some(owner) => caller.is_some_and(|caller| owner_of(caller) == *owner),
         }
     }
 
