@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Real-client interoperability tests against the fusion-billing example server:
+# Real-client interoperability tests against the fusion-billing example server, and against
+# fusion-composed (a fusion tool, an rmcp prompt and resources in one server):
 #   1. Python: the official `mcp` SDK over stdio (pytest), in clients/python/.venv
 #   2. TypeScript: the official `@modelcontextprotocol/sdk` over Streamable HTTP (node --test)
 #   3. The MCP Inspector CLI over stdio (clients/inspector.sh), when present
 #
-# Expects the binary at $FUSION_BILLING_BIN (default target/debug/fusion-billing from the repo
-# root) and does NOT build it:
-#   cargo build -p examples --bin fusion-billing && clients/run.sh
+# Expects the binaries at $FUSION_BILLING_BIN and $FUSION_COMPOSED_BIN (default
+# target/debug/fusion-billing and target/debug/fusion-composed from the repo root) and does NOT
+# build them:
+#   cargo build -p examples --bin fusion-billing --bin fusion-composed && clients/run.sh
 # Exits non-zero if any step fails (every step runs regardless); the last line sums the counts.
 set -uo pipefail
 
@@ -15,13 +17,18 @@ root="$(cd "$here/.." && pwd)"
 bin="${FUSION_BILLING_BIN:-$root/target/debug/fusion-billing}"
 case "$bin" in /*) ;; *) bin="$root/$bin" ;; esac
 export FUSION_BILLING_BIN="$bin"
+composed="${FUSION_COMPOSED_BIN:-$root/target/debug/fusion-composed}"
+case "$composed" in /*) ;; *) composed="$root/$composed" ;; esac
+export FUSION_COMPOSED_BIN="$composed"
 python="${PYTHON:-python3}"
 
-if [[ ! -x "$bin" ]]; then
-  echo "clients/run.sh: fusion-billing binary not found at $bin" >&2
-  echo "build it first: cargo build -p examples --bin fusion-billing" >&2
-  exit 1
-fi
+for binary in "$bin" "$composed"; do
+  if [[ ! -x "$binary" ]]; then
+    echo "clients/run.sh: binary not found at $binary" >&2
+    echo "build it first: cargo build -p examples --bin fusion-billing --bin fusion-composed" >&2
+    exit 1
+  fi
+done
 
 run() {
   echo "+ $*"
@@ -51,7 +58,7 @@ if [[ $py_ok -eq 1 ]]; then
   run "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q -r "$here/python/requirements.txt" || py_ok=0
 fi
 if [[ $py_ok -eq 1 ]]; then
-  (cd "$here/python" && run "$venv/bin/python" -m pytest -p no:cacheprovider --junitxml="$tmp/python.xml" test_billing.py) || py_ok=0
+  (cd "$here/python" && run "$venv/bin/python" -m pytest -p no:cacheprovider --junitxml="$tmp/python.xml" test_billing.py test_composed.py) || py_ok=0
   if [[ -f "$tmp/python.xml" ]]; then
     read -r p f < <("$venv/bin/python" - "$tmp/python.xml" <<'EOF'
 import sys, xml.etree.ElementTree as ET
@@ -72,7 +79,7 @@ echo "=== TypeScript (@modelcontextprotocol/sdk, Streamable HTTP) ==="
 ts_ok=1
 (cd "$here/typescript" && run npm ci --no-audit --no-fund) || ts_ok=0
 if [[ $ts_ok -eq 1 ]]; then
-  (cd "$here/typescript" && run node --test --test-reporter=tap billing.test.mjs) | tee "$tmp/ts.tap"
+  (cd "$here/typescript" && run node --test --test-reporter=tap billing.test.mjs composed.test.mjs) | tee "$tmp/ts.tap"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || ts_ok=0
   p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$tmp/ts.tap" | tail -1)
   f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$tmp/ts.tap" | tail -1)

@@ -227,7 +227,7 @@ async fn main() -> anyhow::Result<()> {
     // A batch: each call has its own outcome; the failing one does not sink the others.
     println!("\n== A batch of three balances, one for an invoice that does not exist");
     let ids = ["inv_0001", "inv_9999", "inv_0003"];
-    let calls = ids.map(|id| ("ledger.balance", json!({"id": id})));
+    let calls = ids.map(|id| ("ledger", json!({"id": id})));
     for (id, result) in ids.iter().zip(agent.call_batch(calls).await) {
         match result {
             Ok(output) => println!("  {id}: {}", payload(&output)),

@@ -268,7 +268,8 @@ impl Billing {
     }
 
     /// Fetches one invoice by ID.
-    #[action(read_only, idempotent)]
+    // The only error it can return: its contract lists NOT_FOUND and nothing else.
+    #[action(read_only, idempotent, errors(BillingError::InvoiceNotFound))]
     fn get_invoice(&self, args: GetInvoice) -> Result<Invoice, BillingError> {
         let invoices = self.invoices();
         let invoice = invoices.get(&args.id);
@@ -285,7 +286,13 @@ impl Billing {
         read_only = false,
         idempotent = false,
         scopes("charge"),
-        rate_limit(calls = 5, per = "1m")
+        rate_limit(calls = 5, per = "1m"),
+        errors(
+            BillingError::InvoiceNotFound,
+            BillingError::AlreadyPaid,
+            BillingError::CurrencyMismatch,
+            BillingError::AmountOverBalance
+        )
     )]
     fn charge(&self, args: Charge) -> Result<ToolResponse, BillingError> {
         let mut invoices = self.invoices();
@@ -323,7 +330,14 @@ impl Billing {
     }
 
     /// Refunds part or all of what was paid on an invoice; it is open again afterwards.
-    #[action(destructive)]
+    #[action(
+        destructive,
+        errors(
+            BillingError::InvoiceNotFound,
+            BillingError::RefundOverPaid,
+            BillingError::Ledger
+        )
+    )]
     fn refund(&self, args: Refund) -> Result<Invoice, BillingError> {
         let mut invoices = self.invoices();
         let Some(invoice) = invoices.get_mut(&args.invoice_id) else {
@@ -375,7 +389,12 @@ impl Ledger {
 impl Ledger {
     /// The open balance of one invoice. Declares an output schema: a success carries
     /// `structuredContent`; an error carries the envelope only, which clients accept.
-    #[action(read_only, idempotent, output_schema)]
+    #[action(
+        read_only,
+        idempotent,
+        output_schema,
+        errors(BillingError::InvoiceNotFound)
+    )]
     fn balance(&self, args: GetInvoice) -> Result<Balance, BillingError> {
         let invoices = lock(&self.invoices);
         let invoice = invoices

@@ -197,9 +197,7 @@ async fn sessions(args: &Args) -> anyhow::Result<String> {
 }
 
 async fn balance(client: &Client) -> anyhow::Result<u64> {
-    let output = client
-        .call("ledger.balance", json!({"id": "inv_0003"}))
-        .await?;
+    let output = client.call("ledger", json!({"id": "inv_0003"})).await?;
     let value: Value = output.json()?;
     value["balance_cents"]
         .as_u64()

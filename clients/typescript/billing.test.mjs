@@ -187,14 +187,14 @@ test('output schema: success carries valid structuredContent', async () => {
   const ledger = tools.find((t) => t.name === 'ledger');
   assert.ok(ledger, `tools: ${tools.map((t) => t.name)}`);
   assert.equal(ledger.outputSchema.type, 'object');
-  const result = await client.callTool({ name: 'ledger', arguments: { action: 'balance', id: 'inv_0001' } });
+  const result = await client.callTool({ name: 'ledger', arguments: { id: 'inv_0001' } });
   assert.equal(result.isError, false);
   assert.deepEqual(result.structuredContent, { id: 'inv_0001', currency: 'EUR', balance_cents: 12000 });
   assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
 });
 
 test('output schema: an error result is not rejected by the client', async () => {
-  const result = await client.callTool({ name: 'ledger', arguments: { action: 'balance', id: 'inv_2026' } });
+  const result = await client.callTool({ name: 'ledger', arguments: { id: 'inv_2026' } });
   assert.equal(result.isError, true);
   assert.equal(result.structuredContent, undefined);
   assert.ok(result.content[0].text.startsWith('<tool_error code="NOT_FOUND" severity="error">'), result.content[0].text);

@@ -124,9 +124,7 @@ async fn invalid_arguments_name_every_field() {
 
 #[tokio::test]
 async fn the_output_schema_action_answers_structured_content() {
-    let outcome = tester()
-        .call("ledger.balance", json!({"id": "inv_0003"}))
-        .await;
+    let outcome = tester().call("ledger", json!({"id": "inv_0003"})).await;
     outcome.assert_json_eq(json!({"id": "inv_0003", "currency": "EUR", "balance_cents": 990}));
     assert_eq!(
         outcome.response().structured_content(),
@@ -148,9 +146,7 @@ async fn not_found_snapshot() {
 /// Structured content is part of the snapshot: a change to the output shows up in the diff.
 #[tokio::test]
 async fn output_schema_snapshot_includes_structured_content() {
-    let outcome = tester()
-        .call("ledger.balance", json!({"id": "inv_0003"}))
-        .await;
+    let outcome = tester().call("ledger", json!({"id": "inv_0003"})).await;
     let snapshot = outcome.snapshot();
     assert!(
         snapshot.contains("structuredContent: {\n  \"balance_cents\": 990"),

@@ -242,24 +242,14 @@ async fn an_output_schema_action_answers_structured_content_or_a_plain_error() {
         json!(["id", "currency", "balance_cents"])
     );
 
-    let good = call(
-        &client,
-        "ledger",
-        json!({"action": "balance", "id": "inv_0003"}),
-    )
-    .await;
+    let good = call(&client, "ledger", json!({"id": "inv_0003"})).await;
     assert_eq!(good.is_error, Some(false));
     let structured = json!({"balance_cents": 990, "currency": "EUR", "id": "inv_0003"});
     assert_eq!(good.structured_content, Some(structured.clone()));
     let text: Value = serde_json::from_str(texts(&good)[0]).unwrap();
     assert_eq!(text, structured);
 
-    let missing = call(
-        &client,
-        "ledger",
-        json!({"action": "balance", "id": "inv_2026"}),
-    )
-    .await;
+    let missing = call(&client, "ledger", json!({"id": "inv_2026"})).await;
     assert_eq!(missing.is_error, Some(true));
     assert_eq!(missing.structured_content, None);
     assert!(texts(&missing)[0].starts_with("<tool_error code=\"NOT_FOUND\""));
@@ -278,7 +268,7 @@ async fn flat_exposition_serves_one_tool_per_action() {
             "billing_get_invoice",
             "billing_charge",
             "billing_refund",
-            "ledger_balance"
+            "ledger"
         ]
     );
     let missing = call(&client, "billing_get_invoice", json!({"id": "inv_2026"})).await;

@@ -244,6 +244,7 @@ mod tests {
             ToolDefinition {
                 name: "panicky".into(),
                 description: String::new(),
+                title: None,
                 discriminator: None,
                 actions: Vec::new(),
             }

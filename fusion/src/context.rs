@@ -1,6 +1,6 @@
 //! The request context handed to actions: the request's `_meta`, its cancellation token, the
-//! progress channel, the calling client's self-reported name, who the caller is (the transport
-//! session, the authenticated principal) and, over Streamable HTTP, the HTTP request.
+//! progress and log channels, the calling client's self-reported name, who the caller is (the
+//! transport session, the authenticated principal) and, over Streamable HTTP, the HTTP request.
 
 use std::fmt;
 use std::future::Future;
@@ -18,6 +18,49 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// the total when known, and a message.
 pub type ProgressReporter = Arc<dyn Fn(f64, Option<f64>, Option<String>) + Send + Sync>;
 
+/// Sends a log message to the client (`notifications/message`): its level, the logger's name
+/// when set, and the data (any JSON).
+pub type LogSink = Arc<dyn Fn(LogLevel, Option<String>, Value) + Send + Sync>;
+
+/// The severity of a log message to the client: the syslog levels of RFC 5424, as MCP names them
+/// (MCP specification, server utilities, "Logging"), least severe first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    /// Detailed debugging information.
+    Debug,
+    /// Normal operation (`info`).
+    Info,
+    /// Normal but significant events.
+    Notice,
+    /// Something to look at.
+    Warning,
+    /// An operation failed.
+    Error,
+    /// A component failed.
+    Critical,
+    /// Action must be taken immediately.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+impl LogLevel {
+    /// The level as MCP spells it on the wire: `debug`, `info`, `notice`, `warning`, `error`,
+    /// `critical`, `alert`, `emergency`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+}
+
 /// What an action may know about the request it serves. Take it as a parameter
 /// (`ctx: fusion::RequestContext`) to read request metadata, notice cancellation or report
 /// progress.
@@ -34,6 +77,7 @@ pub struct RequestContext {
 struct Parts {
     meta: Map<String, Value>,
     progress: Option<ProgressReporter>,
+    log: Option<LogSink>,
     client: Option<String>,
     caller: Option<Arc<str>>,
     principal: Option<Principal>,
@@ -83,6 +127,12 @@ impl RequestContext {
     /// Sets where progress reports go.
     pub fn with_progress(mut self, reporter: ProgressReporter) -> RequestContext {
         self.parts_mut().progress = Some(reporter);
+        self
+    }
+
+    /// Sets where log messages go ([`RequestContext::log`]).
+    pub fn with_log(mut self, sink: LogSink) -> RequestContext {
+        self.parts_mut().log = Some(sink);
         self
     }
 
@@ -205,6 +255,37 @@ impl RequestContext {
             report(progress, total, message.map(str::to_owned));
         }
     }
+
+    /// Sends a log message to the client as an MCP `notifications/message` (MCP specification,
+    /// server utilities, "Logging"): `level`, and `data`, any JSON (a string, an object).
+    /// Served by [`Server`](crate::server::Server) over stdio (or any byte stream), messages
+    /// reach the client in the order sent, interleaved in order with progress reports, all
+    /// before the call's result. Over Streamable HTTP, rmcp sends them on the session's own
+    /// event stream (the one the client opens with HTTP GET), not the call's: a client receives
+    /// them while it holds that stream open, possibly after the result. Does nothing when
+    /// nothing listens (a tool called directly). The
+    /// server sends every level: a server that honours `logging/setLevel` keeps the client's
+    /// level in its handler ([`Server::handler`](crate::server::Server::handler)) and filters
+    /// before logging.
+    ///
+    /// ```
+    /// use fusion::{LogLevel, RequestContext};
+    /// # fn demo(ctx: &RequestContext) {
+    /// ctx.log(LogLevel::Info, "reindexing 120 invoices");
+    /// ctx.log(LogLevel::Warning, serde_json::json!({"skipped": ["inv_7"], "reason": "locked"}));
+    /// # }
+    /// ```
+    pub fn log(&self, level: LogLevel, data: impl Into<Value>) {
+        self.log_as(None, level, data);
+    }
+
+    /// [`RequestContext::log`] with the name of the logger (the component) in the message's
+    /// `logger` field.
+    pub fn log_as(&self, logger: Option<&str>, level: LogLevel, data: impl Into<Value>) {
+        if let Some(sink) = self.parts.as_ref().and_then(|parts| parts.log.as_ref()) {
+            sink(level, logger.map(str::to_owned), data.into());
+        }
+    }
 }
 
 impl fmt::Debug for RequestContext {
@@ -268,5 +349,34 @@ mod context_tests {
         );
         token.cancel();
         assert!(context.is_cancelled() && copy.is_cancelled());
+    }
+
+    #[test]
+    fn log_messages_go_to_the_sink_with_level_logger_and_data() {
+        RequestContext::new().log(LogLevel::Error, "nobody listens");
+        let messages = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = Arc::clone(&messages);
+        let context = RequestContext::new().with_log(Arc::new(move |level, logger, data| {
+            sink.lock().unwrap().push((level, logger, data));
+        }));
+        context.log(LogLevel::Info, "started");
+        context.clone().log_as(
+            Some("indexer"),
+            LogLevel::Warning,
+            serde_json::json!({"skipped": 2}),
+        );
+        assert_eq!(
+            *messages.lock().unwrap(),
+            [
+                (LogLevel::Info, None, Value::from("started")),
+                (
+                    LogLevel::Warning,
+                    Some("indexer".to_owned()),
+                    serde_json::json!({"skipped": 2})
+                ),
+            ]
+        );
+        assert_eq!(LogLevel::Emergency.as_str(), "emergency");
+        assert!(LogLevel::Debug < LogLevel::Warning);
     }
 }

@@ -55,15 +55,35 @@ impl ErrorContract {
 )]
 pub trait ToolErrors: Into<crate::ToolError> {
     /// Every code the type can produce, with its severity, category and retryability, in
-    /// declaration order: feeds the tool definition and the lockfile. None by default.
+    /// declaration order: feeds the tool definition and the lockfile. By default, the
+    /// contracts of [`ToolErrors::variant_contracts`].
     fn error_contracts() -> Vec<ErrorContract> {
+        Self::variant_contracts()
+            .into_iter()
+            .map(|(_, contract)| contract)
+            .collect()
+    }
+
+    /// Each variant's name (`"NotFound"`; a struct's own name) and contract, in declaration
+    /// order. An action declaring the variants it returns
+    /// (`#[action(errors(BillingError::NotFound))]`) advertises the contracts of those
+    /// variants only. None by default; `#[derive(ToolErrors)]` lists every variant.
+    fn variant_contracts() -> Vec<(&'static str, ErrorContract)> {
         Vec::new()
+    }
+
+    /// The name of the variant this value is (as in [`ToolErrors::variant_contracts`]), so
+    /// a variant returned outside an action's declaration can be reported; `None` by
+    /// default.
+    fn variant(&self) -> Option<&'static str> {
+        None
     }
 }
 
 /// MCP tool annotations (MCP specification 2025-06-18, "Tool annotations"): hints about an
-/// action's behaviour. `None` leaves the hint unset, so clients apply the MCP defaults
-/// (not read-only, destructive, not idempotent, open world).
+/// action's behaviour. `None` leaves the hint to the MCP default (not read-only, destructive,
+/// not idempotent, open world); a server advertises every hint explicitly, the defaults filled
+/// in ([`Annotations::stated`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Annotations {
     /// The action does not modify its environment (`readOnlyHint`).
@@ -76,6 +96,37 @@ pub struct Annotations {
     pub open_world: Option<bool>,
 }
 
+impl Annotations {
+    /// Every hint set: an unset one takes its MCP default (read-only `false`, destructive
+    /// `true`, idempotent `false`, open world `true`), except that a read-only action is never
+    /// destructive (MCP: `destructiveHint` is meaningful only when `readOnlyHint` is false; a
+    /// client that reads it alone must not see a read-only action as destructive).
+    ///
+    /// ```
+    /// use fusion::Annotations;
+    ///
+    /// let read_only = Annotations { read_only: Some(true), ..Annotations::default() };
+    /// assert_eq!(
+    ///     read_only.stated(),
+    ///     Annotations {
+    ///         read_only: Some(true),
+    ///         destructive: Some(false),
+    ///         idempotent: Some(false),
+    ///         open_world: Some(true),
+    ///     }
+    /// );
+    /// ```
+    pub fn stated(self) -> Annotations {
+        let read_only = self.read_only.unwrap_or(false);
+        Annotations {
+            read_only: Some(read_only),
+            destructive: Some(!read_only && self.destructive.unwrap_or(true)),
+            idempotent: Some(self.idempotent.unwrap_or(false)),
+            open_world: Some(self.open_world.unwrap_or(true)),
+        }
+    }
+}
+
 /// One action of a tool.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ActionDefinition {
@@ -84,6 +135,10 @@ pub struct ActionDefinition {
     pub name: String,
     /// What the action does, for the model (from the doc comment or `description = "…"`).
     pub description: String,
+    /// A short human-readable name for user interfaces (`Get an invoice`): the MCP tool
+    /// `title` of the action's tool in flat exposition (MCP specification 2025-06-18, "Tools").
+    /// From `#[action(title = "…")]`, else the doc comment's summary; `None` without either.
+    pub title: Option<String>,
     /// The JSON Schema of the action's own arguments (an object schema, discriminator
     /// excluded; `$defs` kept).
     pub input_schema: Map<String, Value>,
@@ -117,6 +172,10 @@ pub struct ToolDefinition {
     pub name: String,
     /// What the tool is for, for the model.
     pub description: String,
+    /// A short human-readable name for user interfaces (`Billing`): the MCP tool `title`
+    /// (MCP specification 2025-06-18, "Tools") in grouped exposition. From
+    /// `#[fusion::tool(title = "…")]`, else the doc comment's summary; `None` without either.
+    pub title: Option<String>,
     /// The discriminator field naming the action (`action` by default); `None` for a
     /// single-function tool, whose arguments are the action's arguments.
     pub discriminator: Option<String>,
@@ -137,5 +196,95 @@ impl ToolDefinition {
     /// The action named `name`.
     pub fn action(&self, name: &str) -> Option<&ActionDefinition> {
         self.actions.iter().find(|a| a.name == name)
+    }
+}
+
+/// The longest tool name fusion serves, in characters.
+pub(crate) const MAX_TOOL_NAME_LEN: usize = 64;
+
+/// Why a name cannot be an MCP tool name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NameError {
+    /// The name is empty.
+    Empty,
+    /// The name contains a character other than ASCII letters, digits, `_` and `-`.
+    Character(char),
+    /// The name is longer than [`MAX_TOOL_NAME_LEN`]; the length in characters.
+    TooLong(usize),
+}
+
+/// Checks `name` against the tool-name rule fusion serves: `^[a-zA-Z0-9_-]{1,64}$`.
+///
+/// MCP allows 1 to 128 characters of `[A-Za-z0-9_.-]` (MCP specification 2025-06-18,
+/// "Tools", "Tool names"); the Anthropic and OpenAI APIs accept `^[a-zA-Z0-9_-]{1,64}$` only,
+/// and refuse the whole tool list when one name breaks it, so fusion holds every name to the
+/// stricter rule. `#[fusion::tool]` applies the same rule at compile time.
+pub(crate) fn check_tool_name(name: &str) -> Result<(), NameError> {
+    if name.is_empty() {
+        return Err(NameError::Empty);
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        return Err(NameError::Character(bad));
+    }
+    // Only ASCII is left: bytes are characters.
+    match name.len() {
+        len if len > MAX_TOOL_NAME_LEN => Err(NameError::TooLong(len)),
+        _ => Ok(()),
+    }
+}
+
+impl std::fmt::Display for NameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NameError::Empty => f.write_str("it is empty"),
+            NameError::Character('.') => f.write_str(
+                "it contains `.`: MCP allows dots, but the Anthropic and OpenAI APIs do not",
+            ),
+            NameError::Character(c) => write!(f, "it contains `{}`", c.escape_debug()),
+            NameError::TooLong(len) => write!(
+                f,
+                "it is {len} characters long: the Anthropic and OpenAI APIs accept at most {MAX_TOOL_NAME_LEN}"
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{NameError, check_tool_name};
+
+    /// The cases `fusion-macros` checks its copy of the rule against (`valid.rs`).
+    #[test]
+    fn tool_names_suit_mcp_and_llm_apis() {
+        for good in ["billing", "billing_list-2", "A9", "x", &"a".repeat(64)] {
+            assert_eq!(check_tool_name(good), Ok(()), "{good}");
+        }
+        for (bad, error) in [
+            ("", NameError::Empty),
+            ("billing.list", NameError::Character('.')),
+            ("list invoices", NameError::Character(' ')),
+            ("café", NameError::Character('é')),
+            ("a/b", NameError::Character('/')),
+            (&"a".repeat(65), NameError::TooLong(65)),
+            (&"a".repeat(129), NameError::TooLong(129)),
+        ] {
+            assert_eq!(check_tool_name(bad), Err(error), "{bad}");
+        }
+    }
+
+    #[test]
+    fn name_errors_say_what_is_wrong() {
+        assert_eq!(
+            NameError::Character('.').to_string(),
+            "it contains `.`: MCP allows dots, but the Anthropic and OpenAI APIs do not"
+        );
+        assert_eq!(NameError::Character('\n').to_string(), "it contains `\\n`");
+        assert_eq!(
+            NameError::TooLong(70).to_string(),
+            "it is 70 characters long: the Anthropic and OpenAI APIs accept at most 64"
+        );
     }
 }

@@ -321,12 +321,14 @@ pub mod client;
 mod code;
 mod context;
 pub mod contract;
+mod declared;
 mod definition;
 mod dispatch;
 mod error;
 pub mod guard;
 pub mod internal;
 mod output;
+pub mod portability;
 mod response;
 pub mod schema;
 pub mod server;
@@ -340,7 +342,9 @@ mod xml;
 
 pub use call::ToolExt;
 pub use code::{ErrorCategory, ErrorCode, Severity, UnknownVariant};
-pub use context::{BoxFuture, CancellationToken, ProgressReporter, RequestContext};
+pub use context::{
+    BoxFuture, CancellationToken, LogLevel, LogSink, ProgressReporter, RequestContext,
+};
 pub use definition::{ActionDefinition, Annotations, ErrorContract, ToolDefinition, ToolErrors};
 pub use error::ToolError;
 pub use output::{IntoToolResponse, Json, StructuredOutput, Warned};

@@ -28,6 +28,7 @@ pub use ::validator;
 
 pub use crate::arguments::{Arguments, NotAnObject, ObjectArguments};
 pub use crate::context::RequestContext;
+pub use crate::declared::{Declared, ErrorOf, declared_contracts};
 pub use crate::definition::{
     ActionDefinition, Annotations, ErrorContract, ToolDefinition, ToolErrors,
 };
@@ -430,6 +431,7 @@ pub mod autoref {
         NoOutputSchema, NoValidator, ViaValidator,
     };
     pub use crate::arguments::{AnyArguments, NonObjectArguments};
+    pub use crate::declared::{CheckDeclared, SkipDeclared};
 }
 
 #[cfg(test)]
@@ -503,10 +505,12 @@ mod tests {
         let definition = || ToolDefinition {
             name: "calc".into(),
             description: String::new(),
+            title: None,
             discriminator: None,
             actions: vec![ActionDefinition {
                 name: "calc".into(),
                 description: String::new(),
+                title: None,
                 input_schema: empty_object_schema(),
                 annotations: Annotations::default(),
                 errors: Vec::new(),

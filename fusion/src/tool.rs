@@ -47,10 +47,12 @@ use crate::response::ToolResponse;
 ///         ToolDefinition {
 ///             name: "ping".into(),
 ///             description: "Answers pong.".into(),
+///             title: None,
 ///             discriminator: None,
 ///             actions: vec![ActionDefinition {
 ///                 name: "ping".into(),
 ///                 description: "Answers pong.".into(),
+///                 title: None,
 ///                 input_schema: serde_json::from_value(json!({"type": "object"})).unwrap(),
 ///                 annotations: Default::default(),
 ///                 errors: Vec::new(),

@@ -21,3 +21,6 @@ mod wire;
 
 #[path = "server/output.rs"]
 mod output;
+
+#[path = "server/portability.rs"]
+mod portability;

@@ -453,6 +453,7 @@ impl fusion::Tool for Stubborn {
         fusion::ToolDefinition {
             name: "stubborn".to_owned(),
             description: "Works until told to stop.".to_owned(),
+            title: None,
             discriminator: None,
             actions: Vec::new(),
         }

@@ -159,18 +159,25 @@ fn an_overlapping_field_says_which_actions_use_it() {
 }
 
 #[test]
-fn nested_types_keep_their_definitions() {
+fn nested_types_are_inlined() {
     let schema = flat(&Shop);
-    let defs = schema["$defs"].as_object().expect("`$defs`");
-    for name in ["Filter", "PriceRange", "Address"] {
-        assert!(defs.contains_key(name), "no `{name}` in {:?}", defs.keys());
-    }
-    // Every `$ref` in the flat schema resolves inside it.
+    assert!(!schema.contains_key("$defs"), "{schema:#?}");
     let text = serde_json::to_string(&schema).unwrap();
-    for reference in text.split("\"$ref\":\"#/$defs/").skip(1) {
-        let name = &reference[..reference.find('"').unwrap()];
-        assert!(defs.contains_key(name), "dangling `$ref` to `{name}`");
-    }
+    assert!(!text.contains("$ref"), "{text}");
+    // `Option<Filter>`: the definition in place, `null` as `nullable`.
+    let filter = &schema["properties"]["filter"];
+    assert_eq!(filter["type"], "object", "{filter:#}");
+    assert_eq!(filter["nullable"], true, "{filter:#}");
+    assert_eq!(
+        filter["properties"]["price"]["properties"]["min"],
+        // schemars' `format: "uint32"` is none Gemini knows; the minimum says it.
+        json!({"type": "integer", "minimum": 0}),
+        "{filter:#}"
+    );
+    assert_eq!(
+        schema["properties"]["address"]["required"],
+        json!(["street", "zip"])
+    );
 }
 
 // --- a custom discriminator --------------------------------------------------------------------
@@ -237,5 +244,10 @@ fn a_function_tool_schema_is_its_arguments_object() {
             .contains_key("action")
     );
     assert!(!schema.contains_key("$schema"));
-    assert!(schema["$defs"]["Currency"].is_object());
+    // A unit enum: a string `enum`, inlined.
+    assert_eq!(
+        schema["properties"]["from"],
+        json!({"type": "string", "enum": ["EUR", "USD"]})
+    );
+    assert!(!schema.contains_key("$defs"));
 }

@@ -23,9 +23,12 @@ pub(crate) struct Tool<'a> {
     pub(crate) shape: Shape<'a>,
     /// The MCP tool name.
     pub(crate) name: Name,
+    /// The tool's title for user interfaces (`title = "…"`, else the doc comment's summary).
+    pub(crate) title: Option<Name>,
     /// The tool's description for the model.
     pub(crate) description: String,
-    /// The discriminator field; `None` for a function tool.
+    /// The discriminator field; `None` for a function tool, and for an `impl` block with one
+    /// action and no `discriminator = …`.
     pub(crate) discriminator: Option<Name>,
     /// A `discriminator = "…"` given to a function tool (an error `valid` reports).
     pub(crate) stray_discriminator: Option<Span>,
@@ -54,6 +57,7 @@ pub(crate) enum Shape<'a> {
 }
 
 /// A name the model sees, with where it came from so errors can point at it.
+#[derive(Clone)]
 pub(crate) struct Name {
     /// The name.
     pub(crate) value: String,
@@ -67,9 +71,11 @@ pub(crate) struct Action<'a> {
     pub(crate) sig: &'a Signature,
     /// The action name, the discriminator value.
     pub(crate) name: Name,
+    /// The action's title for user interfaces (`title = "…"`, else the doc comment's summary).
+    pub(crate) title: Option<Name>,
     /// The action's description for the model.
     pub(crate) description: String,
-    /// The MCP annotations (`None` leaves a hint unset).
+    /// The MCP annotations, the tool's filling the unset ones (`None` leaves a hint unset).
     pub(crate) annotations: Annotations,
     /// The receiver, if the method has one (`valid` accepts only `&self`).
     pub(crate) receiver: Option<&'a Receiver>,
@@ -81,8 +87,8 @@ pub(crate) struct Action<'a> {
     /// The `output_schema` flag, when given (on `#[action(...)]`, or on
     /// `#[fusion::tool(...)]` for a function tool).
     pub(crate) output_schema: Option<Span>,
-    /// `name = …` or `description = …` on a function tool's `#[action]` (errors `valid`
-    /// reports: the tool attribute names a function tool).
+    /// `name = …`, `title = …` or `description = …` on a function tool's `#[action]` (errors
+    /// `valid` reports: the tool attribute names a function tool).
     pub(crate) misplaced: Vec<Span>,
     /// The method's `#[cfg]` attributes, repeated on everything generated for it (empty for a
     /// function tool: its attributes go on the whole tool). Not `#[cfg_attr]`: what it expands
@@ -90,6 +96,9 @@ pub(crate) struct Action<'a> {
     pub(crate) cfg: Vec<&'a Attribute>,
     /// The action's own guards (empty for a function tool: they are the tool's).
     pub(crate) guards: GuardArgs,
+    /// `errors(..)`: the error variants the action declares it can return; `None` declares
+    /// every variant of its error type.
+    pub(crate) errors: Option<Vec<syn::Path>>,
 }
 
 /// One typed parameter of an action.
@@ -123,6 +132,7 @@ impl<'a> Tool<'a> {
     ) -> Option<Tool<'a>> {
         let args = attr::tool_args(args, errors);
         let mut guards = args.guards.clone();
+        let tool_hints = args.annotations();
         let tool_output_schema = flag(&args.output_schema);
         let (shape, default_name, attrs) = match item {
             Item::Impl(item) => {
@@ -196,24 +206,33 @@ impl<'a> Tool<'a> {
             .description
             .or_else(|| attr::docs(attrs))
             .unwrap_or_default();
+        let title = title(args.title, attrs);
 
         let (discriminator, stray_discriminator, stray_output_schema, actions) = match &shape {
             Shape::Impl(item) => {
+                let mut actions = impl_actions(item, errors);
+                for action in &mut actions {
+                    action.annotations = action.annotations.or(tool_hints);
+                }
+                // One action and no `discriminator = …`: the tool is its action, as a function
+                // tool is, and takes the action's arguments without naming it.
                 let discriminator = match args.discriminator {
-                    Some(d) => Name {
+                    Some(d) => Some(Name {
                         span: d.span(),
                         value: d.into_inner(),
-                    },
-                    None => Name {
+                    }),
+                    None if actions.len() == 1 => None,
+                    None => Some(Name {
                         value: "action".to_owned(),
                         span: Span::call_site(),
-                    },
+                    }),
                 };
-                let actions = impl_actions(item, errors);
-                (Some(discriminator), None, tool_output_schema, actions)
+                (discriminator, None, tool_output_schema, actions)
             }
             Shape::Function { item, .. } => {
                 let mut action = function_action(item, &name, &description, errors);
+                action.title.clone_from(&title);
+                action.annotations = action.annotations.or(tool_hints);
                 // Either place declares them: the tool is its one action.
                 guards = guards.or(std::mem::take(&mut action.guards));
                 // Either place declares it: the tool is its one action.
@@ -226,6 +245,7 @@ impl<'a> Tool<'a> {
         Some(Tool {
             shape,
             name,
+            title,
             description,
             discriminator,
             stray_discriminator,
@@ -291,6 +311,7 @@ impl<'a> Action<'a> {
         let (name, description) = match tool {
             Some((name, description)) => {
                 misplaced.extend(args.name.as_ref().map(|n| n.span()));
+                misplaced.extend(args.title.as_ref().map(|t| t.span()));
                 misplaced.extend(args.description.as_ref().map(|d| d.span()));
                 (
                     Name {
@@ -339,6 +360,8 @@ impl<'a> Action<'a> {
         Action {
             sig,
             name,
+            // A function tool's action takes the tool's (see `Tool::from_syn`).
+            title: title(args.title, attrs).filter(|_| tool.is_none()),
             description,
             annotations: args.annotations,
             receiver,
@@ -348,6 +371,7 @@ impl<'a> Action<'a> {
             misplaced,
             cfg: Vec::new(),
             guards,
+            errors: args.errors.map(|paths| paths.to_vec()),
         }
     }
 
@@ -369,6 +393,23 @@ impl<'a> Action<'a> {
     /// Whether the action is an `async fn`.
     pub(crate) fn is_async(&self) -> bool {
         self.sig.asyncness.is_some()
+    }
+}
+
+/// The title given as `title = "…"` (where errors about it point), else the doc comment's
+/// summary; `None` when there is neither.
+fn title(given: Option<SpannedValue<String>>, attrs: &[Attribute]) -> Option<Name> {
+    match given {
+        Some(title) => Some(Name {
+            span: title.span(),
+            value: title.into_inner(),
+        }),
+        None => attr::doc_title(attrs)
+            .filter(|title| !title.is_empty())
+            .map(|value| Name {
+                value,
+                span: Span::call_site(),
+            }),
     }
 }
 

@@ -11,14 +11,25 @@ use super::Errors;
 use super::guard::{ConcurrencyArgs, DurationLit, GuardArgs, RateLimitArgs, ScopesArg};
 use crate::crate_path::CratePath;
 
-/// `#[fusion::tool(name = "billing", description = "…", discriminator = "op", output_schema,
-/// concurrency(..), rate_limit(..), timeout = "30s", crate = ::fu)]`.
+/// `#[fusion::tool(name = "billing", title = "Billing", description = "…", discriminator = "op",
+/// output_schema, read_only, concurrency(..), rate_limit(..), timeout = "30s", crate = ::fu)]`.
 #[derive(Debug, Default, FromMeta)]
 pub(crate) struct ToolArgs {
     /// The MCP tool name; defaults to the type or function name in snake_case.
     pub(crate) name: Option<SpannedValue<String>>,
+    /// The tool's title; defaults to its doc comment's summary.
+    pub(crate) title: Option<SpannedValue<String>>,
     /// The tool's description; defaults to its doc comment.
     pub(crate) description: Option<String>,
+    /// The behaviour hints of every action that does not state its own (darling flattens one
+    /// field only: these four are gathered by [`ToolArgs::annotations`]).
+    pub(crate) read_only: Option<bool>,
+    /// `destructive`.
+    pub(crate) destructive: Option<bool>,
+    /// `idempotent`.
+    pub(crate) idempotent: Option<bool>,
+    /// `open_world`.
+    pub(crate) open_world: Option<bool>,
     /// The field naming the action (`action` by default); multi-action tools only.
     pub(crate) discriminator: Option<SpannedValue<String>>,
     /// Declares the success type's schema as the MCP `outputSchema`; function tools only (an
@@ -41,6 +52,8 @@ pub(crate) struct ToolArgs {
 pub(crate) struct ActionArgs {
     /// The action name, the discriminator value; defaults to the method name.
     pub(crate) name: Option<SpannedValue<String>>,
+    /// The action's title; defaults to its doc comment's summary.
+    pub(crate) title: Option<SpannedValue<String>>,
     /// The action's description; defaults to its doc comment.
     pub(crate) description: Option<SpannedValue<String>>,
     /// Declares the success type's schema as the MCP `outputSchema` and answers successes
@@ -58,6 +71,21 @@ pub(crate) struct ActionArgs {
     pub(crate) timeout: Option<DurationLit>,
     /// `scopes("invoices:write", ..)`: the OAuth scopes a caller must hold.
     pub(crate) scopes: Option<ScopesArg>,
+    /// `errors(BillingError::NotFound, ..)`: the variants of the action's error type it can
+    /// return, its exact error contract (every variant when left out).
+    pub(crate) errors: Option<darling::util::PathList>,
+}
+
+impl ToolArgs {
+    /// The behaviour hints given on the tool.
+    pub(crate) fn annotations(&self) -> Annotations {
+        Annotations {
+            read_only: self.read_only,
+            destructive: self.destructive,
+            idempotent: self.idempotent,
+            open_world: self.open_world,
+        }
+    }
 }
 
 impl ActionArgs {
@@ -85,6 +113,18 @@ pub(crate) struct Annotations {
     pub(crate) idempotent: Option<bool>,
     /// `openWorldHint`.
     pub(crate) open_world: Option<bool>,
+}
+
+impl Annotations {
+    /// These hints, each unset one taken from `fallback` (the tool's, for an action).
+    pub(crate) fn or(self, fallback: Annotations) -> Annotations {
+        Annotations {
+            read_only: self.read_only.or(fallback.read_only),
+            destructive: self.destructive.or(fallback.destructive),
+            idempotent: self.idempotent.or(fallback.idempotent),
+            open_world: self.open_world.or(fallback.open_world),
+        }
+    }
 }
 
 /// Parses the attribute's own arguments (the tokens inside `#[fusion::tool(...)]`).
@@ -166,6 +206,33 @@ pub(crate) fn docs(attrs: &[Attribute]) -> Option<String> {
     }
     let text = join_doc_lines(&lines);
     (!text.is_empty()).then_some(text)
+}
+
+/// The default title of an item: the first sentence of its doc comment's summary (the first
+/// paragraph, as [`docs`] joins it, on one line), without its period. `None` without a doc
+/// comment.
+///
+/// A sentence rather than the first line, so a summary wrapped over two lines is not cut
+/// mid-sentence, and a summary of two sentences gives a label, not a paragraph. The period
+/// goes because a title is a label (MCP: a name for user interfaces, like `Get an invoice`),
+/// while a doc summary is a sentence; an ellipsis stays.
+pub(crate) fn doc_title(attrs: &[Attribute]) -> Option<String> {
+    docs(attrs).map(|docs| summary(&docs))
+}
+
+/// See [`doc_title`]; separate so it can be tested without syntax trees.
+fn summary(docs: &str) -> String {
+    let paragraph = docs.split("\n\n").next().unwrap_or_default();
+    let line = paragraph.split_whitespace().collect::<Vec<_>>().join(" ");
+    // A sentence ends at a period followed by a space (`v1.2` does not end one).
+    let sentence = match line.find(". ") {
+        Some(end) => &line[..=end],
+        None => &line,
+    };
+    match sentence.strip_suffix('.') {
+        Some(rest) if !rest.ends_with('.') => rest.to_owned(),
+        _ => sentence.to_owned(),
+    }
 }
 
 /// See [`docs`]; separate so it can be tested without syntax trees.
@@ -258,6 +325,64 @@ mod tests {
             fn list() {}
         };
         assert_eq!(docs(&item.attrs).as_deref(), Some("* one\n* two"));
+    }
+
+    #[test]
+    fn a_title_is_the_first_sentence_without_its_period() {
+        assert_eq!(summary("Lists invoices."), "Lists invoices");
+        assert_eq!(
+            summary("Lists invoices.\n\nNewest first."),
+            "Lists invoices"
+        );
+        // A summary wrapped over lines is one title, not its first line.
+        assert_eq!(
+            summary("Lists the invoices of a customer,\nnewest first.\n\nMore."),
+            "Lists the invoices of a customer, newest first"
+        );
+        // The first sentence: a title is a label.
+        assert_eq!(
+            summary("The balance of one invoice. Declares an output schema."),
+            "The balance of one invoice"
+        );
+        assert_eq!(summary("Get an invoice"), "Get an invoice");
+        assert_eq!(summary("Waits..."), "Waits...");
+        assert_eq!(summary("Is it paid?"), "Is it paid?");
+        assert_eq!(summary("Uses `v1.2`."), "Uses `v1.2`");
+    }
+
+    #[test]
+    fn a_title_needs_a_doc_comment() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            /// Gets one invoice.
+            ///
+            /// By id.
+            fn get() {}
+        };
+        assert_eq!(doc_title(&item.attrs).as_deref(), Some("Gets one invoice"));
+        let item: syn::ItemFn = syn::parse_quote! {
+            #[inline]
+            fn get() {}
+        };
+        assert_eq!(doc_title(&item.attrs), None);
+    }
+
+    #[test]
+    fn tool_hints_fill_the_actions_unset_ones() {
+        let tool = Annotations {
+            read_only: Some(true),
+            open_world: Some(false),
+            ..Annotations::default()
+        };
+        let action = Annotations {
+            read_only: Some(false),
+            destructive: Some(false),
+            ..Annotations::default()
+        };
+        let merged = action.or(tool);
+        assert_eq!(merged.read_only, Some(false));
+        assert_eq!(merged.destructive, Some(false));
+        assert_eq!(merged.idempotent, None);
+        assert_eq!(merged.open_world, Some(false));
     }
 
     #[test]

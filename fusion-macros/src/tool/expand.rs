@@ -2,13 +2,14 @@
 //! and the `Tool` impl (`definition`, `prepare`, `guards`). Cannot fail; behaviour lives in `::fusion::__private` (or under the
 //! path `crate = …` gives: every runtime path goes through `CratePath::private`).
 
-use proc_macro2::{Ident, TokenStream};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Attribute, ImplItem, Item};
 
-use super::ast::{Action, ParamKind, Shape, Tool};
+use super::action_ref::{action_const, action_lookup};
+use super::ast::{Action, Name, ParamKind, Shape, Tool};
 use super::attr;
 
 /// The whole expansion.
@@ -201,83 +202,12 @@ pub(crate) fn user_item(mut item: Item) -> Item {
     item
 }
 
-/// The action reference `#[derive(ToolErrors)]` checks `actions(Tool::method)` against, named
-/// after the method (not the action name) so the compiler resolves the user's path.
-pub(crate) fn action_const(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
-    let ident = const_ident(&action.sig.ident);
-    let tool_name = &tool.name.value;
-    let action_name = &action.name.value;
-    let single = tool.discriminator.is_none();
-    let private = tool.krate.private();
-    let cfg = &action.cfg;
-    quote! {
-        #(#cfg)*
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, reason = "named after the method it refers to")]
-        pub const #ident: #private::ActionRef = #private::ActionRef {
-            tool: #tool_name,
-            action: #action_name,
-            single: #single,
-        };
-    }
-}
-
-/// `__fusion_action_named`: the compile-time lookup `#[derive(ToolErrors)]` resolves
-/// `actions(Tool::method)` through, so that a misspelt method is an error naming the tool's
-/// real action methods (not a hidden constant rustc would suggest).
-pub(crate) fn action_lookup(tool: &Tool<'_>) -> TokenStream {
-    let private = tool.krate.private();
-    let tool_name = &tool.name.value;
-    let methods: Vec<String> = tool
-        .actions
-        .iter()
-        .map(|a| a.sig.ident.unraw().to_string())
-        .collect();
-    let offers = tool.actions.iter().zip(&methods).map(|(action, method)| {
-        let ident = const_ident(&action.sig.ident);
-        let cfg = &action.cfg;
-        let hint = format!(
-            "tool `{tool_name}` has no action method by this name; did you mean `{method}`?"
-        );
-        quote! {
-            #(#cfg)*
-            let __fusion_search = __fusion_search.offer(#method, Self::#ident, #hint);
-        }
-    });
-    let missing = format!(
-        "tool `{tool_name}` has no action method by this name; its action methods are: {}",
-        methods
-            .iter()
-            .map(|m| format!("`{m}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    quote! {
-        #[doc(hidden)]
-        pub const fn __fusion_action_named(method: &str) -> #private::ActionLookup {
-            let __fusion_search = #private::ActionSearch::new(method);
-            #(#offers)*
-            __fusion_search.finish(#missing)
-        }
-    }
-}
-
-/// `__fusion_action_<method>`, spanned on the method name.
-pub(crate) fn const_ident(method: &Ident) -> Ident {
-    format_ident!("__fusion_action_{}", method.unraw(), span = method.span())
-}
-
 /// The body of `__fusion_definition`.
 fn definition(tool: &Tool<'_>) -> TokenStream {
     let name = &tool.name.value;
     let description = &tool.description;
-    let discriminator = match &tool.discriminator {
-        Some(d) => {
-            let d = &d.value;
-            quote!(::core::option::Option::Some(::std::string::String::from(#d)))
-        }
-        None => quote!(::core::option::Option::None),
-    };
+    let discriminator = some_string(tool.discriminator.as_ref());
+    let title = some_string(tool.title.as_ref());
     let private = tool.krate.private();
     // One `push` per action, so an action's `#[cfg]` can remove its entry.
     let actions = tool.actions.iter().map(|action| {
@@ -302,6 +232,7 @@ fn definition(tool: &Tool<'_>) -> TokenStream {
         #private::ToolDefinition {
             name: ::std::string::String::from(#name),
             description: ::std::string::String::from(#description),
+            title: #title,
             discriminator: #discriminator,
             actions: __fusion_actions,
         }
@@ -313,6 +244,7 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
     let private = tool.krate.private();
     let name = &action.name.value;
     let description = &action.description;
+    let title = some_string(action.title.as_ref());
     let input_schema = match action.arguments() {
         // Spanned on the user's type: "`Args: JsonSchema` is not satisfied" lands there. This
         // and the `parse` call are the only places the bounds are required, so each missing
@@ -339,15 +271,17 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
     let open_world = hint(annotations.open_world);
     // Probed rather than required: an output that is not `IntoToolResponse` is reported once,
     // on the action's return type, by `prepare`.
-    let errors = match nameable_output(action) {
-        Some(ty) => quote!((&&#private::Outputs::<#ty>::NEW).__fusion_contracts()),
-        None => quote!(::std::vec::Vec::new()),
+    let errors = match (nameable_output(action), &action.errors) {
+        (Some(ty), None) => quote!((&&#private::Outputs::<#ty>::NEW).__fusion_contracts()),
+        (Some(ty), Some(variants)) => declared_errors(tool, ty, variants),
+        (None, _) => quote!(::std::vec::Vec::new()),
     };
     let output_schema = output_schema(tool, action);
     quote! {
         #private::ActionDefinition {
             name: ::std::string::String::from(#name),
             description: ::std::string::String::from(#description),
+            title: #title,
             input_schema: #input_schema,
             annotations: #private::Annotations {
                 read_only: #read_only,
@@ -361,6 +295,35 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
             scopes: ::std::vec::Vec::new(),
         }
     }
+}
+
+/// The contracts of the variants an action declares with `errors(..)`. The closure is never
+/// called: it has the compiler check that each path is a variant of the action's error type
+/// (errors land on the user's path).
+fn declared_errors(tool: &Tool<'_>, output: &syn::Type, variants: &[syn::Path]) -> TokenStream {
+    let private = tool.krate.private();
+    let error_of = quote_spanned!(output.span()=> <#output as #private::ErrorOf>::Error);
+    let patterns = variants
+        .iter()
+        .map(|path| quote_spanned!(path.span()=> #path { .. } => {}));
+    let names = variant_names(variants);
+    quote! {{
+        let _ = |__fusion_error: &#error_of| match __fusion_error {
+            #(#patterns)*
+            #[allow(unreachable_patterns)]
+            _ => {}
+        };
+        #private::declared_contracts::<#output>(&[#(#names),*])
+    }}
+}
+
+/// The variant names of `errors(..)` paths: each path's last segment.
+fn variant_names(variants: &[syn::Path]) -> Vec<String> {
+    variants
+        .iter()
+        .filter_map(|path| path.segments.last())
+        .map(|segment| segment.ident.unraw().to_string())
+        .collect()
 }
 
 /// `ActionDefinition::output_schema`, when the action declares `output_schema`: the schema of
@@ -425,12 +388,12 @@ fn prepare(tool: &Tool<'_>) -> TokenStream {
             }
         }
     };
-    // The validation probe is a trait method; an unused glob import would warn, so it is only
-    // emitted when an action takes arguments.
+    // The validation and declared-errors probes are trait methods; an unused glob import would
+    // warn, so it is only emitted when an action takes arguments or declares its errors.
     let probes = tool
         .actions
         .iter()
-        .any(|a| a.arguments().is_some())
+        .any(|a| a.arguments().is_some() || a.errors.is_some())
         .then(|| autoref_import(tool));
     quote! {
         #probes
@@ -514,11 +477,22 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
     let allow = quote! {
         #[allow(deprecated, reason = "the tool serves its actions, deprecated or not")]
     };
+    // An action declaring its variants reports a variant returned outside the declaration.
+    let check = action.errors.as_deref().map(|variants| {
+        let names = variant_names(variants);
+        let tool_name = &tool.name.value;
+        // A probe: an output that is no `Result` is reported once, by the definition.
+        quote! {
+            (&&#private::Declared(&__fusion_output))
+                .__fusion_check_declared(&[#(#names),*], #tool_name, #name);
+        }
+    });
     let prepared = if action.is_async() {
         quote! {
             #private::PreparedCall::new(#name, move |__fusion_context| async move {
                 #allow
                 let __fusion_output = #invoke;
+                #check
                 #respond(#output)
             })
         }
@@ -527,6 +501,7 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
             #private::PreparedCall::blocking(#name, move |__fusion_context| {
                 #allow
                 let __fusion_output = #invoke;
+                #check
                 #respond(#output)
             })
         }
@@ -547,6 +522,14 @@ fn located_at(tokens: TokenStream, at: proc_macro2::Span) -> TokenStream {
             token
         })
         .collect()
+}
+
+/// `Some(String::from(value))`, or `None`.
+fn some_string(value: Option<&Name>) -> TokenStream {
+    match value.map(|name| &name.value) {
+        Some(v) => quote!(::core::option::Option::Some(::std::string::String::from(#v))),
+        None => quote!(::core::option::Option::None),
+    }
 }
 
 /// Brings the autoref-specialization traits into scope for the probes' method calls.

@@ -141,3 +141,62 @@ fn prepare_takes_the_tool_by_arc_and_handlers_own_it() {
         "{out}"
     );
 }
+
+#[test]
+fn titles_come_from_the_option_or_the_doc_summary() {
+    let out = super::super::expand(
+        quote!(read_only),
+        quote! {
+            /// Invoices.
+            ///
+            /// All of them.
+            impl Billing {
+                /// Gets one invoice.
+                #[action(read_only = false)]
+                fn get(&self) {}
+                #[action(title = "List them all")]
+                fn list(&self) {}
+                #[action(description = "Counts.")]
+                fn count(&self) {}
+            }
+        },
+    )
+    .to_string();
+    let title = |t: &str| {
+        format!(
+            "title : :: core :: option :: Option :: Some (:: std :: string :: String :: from (\"{t}\"))"
+        )
+    };
+    assert!(out.contains(&title("Invoices")), "{out}");
+    assert!(out.contains(&title("Gets one invoice")), "{out}");
+    assert!(out.contains(&title("List them all")), "{out}");
+    // No doc comment: no title, even with a description.
+    assert_eq!(
+        out.matches("title : :: core :: option :: Option :: None")
+            .count(),
+        1,
+        "{out}"
+    );
+    // The tool's hint fills each action's unset one; the action's own wins.
+    let read_only = |v: bool| format!("read_only : :: core :: option :: Option :: Some ({v})");
+    assert_eq!(out.matches(&read_only(true)).count(), 2, "{out}");
+    assert_eq!(out.matches(&read_only(false)).count(), 1, "{out}");
+}
+
+#[test]
+fn a_function_tool_and_its_action_share_the_title() {
+    let out = super::super::expand(
+        quote!(title = "Weather"),
+        quote! {
+            /// Gets the weather.
+            fn get_weather() {}
+        },
+    )
+    .to_string();
+    assert_eq!(
+        out.matches("title : :: core :: option :: Option :: Some (:: std :: string :: String :: from (\"Weather\"))")
+            .count(),
+        2,
+        "{out}"
+    );
+}

@@ -6,8 +6,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::Item;
 
+use super::action_ref::{action_const, action_lookup};
 use super::ast::Tool;
-use super::expand::{Target, action_const, action_lookup, user_item};
+use super::expand::{Target, user_item};
 
 /// The fallback expansion. `tool` is the IR when the item could be read at all.
 pub(crate) fn expand(
@@ -155,7 +156,7 @@ mod tests {
         assert!(!out.contains("compile_error"), "{out}");
         assert!(!out.contains("# [action"), "{out}");
         assert!(
-            out.contains("tool : \"bill\" , action : \"list\" , single : false"),
+            out.contains("tool : \"bill\" , action : \"list\" , single : true"),
             "{out}"
         );
     }

@@ -9,11 +9,13 @@
 //! - [`fallback`]: on error, the user's item (helper attributes stripped) and a stub impl, so
 //!   the only errors a user sees are ours.
 
+mod action_ref;
 mod ast;
 mod attr;
 mod expand;
 mod fallback;
 mod guard;
+mod name;
 mod valid;
 
 use proc_macro2::TokenStream;

@@ -6,11 +6,21 @@ use quote::ToTokens;
 use syn::{GenericParam, Ident, Receiver, Type};
 
 use super::Errors;
-use super::ast::{Action, Name, ParamKind, Shape, Tool};
+use super::ast::{Action, ParamKind, Shape, Tool};
+use super::name::{self, Kind};
 
 /// Checks the whole tool.
 pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
-    check_name(&tool.name, "tool name", errors);
+    let tool_name_ok = name::check(&tool.name, Kind::Tool, errors);
+    let action_titles = tool.actions.iter().filter_map(|a| a.title.as_ref());
+    for title in tool.title.iter().chain(action_titles) {
+        if title.value.trim().is_empty() {
+            errors.at_span(
+                title.span,
+                "the title cannot be empty; leave `title` out to use the doc comment's summary",
+            );
+        }
+    }
     if let Some(discriminator) = &tool.discriminator
         && discriminator.value.is_empty()
     {
@@ -55,7 +65,13 @@ pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
 
     for (index, action) in tool.actions.iter().enumerate() {
         if !function {
-            check_name(&action.name, "action name", errors);
+            // A single-action tool without a discriminator is served under its own name.
+            if name::check(&action.name, Kind::Action, errors)
+                && tool_name_ok
+                && tool.discriminator.is_some()
+            {
+                name::check_flat(&tool.name, &action.name, errors);
+            }
             if let Some(first) = tool.actions[..index]
                 .iter()
                 .find(|a| a.name.value == action.name.value)
@@ -72,31 +88,37 @@ pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
         for span in &action.misplaced {
             errors.at_span(
                 *span,
-                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema` and guards",
+                "a function tool takes its name, title and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema` and guards",
             );
         }
         check_signature(action, function, errors);
         check_params(action, &impl_params, errors);
+        check_declared_errors(action, errors);
     }
 }
 
-/// Names the model calls must survive every LLM API: `[A-Za-z0-9_-]`, not empty (flat
-/// exposition joins them as `tool_action`, and LLM APIs accept only these characters).
-fn check_name(name: &Name, what: &str, errors: &mut Errors) {
-    if name.value.is_empty() {
-        errors.at_span(name.span, format_args!("the {what} cannot be empty"));
-    } else if let Some(bad) = name
-        .value
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
-    {
-        errors.at_span(
-            name.span,
-            format_args!(
-                "the {what} `{}` contains `{bad}`; LLM APIs accept only ASCII letters, digits, `_` and `-` in tool names",
-                name.value
-            ),
+/// `errors(..)` needs a written return type to find the error type in, and names each
+/// variant once.
+fn check_declared_errors(action: &Action<'_>, errors: &mut Errors) {
+    let Some(variants) = &action.errors else {
+        return;
+    };
+    if action.output.is_none() {
+        errors.at(
+            &action.sig.ident,
+            "`errors(..)` lists variants of the action's error type, but the action returns `()`; return `Result<T, E>` or remove `errors(..)`",
         );
+    }
+    if let Some(output @ Type::ImplTrait(_)) = action.output {
+        errors.at(
+            output,
+            "`errors(..)` needs the action's return type written out (`Result<T, E>`), not `impl Trait`",
+        );
+    }
+    for (index, path) in variants.iter().enumerate() {
+        if variants[..index].contains(path) {
+            errors.at(path, "this variant is already listed in `errors(..)`");
+        }
     }
 }
 
@@ -327,7 +349,7 @@ mod tests {
             messages(quote!(discriminator = "op"), item),
             [
                 "a function tool has no discriminator; `discriminator` applies to tools declared on an `impl` block",
-                "a function tool takes its name and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema` and guards",
+                "a function tool takes its name, title and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema` and guards",
                 "a function tool has no `self`",
             ]
         );
@@ -379,8 +401,53 @@ mod tests {
         assert_eq!(
             messages(quote!(name = "billing.v2"), item),
             [
-                "the tool name `billing.v2` contains `.`; LLM APIs accept only ASCII letters, digits, `_` and `-` in tool names",
-                "the action name `list invoices` contains ` `; LLM APIs accept only ASCII letters, digits, `_` and `-` in tool names",
+                "the tool name `billing.v2` contains `.`: MCP allows dots, but LLM APIs (Anthropic, OpenAI) accept tool names matching `^[a-zA-Z0-9_-]{1,64}$` only; write `_` or `-` instead",
+                "the action name `list invoices` contains ` `: LLM APIs (Anthropic, OpenAI) accept tool names matching `^[a-zA-Z0-9_-]{1,64}$` only; rename it with `#[action(name = \"...\")]`",
+            ]
+        );
+        // Derived names too, and lengths: a name, and the flat `tool_action`, of at most 64.
+        let long = "a".repeat(65);
+        let item = quote! {
+            impl Billing {
+                #[action(name = #long)]
+                fn long(&self) {}
+                #[action]
+                fn list_every_invoice_of_every_customer_in_every_currency_ever(&self) {}
+            }
+        };
+        assert_eq!(
+            messages(quote!(), item),
+            [
+                format!("the action name `{long}` is 65 characters long: LLM APIs (Anthropic, OpenAI) accept tool names of at most 64 (`^[a-zA-Z0-9_-]{{1,64}}$`); shorten it with `#[action(name = \"...\")]`"),
+                "the flat tool name `billing_list_every_invoice_of_every_customer_in_every_currency_ever` is 67 characters long: flat exposition serves this action as `<tool>_<action>`, and LLM APIs (Anthropic, OpenAI) accept tool names of at most 64; shorten the action name with `#[action(name = \"...\")]` or the tool name".to_owned(),
+            ]
+        );
+        // A function tool has no flat name of its own: 64 characters pass.
+        let name = "a".repeat(64);
+        assert_eq!(
+            messages(
+                quote!(name = #name),
+                quote!(
+                    fn ping() {}
+                )
+            ),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn titles_cannot_be_empty() {
+        let item = quote! {
+            impl Billing {
+                #[action(title = " ")]
+                fn list(&self) {}
+            }
+        };
+        assert_eq!(
+            messages(quote!(title = ""), item),
+            [
+                "the title cannot be empty; leave `title` out to use the doc comment's summary",
+                "the title cannot be empty; leave `title` out to use the doc comment's summary",
             ]
         );
     }

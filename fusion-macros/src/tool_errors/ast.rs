@@ -24,6 +24,9 @@ pub(super) struct Input<'a> {
     /// Read leniently when `attr` has errors, for the stub impls.
     pub krate: CratePath,
     pub body: Body<'a>,
+    /// The type's lint attributes (`#[allow(..)]`, `#[expect(..)]`), repeated on the warnings
+    /// the derive raises so they can be silenced on the type.
+    pub lints: Vec<&'a Attribute>,
 }
 
 pub(super) enum Body<'a> {
@@ -116,6 +119,11 @@ impl<'a> Input<'a> {
             krate,
             attr: attr.unwrap_or_default(),
             body,
+            lints: node
+                .attrs
+                .iter()
+                .filter(|a| a.path().is_ident("allow") || a.path().is_ident("expect"))
+                .collect(),
         }
     }
 

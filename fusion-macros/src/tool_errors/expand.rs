@@ -18,17 +18,31 @@ pub(super) fn derive(input: &Input<'_>) -> TokenStream {
     let ty = input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
     let where_clause = where_clause(input);
-    let contracts = input.variants().iter().map(|v| contract(input, v));
+    let contracts = input.variants().iter().map(|v| {
+        let name = v.ident.unraw().to_string();
+        let contract = contract(input, v);
+        quote!((#name, #contract))
+    });
+    let variant_names = variant_names(input);
+    let warnings = super::warn::uncategorized(input);
     let body = from_body(input);
     let private = input.krate.private();
     // `unused_qualifications`: the absolute paths are deliberate (hygiene), even where the
     // user's scope would make them redundant.
     quote! {
+        #warnings
+
         #[automatically_derived]
         #[allow(unused_qualifications)]
         impl #impl_generics #private::ToolErrors for #ty #ty_generics #where_clause {
-            fn error_contracts() -> ::std::vec::Vec<#private::ErrorContract> {
+            fn variant_contracts()
+                -> ::std::vec::Vec<(&'static str, #private::ErrorContract)>
+            {
                 ::std::vec![#(#contracts),*]
+            }
+
+            fn variant(&self) -> ::core::option::Option<&'static str> {
+                #variant_names
             }
         }
 
@@ -84,6 +98,29 @@ fn contract(input: &Input<'_>, variant: &Variant<'_>) -> TokenStream {
     );
     let retryable = option(attr.retryable.map(|r| quote!(#r)));
     quote!(#private::ErrorContract::new(#code, #severity, #category, #retryable))
+}
+
+/// The body of `ToolErrors::variant`: the name of the variant `self` is.
+fn variant_names(input: &Input<'_>) -> TokenStream {
+    let ty = input.ident;
+    let arms = input.variants().iter().map(|variant| {
+        let name = variant.ident.unraw().to_string();
+        let path = match &input.body {
+            Body::Enum(_) => {
+                let ident = variant.ident;
+                quote!(#ty::#ident)
+            }
+            Body::Struct(_) => quote!(#ty),
+        };
+        quote!(#path { .. } => ::core::option::Option::Some(#name),)
+    });
+    quote! {
+        #[allow(unreachable_patterns)]
+        match self {
+            #(#arms)*
+            _ => ::core::option::Option::None,
+        }
+    }
 }
 
 /// The body of `From::from`: one match arm per variant.

@@ -6,6 +6,7 @@ mod attr;
 mod expand;
 mod fallback;
 mod valid;
+mod warn;
 
 use proc_macro2::TokenStream;
 

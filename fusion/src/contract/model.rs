@@ -30,6 +30,10 @@ pub struct Contract {
 pub struct ToolContract {
     /// The tool's description.
     pub description: String,
+    /// The tool's title ([`ToolDefinition::title`]); left out of the file when `None`, so
+    /// lockfiles written before titles existed stay valid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// The discriminator field (`action`); `None` for a single-function tool.
     pub discriminator: Option<String>,
     /// The actions, by name (`charge`). A single-function tool has one, named like the tool.
@@ -42,6 +46,9 @@ pub struct ToolContract {
 pub struct ActionContract {
     /// The action's description.
     pub description: String,
+    /// The action's title ([`ActionDefinition::title`]); left out of the file when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// `sha256:` and the lowercase hex SHA-256 of the action's input schema as canonical
     /// compact JSON (keys sorted, no whitespace); any change to the schema changes it.
     pub input_schema_digest: String,
@@ -177,6 +184,7 @@ impl ToolContract {
     pub fn from_definition(def: &ToolDefinition) -> ToolContract {
         ToolContract {
             description: def.description.clone(),
+            title: def.title.clone(),
             discriminator: def.discriminator.clone(),
             actions: def
                 .actions
@@ -215,6 +223,7 @@ impl ActionContract {
             .collect();
         ActionContract {
             description: action.description.clone(),
+            title: action.title.clone(),
             input_schema_digest: sha256_digest(&canonical_compact(&schema)),
             input_structure_digest: sha256_digest(&canonical_compact(&structure(&schema))),
             output_schema_digest: action

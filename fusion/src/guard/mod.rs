@@ -482,7 +482,8 @@ impl Guards {
             match action {
                 None => *tool_spec = tool_spec.clone().overridden_by(spec),
                 Some(action) => {
-                    if definition.action(action).is_none() || definition.discriminator.is_none() {
+                    // A single-action tool's action is named too: its guards are the tool's.
+                    if definition.action(action).is_none() {
                         return Err(format!(
                             "guard target `{target}` names no action of tool `{tool}`; \
                              actions: {}",

@@ -169,6 +169,7 @@ mod tests {
         let action = |name: &str| crate::definition::ActionDefinition {
             name: name.to_owned(),
             description: String::new(),
+            title: None,
             input_schema: serde_json::Map::new(),
             annotations: crate::definition::Annotations::default(),
             errors: Vec::new(),
@@ -179,6 +180,7 @@ mod tests {
         crate::definition::ToolDefinition {
             name: "billing".to_owned(),
             description: String::new(),
+            title: None,
             discriminator: Some("action".to_owned()),
             actions: vec![action("charge"), action("list")],
         }

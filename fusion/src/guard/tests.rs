@@ -13,12 +13,14 @@ fn definition(name: &str, actions: &[&str]) -> ToolDefinition {
     ToolDefinition {
         name: name.to_owned(),
         description: String::new(),
+        title: None,
         discriminator: Some("action".to_owned()),
         actions: actions
             .iter()
             .map(|a| ActionDefinition {
                 name: (*a).to_owned(),
                 description: String::new(),
+                title: None,
                 input_schema: serde_json::Map::new(),
                 annotations: Annotations::default(),
                 errors: Vec::new(),

@@ -12,7 +12,7 @@ use crate::response::ToolResponse;
 use crate::schema::flat_input_schema;
 use crate::tool::Tool;
 
-use super::Exposition;
+use super::{Exposition, output_schema};
 
 /// The `_meta` key of an MCP tool definition under which its error contract travels.
 pub const ERRORS_META_KEY: &str = "fusion/errors";
@@ -149,30 +149,23 @@ pub(super) fn flat_name(tool: &str, action: &str) -> String {
     format!("{tool}_{action}")
 }
 
-/// MCP tool names fusion serves: ASCII letters, digits, `_` and `-`, 1 to 128 characters (the
-/// MCP tool-name rule minus the dot, which several LLM APIs reject).
+/// The tool-name rule ([`check_tool_name`](crate::definition::check_tool_name)): a
+/// hand-written `Tool` or a flat name the macro could not see may still break it.
 fn check_name(name: &str, owner: &str) -> Result<(), String> {
-    let valid = (1..=128).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if valid {
-        Ok(())
-    } else {
-        Err(format!(
-            "`{name}` ({owner}) is not a valid MCP tool name: use 1 to 128 ASCII letters, \
-             digits, `_` and `-` (LLM APIs reject other tool names)"
-        ))
-    }
+    crate::definition::check_tool_name(name).map_err(|error| {
+        format!(
+            "`{}` ({owner}) is not a valid tool name: {error}; tool names must match \
+             `^[a-zA-Z0-9_-]{{1,64}}$` (LLM APIs refuse the whole tool list otherwise); \
+             rename it with `#[fusion::tool(name = \"...\")]` or `#[action(name = \"...\")]`",
+            name.escape_debug()
+        )
+    })
 }
 
-/// The definition of a tool in grouped exposition: the flat input schema of all its actions,
-/// the conservatively combined annotations, every action's error contract and, for a tool of
-/// one action, that action's output schema.
-///
-/// A tool of several actions gets no output schema, even when every action declares one:
-/// their union would need a top-level `oneOf`, and a client checks every success of the tool
-/// against the one schema. Flat exposition advertises each action's own.
+/// The definition of a tool in grouped exposition: the tool's title, the flat input schema of
+/// all its actions, the conservatively combined annotations, every action's error contract
+/// and the output schema all its actions' successes conform to, when there is one (see
+/// [`output_schema`](super::output_schema)). Flat exposition advertises each action's own.
 fn grouped_definition(def: &ToolDefinition) -> rmcp::model::Tool {
     let annotations = combine(def.actions.iter().map(|a| a.annotations));
     let mut tool = rmcp::model::Tool::new(
@@ -180,21 +173,18 @@ fn grouped_definition(def: &ToolDefinition) -> rmcp::model::Tool {
         def.description.clone(),
         flat_input_schema(def),
     )
-    .with_meta(errors_meta(&def.actions));
-    if let Some(annotations) = to_rmcp(annotations) {
-        tool = tool.with_annotations(annotations);
-    }
-    if let [action] = def.actions.as_slice()
-        && let Some(schema) = output_schema(action)
-    {
+    .with_meta(errors_meta(&def.actions))
+    .with_annotations(to_rmcp(annotations, def.title.as_deref()));
+    tool.title.clone_from(&def.title);
+    if let Some(schema) = output_schema::of_tool(&def.actions) {
         tool = tool.with_raw_output_schema(schema);
     }
     tool
 }
 
-/// The definition of one action exposed as its own tool: the action's schema (`$schema` and
-/// `title` stripped, a top-level `oneOf`/`anyOf`/`allOf` advertised as one object), its
-/// annotations, its error contract and its output schema.
+/// The definition of one action exposed as its own tool: the action's title, its schema
+/// (`$schema` and `title` stripped, a top-level `oneOf`/`anyOf`/`allOf` advertised as one
+/// object), its annotations, its error contract and its output schema.
 fn flat_definition(
     def: &ToolDefinition,
     action: &ActionDefinition,
@@ -203,6 +193,7 @@ fn flat_definition(
     let single = ToolDefinition {
         name: name.clone(),
         description: String::new(),
+        title: None,
         discriminator: None,
         actions: vec![action.clone()],
     };
@@ -212,36 +203,13 @@ fn flat_definition(
         action.description.clone()
     };
     let mut tool = rmcp::model::Tool::new(name, description, flat_input_schema(&single))
-        .with_meta(errors_meta(std::slice::from_ref(action)));
-    if let Some(annotations) = to_rmcp(action.annotations) {
-        tool = tool.with_annotations(annotations);
-    }
-    if let Some(schema) = output_schema(action) {
+        .with_meta(errors_meta(std::slice::from_ref(action)))
+        .with_annotations(to_rmcp(action.annotations, action.title.as_deref()));
+    tool.title.clone_from(&action.title);
+    if let Some(schema) = output_schema::of_action(action) {
         tool = tool.with_raw_output_schema(schema);
     }
     tool
-}
-
-/// The `outputSchema` an action is advertised with: its declared schema without `$schema` and
-/// `title`, as for input schemas (the dialect is left to the client, whose validator may
-/// reject a `$schema` it does not know; the title is the Rust type's name). `None` when the
-/// action declares none, or declares one that is not an object schema.
-fn output_schema(action: &ActionDefinition) -> Option<Arc<Map<String, Value>>> {
-    let mut schema = action
-        .output_schema
-        .as_ref()
-        .filter(|schema| is_object_schema(schema))?
-        .clone();
-    schema.remove("$schema");
-    schema.remove("title");
-    Some(Arc::new(schema))
-}
-
-/// MCP requires an output schema whose top-level `type` is `"object"` (MCP specification
-/// 2025-06-18, "Tools": `outputSchema` is `{type: "object", properties?, required?}`; the
-/// TypeScript SDK rejects a tool list with any other).
-fn is_object_schema(schema: &Map<String, Value>) -> bool {
-    schema.get("type").and_then(Value::as_str) == Some("object")
 }
 
 /// Logs a warning for each action of `def` whose declared output schema is not an object
@@ -250,7 +218,7 @@ fn is_object_schema(schema: &Map<String, Value>) -> bool {
 pub(super) fn warn_non_object_output_schemas(def: &ToolDefinition) {
     for action in &def.actions {
         if let Some(schema) = &action.output_schema
-            && !is_object_schema(schema)
+            && !output_schema::is_object_schema(schema)
         {
             tracing::warn!(
                 target: "fusion::server",
@@ -299,46 +267,32 @@ fn errors_meta(actions: &[ActionDefinition]) -> MetaObject {
     MetaObject(meta)
 }
 
-/// Combines the annotations of a tool's actions conservatively: read-only and idempotent only
-/// if every action says so, destructive and open-world if any action may be. A hint no action
-/// sets stays unset.
+/// Combines the annotations of a tool's actions conservatively, each action's hints stated
+/// first ([`Annotations::stated`]: an unset hint is the MCP default): read-only and idempotent
+/// only if every action is, destructive and open-world if any action is. Every hint of the
+/// result is set.
 pub(super) fn combine(actions: impl IntoIterator<Item = Annotations>) -> Annotations {
-    let all: Vec<Annotations> = actions.into_iter().collect();
-    if let [single] = all.as_slice() {
-        return *single;
-    }
-    // `claim` is the value that promises more to the client (read-only: true); a tool makes
-    // the claim only when every action does.
-    let every = |hint: fn(&Annotations) -> Option<bool>, claim: bool| -> Option<bool> {
-        if all.iter().all(|a| hint(a).is_none()) {
-            None
-        } else {
-            Some(if all.iter().all(|a| hint(a) == Some(claim)) {
-                claim
-            } else {
-                !claim
-            })
-        }
-    };
+    let all: Vec<Annotations> = actions.into_iter().map(Annotations::stated).collect();
+    let is = |hint: fn(&Annotations) -> Option<bool>| move |a: &Annotations| hint(a) == Some(true);
     Annotations {
-        read_only: every(|a| a.read_only, true),
-        destructive: every(|a| a.destructive, false),
-        idempotent: every(|a| a.idempotent, true),
-        open_world: every(|a| a.open_world, false),
+        read_only: Some(all.iter().all(is(|a| a.read_only))),
+        destructive: Some(all.iter().any(is(|a| a.destructive))),
+        idempotent: Some(all.iter().all(is(|a| a.idempotent))),
+        open_world: Some(all.iter().any(is(|a| a.open_world))),
     }
 }
 
-fn to_rmcp(a: Annotations) -> Option<ToolAnnotations> {
-    if a == Annotations::default() {
-        return None;
-    }
-    Some(ToolAnnotations::from_raw(
-        None,
+/// The MCP annotations: all four hints, stated (see [`Annotations::stated`]), and the title
+/// again for clients of MCP 2025-03-26, which know only `annotations.title`.
+fn to_rmcp(a: Annotations, title: Option<&str>) -> ToolAnnotations {
+    let a = a.stated();
+    ToolAnnotations::from_raw(
+        title.map(str::to_owned),
         a.read_only,
         a.destructive,
         a.idempotent,
         a.open_world,
-    ))
+    )
 }
 
 #[cfg(test)]
@@ -366,13 +320,47 @@ mod tests {
         assert_eq!(combine([reader, reader]), reader);
         assert_eq!(combine([reader, writer]), writer);
         assert_eq!(combine([writer]), writer);
-        // A hint one action leaves unset cannot be claimed for the tool.
+        // An unset hint is the MCP default: not read-only, destructive, not idempotent, open
+        // world; so it claims nothing for the tool.
         let silent = Annotations::default();
+        assert_eq!(combine([reader, silent]), writer);
+        assert_eq!(combine([silent, silent]), writer);
+        // A read-only action is never destructive, whatever its default says.
+        let lister = hints(Some(true), None, None, Some(false));
+        let adder = hints(None, Some(false), Some(true), Some(false));
         assert_eq!(
-            combine([reader, silent]),
-            hints(Some(false), Some(true), Some(false), Some(true))
+            combine([lister, adder]),
+            hints(Some(false), Some(false), Some(false), Some(false))
         );
-        assert_eq!(combine([silent, silent]), silent);
+        assert_eq!(
+            combine([lister]),
+            hints(Some(true), Some(false), Some(false), Some(false))
+        );
+    }
+
+    #[test]
+    fn every_hint_is_stated_and_the_title_repeated() {
+        let annotations = to_rmcp(Annotations::default(), Some("Billing"));
+        assert_eq!(
+            serde_json::to_value(annotations).unwrap(),
+            json!({
+                "title": "Billing",
+                "readOnlyHint": false,
+                "destructiveHint": true,
+                "idempotentHint": false,
+                "openWorldHint": true,
+            })
+        );
+        let annotations = to_rmcp(hints(Some(true), None, Some(true), Some(false)), None);
+        assert_eq!(
+            serde_json::to_value(annotations).unwrap(),
+            json!({
+                "readOnlyHint": true,
+                "destructiveHint": false,
+                "idempotentHint": true,
+                "openWorldHint": false,
+            })
+        );
     }
 
     #[test]
@@ -420,6 +408,7 @@ mod tests {
         ActionDefinition {
             name: name.to_owned(),
             description: String::new(),
+            title: None,
             input_schema: Map::new(),
             annotations: Annotations::default(),
             errors: Vec::new(),
@@ -437,7 +426,8 @@ mod tests {
             "type": "object",
             "properties": {"id": {"type": "string"}},
         });
-        let advertised = output_schema(&with_output_schema("get", Some(object))).unwrap();
+        let advertised =
+            output_schema::of_action(&with_output_schema("get", Some(object))).unwrap();
         assert_eq!(
             Value::Object((*advertised).clone()),
             json!({"type": "object", "properties": {"id": {"type": "string"}}})
@@ -449,16 +439,29 @@ mod tests {
             json!({}),
         ] {
             let action = with_output_schema("get", Some(not_object.clone()));
-            assert_eq!(output_schema(&action), None, "{not_object}");
+            assert_eq!(output_schema::of_action(&action), None, "{not_object}");
         }
-        assert_eq!(output_schema(&with_output_schema("get", None)), None);
+        assert_eq!(
+            output_schema::of_action(&with_output_schema("get", None)),
+            None
+        );
     }
 
     #[test]
     fn names_must_suit_llm_apis() {
         assert!(check_name("billing_list-2", "t").is_ok());
+        assert!(check_name(&"a".repeat(64), "t").is_ok());
         assert!(check_name("billing.list", "t").is_err());
         assert!(check_name("", "t").is_err());
-        assert!(check_name(&"a".repeat(129), "t").is_err());
+        assert_eq!(
+            check_name(&"a".repeat(65), "tool `x`").unwrap_err(),
+            format!(
+                "`{}` (tool `x`) is not a valid tool name: it is 65 characters long: the \
+                 Anthropic and OpenAI APIs accept at most 64; tool names must match \
+                 `^[a-zA-Z0-9_-]{{1,64}}$` (LLM APIs refuse the whole tool list otherwise); \
+                 rename it with `#[fusion::tool(name = \"...\")]` or `#[action(name = \"...\")]`",
+                "a".repeat(65)
+            )
+        );
     }
 }

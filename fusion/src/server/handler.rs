@@ -1,6 +1,7 @@
 //! `Server` as an rmcp `ServerHandler`: server info, `tools/list`, and `tools/call`: the
 //! request context, progress forwarding and cancellation around the call path.
 
+use std::borrow::Cow;
 use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -8,7 +9,7 @@ use std::sync::atomic::Ordering;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
     ErrorData, InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ServerCapabilities, ServerConfig,
+    ProgressNotificationParam, ProtocolVersion, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{Peer, RequestContext as RmcpContext, RoleServer};
 use serde_json::Value;
@@ -16,20 +17,28 @@ use tokio::sync::mpsc;
 
 use crate::call::{self, Target};
 use crate::code::ErrorCode;
-use crate::context::{ProgressReporter, RequestContext};
+use crate::context::{LogLevel, LogSink, ProgressReporter, RequestContext};
 use crate::error::ToolError;
 use crate::response::ToolResponse;
 use crate::suggest::did_you_mean;
 
 use super::Server;
-use super::malformed;
+use super::compose::{self, forward_delegated};
 
 impl rmcp::ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(self.inner.info.clone());
-        config.instructions = self.inner.instructions.clone();
-        config
+        self.composed_info()
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        self.composed_protocol_versions()
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.composed_subscription_filter(requested)
     }
 
     async fn list_tools(
@@ -95,25 +104,25 @@ impl rmcp::ServerHandler for Server {
         request: InitializeRequestParams,
         context: RmcpContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        // What rmcp's default does, and remember that this value now serves a session.
+        // Remember that this value now serves a session.
         self.handshake.store(true, Ordering::Relaxed);
-        context.peer.set_peer_info(request.clone());
-        self.negotiate_initialize(&request)
+        self.composed_initialize(request, context).await
     }
 
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RmcpContext<RoleServer>,
+        context: RmcpContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         // rmcp parses requests as an untagged union: a standard request whose params do not
         // fit lands here as a "custom" request. Say what is wrong with the params instead of
-        // claiming the method does not exist.
-        Err(malformed::explain_custom_request(
-            &request.method,
-            request.params.as_ref(),
-        ))
+        // claiming the method does not exist; a method of the handler's own goes to it.
+        self.composed_custom_request(request, context).await
     }
+
+    // Prompts, resources, completions, logging, subscriptions, tasks, skills and notifications:
+    // the handler's (`Server::handler`), or rmcp's defaults without one.
+    compose::for_each_delegated!(forward_delegated);
 }
 
 impl Server {
@@ -172,10 +181,7 @@ impl Server {
 fn request_context(
     context: &RmcpContext<RoleServer>,
     session: Option<&Arc<str>>,
-) -> (
-    RequestContext,
-    Option<mpsc::UnboundedReceiver<ProgressNotificationParam>>,
-) {
+) -> (RequestContext, mpsc::UnboundedReceiver<Report>) {
     let mut ctx = RequestContext::new()
         .with_meta(context.meta.0.0.clone())
         .with_cancellation(context.ct.clone());
@@ -191,18 +197,33 @@ fn request_context(
     if let Some(parts) = context.extensions.get::<http::request::Parts>() {
         ctx = ctx.with_http_parts(Arc::new(parts.clone()));
     }
-    let Some(token) = context.meta.get_progress_token() else {
-        return (ctx, None);
-    };
+    // Progress reports and log messages share one queue, so the client gets them in the order
+    // the action sent them, all before the result.
     let (tx, rx) = mpsc::unbounded_channel();
+    let log_tx = tx.clone();
+    let log: LogSink = Arc::new(move |level, logger, data| {
+        // The receiver lives as long as the call; a message after that is moot.
+        let _ = log_tx.send(Report::Log(level, logger, data));
+    });
+    ctx = ctx.with_log(log);
+    let Some(token) = context.meta.get_progress_token() else {
+        return (ctx, rx);
+    };
     let reporter: ProgressReporter = Arc::new(move |progress, total, message| {
         let mut param = ProgressNotificationParam::new(token.clone(), progress);
         param.total = total;
         param.message = message;
-        // The receiver lives as long as the call; a report after that is moot.
-        let _ = tx.send(param);
+        let _ = tx.send(Report::Progress(param));
     });
-    (ctx.with_progress(reporter), Some(rx))
+    (ctx.with_progress(reporter), rx)
+}
+
+/// What an action sends the client while it runs.
+enum Report {
+    /// A `notifications/progress`.
+    Progress(ProgressNotificationParam),
+    /// A `notifications/message`: level, logger, data.
+    Log(LogLevel, Option<String>, Value),
 }
 
 /// What a cancelled call returns to rmcp, which does not send it: an error result saying so.
@@ -213,20 +234,17 @@ fn cancelled() -> CallToolResponse {
     .into()
 }
 
-/// Runs the call while forwarding its progress reports to the client as
-/// `notifications/progress`, in order, all of them before the result.
+/// Runs the call while forwarding its progress reports and log messages to the client
+/// (`notifications/progress`, `notifications/message`), in order, all of them before the result.
 async fn forward_progress<F>(
     call: F,
-    reports: Option<mpsc::UnboundedReceiver<ProgressNotificationParam>>,
+    mut reports: mpsc::UnboundedReceiver<Report>,
     peer: &Peer<RoleServer>,
 ) -> ToolResponse
 where
     F: Future<Output = ToolResponse>,
 {
     let mut call = pin!(call);
-    let Some(mut reports) = reports else {
-        return call.await;
-    };
     loop {
         tokio::select! {
             biased;
@@ -241,8 +259,39 @@ where
     }
 }
 
-async fn notify(peer: &Peer<RoleServer>, report: ProgressNotificationParam) {
-    if let Err(err) = peer.notify_progress(report).await {
-        tracing::debug!(target: "fusion::server", %err, "progress notification not sent");
+#[allow(deprecated, reason = "MCP logging is deprecated in rmcp, still served")]
+async fn notify(peer: &Peer<RoleServer>, report: Report) {
+    let sent = match report {
+        Report::Progress(param) => peer.notify_progress(param).await,
+        Report::Log(level, logger, data) => {
+            peer.notify_logging_message(log_message(level, logger, data))
+                .await
+        }
+    };
+    if let Err(err) = sent {
+        tracing::debug!(target: "fusion::server", %err, "notification not sent");
     }
+}
+
+/// A log message as rmcp sends it.
+#[allow(deprecated, reason = "MCP logging is deprecated in rmcp, still served")]
+fn log_message(
+    level: LogLevel,
+    logger: Option<String>,
+    data: Value,
+) -> rmcp::model::LoggingMessageNotificationParam {
+    use rmcp::model::LoggingLevel as L;
+    let level = match level {
+        LogLevel::Debug => L::Debug,
+        LogLevel::Info => L::Info,
+        LogLevel::Notice => L::Notice,
+        LogLevel::Warning => L::Warning,
+        LogLevel::Error => L::Error,
+        LogLevel::Critical => L::Critical,
+        LogLevel::Alert => L::Alert,
+        LogLevel::Emergency => L::Emergency,
+    };
+    let mut message = rmcp::model::LoggingMessageNotificationParam::new(level, data);
+    message.logger = logger;
+    message
 }

@@ -37,8 +37,10 @@
 //! - `initialize`: the server's own name and version (from [`server_info!`](crate::server_info)
 //!   or [`Server::new`]), the `tools` capability, and the instructions if set.
 //! - `tools/list`: one MCP tool per fusion tool ([`Exposition::Grouped`], the default) or per
-//!   action ([`Exposition::Flat`]). Each carries its description, a single flat object input
-//!   schema (never a top-level `oneOf`/`anyOf`/`allOf`), MCP annotations, and its error
+//!   action ([`Exposition::Flat`]). Each carries its title when it has one (the tool's in
+//!   grouped exposition, the action's in flat), its description, a single flat object input
+//!   schema (never a top-level `oneOf`/`anyOf`/`allOf`), all four MCP annotation hints (see
+//!   [titles and hints](macro@crate::tool#titles-and-hints)), and its error
 //!   contract in `_meta["fusion/errors"]` ([`ERRORS_META_KEY`]):
 //!   `[{"action": "get_invoice", "code": "NOT_FOUND", "severity": "error", "category":
 //!   "not_found", "retryable": false}, …]`.
@@ -66,6 +68,8 @@
 //!   an action need not watch it; it is for work spawned outside the future;
 //! - `report_progress(..)`: when the request carried a progress token, each report becomes a
 //!   `notifications/progress` to the client, in order, all sent before the result;
+//! - `log(..)`: a `notifications/message` to the client (see the
+//!   [composition guide](composition#log-messages));
 //! - `client()`: the name the client reported in `clientInfo` at `initialize` (or, in the
 //!   2026-07-28 lifecycle without `initialize`, in the request's `_meta`). It is
 //!   self-reported, not authenticated: a fair key for rate limits among cooperating clients,
@@ -96,10 +100,16 @@
 
 mod baseline;
 mod catalog;
+mod compose;
+/// The composition guide: your rmcp handler's prompts and resources next to fusion's tools;
+/// progress, cancellation and log messages from a tool.
+#[doc = include_str!("../docs/composition.md")]
+pub mod composition {}
 mod handler;
 #[cfg(feature = "http")]
 pub mod http;
 mod malformed;
+mod output_schema;
 mod transport;
 
 use std::fmt;
@@ -113,9 +123,12 @@ pub use catalog::{ERRORS_META_KEY, SCOPES_META_KEY};
 pub use http::{HttpServer, HttpService, StreamableHttpServerConfig};
 pub use malformed::MAX_READABLE_ARGUMENT_DEPTH;
 pub use rmcp::model::Implementation;
+#[cfg(feature = "stdio")]
+pub use transport::ServeError;
 
 use crate::auth::Principal;
 use crate::guard::{GuardSet, GuardSpec, Guards};
+use crate::portability::{self, Provider};
 use crate::tool::Tool;
 use catalog::{Catalog, Registered};
 
@@ -211,6 +224,10 @@ struct Inner {
     gates: Arc<GuardSet>,
     /// The caller of every call over [`Server::serve_io`]; see [`Server::local_principal`].
     local_principal: Option<Principal>,
+    /// The LLM providers every tool definition must suit; see [`Server::portable_to`].
+    portable_to: Vec<Provider>,
+    /// The rmcp handler answering everything but tools; see [`Server::handler`].
+    handler: Option<Arc<dyn compose::Delegate>>,
 }
 
 impl Server {
@@ -237,6 +254,8 @@ impl Server {
                 guards: Guards::default(),
                 gates: Arc::default(),
                 local_principal: None,
+                portable_to: Provider::DEFAULT.to_vec(),
+                handler: None,
             }),
             session: new_session(),
             handshake: Arc::default(),
@@ -262,11 +281,13 @@ impl Server {
     /// # Panics
     /// When an MCP tool name would be served twice (two tools named `billing`; in flat
     /// exposition, tool `billing` action `list_invoices` and tool `billing_list` action
-    /// `invoices`), or is not a valid tool name for LLM APIs (1 to 128 ASCII letters, digits,
-    /// `_`, `-`). Like axum's `Router::route` on overlapping routes: a startup bug, reported
+    /// `invoices`), or is not a valid tool name for LLM APIs (1 to 64 ASCII letters, digits,
+    /// `_`, `-`: `^[a-zA-Z0-9_-]{1,64}$`, the Anthropic and OpenAI rule; MCP itself allows
+    /// dots and 128 characters). Like axum's `Router::route` on overlapping routes: a startup bug, reported
     /// before the server serves anything. The message names both claimants. Also when an
     /// action's arguments are not a JSON object or declare a field named like the
-    /// discriminator ([`crate::schema::check_definition`]).
+    /// discriminator ([`crate::schema::check_definition`]), or break a rule of a provider of
+    /// [`Server::portable_to`] (the message lists every rule broken and what to change).
     #[track_caller]
     pub fn tool(self, tool: impl Tool) -> Server {
         let definition = tool.definition();
@@ -288,6 +309,19 @@ impl Server {
     #[track_caller]
     pub fn exposition(self, exposition: Exposition) -> Server {
         self.update(|inner| inner.exposition = exposition)
+    }
+
+    /// The LLM providers whose tool APIs every tool definition must suit, checked at each
+    /// registration ([`crate::portability`]). Default: [`Provider::DEFAULT`] (Anthropic, OpenAI,
+    /// Gemini). Leave one out when no client of yours uses it (a recursive arguments type fails
+    /// only Gemini), add [`Provider::OpenAiStrict`], or pass none to check nothing.
+    ///
+    /// # Panics
+    /// As [`Server::tool`], when a registered tool breaks a rule of one of `providers`.
+    #[track_caller]
+    pub fn portable_to(self, providers: impl IntoIterator<Item = Provider>) -> Server {
+        let providers = providers.into_iter().collect();
+        self.update(|inner| inner.portable_to = providers)
     }
 
     /// Sets the `instructions` of the `initialize` result: how to use this server, for the
@@ -508,6 +542,10 @@ impl Server {
             Ok(catalog) => inner.catalog = catalog,
             Err(message) => panic!("fusion::server::Server: {message}"),
         }
+        let portable = portability::require(inner.catalog.definitions(), &inner.portable_to);
+        if let Err(report) = portable {
+            panic!("fusion::server::Server: {report}");
+        }
         baseline::refresh(inner);
         let tools = inner
             .tools
@@ -543,36 +581,5 @@ impl fmt::Debug for Server {
             .field("guards", &inner.guards)
             .field("local_principal", &inner.local_principal)
             .finish_non_exhaustive()
-    }
-}
-
-/// Why [`Server::serve_stdio`] stopped with an error.
-#[cfg(feature = "stdio")]
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ServeError {
-    /// The `initialize` handshake failed (boxed: rmcp's error is large).
-    Initialize(Box<ServerInitializeError>),
-    /// The task serving the connection panicked or was aborted.
-    Task(tokio::task::JoinError),
-}
-
-#[cfg(feature = "stdio")]
-impl fmt::Display for ServeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ServeError::Initialize(err) => write!(f, "MCP initialization failed: {err}"),
-            ServeError::Task(err) => write!(f, "the MCP serving task failed: {err}"),
-        }
-    }
-}
-
-#[cfg(feature = "stdio")]
-impl std::error::Error for ServeError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ServeError::Initialize(err) => Some(&**err),
-            ServeError::Task(err) => Some(err),
-        }
     }
 }

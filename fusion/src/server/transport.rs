@@ -1,5 +1,6 @@
 //! A newline-delimited JSON-RPC transport (stdio, in-process duplex) that answers every request
-//! it cannot parse, where rmcp's would stay silent or answer without the request id.
+//! it cannot parse, where rmcp's would stay silent or answer without the request id; and why
+//! serving over stdio stopped ([`ServeError`]).
 
 use std::io;
 use std::sync::Arc;
@@ -205,5 +206,36 @@ where
 
     async fn close(&mut self) -> Result<(), io::Error> {
         self.writer.lock().await.shutdown().await
+    }
+}
+
+/// Why [`Server::serve_stdio`](super::Server::serve_stdio) stopped with an error.
+#[cfg(feature = "stdio")]
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The `initialize` handshake failed (boxed: rmcp's error is large).
+    Initialize(Box<rmcp::service::ServerInitializeError>),
+    /// The task serving the connection panicked or was aborted.
+    Task(tokio::task::JoinError),
+}
+
+#[cfg(feature = "stdio")]
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServeError::Initialize(err) => write!(f, "MCP initialization failed: {err}"),
+            ServeError::Task(err) => write!(f, "the MCP serving task failed: {err}"),
+        }
+    }
+}
+
+#[cfg(feature = "stdio")]
+impl std::error::Error for ServeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ServeError::Initialize(err) => Some(&**err),
+            ServeError::Task(err) => Some(err),
+        }
     }
 }

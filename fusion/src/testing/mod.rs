@@ -27,6 +27,7 @@
 
 mod lockfile;
 mod outcome;
+mod portable;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -43,6 +44,7 @@ use crate::tool::Tool;
 
 pub use lockfile::{LOCK_ENV, LockCheckError, LockStatus, assert_lockfile, check_lockfile};
 pub use outcome::Outcome;
+pub use portable::assert_portable;
 
 /// Calls registered tools in-process, through the path a server uses.
 ///
@@ -54,6 +56,9 @@ pub use outcome::Outcome;
 /// #     /// Says hi.
 /// #     #[action(read_only)]
 /// #     pub fn hi(&self) -> u32 { 42 }
+/// #     /// Says bye.
+/// #     #[action(read_only)]
+/// #     pub fn bye(&self) -> u32 { 0 }
 /// # }
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
@@ -153,8 +158,9 @@ impl Tester {
 
     /// Calls `name` with `arguments` (a JSON object) and a fresh [`RequestContext`].
     ///
-    /// `name` is `tool.action`, a flat `tool_action`, or `tool` alone (a single-function tool,
-    /// or a tool whose discriminator is in `arguments`).
+    /// `name` is `tool.action`, a flat `tool_action`, or `tool` alone (a single-action tool,
+    /// or a tool whose discriminator is in `arguments`). A single-action tool also answers to
+    /// `tool.action`, its one action's qualified name.
     ///
     /// # Panics
     /// When no registered tool answers to `name` (the message lists the names that do), or
@@ -248,7 +254,8 @@ impl Tester {
             .collect()
     }
 
-    /// The names one tool answers to: `tool`, and `tool.action` and `tool_action` per action.
+    /// The names one tool answers to: `tool`, and `tool.action` and `tool_action` per action
+    /// (a single-action tool: `tool` and `tool.action`).
     fn names_of(def: &ToolDefinition) -> Vec<String> {
         let mut names = vec![def.name.clone()];
         if def.discriminator.is_some() {
@@ -256,6 +263,10 @@ impl Tester {
                 names.push(def.qualified_name(&action.name));
                 names.push(format!("{}_{}", def.name, action.name));
             }
+        } else if let [action] = def.actions.as_slice()
+            && action.name != def.name
+        {
+            names.push(format!("{}.{}", def.name, action.name));
         }
         names
     }
@@ -288,6 +299,18 @@ impl Tester {
                     tool,
                     tool_name: Arc::from(tool_name),
                     inject: Some((d.clone(), action.to_owned())),
+                    flat: false,
+                };
+            }
+            // A single-action tool answers to its action's qualified name too.
+            if let Some((tool, def, _)) = found
+                && def.discriminator.is_none()
+                && def.action(action).is_some()
+            {
+                return Target {
+                    tool,
+                    tool_name: Arc::from(tool_name),
+                    inject: None,
                     flat: false,
                 };
             }

@@ -25,7 +25,7 @@ pub enum DeltaClass {
     /// becoming read-only or no longer destructive, a hint set to its MCP default, an output
     /// schema added, a required scope removed.
     Safe,
-    /// Text only: a tool, action or field description.
+    /// Text only: a tool, action or field description, a tool or action title.
     Cosmetic,
 }
 

@@ -56,12 +56,15 @@ async fn tools_list_advertises_grouped_tools() {
         "Used by: get_invoice (required), refund (required)."
     );
 
+    // The title is the doc comment's summary, in both places MCP versions read it.
+    let title = "Invoices of the billing system";
+    assert_eq!(billing.title.as_deref(), Some(title));
     // One action is destructive and not read-only: the tool as a whole is neither read-only
     // nor idempotent, and may be destructive and open-world.
     assert_eq!(
         billing.annotations,
         Some(ToolAnnotations::from_raw(
-            None,
+            Some(title.to_owned()),
             Some(false),
             Some(true),
             Some(false),
@@ -81,23 +84,32 @@ async fn tools_list_advertises_grouped_tools() {
     let schema = Value::Object((*add.input_schema).clone());
     assert_flat_object(&schema);
     assert_eq!(schema["required"], json!(["a", "b"]));
+    // Every hint is stated: the unset ones with their MCP defaults, a read-only tool never
+    // destructive.
     assert_eq!(
         add.annotations,
         Some(ToolAnnotations::from_raw(
-            None,
+            Some("Adds two numbers".to_owned()),
             Some(true),
-            None,
+            Some(false),
             Some(true),
-            None
+            Some(true)
         ))
     );
     assert_eq!(add.meta.as_ref().unwrap().0["fusion/errors"], json!([]));
 
     // The wire form uses the MCP names.
     let wire = serde_json::to_value(add).unwrap();
+    assert_eq!(wire["title"], "Adds two numbers");
     assert_eq!(
         wire["annotations"],
-        json!({"readOnlyHint": true, "idempotentHint": true})
+        json!({
+            "title": "Adds two numbers",
+            "readOnlyHint": true,
+            "destructiveHint": false,
+            "idempotentHint": true,
+            "openWorldHint": true,
+        })
     );
     assert_eq!(wire["_meta"], json!({"fusion/errors": []}));
 }
@@ -132,13 +144,15 @@ async fn tools_list_advertises_flat_tools() {
     assert!(schema.get("$schema").is_none() && schema.get("title").is_none());
     assert!(schema["properties"].get("action").is_none(), "{schema}");
     assert_eq!(schema["required"], json!(["id"]));
-    // Each flat tool carries its own action's hints and errors.
+    // Each flat tool carries its own action's title, hints and errors.
+    let title = "Fetches one invoice by ID";
+    assert_eq!(get_invoice.title.as_deref(), Some(title));
     assert_eq!(
         get_invoice.annotations,
         Some(ToolAnnotations::from_raw(
-            None,
+            Some(title.to_owned()),
             Some(true),
-            None,
+            Some(false),
             Some(true),
             Some(false)
         ))
@@ -146,9 +160,17 @@ async fn tools_list_advertises_flat_tools() {
     let errors = &get_invoice.meta.as_ref().unwrap().0["fusion/errors"];
     assert_eq!(errors.as_array().unwrap().len(), 2);
     assert_eq!(
-        tools[2].annotations.as_ref().unwrap().destructive_hint,
-        Some(true)
+        tools[2].annotations,
+        Some(ToolAnnotations::from_raw(
+            Some("Refunds an invoice".to_owned()),
+            Some(false),
+            Some(true),
+            Some(false),
+            Some(true)
+        ))
     );
+    // A single-function tool keeps its own title in flat exposition.
+    assert_eq!(tools[3].title.as_deref(), Some("Adds two numbers"));
     assert_eq!(
         tools[0].meta.as_ref().unwrap().0["fusion/errors"],
         json!([])
@@ -188,9 +210,46 @@ fn a_flat_name_clashing_with_a_tool_panics() {
 }
 
 #[test]
-#[should_panic(expected = "`billing.v2` (tool `billing.v2`) is not a valid MCP tool name")]
+#[should_panic(
+    expected = "`billing.v2` (tool `billing.v2`) is not a valid tool name: it \
+                           contains `.`: MCP allows dots, but the Anthropic and OpenAI APIs do not"
+)]
 fn a_tool_name_llm_apis_reject_panics() {
     let _ = Server::new("s", "1").tool(Named::new("billing.v2", &["list"]));
+}
+
+#[test]
+fn a_flat_name_over_64_characters_panics_when_flat() {
+    // A hand-written tool: the macro checks the flat names of its own tools at compile time.
+    let action = "a".repeat(60);
+    let server = Server::new("s", "1").tool(Named::new("billing", &[&action]));
+    let flat = std::panic::catch_unwind(AssertUnwindSafe(|| server.exposition(Exposition::Flat)));
+    let message = *flat.unwrap_err().downcast::<String>().unwrap();
+    assert!(
+        message.starts_with(&format!(
+            "fusion::server::Server: `billing_{action}` (action `{action}` of tool `billing`) is \
+             not a valid tool name: it is 68 characters long"
+        )),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_tool_without_doc_comments_has_no_title_and_every_hint() {
+    let server = Server::new("s", "1").tool(Named::new("plain", &["one", "two"]));
+    let plain = &server.tool_definitions()[0];
+    assert_eq!(plain.title, None);
+    let wire = serde_json::to_value(plain).unwrap();
+    assert!(wire.get("title").is_none(), "{wire}");
+    assert_eq!(
+        wire["annotations"],
+        json!({
+            "readOnlyHint": false,
+            "destructiveHint": true,
+            "idempotentHint": false,
+            "openWorldHint": true,
+        })
+    );
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! Output schemas on the wire: `#[action(output_schema)]` advertised as `outputSchema` (flat
-//! exposition, and grouped for a tool of one action), successes carrying `structuredContent`,
+//! exposition, and grouped when every action declares one), successes carrying `structuredContent`,
 //! errors carrying none. Every result is checked the way a strict client checks it (the
 //! TypeScript SDK rejects a success of a tool with an output schema that has no conforming
 //! `structuredContent`).
@@ -174,15 +174,52 @@ async fn flat_tools_advertise_each_actions_output_schema() {
 }
 
 #[tokio::test]
-async fn grouped_tools_advertise_an_output_schema_only_for_a_single_action() {
+async fn grouped_tools_advertise_an_output_schema_only_when_every_action_declares_one() {
     let client = connect(shop(Exposition::Grouped)).await;
     let tools = within(client.list_all_tools()).await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(names, ["shop", "receipt_of"]);
-    // Several actions: every success of `shop` would have to fit one schema.
+    // `count` declares none: its successes carry no `structuredContent`, so no schema.
     assert_eq!(tools[0].output_schema, None);
     let single = tools[1].output_schema.as_deref().expect("outputSchema");
     assert_eq!(Value::Object(single.clone()), receipt_schema());
+}
+
+/// Two actions returning one type: the grouped tool advertises that type's schema.
+pub(crate) struct Till;
+
+/// The till of the shop.
+#[fusion::tool]
+impl Till {
+    /// Fetches one receipt.
+    #[action(read_only, output_schema)]
+    pub(crate) fn receipt(&self, args: Lookup) -> Result<Receipt, ToolError> {
+        find(&args.id)
+    }
+
+    /// The latest receipt.
+    #[action(read_only, output_schema)]
+    pub(crate) fn latest(&self) -> Result<Receipt, ToolError> {
+        find("r_1")
+    }
+}
+
+#[tokio::test]
+async fn a_grouped_tool_whose_actions_return_one_type_advertises_its_schema() {
+    let client = connect(Server::new("till-server", "1.0.0").tool(Till)).await;
+    let tools = within(client.list_all_tools()).await.unwrap();
+    let schema = tools[0].output_schema.as_deref().expect("outputSchema");
+    assert_eq!(Value::Object(schema.clone()), receipt_schema());
+    // Every success of either action conforms, as a strict client checks.
+    for arguments in [
+        json!({"action": "receipt", "id": "r_1"}),
+        json!({"action": "latest"}),
+    ] {
+        let result = strict_call(&client, "till", arguments).await;
+        assert_eq!(result.is_error, Some(false), "{result:?}");
+    }
+    let missing = strict_call(&client, "till", json!({"action": "receipt", "id": "r_9"})).await;
+    assert_eq!(missing.is_error, Some(true));
 }
 
 // --- tools/call -----------------------------------------------------------------------------

@@ -235,6 +235,7 @@ impl Named {
             definition: ToolDefinition {
                 name: tool.to_owned(),
                 description: format!("The {tool} tool."),
+                title: None,
                 discriminator: Some("action".to_owned()),
                 actions: actions.iter().map(|a| action(a)).collect(),
             },
@@ -247,6 +248,7 @@ impl Named {
             definition: ToolDefinition {
                 name: tool.to_owned(),
                 description: format!("The {tool} tool."),
+                title: None,
                 discriminator: None,
                 actions: vec![action(tool)],
             },
@@ -258,6 +260,7 @@ fn action(name: &str) -> ActionDefinition {
     ActionDefinition {
         name: name.to_owned(),
         description: format!("Does {name}."),
+        title: None,
         input_schema: serde_json::json!({"type": "object"})
             .as_object()
             .unwrap()

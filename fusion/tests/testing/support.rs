@@ -134,9 +134,10 @@ pub(crate) fn panic_message(check: impl FnOnce()) -> String {
 }
 
 /// Two tools whose flat names collide: `foo` with action `bar_baz` and `foo_bar` with `baz`.
+/// Each names its discriminator, so its one action keeps it (and a flat name).
 pub(crate) struct Foo;
 
-#[fusion::tool]
+#[fusion::tool(discriminator = "action")]
 impl Foo {
     /// An action.
     #[action]
@@ -148,7 +149,7 @@ impl Foo {
 /// The second of the colliding tools.
 pub(crate) struct FooBar;
 
-#[fusion::tool]
+#[fusion::tool(discriminator = "action")]
 impl FooBar {
     /// An action.
     #[action]

@@ -276,3 +276,65 @@ async fn a_result_behind_an_alias_is_fallible_and_keeps_its_contracts() {
     assert!(read.contains(r#"code="INTERNAL_ERROR""#), "{read}");
     assert!(!read.contains("sda1"), "{read}");
 }
+
+// --- titles and tool-wide hints -------------------------------------------------------------------
+
+struct Archive;
+
+/// Archived invoices.
+///
+/// Read-only unless stated.
+#[fusion::tool(read_only, open_world = false)]
+impl Archive {
+    /// Finds archived invoices by customer
+    /// and year.
+    #[action]
+    fn find(&self) {}
+
+    #[action(title = "Purge the archive", read_only = false, destructive)]
+    fn purge(&self) {}
+
+    #[action(description = "Counts them.")]
+    fn count(&self) {}
+}
+
+/// Gets the weather.
+#[fusion::tool(title = "Weather", read_only)]
+#[action(idempotent)]
+fn forecast() {}
+
+#[test]
+fn titles_default_to_the_doc_summary_and_tool_hints_fill_the_actions() {
+    let def = Archive.definition();
+    assert_eq!(def.title.as_deref(), Some("Archived invoices"));
+    let titles: Vec<Option<&str>> = def.actions.iter().map(|a| a.title.as_deref()).collect();
+    assert_eq!(
+        titles,
+        [
+            Some("Finds archived invoices by customer and year"),
+            Some("Purge the archive"),
+            None,
+        ]
+    );
+    let hints = |read_only, destructive| Annotations {
+        read_only: Some(read_only),
+        destructive,
+        idempotent: None,
+        open_world: Some(false),
+    };
+    assert_eq!(def.actions[0].annotations, hints(true, None));
+    assert_eq!(def.actions[1].annotations, hints(false, Some(true)));
+    assert_eq!(def.actions[2].annotations, hints(true, None));
+
+    let def = Forecast.definition();
+    assert_eq!(def.title.as_deref(), Some("Weather"));
+    assert_eq!(def.actions[0].title.as_deref(), Some("Weather"));
+    assert_eq!(
+        def.actions[0].annotations,
+        Annotations {
+            read_only: Some(true),
+            idempotent: Some(true),
+            ..Annotations::default()
+        }
+    );
+}

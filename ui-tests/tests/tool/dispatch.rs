@@ -353,7 +353,7 @@ struct InvoiceId(String);
 
 struct NewtypeArguments;
 
-#[fusion::tool]
+#[fusion::tool(discriminator = "action")]
 impl NewtypeArguments {
     #[action]
     fn get(&self, id: InvoiceId) -> String {
@@ -455,4 +455,34 @@ async fn cfg_removes_an_action_and_the_others_still_route() {
     let unknown = envelope(&call(Configured, json!({"action": "gone"})).await);
     assert!(unknown.contains("UNKNOWN_ACTION"), "{unknown}");
     assert_eq!(Configured::__fusion_action_kept.action, "kept");
+}
+
+// --- an impl block with one action -----------------------------------------------------------
+
+struct Metrics;
+
+/// Counters of the service.
+#[fusion::tool]
+impl Metrics {
+    /// The number of calls served.
+    #[action(read_only)]
+    fn stats(&self) -> u64 {
+        42
+    }
+}
+
+#[tokio::test]
+async fn an_impl_block_with_one_action_takes_its_arguments_without_a_discriminator() {
+    let definition = Metrics.definition();
+    assert_eq!(definition.discriminator, None);
+    assert_eq!(definition.actions[0].name, "stats");
+    assert_eq!(payload(&call(Metrics, json!({})).await), "42");
+    // Naming the action is an unknown field, as for a function tool.
+    let response = call(Metrics, json!({"action": "stats"})).await;
+    let envelope = envelope(&response);
+    assert!(
+        envelope.contains("<validation_error action=\"metrics\">"),
+        "{envelope}"
+    );
+    assert!(envelope.contains("action"), "{envelope}");
 }

@@ -125,7 +125,9 @@ pub(super) struct Lookup {
     sku: String,
 }
 
-#[fusion::tool]
+// One action, and a named discriminator: callers name the action, so adding one later
+// changes nothing for them.
+#[fusion::tool(discriminator = "action")]
 impl<S: Store> Inventory<S> {
     /// The stock of one SKU.
     #[action]

@@ -44,7 +44,7 @@ fn several_actions_keep_their_order() {
          <message>routed</message>\n\
          <available_actions>\n\
          \x20 <action>billing.get_invoice</action>\n\
-         \x20 <action>invoices.search</action>\n\
+         \x20 <action>invoices</action>\n\
          \x20 <action>calculator</action>\n\
          </available_actions>\n\
          </tool_error>"

@@ -10,13 +10,13 @@ use serde_json::json;
 pub(super) enum Flagged {
     #[tool_error(DEPRECATED, severity = "warning")]
     OldParameter,
-    #[tool_error(code = "LEDGER_CORRUPT", severity = "critical")]
+    #[tool_error(code = "LEDGER_CORRUPT", severity = "critical", category = "unknown")]
     Corrupt,
     #[tool_error(code = "LEDGER_BUSY", category = "transient")]
     Busy,
     #[tool_error(code = "LEDGER_SYNCING", category = "transient", retryable = false)]
     Syncing,
-    #[tool_error(CONFLICT, retryable = true)]
+    #[tool_error(CONFLICT, category = "unknown", retryable = true)]
     Stale,
 }
 

@@ -16,7 +16,7 @@ use super::model::{ActionContract, Contract, ToolContract};
 use error_codes::{errors, scopes};
 use fields::fields;
 use hints::hints;
-use text::{descriptions, list, short};
+use text::{descriptions, list, short, titles};
 
 /// One change between two contracts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -201,6 +201,10 @@ impl Differ {
     }
 
     fn tool(&mut self, name: &str, old: &ToolContract, new: &ToolContract) {
+        if old.title != new.title {
+            let text = format!("Tool title changed {}.", titles(&old.title, &new.title));
+            self.push(DeltaClass::Cosmetic, name, None, text);
+        }
         if old.description != new.description {
             self.push(
                 DeltaClass::Cosmetic,
@@ -215,14 +219,23 @@ impl Differ {
         if old.discriminator != new.discriminator {
             let show = |d: &Option<String>| match d {
                 Some(d) => format!("'{d}'"),
-                None => "none (a single-function tool)".to_owned(),
+                None => "none (a single-action tool)".to_owned(),
+            };
+            // A single-action tool that gained an action: its callers never name one.
+            let consequence = match (&old.discriminator, &new.discriminator) {
+                (None, Some(d)) => format!(
+                    " Every call must now name its action in '{d}'; calls written for the \
+                     single action are refused MISSING_DISCRIMINATOR. To add actions without \
+                     this, declare the discriminator while the tool has one action."
+                ),
+                _ => String::new(),
             };
             self.push(
                 DeltaClass::Breaking,
                 name,
                 None,
                 format!(
-                    "Discriminator changed (before: {}; now: {}).",
+                    "Discriminator changed (before: {}; now: {}).{consequence}",
                     show(&old.discriminator),
                     show(&new.discriminator)
                 ),
@@ -275,6 +288,10 @@ impl Differ {
 
     fn action(&mut self, tool: &str, action: &str, old: &ActionContract, new: &ActionContract) {
         let mut push = |class, text: String| self.push(class, tool, Some(action), text);
+        if old.title != new.title {
+            let text = format!("Action title changed {}.", titles(&old.title, &new.title));
+            push(DeltaClass::Cosmetic, text);
+        }
         if old.description != new.description {
             push(
                 DeltaClass::Cosmetic,

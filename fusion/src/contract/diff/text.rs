@@ -42,6 +42,11 @@ pub(super) fn descriptions(old: &str, new: &str) -> String {
     )
 }
 
+/// `(before: …; now: …)` for a changed title: as [`descriptions`], `none` for no title.
+pub(super) fn titles(old: &Option<String>, new: &Option<String>) -> String {
+    descriptions(old.as_deref().unwrap_or(""), new.as_deref().unwrap_or(""))
+}
+
 /// `chars[start..]` in single quotes, at most `width` characters of it (`...` included),
 /// `...` marking a cut at either end; `none` when empty.
 fn quote(chars: &[char], start: usize, width: usize) -> String {

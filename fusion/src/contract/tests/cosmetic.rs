@@ -57,3 +57,38 @@ fn cosmetic_text_elsewhere_in_the_schema() {
         ),
     );
 }
+
+#[test]
+fn cosmetic_titles() {
+    let found = deltas(|def| {
+        def.title = Some("Billing".into());
+        def.actions[0].title = Some("Charge an invoice".into());
+    });
+    assert_eq!(
+        found,
+        [
+            (
+                DeltaClass::Cosmetic,
+                "billing".to_owned(),
+                "Tool title changed (before: none; now: 'Billing').".to_owned()
+            ),
+            (
+                DeltaClass::Cosmetic,
+                "billing.charge".to_owned(),
+                "Action title changed (before: none; now: 'Charge an invoice').".to_owned()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_contract_without_titles_reads_as_before() {
+    // Lockfiles written before titles existed have no `title` keys, and still parse.
+    let contract = billing(|_| {});
+    let text = contract.to_lockfile();
+    assert!(!text.contains("\"title\""), "{text}");
+    let titled = billing(|def| def.title = Some("Billing".into()));
+    let text = titled.to_lockfile();
+    assert!(text.contains("\"title\": \"Billing\""), "{text}");
+    assert_eq!(Lockfile::parse(&text).unwrap().contract(), &titled);
+}

@@ -21,6 +21,7 @@ fn action(name: &str, schema: Value) -> ActionDefinition {
     ActionDefinition {
         name: name.to_owned(),
         description: format!("The {name} action."),
+        title: None,
         input_schema: schema.as_object().expect("an object schema").clone(),
         annotations: Annotations::default(),
         errors: Vec::new(),
@@ -34,6 +35,7 @@ fn tool(name: &str, actions: Vec<ActionDefinition>) -> ToolDefinition {
     ToolDefinition {
         name: name.to_owned(),
         description: format!("The {name} tool."),
+        title: None,
         discriminator: Some("action".to_owned()),
         actions,
     }

@@ -89,3 +89,35 @@ fn changes_outside_the_table_are_classified() {
         "Discriminator changed (before: 'action'; now: 'op').",
     );
 }
+
+#[test]
+fn a_single_action_tool_gaining_an_action_is_breaking_and_says_why() {
+    let single = |def: &mut ToolDefinition| {
+        def.discriminator = None;
+        def.actions.truncate(1);
+    };
+    let d = diff(&billing(single), &billing(|_| {}));
+    let breaking: Vec<&str> = d
+        .deltas()
+        .iter()
+        .filter(|delta| delta.class == DeltaClass::Breaking)
+        .map(|delta| delta.text.as_str())
+        .collect();
+    assert_eq!(breaking.len(), 1, "{:#?}", d.deltas());
+    assert!(
+        breaking[0].starts_with(
+            "Discriminator changed (before: none (a single-action tool); now: 'action'). \
+             Every call must now name its action in 'action'"
+        ),
+        "{}",
+        breaking[0]
+    );
+    // The new action itself is reported too, as an addition.
+    assert!(
+        d.deltas()
+            .iter()
+            .any(|delta| delta.action.as_deref() == Some("list")),
+        "{:#?}",
+        d.deltas()
+    );
+}

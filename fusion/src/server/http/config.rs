@@ -113,6 +113,8 @@ pub struct HttpServer {
     wraps: Vec<Wrap>,
     routes: Router,
     pub(super) shutdown: Option<Shutdown>,
+    /// Serve MCP at every path, not only `path` ([`HttpServer::into_service`]).
+    any_path: bool,
 }
 
 impl HttpServer {
@@ -133,6 +135,7 @@ impl HttpServer {
             wraps: Vec::new(),
             routes: Router::new(),
             shutdown: None,
+            any_path: false,
         }
     }
 
@@ -336,6 +339,36 @@ impl HttpServer {
         self.build(CancellationToken::new())
     }
 
+    /// MCP as a tower service answering at whatever path it is mounted (every path reaches
+    /// it), to nest in your axum app behind your own layers:
+    /// `app.nest_service("/mcp", server.http().into_service())`. It keeps the request-level
+    /// hardening of [`HttpServer::into_router`] (so list your public names in
+    /// [`HttpServer::allowed_hosts`] and your web app's origin in
+    /// [`HttpServer::allowed_origins`]) and ignores [`HttpServer::path`]; your layers around it
+    /// (a bearer check such as `fusion::auth::BearerAuth`, CORS, request ids) run first, and
+    /// what they put on the request (headers, extensions such as the
+    /// [`Principal`](crate::auth::Principal)) reaches each call through
+    /// [`RequestContext::http_parts`](crate::RequestContext::http_parts). The connection-level
+    /// settings are yours, as for `into_router`.
+    ///
+    /// ```
+    /// use axum::routing::get;
+    /// # fn demo(server: fusion::server::Server) {
+    /// let mcp = server
+    ///     .http()
+    ///     .allowed_hosts(["app.example.com", "localhost"])
+    ///     .allowed_origins(["https://app.example.com"])
+    ///     .into_service();
+    /// let app: axum::Router = axum::Router::new()
+    ///     .route("/healthz", get(|| async { "ok" }))
+    ///     .nest_service("/mcp", mcp);
+    /// # }
+    /// ```
+    pub fn into_service(mut self) -> Router {
+        self.any_path = true;
+        self.build(CancellationToken::new())
+    }
+
     /// Assembles the router; `cancel` ends every session (and its event streams).
     pub(super) fn build(self, cancel: CancellationToken) -> Router {
         let mut config = StreamableHttpServerConfig::default()
@@ -373,9 +406,12 @@ impl HttpServer {
             retry_after: self.session_idle_timeout.min(MAX_RETRY_AFTER),
             max_sessions_per_caller: self.max_sessions_per_caller,
         });
-        let mut router = Router::new()
-            .route(&self.path, axum::routing::any(front::serve))
-            .with_state(front);
+        let router = if self.any_path {
+            Router::new().fallback(front::serve)
+        } else {
+            Router::new().route(&self.path, axum::routing::any(front::serve))
+        };
+        let mut router = router.with_state(front);
         for wrap in self.wraps {
             router = wrap(router);
         }

@@ -2,7 +2,7 @@
 enum BillingError {
     #[tool_error(NOT_FOUND)]
     InvoiceNotFound,
-    #[tool_error(CONFLICT)]
+    #[tool_error(CONFLICT, category = "validation")]
     AlreadyPaid,
 }
 

@@ -18,7 +18,7 @@ impl Billing {
 enum BillingError {
     #[tool_error(NOT_FOUND, actions(list_invoices, refnd))]
     InvoiceNotFound,
-    #[tool_error(CONFLICT, actions(cancel))]
+    #[tool_error(CONFLICT, category = "validation", actions(cancel))]
     Conflict,
 }
 

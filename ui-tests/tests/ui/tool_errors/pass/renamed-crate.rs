@@ -47,7 +47,7 @@ enum BillingError {
     },
     #[tool_error(RATE_LIMITED, category = "rate_limit")]
     Throttled(#[retry_after] std::time::Duration),
-    #[tool_error(code = "ALREADY_PAID", severity = "warning", retryable = false)]
+    #[tool_error(code = "ALREADY_PAID", severity = "warning", category = "validation", retryable = false)]
     Paid,
     #[tool_error(internal, severity = "critical")]
     Database(std::io::Error),
@@ -93,7 +93,7 @@ fn main() {
     assert_eq!(err.detail_value("requestedId"), Some("inv_1"));
     assert!(
         err.to_xml()
-            .contains("<action>billing.list_invoices</action>")
+            .contains("<action>billing</action>")
     );
     let err = ToolError::from(BillingError::Throttled(std::time::Duration::from_secs(2)));
     assert_eq!(err.retry_after_secs(), Some(2));

@@ -1,6 +1,11 @@
 //! Input schemas as a tool advertises them: one flat object per tool, the discriminator as a
 //! string `enum`, the union of its actions' fields, and no top-level `oneOf`/`anyOf`/`allOf`
-//! (several LLM APIs reject tools whose schema starts with one).
+//! (several LLM APIs reject tools whose schema starts with one), rewritten into the part of JSON
+//! Schema every major LLM API accepts (see [`crate::portability`]).
+
+mod portable;
+
+pub(crate) use portable::{GEMINI_FORMATS, GEMINI_KEYWORDS, local_definition};
 
 use serde_json::{Map, Value, json};
 
@@ -82,7 +87,21 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
 /// string `enum`, the union of all actions' fields (each field's description says which
 /// actions use it and where it is required) and `required: [discriminator]`. Never a
 /// top-level `oneOf`/`anyOf`/`allOf`. A single-function tool gets its action's schema.
+///
+/// Written for every major LLM API (Anthropic, OpenAI, Gemini; see [`crate::portability`]):
+/// definitions inlined (no `$ref`/`$defs`), no `oneOf`/`allOf`/`const` (a unit enum is a string
+/// `enum`, an `Option` is `nullable: true`, alternatives are a nested `anyOf`), and only the
+/// keywords the Gemini API's schema object has (no `additionalProperties`, no `format` it does
+/// not know). A recursive type keeps the `$ref` that closes its cycle, which
+/// [`crate::portability::check_tool`] reports. Arguments are still validated against each
+/// action's own schema: nothing dropped here is accepted.
 pub fn flat_input_schema(definition: &ToolDefinition) -> Map<String, Value> {
+    portable::portable(&flat_schema(definition))
+}
+
+/// [`flat_input_schema`] before the rewrite for LLM APIs: the actions' keywords and
+/// definitions as schemars wrote them.
+fn flat_schema(definition: &ToolDefinition) -> Map<String, Value> {
     let Some(discriminator) = &definition.discriminator else {
         let mut schema = definition
             .actions
@@ -319,6 +338,7 @@ pub(crate) mod fixtures {
         ActionDefinition {
             name: name.into(),
             description: format!("Does\n{name}.\n\nMore text."),
+            title: None,
             input_schema: schema.as_object().unwrap().clone(),
             annotations: Annotations::default(),
             errors: Vec::new(),
@@ -333,6 +353,7 @@ pub(crate) mod fixtures {
         ToolDefinition {
             name: "billing".into(),
             description: "Invoices.".into(),
+            title: None,
             discriminator: Some("action".into()),
             actions: vec![
                 action(
@@ -398,6 +419,7 @@ mod tests {
         let single = ToolDefinition {
             name: "pay".into(),
             description: String::new(),
+            title: None,
             discriminator: None,
             actions: vec![action("pay", schema.clone())],
         };
@@ -407,7 +429,7 @@ mod tests {
         assert_eq!(flat["required"], json!(["kind"]));
         assert_eq!(
             flat["properties"]["kind"],
-            json!({"anyOf": [{"const": "Card"}, {"const": "Iban"}]})
+            json!({"type": "string", "enum": ["Card", "Iban"]})
         );
         assert_eq!(flat["properties"]["iban"], json!({"type": "string"}));
 

@@ -1,0 +1,192 @@
+//! The `axum_app` example served on a loopback socket: its own route, fusion nested at `/mcp`
+//! behind the app's bearer, CORS and request-id layers, called by rmcp's Streamable HTTP client
+//! (reqwest) and by plain HTTP/1.1 requests.
+
+#[path = "../axum_app.rs"]
+mod axum_app;
+
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use axum_app::{AppState, PLACE_SCOPE, app, bearer, token};
+
+const SECRET: &[u8] = b"a test secret of more than thirty-two bytes";
+
+/// Serves the app on a free loopback port; returns `host:port`.
+async fn serve() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let auth = bearer(&resource(&addr), SECRET);
+    let app = app(AppState::default(), auth);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    addr
+}
+
+fn resource(addr: &str) -> String {
+    format!("http://{addr}/mcp")
+}
+
+/// Fails the test instead of hanging when `future` takes more than ten seconds.
+async fn within<F: Future>(future: F) -> F::Output {
+    tokio::time::timeout(Duration::from_secs(10), future)
+        .await
+        .expect("timed out after 10 s")
+}
+
+/// Sends `request` (a whole HTTP/1.1 request with `Connection: close`) and returns the whole
+/// response, head and body.
+async fn send(addr: &str, request: &str) -> String {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    within(stream.read_to_string(&mut response)).await.unwrap();
+    response
+}
+
+/// An rmcp client speaking Streamable HTTP to `/mcp` with a token for `subject`.
+async fn connect(addr: &str, subject: &str) -> RunningService<RoleClient, ClientConfig> {
+    let token = token(&resource(addr), SECRET, subject, PLACE_SCOPE);
+    let config = StreamableHttpClientTransportConfig::with_uri(resource(addr)).auth_header(token);
+    let transport = StreamableHttpClientTransport::from_config(config);
+    within(ClientConfig::default().serve(transport))
+        .await
+        .expect("initialize succeeds")
+}
+
+async fn call(
+    client: &RunningService<RoleClient, ClientConfig>,
+    arguments: Value,
+) -> CallToolResult {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object")
+    };
+    let params = CallToolRequestParams::new("orders").with_arguments(arguments);
+    within(client.call_tool(params)).await.expect("a result")
+}
+
+fn text(result: &CallToolResult) -> &str {
+    &result.content[0].as_text().expect("a text block").text
+}
+
+#[tokio::test]
+async fn the_tool_sees_the_apps_state_caller_and_request_id() {
+    let addr = serve().await;
+    let client = connect(&addr, "alice").await;
+    let tools = within(client.list_all_tools()).await.unwrap();
+    assert_eq!(tools[0].name, "orders");
+
+    let placed = call(
+        &client,
+        json!({"action": "place", "item": "teapot", "quantity": 2}),
+    )
+    .await;
+    assert_eq!(placed.is_error, Some(false), "{placed:?}");
+    let order: Value = serde_json::from_str(text(&placed)).unwrap();
+    assert_eq!(order["item"], "teapot");
+    assert_eq!(order["placed_by"], "alice", "the bearer layer's principal");
+    let request_id = order["request_id"].as_str().unwrap();
+    assert_eq!(
+        request_id.len(),
+        36,
+        "the request-id layer's UUID: {request_id}"
+    );
+
+    // The app's own route reads the same state.
+    let listed = send(
+        &addr,
+        &format!("GET /api/orders HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+    )
+    .await;
+    assert!(listed.starts_with("HTTP/1.1 200"), "{listed}");
+    assert!(listed.contains("x-request-id: "), "propagated: {listed}");
+    let body = listed.split("\r\n\r\n").nth(1).unwrap();
+    let orders: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(orders[0]["item"], "teapot");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn bad_arguments_get_the_validation_envelope_over_http() {
+    let addr = serve().await;
+    let client = connect(&addr, "bob").await;
+    let result = call(
+        &client,
+        json!({"action": "place", "item": "teapot", "quantity": 0}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(true));
+    let envelope = text(&result);
+    assert!(
+        envelope.starts_with("<validation_error action=\"orders.place\">"),
+        "{envelope}"
+    );
+    assert!(envelope.contains("<field name=\"quantity\">"), "{envelope}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn mcp_without_a_token_is_refused_by_the_apps_bearer_layer() {
+    let addr = serve().await;
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let response = send(
+        &addr,
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+    .await;
+    assert!(response.starts_with("HTTP/1.1 401"), "{response}");
+    assert!(
+        response
+            .to_ascii_lowercase()
+            .contains("www-authenticate: bearer"),
+        "{response}"
+    );
+}
+
+#[tokio::test]
+async fn the_apps_cors_layer_answers_preflights_and_fusion_checks_origins() {
+    let addr = serve().await;
+    let preflight = send(
+        &addr,
+        &format!(
+            "OPTIONS /mcp HTTP/1.1\r\nHost: {addr}\r\nOrigin: https://shop.example.com\r\n\
+             Access-Control-Request-Method: POST\r\n\
+             Access-Control-Request-Headers: authorization, content-type\r\n\
+             Connection: close\r\n\r\n"
+        ),
+    )
+    .await;
+    assert!(preflight.starts_with("HTTP/1.1 200"), "{preflight}");
+    assert!(
+        preflight.contains("access-control-allow-origin: https://shop.example.com"),
+        "{preflight}"
+    );
+
+    // A page of another site, with a valid token: fusion's Origin check refuses it.
+    let token = token(&resource(&addr), SECRET, "carol", PLACE_SCOPE);
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let response = send(
+        &addr,
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nOrigin: https://evil.example\r\n\
+             Authorization: Bearer {token}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+    .await;
+    assert!(response.starts_with("HTTP/1.1 403"), "{response}");
+}

@@ -1,0 +1,517 @@
+//! The rules of each provider (see [`Provider`] for their sources), applied to a name and to an
+//! input schema node by node.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use super::{Provider, resolve, segment};
+use crate::schema::{GEMINI_FORMATS, GEMINI_KEYWORDS, local_definition};
+
+/// A rule a tool definition can break; [`Provider`] says which provider has which.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Rule {
+    /// The tool name's length or characters.
+    ToolName,
+    /// The input schema's root is not `type: "object"`.
+    RootType,
+    /// A combinator (`oneOf`, `anyOf`, `allOf`, and for OpenAI `enum`, `not`) at the root.
+    RootCombinator,
+    /// The root object declares no `properties` (OpenAI).
+    RootProperties,
+    /// A `$ref` or `$defs` where the provider resolves none (Gemini).
+    Reference,
+    /// A `$ref` that designates nothing in the schema.
+    DanglingReference,
+    /// A keyword the provider does not accept there.
+    Keyword,
+    /// A `type` the provider does not accept (an array of types, or `"null"`, for Gemini).
+    Type,
+    /// A `format` the provider does not accept for the type.
+    Format,
+    /// An `enum` value the provider does not accept (Gemini takes strings only).
+    EnumValue,
+    /// A parameter (top-level property) name the provider does not accept (Gemini).
+    ParameterName,
+    /// An object without `additionalProperties: false` (OpenAI strict mode).
+    OpenObject,
+    /// A property missing from its object's `required` (OpenAI strict mode).
+    OptionalProperty,
+    /// A size or nesting limit exceeded (OpenAI strict mode).
+    Limit,
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Rule::ToolName => "tool name",
+            Rule::RootType => "root type",
+            Rule::RootCombinator => "root combinator",
+            Rule::RootProperties => "root properties",
+            Rule::Reference => "reference",
+            Rule::DanglingReference => "dangling reference",
+            Rule::Keyword => "keyword",
+            Rule::Type => "type",
+            Rule::Format => "format",
+            Rule::EnumValue => "enum value",
+            Rule::ParameterName => "parameter name",
+            Rule::OpenObject => "open object",
+            Rule::OptionalProperty => "optional property",
+            Rule::Limit => "limit",
+        })
+    }
+}
+
+/// A problem found: the JSON Pointer into the tool definition, the rule, the message.
+pub(super) type Found = (String, Rule, String);
+
+/// The keywords OpenAI's strict mode supports (Structured Outputs, "Supported schemas").
+const STRICT_KEYWORDS: &[&str] = &[
+    "type",
+    "description",
+    "title",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "anyOf",
+    "$ref",
+    "$defs",
+    "definitions",
+    "pattern",
+    "format",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "minItems",
+    "maxItems",
+];
+
+/// The string `format`s OpenAI's strict mode supports.
+const STRICT_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+/// Why `name` is not a tool name `provider` accepts, if it is not.
+pub(super) fn name(name: &str, provider: Provider) -> Option<String> {
+    let length_ok = (1..=64).contains(&name.len());
+    match provider {
+        Provider::Anthropic | Provider::OpenAi | Provider::OpenAiStrict => {
+            let chars_ok = name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+            (!(length_ok && chars_ok)).then(|| {
+                format!(
+                    "`{name}` is not a tool name {provider} accepts: use 1 to 64 ASCII letters, \
+                     digits, `_` and `-`"
+                )
+            })
+        }
+        Provider::Gemini => {
+            let first_ok = name
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+            let chars_ok = name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+            (!(length_ok && first_ok && chars_ok)).then(|| {
+                format!(
+                    "`{name}` is not a function name Gemini accepts: use at most 64 ASCII \
+                     letters, digits, `_`, `.` and `-`, starting with a letter or `_`"
+                )
+            })
+        }
+    }
+}
+
+/// Every rule of `provider` that the input schema `root` breaks, appended to `found`.
+pub(super) fn schema(root: &Map<String, Value>, provider: Provider, found: &mut Vec<Found>) {
+    let at = |pointer: &str| format!("/inputSchema{pointer}");
+    if root.get("type").and_then(Value::as_str) != Some("object") {
+        found.push((
+            at("/type"),
+            Rule::RootType,
+            "the input schema's root must be `\"type\": \"object\"`; take the arguments as a \
+             struct with named fields"
+                .into(),
+        ));
+    }
+    let root_combinators: &[&str] = match provider {
+        Provider::Anthropic | Provider::Gemini => &["oneOf", "anyOf", "allOf"],
+        Provider::OpenAi | Provider::OpenAiStrict => &["oneOf", "anyOf", "allOf", "enum", "not"],
+    };
+    for keyword in root_combinators.iter().filter(|k| root.contains_key(**k)) {
+        found.push((
+            at(&format!("/{keyword}")),
+            Rule::RootCombinator,
+            format!(
+                "{provider} rejects `{keyword}` at the root of an input schema; describe the \
+                 arguments as one object whose fields are the union of the alternatives"
+            ),
+        ));
+    }
+    if matches!(provider, Provider::OpenAi | Provider::OpenAiStrict)
+        && !root.contains_key("properties")
+    {
+        found.push((
+            at(""),
+            Rule::RootProperties,
+            "OpenAI rejects an object input schema without `properties`; add \
+             `\"properties\": {}`"
+                .into(),
+        ));
+    }
+    if provider == Provider::Gemini
+        && let Some(Value::Object(properties)) = root.get("properties")
+    {
+        for field in properties.keys().filter(|f| !parameter_name_ok(f)) {
+            found.push((
+                at(&format!("/properties/{}", segment(field))),
+                Rule::ParameterName,
+                format!(
+                    "Gemini accepts parameter names of at most 64 ASCII letters, digits and \
+                     `_`, not starting with a digit; rename `{field}` (`#[serde(rename = \
+                     \"...\")]`)"
+                ),
+            ));
+        }
+    }
+    let mut walk = Walk {
+        root,
+        provider,
+        found,
+        totals: Totals::default(),
+    };
+    walk.node(&Value::Object(root.clone()), String::new(), 0);
+    if provider == Provider::OpenAiStrict {
+        walk.limits();
+    }
+}
+
+/// Whether Gemini accepts `field` as a parameter name.
+fn parameter_name_ok(field: &str) -> bool {
+    (1..=64).contains(&field.len())
+        && !field.starts_with(|c: char| c.is_ascii_digit())
+        && field
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// What OpenAI's strict mode limits, summed over the schema.
+#[derive(Default)]
+struct Totals {
+    properties: usize,
+    depth: usize,
+    enum_values: usize,
+    string_length: usize,
+}
+
+struct Walk<'a> {
+    root: &'a Map<String, Value>,
+    provider: Provider,
+    found: &'a mut Vec<Found>,
+    totals: Totals,
+}
+
+impl Walk<'_> {
+    fn push(&mut self, pointer: &str, rule: Rule, message: String) {
+        self.found
+            .push((format!("/inputSchema{pointer}"), rule, message));
+    }
+
+    /// Checks the schema at `pointer` (`depth` objects deep), then its subschemas.
+    fn node(&mut self, node: &Value, pointer: String, depth: usize) {
+        let Value::Object(map) = node else {
+            return;
+        };
+        let is_object = map.get("type").is_some_and(|t| {
+            t == "object"
+                || t.as_array()
+                    .is_some_and(|ts| ts.iter().any(|t| t == "object"))
+        }) || map.contains_key("properties");
+        let depth = depth + usize::from(is_object);
+        self.totals.depth = self.totals.depth.max(depth);
+        for (keyword, value) in map {
+            self.keyword(map, keyword, value, &pointer);
+        }
+        if self.provider == Provider::OpenAiStrict && is_object {
+            self.strict_object(map, &pointer);
+        }
+        for (keyword, value) in map {
+            let here = format!("{pointer}/{}", segment(keyword));
+            match (keyword.as_str(), value) {
+                (
+                    "properties" | "$defs" | "definitions" | "patternProperties"
+                    | "dependentSchemas",
+                    Value::Object(children),
+                ) => {
+                    for (name, child) in children {
+                        self.totals.string_length += name.len();
+                        if keyword == "properties" {
+                            self.totals.properties += 1;
+                        }
+                        self.node(child, format!("{here}/{}", segment(name)), depth);
+                    }
+                }
+                ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(children)) => {
+                    for (index, child) in children.iter().enumerate() {
+                        self.node(child, format!("{here}/{index}"), depth);
+                    }
+                }
+                (
+                    "items"
+                    | "additionalProperties"
+                    | "not"
+                    | "if"
+                    | "then"
+                    | "else"
+                    | "contains"
+                    | "propertyNames"
+                    | "unevaluatedProperties",
+                    child,
+                ) => self.node(child, here, depth),
+                ("enum", Value::Array(values)) => {
+                    self.totals.enum_values += values.len();
+                    self.totals.string_length += strings_length(values);
+                }
+                ("const", value) => {
+                    self.totals.string_length += strings_length(std::slice::from_ref(value));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The rules on one keyword of a schema node.
+    fn keyword(&mut self, map: &Map<String, Value>, keyword: &str, value: &Value, at: &str) {
+        let here = format!("{at}/{}", segment(keyword));
+        if keyword == "$ref" {
+            self.reference(value, &here);
+            return;
+        }
+        match self.provider {
+            Provider::Anthropic | Provider::OpenAi => {}
+            Provider::OpenAiStrict => self.strict_keyword(map, keyword, value, &here),
+            Provider::Gemini => self.gemini_keyword(map, keyword, value, &here),
+        }
+    }
+
+    fn reference(&mut self, value: &Value, here: &str) {
+        let reference = value.as_str().unwrap_or_default();
+        if self.provider == Provider::Gemini {
+            let shown = local_definition(reference).unwrap_or_else(|| reference.to_owned());
+            self.push(
+                here,
+                Rule::Reference,
+                format!(
+                    "the Gemini API resolves no `$ref` (here to `{shown}`); fusion inlines every \
+                     definition except one a type reaches again from inside itself: make \
+                     `{shown}` non-recursive (a bounded depth, or ids instead of nested values), \
+                     or take that part as a JSON string"
+                ),
+            );
+            return;
+        }
+        let resolves = reference
+            .strip_prefix('#')
+            .is_some_and(|pointer| pointer.is_empty() || resolve(self.root, pointer).is_some());
+        if !resolves {
+            self.push(
+                here,
+                Rule::DanglingReference,
+                format!(
+                    "`$ref` `{reference}` designates nothing in the input schema, and {} \
+                     fetches nothing; put the definition under the root's `$defs`",
+                    self.provider
+                ),
+            );
+        }
+    }
+
+    fn gemini_keyword(
+        &mut self,
+        map: &Map<String, Value>,
+        keyword: &str,
+        value: &Value,
+        here: &str,
+    ) {
+        if matches!(keyword, "$defs" | "definitions") {
+            let names = value
+                .as_object()
+                .map(|d| {
+                    d.keys()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
+            self.push(
+                here,
+                Rule::Reference,
+                format!(
+                    "the Gemini API takes no `{keyword}` (here {names}); every definition must be \
+                     inlined, which a recursive type prevents"
+                ),
+            );
+            return;
+        }
+        if !GEMINI_KEYWORDS.contains(&keyword) {
+            let instead = match keyword {
+                "oneOf" => "; use `anyOf`",
+                "allOf" => "; merge the parts into one object",
+                "const" => "; use a one-value `enum`",
+                _ => "; remove it",
+            };
+            self.push(
+                here,
+                Rule::Keyword,
+                format!("the Gemini API's schema has no `{keyword}`{instead}"),
+            );
+            return;
+        }
+        match (keyword, value) {
+            ("type", Value::String(ty)) if ty == "null" => self.push(
+                here,
+                Rule::Type,
+                "Gemini has no `null` type; mark the alternative `nullable: true`".into(),
+            ),
+            ("type", Value::String(_)) => {}
+            ("type", _) => self.push(
+                here,
+                Rule::Type,
+                "Gemini takes one `type`, not an array of types; use `nullable: true` for \
+                 `null`, `anyOf` for other alternatives"
+                    .into(),
+            ),
+            ("format", Value::String(format)) => {
+                let ty = map.get("type").and_then(Value::as_str).unwrap_or_default();
+                if !GEMINI_FORMATS.contains(&(ty, format.as_str())) {
+                    self.push(
+                        here,
+                        Rule::Format,
+                        format!(
+                            "Gemini rejects `format: \"{format}\"` on a {ty} (it knows `float`, \
+                             `double`, `int32`, `int64`, `enum`, `date-time`); remove it"
+                        ),
+                    );
+                }
+            }
+            ("enum", Value::Array(values)) if !values.iter().all(Value::is_string) => self.push(
+                here,
+                Rule::EnumValue,
+                "Gemini takes only strings in an `enum`; use string values".into(),
+            ),
+            _ => {}
+        }
+    }
+
+    fn strict_keyword(
+        &mut self,
+        map: &Map<String, Value>,
+        keyword: &str,
+        value: &Value,
+        here: &str,
+    ) {
+        if !STRICT_KEYWORDS.contains(&keyword) {
+            let instead = match keyword {
+                "nullable" => "; use `\"type\": [T, \"null\"]`",
+                "oneOf" => "; use `anyOf`",
+                _ => "; remove it",
+            };
+            self.push(
+                here,
+                Rule::Keyword,
+                format!("OpenAI's strict mode does not support `{keyword}`{instead}"),
+            );
+            return;
+        }
+        if let ("format", Value::String(format)) = (keyword, value)
+            && map.get("type").is_some_and(|t| t == "string")
+            && !STRICT_FORMATS.contains(&format.as_str())
+        {
+            self.push(
+                here,
+                Rule::Format,
+                format!("OpenAI's strict mode does not support `format: \"{format}\"`; remove it"),
+            );
+        }
+    }
+
+    /// Strict mode: a closed object, every property required.
+    fn strict_object(&mut self, map: &Map<String, Value>, at: &str) {
+        if map.get("additionalProperties") != Some(&Value::Bool(false)) {
+            self.push(
+                &format!("{at}/additionalProperties"),
+                Rule::OpenObject,
+                "OpenAI's strict mode requires `\"additionalProperties\": false` on every object"
+                    .into(),
+            );
+        }
+        let required: Vec<&str> = map
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if let Some(Value::Object(properties)) = map.get("properties") {
+            for field in properties
+                .keys()
+                .filter(|f| !required.contains(&f.as_str()))
+            {
+                self.push(
+                    &format!("{at}/properties/{}", segment(field)),
+                    Rule::OptionalProperty,
+                    format!(
+                        "OpenAI's strict mode requires every property in `required`; require \
+                         `{field}` and allow `null` for it instead (`\"type\": [T, \"null\"]`)"
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Strict mode's size and nesting limits, over the whole schema.
+    fn limits(&mut self) {
+        let totals = &self.totals;
+        let over = [
+            (totals.properties, 5000, "object properties"),
+            (totals.depth, 10, "levels of nested objects"),
+            (totals.enum_values, 1000, "enum values"),
+            (
+                totals.string_length,
+                120_000,
+                "characters of property names, definition names, enum and const values",
+            ),
+        ];
+        let messages: Vec<String> = over
+            .into_iter()
+            .filter(|(count, limit, _)| count > limit)
+            .map(|(count, limit, what)| {
+                format!(
+                    "OpenAI's strict mode allows at most {limit} {what}; this schema has {count}"
+                )
+            })
+            .collect();
+        for message in messages {
+            self.push("", Rule::Limit, message);
+        }
+    }
+}
+
+/// The total length of the strings among `values`.
+fn strings_length(values: &[Value]) -> usize {
+    values.iter().filter_map(Value::as_str).map(str::len).sum()
+}

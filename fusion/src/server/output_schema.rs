@@ -1,0 +1,224 @@
+//! The `outputSchema` a tool is advertised with (MCP specification 2025-06-18, "Tools",
+//! "Output Schema"): one per MCP tool, so a grouped tool of several actions needs one schema
+//! that every action's success conforms to.
+//!
+//! A grouped tool gets one when every action declares an object output schema: the schemas
+//! themselves when they are all the same, else their merge (every property of any action, a
+//! property declared differently by two actions accepting either form, required only what
+//! every action requires). It gets none when an action declares no output schema (its
+//! successes carry no `structuredContent`, which a tool with an output schema must send) or
+//! when two actions define a `$defs` entry of one name differently.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::definition::ActionDefinition;
+
+/// The `outputSchema` an action is advertised with: its declared schema without `$schema` and
+/// `title`, as for input schemas (the dialect is left to the client, whose validator may
+/// reject a `$schema` it does not know; the title is the Rust type's name). `None` when the
+/// action declares none, or declares one that is not an object schema.
+pub(super) fn of_action(action: &ActionDefinition) -> Option<Arc<Map<String, Value>>> {
+    advertised(action).map(Arc::new)
+}
+
+/// The `outputSchema` of a grouped tool of `actions` (see the module docs).
+pub(super) fn of_tool(actions: &[ActionDefinition]) -> Option<Arc<Map<String, Value>>> {
+    let schemas: Vec<Map<String, Value>> = actions.iter().map(advertised).collect::<Option<_>>()?;
+    let (first, rest) = schemas.split_first()?;
+    if rest.iter().all(|schema| schema == first) {
+        return Some(Arc::new(first.clone()));
+    }
+    merge(&schemas).map(Arc::new)
+}
+
+/// MCP requires an output schema whose top-level `type` is `"object"` (MCP specification
+/// 2025-06-18, "Tools": `outputSchema` is `{type: "object", properties?, required?}`; the
+/// TypeScript SDK rejects a tool list with any other).
+pub(super) fn is_object_schema(schema: &Map<String, Value>) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+fn advertised(action: &ActionDefinition) -> Option<Map<String, Value>> {
+    let mut schema = action
+        .output_schema
+        .as_ref()
+        .filter(|schema| is_object_schema(schema))?
+        .clone();
+    schema.remove("$schema");
+    schema.remove("title");
+    Some(schema)
+}
+
+/// One object schema every document of `schemas` conforms to; `None` when their `$defs`
+/// disagree.
+fn merge(schemas: &[Map<String, Value>]) -> Option<Map<String, Value>> {
+    let mut properties: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    let mut defs = Map::new();
+    for schema in schemas {
+        for (name, property) in object(schema, "properties") {
+            let forms = properties.entry(name.clone()).or_default();
+            if !forms.contains(property) {
+                forms.push(property.clone());
+            }
+        }
+        for (name, def) in object(schema, "$defs") {
+            match defs.get(name) {
+                Some(known) if known != def => return None,
+                _ => {
+                    defs.insert(name.clone(), def.clone());
+                }
+            }
+        }
+    }
+    let required: Vec<Value> = names(&schemas[0], "required")
+        .into_iter()
+        .filter(|name| schemas.iter().all(|s| names(s, "required").contains(name)))
+        .map(Value::String)
+        .collect();
+    let closed = schemas
+        .iter()
+        .all(|s| s.get("additionalProperties") == Some(&Value::Bool(false)));
+
+    let mut merged = Map::new();
+    merged.insert("type".into(), "object".into());
+    let properties = properties
+        .into_iter()
+        .map(|(name, mut forms)| {
+            let property = match forms.len() {
+                1 => forms.remove(0),
+                _ => serde_json::json!({ "anyOf": forms }),
+            };
+            (name, property)
+        })
+        .collect();
+    merged.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        merged.insert("required".into(), Value::Array(required));
+    }
+    if closed {
+        merged.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    if !defs.is_empty() {
+        merged.insert("$defs".into(), Value::Object(defs));
+    }
+    Some(merged)
+}
+
+fn object<'s>(
+    schema: &'s Map<String, Value>,
+    key: &str,
+) -> impl Iterator<Item = (&'s String, &'s Value)> {
+    schema
+        .get(key)
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+}
+
+fn names(schema: &Map<String, Value>, key: &str) -> Vec<String> {
+    schema
+        .get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|name| name.as_str().map(str::to_owned))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn action(name: &str, schema: Option<Value>) -> ActionDefinition {
+        ActionDefinition {
+            name: name.into(),
+            title: None,
+            description: String::new(),
+            input_schema: Map::new(),
+            annotations: Default::default(),
+            errors: Vec::new(),
+            secret_fields: Vec::new(),
+            output_schema: schema.map(|s| s.as_object().unwrap().clone()),
+            scopes: Vec::new(),
+        }
+    }
+
+    fn invoice() -> Value {
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Invoice",
+            "type": "object",
+            "properties": {"id": {"type": "string"}, "cents": {"type": "integer"}},
+            "required": ["id", "cents"]
+        })
+    }
+
+    #[test]
+    fn actions_returning_one_type_share_its_schema() {
+        let actions = [
+            action("get", Some(invoice())),
+            action("pay", Some(invoice())),
+        ];
+        let schema = of_tool(&actions).unwrap();
+        assert_eq!(
+            Value::Object((*schema).clone()),
+            json!({
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "cents": {"type": "integer"}},
+                "required": ["id", "cents"]
+            })
+        );
+    }
+
+    #[test]
+    fn different_outputs_merge_into_a_schema_every_success_conforms_to() {
+        let receipt = json!({
+            "type": "object",
+            "properties": {"id": {"type": "integer"}, "paid": {"type": "boolean"}},
+            "required": ["id", "paid"],
+            "additionalProperties": false
+        });
+        let actions = [action("get", Some(invoice())), action("pay", Some(receipt))];
+        let schema = Value::Object((*of_tool(&actions).unwrap()).clone());
+        assert_eq!(
+            schema,
+            json!({
+                "type": "object",
+                "properties": {
+                    "cents": {"type": "integer"},
+                    "id": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+                    "paid": {"type": "boolean"}
+                },
+                "required": ["id"]
+            })
+        );
+        // Each action's own success validates against the merge.
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        assert!(validator.is_valid(&json!({"id": "inv_1", "cents": 5})));
+        assert!(validator.is_valid(&json!({"id": 7, "paid": true})));
+    }
+
+    #[test]
+    fn no_schema_when_an_action_declares_none_or_definitions_disagree() {
+        let actions = [action("get", Some(invoice())), action("list", None)];
+        assert_eq!(of_tool(&actions), None);
+        let with_def = |def: Value| {
+            json!({
+                "type": "object",
+                "properties": {"status": {"$ref": "#/$defs/Status"}},
+                "$defs": {"Status": def}
+            })
+        };
+        let a = with_def(json!({"type": "string", "enum": ["open"]}));
+        let b = with_def(json!({"type": "string", "enum": ["paid"]}));
+        let actions = [action("get", Some(a.clone())), action("pay", Some(b))];
+        assert_eq!(of_tool(&actions), None);
+        let same = [action("get", Some(a.clone())), action("pay", Some(a))];
+        assert!(of_tool(&same).is_some());
+    }
+}

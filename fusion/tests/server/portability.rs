@@ -1,0 +1,95 @@
+//! Tool definitions every default LLM provider accepts: what a server refuses at registration,
+//! and that the rewrite of the advertised schema never loosens validation.
+
+use std::panic::AssertUnwindSafe;
+
+use fusion::portability::Provider;
+use fusion::server::Server;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::tools::{call, connect, texts};
+
+/// A tree: its schema refers to itself, which no inlining can remove.
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct Node {
+    /// The node's label.
+    pub(crate) label: String,
+    pub(crate) children: Vec<Node>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PlantArgs {
+    pub(crate) tree: Node,
+}
+
+/// Plants a tree.
+#[fusion::tool]
+#[action(idempotent)]
+pub(crate) fn plant(args: PlantArgs) -> usize {
+    args.tree.label.len() + args.tree.children.len()
+}
+
+#[test]
+fn a_recursive_arguments_type_is_refused_naming_the_type() {
+    let refused = std::panic::catch_unwind(AssertUnwindSafe(|| Server::new("s", "1").tool(Plant)));
+    let message = *refused.unwrap_err().downcast::<String>().unwrap();
+    assert!(
+        message
+            .starts_with("fusion::server::Server: 3 tool definition problems for LLM providers:"),
+        "{message}"
+    );
+    assert!(
+        message.contains(
+            "Gemini: tool `plant` at /inputSchema/properties/tree/properties/children/items/$ref: \
+             the Gemini API resolves no `$ref` (here to `Node`)"
+        ),
+        "{message}"
+    );
+    assert!(message.contains("`Server::portable_to`"), "{message}");
+}
+
+#[tokio::test]
+async fn without_gemini_a_recursive_type_is_served_and_validated_as_declared() {
+    let server = Server::new("s", "1")
+        .portable_to([Provider::Anthropic, Provider::OpenAi])
+        .tool(Plant);
+    let schema = Value::Object((*server.tool_definitions()[0].input_schema).clone());
+    // The cycle stays a reference; everything else is inlined.
+    assert_eq!(
+        schema["properties"]["tree"]["properties"]["children"]["items"],
+        json!({"$ref": "#/$defs/Node"})
+    );
+    assert!(schema["$defs"]["Node"].is_object(), "{schema:#}");
+    assert!(schema.get("additionalProperties").is_none(), "{schema:#}");
+
+    let client = connect(server).await;
+    let tree = json!({"label": "a", "children": [{"label": "b", "children": []}]});
+    let ok = call(&client, "plant", json!({"tree": tree})).await;
+    assert_eq!(ok.is_error, Some(false), "{:?}", texts(&ok));
+    // Not advertised, still refused: the field `deny_unknown_fields` rejects, and a nested
+    // node missing a field of the recursive type.
+    let extra = call(&client, "plant", json!({"tree": tree, "extra": 1})).await;
+    assert_eq!(extra.is_error, Some(true));
+    assert!(
+        texts(&extra)[0].contains("<field name=\"extra\">"),
+        "{:?}",
+        texts(&extra)
+    );
+    let deep = json!({"tree": {"label": "a", "children": [{"label": "b"}]}});
+    let missing = call(&client, "plant", deep).await;
+    assert_eq!(missing.is_error, Some(true));
+    assert!(
+        texts(&missing)[0].contains("tree.children[0].children"),
+        "{:?}",
+        texts(&missing)
+    );
+}
+
+#[test]
+fn no_provider_checks_nothing() {
+    let server = Server::new("s", "1").portable_to([]).tool(Plant);
+    assert_eq!(server.tool_definitions().len(), 1);
+}

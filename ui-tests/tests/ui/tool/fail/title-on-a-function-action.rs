@@ -1,0 +1,6 @@
+/// Adds two numbers.
+#[fusion::tool]
+#[action(title = "Add")]
+fn add() {}
+
+fn main() {}
