@@ -18,8 +18,8 @@ use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, Method, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
-use fusion::auth::BearerAuth;
 use fusion::auth::jsonwebtoken::{self, Algorithm, DecodingKey, EncodingKey, Header};
+use fusion::auth::{BearerAuth, ProtectedResourceMetadata};
 use fusion::server::Server;
 use fusion::{Json, RequestContext};
 use schemars::JsonSchema;
@@ -111,8 +111,13 @@ async fn list_orders(State(state): State<AppState>) -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "application/json")], body)
 }
 
-/// The whole application: its routes, fusion at `/mcp` behind `auth`, the app's layers.
-pub(crate) fn app(state: AppState, auth: BearerAuth) -> Router {
+/// The whole application: its routes, fusion at `resource` (the `/mcp` URL) behind `auth`, the
+/// RFC 9728 document the bearer layer's 401 points clients to (reachable without a token), and
+/// the app's layers.
+pub(crate) fn app(state: AppState, auth: BearerAuth, resource: &str) -> Router {
+    let metadata = ProtectedResourceMetadata::new(resource, [AUTHORIZATION_SERVER])
+        .scopes([PLACE_SCOPE])
+        .resource_name("shop");
     let mcp = Server::new("shop", env!("CARGO_PKG_VERSION"))
         .tool(Orders {
             state: state.clone(),
@@ -136,6 +141,7 @@ pub(crate) fn app(state: AppState, auth: BearerAuth) -> Router {
         .expose_headers([mcp_session]);
     Router::new()
         .route("/api/orders", get(list_orders))
+        .route_service(&metadata.well_known_path(), metadata.into_service())
         // The bearer check guards `/mcp` only; the app's own routes keep their own auth.
         .nest_service("/mcp", mcp.layer(auth))
         .with_state(state)
@@ -166,6 +172,10 @@ pub(crate) fn token(resource: &str, secret: &[u8], subject: &str, scope: &str) -
     .expect("an HS256 token encodes")
 }
 
+/// The authorization server that issues the app's tokens, as the RFC 9728 document names it
+/// (a placeholder: this example signs its development token itself).
+pub(crate) const AUTHORIZATION_SERVER: &str = "https://auth.shop.example.com";
+
 /// DEVELOPMENT ONLY: the secret the printed token is signed with. It is public (it is in this
 /// file): a real app validates the tokens of its authorization server with that server's keys.
 const DEV_SECRET: &[u8] = b"axum_app development secret: public, never use it";
@@ -186,7 +196,11 @@ async fn main() -> anyhow::Result<()> {
         "DEVELOPMENT token (scope orders:write), valid 1 hour:\nexport APP_TOKEN={}",
         token(&resource, DEV_SECRET, "dev-user", PLACE_SCOPE)
     );
-    let app = app(AppState::default(), bearer(&resource, DEV_SECRET));
+    let app = app(
+        AppState::default(),
+        bearer(&resource, DEV_SECRET),
+        &resource,
+    );
     axum::serve(listener, app).await?;
     Ok(())
 }

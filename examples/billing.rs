@@ -28,9 +28,9 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use fusion::ToolResponse;
 use fusion::guard::{Guards, RedisStore};
 use fusion::server::{Exposition, Server};
+use fusion::{RequestContext, ToolResponse};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tracing_subscriber::filter::LevelFilter;
@@ -83,6 +83,10 @@ struct Refund {
     /// The amount in cents (1250 is 12.50).
     #[validate(range(min = 1))]
     amount_cents: u64,
+    /// Set to true only after the user agreed to this refund, when the call was refused with
+    /// CONFIRMATION_REQUIRED (a client that can ask the user is asked directly).
+    #[serde(default)]
+    confirmed: Option<bool>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Deserialize, Serialize, JsonSchema)]
@@ -193,14 +197,21 @@ enum BillingError {
     #[error("the ledger failed")]
     #[tool_error(internal)]
     Ledger(#[from] LedgerError),
+
+    // The user did not confirm a refund: fusion's own envelope and contract pass through
+    // (CONFIRMATION_REQUIRED when the client cannot ask, USER_DECLINED when the user said no).
+    #[error(transparent)]
+    #[tool_error(transparent)]
+    Unconfirmed(#[from] fusion::elicit::Unconfirmed),
 }
 
 #[derive(Debug, thiserror::Error)]
 #[error("ledger unavailable: {0}")]
 struct LedgerError(String);
 
-/// Books a refund in the (pretend) ledger database; the one for `inv_0003` always fails.
-fn post_refund_to_ledger(invoice_id: &str) -> Result<(), LedgerError> {
+/// Opens the invoice's entry in the (pretend) ledger database, where a refund is booked; the
+/// one for `inv_0003` always fails.
+fn open_ledger_entry(invoice_id: &str) -> Result<(), LedgerError> {
     if invoice_id == "inv_0003" {
         return Err(LedgerError(
             "connect postgres://ledger:hunter2@10.0.0.9/ledger: connection refused".into(),
@@ -330,83 +341,69 @@ impl Billing {
     }
 
     /// Refunds part or all of what was paid on an invoice; it is open again afterwards.
+    // Asks the user to confirm first (MCP elicitation). A client that cannot ask gets
+    // CONFIRMATION_REQUIRED, telling the model to ask the user and call again with
+    // `"confirmed": true`. Waiting for a person takes longer than the tool's 10 seconds.
     #[action(
         destructive,
+        timeout = "2m",
         errors(
             BillingError::InvoiceNotFound,
             BillingError::RefundOverPaid,
-            BillingError::Ledger
+            BillingError::Ledger,
+            BillingError::Unconfirmed
         )
     )]
-    fn refund(&self, args: Refund) -> Result<Invoice, BillingError> {
+    async fn refund(&self, args: Refund, ctx: RequestContext) -> Result<Invoice, BillingError> {
+        open_ledger_entry(&args.invoice_id)?;
+        // Check before asking: never ask the user to confirm a refund that cannot happen.
+        self.refundable(&args)?;
+        let question = format!(
+            "Refund {} cents on invoice {}?",
+            args.amount_cents, args.invoice_id
+        );
+        ctx.confirm(question, args.confirmed).await?;
+        // Checked again under the lock that applies it: another call may have changed the
+        // invoice while the user decided.
         let mut invoices = self.invoices();
-        let Some(invoice) = invoices.get_mut(&args.invoice_id) else {
-            return Err(BillingError::InvoiceNotFound {
-                id: args.invoice_id,
-            });
-        };
-        post_refund_to_ledger(&invoice.id)?;
-        if args.amount_cents > invoice.paid_cents {
-            return Err(BillingError::RefundOverPaid {
-                id: invoice.id.clone(),
-                paid: invoice.paid_cents,
-            });
-        }
+        let invoice = refundable(&mut invoices, &args)?;
         invoice.paid_cents -= args.amount_cents;
         invoice.status = Status::Open;
         Ok(invoice.clone())
     }
 }
 
-// --- a second tool with an output schema --------------------------------------------------------
-
-/// What remains to be paid on one invoice.
-#[derive(Serialize, JsonSchema)]
-struct Balance {
-    /// The invoice ID.
-    id: String,
-    /// The currency of the invoice.
-    currency: Currency,
-    /// The amount still to pay, in cents.
-    balance_cents: u64,
-}
-
-pub(crate) struct Ledger {
-    invoices: Invoices,
-}
-
-impl Ledger {
-    /// A ledger over the same invoices as `billing`.
-    pub(crate) fn sharing(billing: &Billing) -> Ledger {
-        Ledger {
-            invoices: Arc::clone(&billing.invoices),
-        }
+impl Billing {
+    /// Whether `args` can be refunded now.
+    fn refundable(&self, args: &Refund) -> Result<(), BillingError> {
+        refundable(&mut self.invoices(), args).map(|_| ())
     }
 }
 
-/// Balances of the billing system's invoices, as structured data.
-#[fusion::tool(timeout = "10s")]
-impl Ledger {
-    /// The open balance of one invoice. Declares an output schema: a success carries
-    /// `structuredContent`; an error carries the envelope only, which clients accept.
-    #[action(
-        read_only,
-        idempotent,
-        output_schema,
-        errors(BillingError::InvoiceNotFound)
-    )]
-    fn balance(&self, args: GetInvoice) -> Result<Balance, BillingError> {
-        let invoices = lock(&self.invoices);
-        let invoice = invoices
-            .get(&args.id)
-            .ok_or(BillingError::InvoiceNotFound { id: args.id })?;
-        Ok(Balance {
+/// The invoice `args` refunds, when it exists and was paid at least as much.
+fn refundable<'a>(
+    invoices: &'a mut BTreeMap<String, Invoice>,
+    args: &Refund,
+) -> Result<&'a mut Invoice, BillingError> {
+    let Some(invoice) = invoices.get_mut(&args.invoice_id) else {
+        return Err(BillingError::InvoiceNotFound {
+            id: args.invoice_id.clone(),
+        });
+    };
+    if args.amount_cents > invoice.paid_cents {
+        return Err(BillingError::RefundOverPaid {
             id: invoice.id.clone(),
-            currency: invoice.currency,
-            balance_cents: invoice.balance_cents(),
-        })
+            paid: invoice.paid_cents,
+        });
     }
+    Ok(invoice)
 }
+
+// --- a second tool with an output schema: `billing_ledger.rs` --------------------------------
+
+#[path = "billing_ledger.rs"]
+mod ledger;
+pub(crate) use ledger::Ledger;
 
 // --- serving -----------------------------------------------------------------------------------
 

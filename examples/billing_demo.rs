@@ -9,11 +9,15 @@ use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, Implementation};
 use serde_json::{Map, Value, json};
 
+#[path = "billing_confirm.rs"]
+mod confirm;
+
 pub(crate) async fn run(server: Server, exposition: Exposition) -> anyhow::Result<()> {
     // The same tools, for the last steps: a caller without the `charge` scope, and an agent
     // that learned an older contract.
     let calibrated = server.clone();
     let unscoped = server.clone();
+    let confirming = server.clone();
     println!(
         "{} {}, {} exposition, driven by an rmcp client over an in-process stream.\n",
         server.info().name,
@@ -143,7 +147,8 @@ pub(crate) async fn run(server: Server, exposition: Exposition) -> anyhow::Resul
     client.cancel().await?;
     serving.await??;
     caller_without_the_scope(unscoped, exposition, last + 1).await?;
-    calibrated_agent(calibrated, exposition, last + 2).await
+    confirm::run(confirming, exposition, last + 2).await?;
+    calibrated_agent(calibrated, exposition, last + 4).await
 }
 
 /// `charge` requires the scope `charge`. The calls above came from the user who launched the

@@ -131,12 +131,33 @@ impl Library {
 #[prompt_handler(router = self.prompt_router)]
 impl ServerHandler for Library {
     fn get_info(&self) -> ServerConfig {
+        // `notes.count_words` sends log messages (`ctx.log`): declare them (MCP 2025-06-18,
+        // "Logging"; rmcp marks the capability for removal in a later revision).
+        #[allow(
+            deprecated,
+            reason = "the 2025-06-18 logging capability clients check for"
+        )]
         let capabilities = ServerCapabilities::builder()
             .enable_prompts()
             .enable_resources()
+            .enable_logging()
             .build();
         ServerConfig::new(capabilities)
             .with_instructions("Each note is also a resource, note://TITLE.")
+    }
+
+    /// `logging/setLevel`: accepted. This example sends every level it logs; a server that
+    /// logs a lot keeps the level and skips what is below it.
+    #[allow(
+        deprecated,
+        reason = "MCP logging (2025-06-18) is what clients speak today; rmcp marks it for a later revision"
+    )]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RmcpContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Ok(())
     }
 
     async fn list_resources(

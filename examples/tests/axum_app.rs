@@ -25,7 +25,7 @@ async fn serve() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     let auth = bearer(&resource(&addr), SECRET);
-    let app = app(AppState::default(), auth);
+    let app = app(AppState::default(), auth, &resource(&addr));
     tokio::spawn(async move { axum::serve(listener, app).await });
     addr
 }
@@ -153,6 +153,19 @@ async fn mcp_without_a_token_is_refused_by_the_apps_bearer_layer() {
             .contains("www-authenticate: bearer"),
         "{response}"
     );
+    // The challenge names the RFC 9728 document, which answers without a token.
+    let document = format!("http://{addr}/.well-known/oauth-protected-resource/mcp");
+    assert!(response.contains(&document), "{response}");
+    let metadata = send(
+        &addr,
+        &format!(
+            "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: {addr}\r\n\
+             Connection: close\r\n\r\n"
+        ),
+    )
+    .await;
+    assert!(metadata.starts_with("HTTP/1.1 200"), "{metadata}");
+    assert!(metadata.contains(&resource(&addr)), "{metadata}");
 }
 
 #[tokio::test]

@@ -22,6 +22,27 @@ pub type ProgressReporter = Arc<dyn Fn(f64, Option<f64>, Option<String>) + Send 
 /// when set, and the data (any JSON).
 pub type LogSink = Arc<dyn Fn(LogLevel, Option<String>, Value) + Send + Sync>;
 
+/// Asks the user, through the client, for the values of a flat object schema (MCP
+/// elicitation, form mode): the message to show and the requested schema; answers what the user
+/// did. The server sets one when the client declared the `elicitation` capability; see
+/// [`RequestContext::confirm`] and [`RequestContext::elicit`].
+pub type Elicitor =
+    Arc<dyn Fn(String, Map<String, Value>) -> BoxFuture<'static, Elicited> + Send + Sync>;
+
+/// What the user did with an elicitation (MCP specification 2025-06-18, client features,
+/// "Elicitation": the `action` of the result).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Elicited {
+    /// The user submitted the form: its content.
+    Accepted(Map<String, Value>),
+    /// The user explicitly declined.
+    Declined,
+    /// The user dismissed the request without choosing.
+    Cancelled,
+    /// The request could not be made (the client lost the connection, or refused it): why.
+    Failed(String),
+}
+
 /// The severity of a log message to the client: the syslog levels of RFC 5424, as MCP names them
 /// (MCP specification, server utilities, "Logging"), least severe first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -78,6 +99,7 @@ struct Parts {
     meta: Map<String, Value>,
     progress: Option<ProgressReporter>,
     log: Option<LogSink>,
+    elicitor: Option<Elicitor>,
     client: Option<String>,
     caller: Option<Arc<str>>,
     principal: Option<Principal>,
@@ -134,6 +156,19 @@ impl RequestContext {
     pub fn with_log(mut self, sink: LogSink) -> RequestContext {
         self.parts_mut().log = Some(sink);
         self
+    }
+
+    /// Sets how the user is asked ([`RequestContext::confirm`], [`RequestContext::elicit`]):
+    /// a server sets it when the client can elicit; a test sets one that answers as a user
+    /// would.
+    pub fn with_elicitor(mut self, elicitor: Elicitor) -> RequestContext {
+        self.parts_mut().elicitor = Some(elicitor);
+        self
+    }
+
+    /// How the user can be asked, when the client can elicit.
+    pub(crate) fn elicitor(&self) -> Option<&Elicitor> {
+        self.parts.as_ref()?.elicitor.as_ref()
     }
 
     /// Sets the calling client's self-reported name (`clientInfo.name`). Informational only:

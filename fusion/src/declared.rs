@@ -45,22 +45,23 @@ impl<T, E: ToolErrors> ErrorOf for Result<T, E> {
 /// [`ToolErrors::variant_contracts`] (the compiler has already checked the variant exists).
 pub fn declared_contracts<R: ErrorOf>(variants: &[&str]) -> Vec<ErrorContract> {
     let all = R::Error::variant_contracts();
-    variants
-        .iter()
-        .map(|variant| {
+    let mut declared = Vec::new();
+    for variant in variants {
+        // A `transparent` variant carries every contract of the error it wraps.
+        let before = declared.len();
+        declared.extend(
             all.iter()
-                .find(|(name, _)| name == variant)
-                .map(|(_, contract)| contract.clone())
-                .unwrap_or_else(|| {
-                    panic!(
-                        "`errors(..)` declares `{variant}`, but the `ToolErrors` impl of `{}` \
-                         lists no contract for it: derive `ToolErrors`, or implement \
-                         `ToolErrors::variant_contracts`",
-                        std::any::type_name::<R::Error>()
-                    )
-                })
-        })
-        .collect()
+                .filter(|(name, _)| name == variant)
+                .map(|(_, contract)| contract.clone()),
+        );
+        assert!(
+            declared.len() > before,
+            "`errors(..)` declares `{variant}`, but the `ToolErrors` impl of `{}` lists no \
+             contract for it: derive `ToolErrors`, or implement `ToolErrors::variant_contracts`",
+            std::any::type_name::<R::Error>()
+        );
+    }
+    declared
 }
 
 /// Logs (once per tool, action and variant) an error output whose variant is not among

@@ -324,6 +324,7 @@ pub mod contract;
 mod declared;
 mod definition;
 mod dispatch;
+pub mod elicit;
 mod error;
 pub mod guard;
 pub mod internal;
@@ -343,7 +344,8 @@ mod xml;
 pub use call::ToolExt;
 pub use code::{ErrorCategory, ErrorCode, Severity, UnknownVariant};
 pub use context::{
-    BoxFuture, CancellationToken, LogLevel, LogSink, ProgressReporter, RequestContext,
+    BoxFuture, CancellationToken, Elicited, Elicitor, LogLevel, LogSink, ProgressReporter,
+    RequestContext,
 };
 pub use definition::{ActionDefinition, Annotations, ErrorContract, ToolDefinition, ToolErrors};
 pub use error::ToolError;

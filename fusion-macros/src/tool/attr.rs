@@ -223,9 +223,19 @@ pub(crate) fn doc_title(attrs: &[Attribute]) -> Option<String> {
 /// See [`doc_title`]; separate so it can be tested without syntax trees.
 fn summary(docs: &str) -> String {
     let paragraph = docs.split("\n\n").next().unwrap_or_default();
+    // A Markdown heading (`# Billing`) is the title without its marker.
+    let paragraph = paragraph.trim_start_matches('#').trim_start();
     let line = paragraph.split_whitespace().collect::<Vec<_>>().join(" ");
-    // A sentence ends at a period followed by a space (`v1.2` does not end one).
-    let sentence = match line.find(". ") {
+    // A sentence ends at a period followed by a space (`v1.2` does not end one), unless the
+    // word it ends is an abbreviation (`e.g.`, `i.e.`, `etc.`, `vs.`).
+    let is_abbreviation = |word: &str| {
+        word.contains('.') || matches!(word.to_ascii_lowercase().as_str(), "etc" | "vs" | "cf")
+    };
+    let end = line.match_indices(". ").map(|(at, _)| at).find(|&at| {
+        let word = line[..at].rsplit(' ').next().unwrap_or_default();
+        !is_abbreviation(word)
+    });
+    let sentence = match end {
         Some(end) => &line[..=end],
         None => &line,
     };
@@ -348,6 +358,15 @@ mod tests {
         assert_eq!(summary("Waits..."), "Waits...");
         assert_eq!(summary("Is it paid?"), "Is it paid?");
         assert_eq!(summary("Uses `v1.2`."), "Uses `v1.2`");
+        assert_eq!(
+            summary("Gets e.g. the invoice. Then more."),
+            "Gets e.g. the invoice"
+        );
+        assert_eq!(
+            summary("Lists notes, drafts etc. in order."),
+            "Lists notes, drafts etc. in order"
+        );
+        assert_eq!(summary("# Billing\n\nInvoices."), "Billing");
     }
 
     #[test]

@@ -81,6 +81,9 @@ pub(super) struct ToolErrorAttr {
     pub recovery: Option<LitStr>,
     pub actions: Vec<Path>,
     pub internal: bool,
+    /// `transparent`: the variant's one field is itself a `ToolErrors` type, whose envelope
+    /// and contracts the variant passes through.
+    pub transparent: bool,
     pub tool: Option<Path>,
     /// `crate = …`: the path generated code names fusion by.
     pub krate: Option<CratePath>,
@@ -98,6 +101,7 @@ struct Keys {
     recovery: Option<LitStr>,
     actions: Option<PathList>,
     internal: Flag,
+    transparent: Flag,
     tool: Option<Path>,
     #[darling(rename = "crate")]
     krate: Option<CratePath>,
@@ -145,6 +149,7 @@ impl ToolErrorAttr {
             out.recovery = keys.recovery;
             out.actions = keys.actions.map(|list| list.to_vec()).unwrap_or_default();
             out.internal = keys.internal.is_present();
+            out.transparent = keys.transparent.is_present();
             out.tool = keys.tool;
             out.krate = keys.krate;
         }
@@ -184,7 +189,7 @@ impl ToolErrorAttr {
                 continue;
             }
             let misplaced = match name.as_str() {
-                "code" | "retryable" | "recovery" | "actions" | "internal" => {
+                "code" | "retryable" | "recovery" | "actions" | "internal" | "transparent" => {
                     misplaced(&format!("`{name}`"), place, Place::Enum)
                 }
                 "tool" | "crate" => misplaced(&format!("`{name}`"), place, Place::Variant),

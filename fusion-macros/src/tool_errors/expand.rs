@@ -18,15 +18,30 @@ pub(super) fn derive(input: &Input<'_>) -> TokenStream {
     let ty = input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
     let where_clause = where_clause(input);
+    let private = input.krate.private();
     let contracts = input.variants().iter().map(|v| {
         let name = v.ident.unraw().to_string();
-        let contract = contract(input, v);
-        quote!((#name, #contract))
+        match (v.attr.transparent, v.fields.first()) {
+            // The wrapped type's contracts, each under this variant's name.
+            (true, Some(field)) => {
+                let inner = field.ty;
+                quote! {
+                    __fusion_contracts.extend(
+                        <#inner as #private::ToolErrors>::error_contracts()
+                            .into_iter()
+                            .map(|__fusion_contract| (#name, __fusion_contract)),
+                    );
+                }
+            }
+            _ => {
+                let contract = contract(input, v);
+                quote!(__fusion_contracts.push((#name, #contract));)
+            }
+        }
     });
     let variant_names = variant_names(input);
     let warnings = super::warn::uncategorized(input);
     let body = from_body(input);
-    let private = input.krate.private();
     // `unused_qualifications`: the absolute paths are deliberate (hygiene), even where the
     // user's scope would make them redundant.
     quote! {
@@ -38,7 +53,10 @@ pub(super) fn derive(input: &Input<'_>) -> TokenStream {
             fn variant_contracts()
                 -> ::std::vec::Vec<(&'static str, #private::ErrorContract)>
             {
-                ::std::vec![#(#contracts),*]
+                #[allow(unused_mut)]
+                let mut __fusion_contracts = ::std::vec::Vec::new();
+                #(#contracts)*
+                __fusion_contracts
             }
 
             fn variant(&self) -> ::core::option::Option<&'static str> {
@@ -132,15 +150,18 @@ fn from_body(input: &Input<'_>) -> TokenStream {
     // The message is the type's `Display`. Formatting goes through this function, spanned on the
     // type's name, so a missing `Display` is reported there rather than inside the expansion
     // (once: rustc merges the identical errors of several arms).
-    let display = variants.iter().any(|v| !v.attr.internal).then(|| {
-        quote_spanned! {located(input.ident.span())=>
-            fn __fusion_display<__FusionT: ?::core::marker::Sized + ::core::fmt::Display>(
-                __fusion_value: &__FusionT,
-            ) -> ::std::string::String {
-                ::std::string::ToString::to_string(__fusion_value)
+    let display = variants
+        .iter()
+        .any(|v| !v.attr.internal && !v.attr.transparent)
+        .then(|| {
+            quote_spanned! {located(input.ident.span())=>
+                fn __fusion_display<__FusionT: ?::core::marker::Sized + ::core::fmt::Display>(
+                    __fusion_value: &__FusionT,
+                ) -> ::std::string::String {
+                    ::std::string::ToString::to_string(__fusion_value)
+                }
             }
-        }
-    });
+        });
     let autoref = variants.iter().any(|v| v.attr.internal) && input.generics.params.is_empty();
     let imports = autoref.then(|| {
         let private = input.krate.private();
@@ -148,9 +169,12 @@ fn from_body(input: &Input<'_>) -> TokenStream {
             use #private::{InternalChain as _, InternalDisplay as _};
         )
     });
+    let passed = transparent(input);
     let arms = variants.iter().map(|variant| {
         let pattern = pattern(input, variant);
-        let envelope = if variant.attr.internal {
+        let envelope = if variant.attr.transparent {
+            quote!(::core::unreachable!("passed through above"))
+        } else if variant.attr.internal {
             internal(input, variant)
         } else {
             envelope(input, variant)
@@ -160,10 +184,50 @@ fn from_body(input: &Input<'_>) -> TokenStream {
     quote! {
         #imports
         #display
+        #passed
         match &__fusion_error {
             #(#arms)*
         }
     }
+}
+
+/// Passes each `transparent` variant's wrapped error through, by value, before the envelope
+/// match (which borrows): `let __fusion_error = match __fusion_error { E::V(e) => return
+/// e.into(), other => other };`. Nothing when no variant is transparent.
+fn transparent(input: &Input<'_>) -> Option<TokenStream> {
+    let ty = input.ident;
+    let private = input.krate.private();
+    let arms: Vec<TokenStream> = input
+        .variants()
+        .iter()
+        .filter(|v| v.attr.transparent)
+        .filter_map(|variant| {
+            let field = variant.fields.first()?;
+            let member = &field.member;
+            let path = match &input.body {
+                Body::Enum(_) => {
+                    let name = variant.ident;
+                    quote!(#ty::#name)
+                }
+                Body::Struct(_) => quote!(#ty),
+            };
+            Some(quote! {
+                #path { #member: __fusion_inner, .. } => {
+                    return <#private::ToolError as ::core::convert::From<_>>::from(__fusion_inner);
+                }
+            })
+        })
+        .collect();
+    if arms.is_empty() {
+        return None;
+    }
+    Some(quote! {
+        #[allow(unreachable_patterns)]
+        let __fusion_error = match __fusion_error {
+            #(#arms)*
+            __fusion_other => __fusion_other,
+        };
+    })
 }
 
 /// `Billing::NotFound { id: __fusion_0, .. }`, binding only the fields the envelope reads.

@@ -16,9 +16,51 @@ impl Input<'_> {
 }
 
 impl Variant<'_> {
+    /// A `transparent` variant wraps one `ToolErrors` value and adds nothing of its own.
+    fn validate_transparent(&self, errors: &mut Accumulator) {
+        let name = self.ident;
+        for (key, span) in &self.attr.keys {
+            if key != "transparent" {
+                errors.push(error_at(
+                    *span,
+                    format!(
+                        "`{key}` does not combine with `transparent`; the wrapped error's own \
+                         envelope and contract pass through"
+                    ),
+                ));
+            }
+        }
+        if self.fields.len() != 1 {
+            errors.push(
+                Error::custom(format!(
+                    "`transparent` needs exactly one field in `{name}`, the wrapped error"
+                ))
+                .with_span(name),
+            );
+        }
+        for field in &self.fields {
+            let at = field
+                .attrs
+                .detail
+                .as_ref()
+                .map(|d| d.span)
+                .or(field.attrs.retry_after);
+            if let Some(span) = at {
+                errors.push(error_at(
+                    span,
+                    "a `transparent` variant's field is the wrapped error; it has no details",
+                ));
+            }
+        }
+    }
+
     fn validate(&self, input: &Input<'_>, errors: &mut Accumulator) {
         let attr = &self.attr;
         let name = self.ident;
+        if attr.transparent {
+            self.validate_transparent(errors);
+            return;
+        }
         if attr.internal {
             // An internal error shows the model a fixed message and an error id, nothing else:
             // anything that would put the variant's own data or advice in the envelope is out.

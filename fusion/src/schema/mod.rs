@@ -169,9 +169,16 @@ fn flat_schema(definition: &ToolDefinition) -> Map<String, Value> {
             .join(", ");
         if let Some(Value::Object(schema)) = properties.get_mut(field) {
             let note = format!("Used by: {used_by}.");
-            let description = match schema.get("description").and_then(Value::as_str) {
-                Some(d) if !d.is_empty() => format!("{d} {note}"),
-                _ => note,
+            // A field without a description of its own is described by its type's doc, which
+            // the note would otherwise hide once the type is inlined.
+            let own = schema
+                .get("description")
+                .and_then(Value::as_str)
+                .filter(|d| !d.is_empty())
+                .or_else(|| referenced_description(schema, &defs));
+            let description = match own {
+                Some(d) => format!("{d} {note}"),
+                None => note,
             };
             schema.insert("description".into(), description.into());
         }
@@ -327,6 +334,22 @@ fn first_paragraph(text: &str) -> String {
 }
 
 /// Definitions the unit tests of this module and of `dispatch` share.
+/// The description of the local definition a bare `$ref` field points to (`#/$defs/Name`).
+fn referenced_description<'d>(
+    schema: &Map<String, Value>,
+    defs: &'d Map<String, Value>,
+) -> Option<&'d str> {
+    let name = schema
+        .get("$ref")?
+        .as_str()?
+        .strip_prefix("#/$defs/")
+        .or_else(|| schema.get("$ref")?.as_str()?.strip_prefix("#/definitions/"))?;
+    defs.get(name)?
+        .get("description")?
+        .as_str()
+        .filter(|d| !d.is_empty())
+}
+
 #[cfg(test)]
 pub(crate) mod fixtures {
     use serde_json::{Value, json};
@@ -441,6 +464,25 @@ mod tests {
                 .as_str()
                 .unwrap()
                 .contains("Used by: pay.")
+        );
+    }
+
+    #[test]
+    fn a_field_without_a_description_keeps_its_types_doc_next_to_the_note() {
+        let mut multi = billing();
+        multi.actions.push(action(
+            "pay",
+            json!({
+                "type": "object",
+                "properties": {"card": {"$ref": "#/$defs/Card"}},
+                "required": ["card"],
+                "$defs": {"Card": {"description": "A payment card.", "type": "object", "properties": {"number": {"type": "string"}}}}
+            }),
+        ));
+        let flat = flat_input_schema(&multi);
+        assert_eq!(
+            flat["properties"]["card"]["description"],
+            "A payment card. Used by: pay (required)."
         );
     }
 }

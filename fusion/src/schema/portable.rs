@@ -227,8 +227,31 @@ impl Rewriter<'_> {
             }
             _ => true,
         };
-        if !format_known {
-            map.remove("format");
+        // What the dropped keywords said, kept for the model in the description.
+        let mut facts = Vec::new();
+        let string = map.get("type") == Some(&Value::String("string".into()));
+        if !format_known && let Some(Value::String(format)) = map.remove("format") {
+            // A string's format (`email`, `uuid`, `date`) says what to send; a number's
+            // (`uint32`) is its `minimum` and range, already there.
+            if string {
+                facts.push(format!("Format: {format}."));
+            }
+        }
+        if map.get("uniqueItems") == Some(&Value::Bool(true)) {
+            facts.push("Items are unique.".to_owned());
+        }
+        if let Some(Value::Object(values)) = map.get("additionalProperties")
+            && let Some(Value::String(ty)) = values.get("type")
+        {
+            facts.push(format!("An object of {ty} values, keyed by name."));
+        }
+        if !facts.is_empty() {
+            let facts = facts.join(" ");
+            let description = match map.get("description").and_then(Value::as_str) {
+                Some(d) if !d.is_empty() => format!("{d} {facts}"),
+                _ => facts,
+            };
+            map.insert("description".into(), description.into());
         }
         map.retain(|keyword, _| GEMINI_KEYWORDS.contains(&keyword.as_str()) || keyword == "$ref");
         map
@@ -420,7 +443,8 @@ mod tests {
             rewrite(schema)["properties"],
             json!({
                 "status": {"type": "string", "enum": ["open", "paid"], "nullable": true, "description": "Only these."},
-                "note": {"type": "string", "nullable": true},
+                // A string format Gemini lacks is kept for the model in the description.
+                "note": {"type": "string", "nullable": true, "description": "Format: email."},
                 "count": {"type": "integer", "format": "int64", "nullable": true},
                 "either": {"anyOf": [{"type": "integer"}, {"type": "string"}]}
             })
@@ -485,7 +509,7 @@ mod tests {
         });
         assert_eq!(
             rewrite(schema),
-            json!({"type": "object", "properties": {"tags": {"type": "array", "items": {}}}})
+            json!({"type": "object", "properties": {"tags": {"type": "array", "items": {}, "description": "Items are unique."}}})
         );
         assert_eq!(
             rewrite(json!({"type": "object"})),

@@ -22,8 +22,8 @@ use crate::error::ToolError;
 use crate::response::ToolResponse;
 use crate::suggest::did_you_mean;
 
-use super::Server;
 use super::compose::{self, forward_delegated};
+use super::{Server, elicitor};
 
 impl rmcp::ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
@@ -206,6 +206,9 @@ fn request_context(
         let _ = log_tx.send(Report::Log(level, logger, data));
     });
     ctx = ctx.with_log(log);
+    if let Some(elicitor) = elicitor::for_peer(&context.peer) {
+        ctx = ctx.with_elicitor(elicitor);
+    }
     let Some(token) = context.meta.get_progress_token() else {
         return (ctx, rx);
     };

@@ -101,6 +101,7 @@
 mod baseline;
 mod catalog;
 mod compose;
+mod elicitor;
 /// The composition guide: your rmcp handler's prompts and resources next to fusion's tools;
 /// progress, cancellation and log messages from a tool.
 #[doc = include_str!("../docs/composition.md")]
@@ -292,6 +293,7 @@ impl Server {
     pub fn tool(self, tool: impl Tool) -> Server {
         let definition = tool.definition();
         catalog::warn_non_object_output_schemas(&definition);
+        output_schema::warn_unmergeable(&definition);
         let guards = tool.guards();
         self.update(|inner| {
             inner.tools.push(Registered {

@@ -34,6 +34,22 @@ pub(super) fn of_tool(actions: &[ActionDefinition]) -> Option<Arc<Map<String, Va
     merge(&schemas).map(Arc::new)
 }
 
+/// Logs a warning when every action of a grouped tool declares an object output schema but
+/// their `$defs` disagree, so the tool is advertised without one in grouped exposition.
+pub(super) fn warn_unmergeable(def: &crate::definition::ToolDefinition) {
+    let declared = def.actions.len() > 1 && def.actions.iter().all(|a| advertised(a).is_some());
+    if declared && of_tool(&def.actions).is_none() {
+        tracing::warn!(
+            target: "fusion::server",
+            tool = def.name.as_str(),
+            "every action declares an output schema, but two of them define a `$defs` type of \
+             one name differently; in grouped exposition the tool is advertised without \
+             `outputSchema`: rename one type (`#[schemars(rename = \"...\")]`) or serve the \
+             tool in flat exposition"
+        );
+    }
+}
+
 /// MCP requires an output schema whose top-level `type` is `"object"` (MCP specification
 /// 2025-06-18, "Tools": `outputSchema` is `{type: "object", properties?, required?}`; the
 /// TypeScript SDK rejects a tool list with any other).

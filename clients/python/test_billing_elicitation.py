@@ -1,0 +1,92 @@
+"""The billing example's `refund` asks the user to confirm through MCP elicitation.
+
+With the Python SDK's elicitation callback (the legacy `initialize` handshake, where the
+client declares the `elicitation` capability), the server asks and the callback answers for
+the user. Without one (and in the stateless 2026-07-28 era, which forbids server-to-client
+requests), the call answers CONFIRMATION_REQUIRED, and goes through once the model says the
+user agreed (`"confirmed": true`).
+
+Binary: $FUSION_BILLING_BIN, as for test_billing.py.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.types import ElicitResult
+
+from test_billing import BIN, fusion_flags, texts
+
+pytestmark = pytest.mark.anyio
+
+REFUND = {"action": "refund", "invoice_id": "inv_0002", "amount_cents": 100}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@asynccontextmanager
+async def connect(mode: str, **callbacks: Any) -> AsyncIterator[Client]:
+    if not BIN.is_file():
+        pytest.fail(f"fusion-billing binary not found at {BIN}")
+    params = StdioServerParameters(command=str(BIN), args=[], env={"RUST_LOG": "warn"})
+    async with Client(params, mode=mode, read_timeout_seconds=20, **callbacks) as client:
+        yield client
+
+
+async def status(client: Client) -> str:
+    result = await client.call_tool("billing", {"action": "get_invoice", "id": "inv_0002"})
+    return json.loads(texts(result)[0])["status"]
+
+
+def user(answer: str, asked: list[str]):
+    async def callback(context: Any, params: Any) -> ElicitResult:
+        asked.append(params.message)
+        content = {"confirm": True} if answer == "accept" else None
+        return ElicitResult(action=answer, content=content)
+
+    return callback
+
+
+async def test_the_user_confirms_through_the_elicitation_callback() -> None:
+    asked: list[str] = []
+    async with connect("legacy", elicitation_callback=user("accept", asked)) as client:
+        result = await client.call_tool("billing", REFUND)
+        assert result.is_error is False, texts(result)
+        assert asked == ["Refund 100 cents on invoice inv_0002?"]
+        assert await status(client) == "open"
+
+
+async def test_a_declining_user_stops_the_refund() -> None:
+    asked: list[str] = []
+    async with connect("legacy", elicitation_callback=user("decline", asked)) as client:
+        result = await client.call_tool("billing", {**REFUND, "confirmed": True})
+        assert result.is_error is True
+        assert fusion_flags(result)["code"] == "USER_DECLINED"
+        assert fusion_flags(result)["errorCategory"] == "auth"
+        assert len(asked) == 1
+        assert await status(client) == "paid"
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_without_elicitation_the_model_is_told_to_ask(mode: str) -> None:
+    async with connect(mode) as client:
+        result = await client.call_tool("billing", REFUND)
+        assert result.is_error is True
+        flags = fusion_flags(result)
+        assert flags["code"] == "CONFIRMATION_REQUIRED"
+        assert flags["errorCategory"] == "validation"
+        assert flags["isRetryable"] is False
+        [envelope] = texts(result)
+        assert "Ask the user: Refund 100 cents on invoice inv_0002?" in envelope
+        assert await status(client) == "paid"
+
+        confirmed = await client.call_tool("billing", {**REFUND, "confirmed": True})
+        assert confirmed.is_error is False, texts(confirmed)
+        assert await status(client) == "open"

@@ -1,0 +1,82 @@
+//! `--demo`, the confirmation steps: `refund` asks the user through MCP elicitation. A client
+//! that cannot ask gets CONFIRMATION_REQUIRED and the model calls again with
+//! `"confirmed": true` once the user agreed; a client that can ask shows the question to its
+//! user (here, one who says yes).
+
+use fusion::server::{Exposition, Server};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, Implementation,
+};
+use rmcp::service::{RequestContext, RoleClient};
+use rmcp::{ClientHandler, ErrorData};
+use serde_json::{Value, json};
+
+use super::{heading, request, show};
+
+/// The two paths of a confirmation, as steps `number` and `number + 1`.
+pub(crate) async fn run(server: Server, exposition: Exposition, number: u32) -> anyhow::Result<()> {
+    let refund = json!({"invoice_id": "inv_0002", "amount_cents": 100});
+    let (tool, arguments) = request(exposition, "refund", refund.clone())
+        .expect("refund has a request in both expositions");
+
+    heading(
+        number,
+        "A destructive action asks the user first; this client cannot ask, so the model must",
+    );
+    let client = server.clone().serve_in_process(()).await?;
+    println!(
+        "request: tools/call {tool} {}",
+        Value::Object(arguments.clone())
+    );
+    let params = CallToolRequestParams::new(tool.clone()).with_arguments(arguments.clone());
+    show(&client.call_tool(params).await?);
+    let mut confirmed = arguments.clone();
+    confirmed.insert("confirmed".to_owned(), json!(true));
+    println!(
+        "the model asked the user, who agreed; request: tools/call {tool} {}",
+        Value::Object(confirmed.clone())
+    );
+    let params = CallToolRequestParams::new(tool.clone()).with_arguments(confirmed);
+    show(&client.call_tool(params).await?);
+    client.cancel().await?;
+
+    heading(
+        number + 1,
+        "The same refund from a client that can ask its user (MCP elicitation)",
+    );
+    let client = server.serve_in_process(UserWhoAgrees).await?;
+    println!(
+        "request: tools/call {tool} {}",
+        Value::Object(arguments.clone())
+    );
+    let params = CallToolRequestParams::new(tool).with_arguments(arguments);
+    show(&client.call_tool(params).await?);
+    client.cancel().await?;
+    Ok(())
+}
+
+/// A client that declares elicitation and whose user agrees to every question.
+struct UserWhoAgrees;
+
+impl ClientHandler for UserWhoAgrees {
+    fn get_info(&self) -> ClientConfig {
+        let mut config = ClientConfig::default();
+        config.capabilities =
+            serde_json::from_value::<ClientCapabilities>(json!({"elicitation": {"form": {}}}))
+                .expect("a valid capability object");
+        config.client_info = Implementation::new("fusion-billing-demo", env!("CARGO_PKG_VERSION"));
+        config
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        if let ElicitRequestParams::FormElicitationParams { message, .. } = request {
+            println!("the client asks its user: {message} The user answers: yes");
+        }
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"confirm": true})))
+    }
+}

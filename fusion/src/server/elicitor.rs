@@ -1,0 +1,46 @@
+//! The elicitor of a call: how [`RequestContext::confirm`](crate::RequestContext::confirm)
+//! and [`RequestContext::elicit`](crate::RequestContext::elicit) reach the user through the
+//! client (MCP `elicitation/create`, form mode).
+
+use std::sync::Arc;
+
+use rmcp::model::{ElicitRequestParams, ElicitationAction};
+use rmcp::service::{Peer, RoleServer};
+use serde_json::{Map, Value, json};
+
+use crate::context::{Elicited, Elicitor};
+
+/// The elicitor for a client that declared it can elicit in form mode (`elicitation` with
+/// `form`, or with neither mode: the 2025-06-18 form); `None` otherwise.
+pub(super) fn for_peer(peer: &Peer<RoleServer>) -> Option<Elicitor> {
+    let info = peer.peer_info()?;
+    let capability = info.capabilities.elicitation.as_ref()?;
+    if capability.form.is_none() && capability.url.is_some() {
+        return None;
+    }
+    let peer = peer.clone();
+    Some(Arc::new(move |message, schema| {
+        let peer = peer.clone();
+        Box::pin(async move { ask(&peer, message, schema).await })
+    }))
+}
+
+async fn ask(peer: &Peer<RoleServer>, message: String, schema: Map<String, Value>) -> Elicited {
+    let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
+    let params: ElicitRequestParams = match serde_json::from_value(params) {
+        Ok(params) => params,
+        Err(error) => return Elicited::Failed(format!("the form cannot be elicited: {error}")),
+    };
+    match peer.create_elicitation(params).await {
+        Ok(result) => match result.action {
+            ElicitationAction::Accept => match result.content {
+                Some(Value::Object(content)) => Elicited::Accepted(content),
+                _ => Elicited::Accepted(Map::new()),
+            },
+            ElicitationAction::Decline => Elicited::Declined,
+            // A later revision's action: not an acceptance.
+            _ => Elicited::Cancelled,
+        },
+        Err(error) => Elicited::Failed(error.to_string()),
+    }
+}
