@@ -314,6 +314,10 @@
 //! (`examples/tests/billing_contract.rs` runs this snapshot; fusion itself does not depend on
 //! `insta`.)
 
+// On docs.rs (`--cfg docsrs`, nightly rustdoc) each feature-gated item says which feature it
+// needs; `doc_cfg` reads the `#[cfg(feature = ..)]` already on the item.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod arguments;
 pub mod auth;
 mod call;
@@ -366,6 +370,9 @@ mod tool_reference {}
 #[cfg(doctest)]
 #[doc = include_str!("docs/tool_errors.md")]
 mod tool_errors_reference {}
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -17,8 +17,8 @@ mod round_trip;
 #[path = "client_parse/flags.rs"]
 mod flags;
 
-#[path = "client_parse/fuzz_found.rs"]
-mod fuzz_found;
+#[path = "client_parse/forbidden_characters.rs"]
+mod forbidden_characters;
 
 use fusion::client::{Envelope, parse_envelope};
 use fusion::{ToolError, ValidationError};

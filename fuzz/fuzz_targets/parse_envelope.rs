@@ -2,7 +2,7 @@
 //! re-renders to an envelope that parses back to the same bytes (parsing is the
 //! inverse of rendering), and to the same value unless the input held characters XML 1.0
 //! forbids (the renderer writes those as U+FFFD; found by this target,
-//! pinned in `fusion/tests/client_parse/fuzz_found.rs`).
+//! pinned in `fusion/tests/client_parse/forbidden_characters.rs`).
 //!
 //! Run: `cargo +nightly fuzz run parse_envelope corpus/parse_envelope -- -dict=xml.dict`
 //! from `fuzz/`.

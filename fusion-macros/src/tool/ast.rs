@@ -35,6 +35,9 @@ pub(crate) struct Tool<'a> {
     /// `output_schema` given to `#[fusion::tool(...)]` on an `impl` block (an error `valid`
     /// reports: each action declares its own).
     pub(crate) stray_output_schema: Option<Span>,
+    /// `errors(..)` given to `#[fusion::tool(...)]` on an `impl` block (an error `valid`
+    /// reports: each action declares its own).
+    pub(crate) stray_errors: Option<Span>,
     /// The actions, in source order (one for a function tool).
     pub(crate) actions: Vec<Action<'a>>,
     /// The path generated code names fusion by (`crate = …`, `::fusion` by default).
@@ -134,6 +137,7 @@ impl<'a> Tool<'a> {
         let mut guards = args.guards.clone();
         let tool_hints = args.annotations();
         let tool_output_schema = flag(&args.output_schema);
+        let tool_errors = args.errors.clone();
         let (shape, default_name, attrs) = match item {
             Item::Impl(item) => {
                 if let Some((_, path, _)) = &item.trait_ {
@@ -237,11 +241,18 @@ impl<'a> Tool<'a> {
                 guards = guards.or(std::mem::take(&mut action.guards));
                 // Either place declares it: the tool is its one action.
                 action.output_schema = action.output_schema.or(tool_output_schema);
+                if action.errors.is_none() {
+                    action.errors = tool_errors.clone().map(|e| e.into_inner().to_vec());
+                }
                 let stray_discriminator = args.discriminator.map(|d| d.span());
                 (None, stray_discriminator, None, vec![action])
             }
         };
 
+        let stray_errors = match shape {
+            Shape::Impl(_) => tool_errors.map(|e| e.span()),
+            Shape::Function { .. } => None,
+        };
         Some(Tool {
             shape,
             name,
@@ -250,6 +261,7 @@ impl<'a> Tool<'a> {
             discriminator,
             stray_discriminator,
             stray_output_schema,
+            stray_errors,
             actions,
             krate: args.krate,
             guards,

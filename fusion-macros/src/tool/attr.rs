@@ -35,6 +35,9 @@ pub(crate) struct ToolArgs {
     /// Declares the success type's schema as the MCP `outputSchema`; function tools only (an
     /// `impl` block's actions each say it with `#[action(output_schema)]`).
     pub(crate) output_schema: Flag,
+    /// `errors(..)`: the error variants of a function tool's one action (an `impl` block's
+    /// actions each say it with `#[action(errors(..))]`).
+    pub(crate) errors: Option<SpannedValue<darling::util::PathList>>,
     /// The path generated code names fusion by (`::fusion` by default).
     #[darling(default, rename = "crate")]
     pub(crate) krate: CratePath,

@@ -32,6 +32,12 @@ pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
             "a function tool has no discriminator; `discriminator` applies to tools declared on an `impl` block",
         );
     }
+    if let Some(span) = tool.stray_errors {
+        errors.at_span(
+            span,
+            "`errors(..)` on `#[fusion::tool(...)]` applies to function tools; on an `impl` block, list each action's variants with `#[action(errors(..))]`",
+        );
+    }
     if let Some(span) = tool.stray_output_schema {
         errors.at_span(
             span,

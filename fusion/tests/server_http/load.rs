@@ -2,7 +2,7 @@
 //! actions), each on its own connection, under a concurrency limit of 200: every call is answered
 //! exactly once (counted by JSON-RPC id), with the answer its kind calls for, and none is
 //! refused `SERVER_BUSY`. In a session (MCP 2025-06-18) and without one (2026-07-28). The
-//! `http_load` example runs the same check against a server process.
+//! `http_load` harness (`benches/http_load/`) runs the same check against a server process.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;

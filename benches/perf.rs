@@ -3,9 +3,9 @@
 //! machine does hits both alike, and the medians are compared. One line per figure: name,
 //! value, unit, baseline, ratio, target.
 //!
-//! Run: `cargo run --release -p examples --example perf` (about 10 seconds); add a word
+//! Run: `cargo run --release -p fusion-benches --bin perf` (about 10 seconds); add a word
 //! (`-- dispatch`) to run only the figures whose key (below, in `main`) contains it. The criterion
-//! benches (`cargo bench -p examples --bench runtime`, `cargo bench -p fusion --bench envelope`)
+//! benches (`cargo bench -p fusion-benches --bench runtime`, `cargo bench -p fusion --bench envelope`)
 //! measure the same workloads in more depth.
 
 use std::hint::black_box;
@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-#[path = "benches/fixtures.rs"]
+#[path = "fixtures.rs"]
 mod fixtures;
 
 /// How long each figure runs its batches.

@@ -2,8 +2,8 @@
 //! memory comes back once they expire. Linux only (reads `/proc/<pid>/status`).
 //!
 //! ```text
-//! cargo run --release -p examples --example http_sessions                  # 10,000 initialize, default cap
-//! cargo run --release -p examples --example http_sessions -- --sessions 20000 --max-sessions 5000
+//! cargo run --release -p fusion-benches --bin http_sessions                  # 10,000 initialize, default cap
+//! cargo run --release -p fusion-benches --bin http_sessions -- --sessions 20000 --max-sessions 5000
 //! ```
 //!
 //! The program starts itself as the server (a child process, so the client's own allocations
@@ -20,7 +20,7 @@
 //! makes it); the glibc tunables row is then skipped:
 //!
 //! ```text
-//! cargo run --release -p examples --features mimalloc --example http_sessions
+//! cargo run --release -p fusion-benches --features mimalloc --bin http_sessions
 //! ```
 
 use std::process::Stdio;

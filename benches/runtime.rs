@@ -3,8 +3,8 @@
 //! `match` tool) and calls end to end over rmcp's in-process duplex transport (against the same
 //! tool written with rmcp's macros). Envelope rendering is in `fusion/benches/envelope.rs`.
 //!
-//! Run: `cargo bench -p examples --bench runtime`. For the ratios measured side by side in one
-//! run, with their targets, use `cargo run --release -p examples --example perf`.
+//! Run: `cargo bench -p fusion-benches --bench runtime`. For the ratios measured side by side in
+//! one run, with their targets, use `cargo run --release -p fusion-benches --bin perf`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -1,5 +1,5 @@
 //! The workloads the benchmarks measure, each next to its baseline: shared by the criterion
-//! bench (`benches/runtime.rs`) and the one-run figure printer (`perf.rs`), so both measure
+//! bench (`runtime.rs`) and the one-run figure printer (`perf.rs`), so both measure
 //! exactly the same code.
 //!
 //! Three workloads: rendering the README's example envelope (an absolute figure, no baseline); dispatching

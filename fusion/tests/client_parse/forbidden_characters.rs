@@ -1,4 +1,5 @@
-//! Inputs the `parse_envelope` fuzz target found.
+//! Characters XML 1.0 forbids, read from another server's envelope: kept as sent, written as
+//! U+FFFD when rendered again (inputs the `parse_envelope` fuzz target found).
 
 use super::{parse_tool_error, parse_validation};
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compile-time cost of fusion's macros against rmcp's own: generates the same server of
-# TOOLS tools x ACTIONS actions twice (scripts/compile_time_gen.py), builds both, and prints two
+# TOOLS tools x ACTIONS actions twice (benches/compile_time_gen.py), builds both, and prints two
 # figures, each as both times and their ratio (fusion / rmcp; target <= 1.0x for both):
 #
 # - crate rebuild: the generated crate rebuilt from scratch (CARGO_INCREMENTAL=0, its source
@@ -16,7 +16,7 @@
 # dependencies from an empty target directory (fusion's runtime and the proc macros included;
 # shared dependencies like serde are built in both).
 #
-# usage: scripts/compile-time.sh [--cold] [--release] [TOOLS ACTIONS]   (default 50 x 5)
+# usage: benches/compile-time.sh [--cold] [--release] [TOOLS ACTIONS]   (default 50 x 5)
 #        `--release` applies to the crate rebuild only; the incremental rebuild is always dev.
 # env:   SCRATCH (default: target/compile-time; never committed), RUNS (default 5),
 #        CARGO_TARGET_DIR (default: $SCRATCH/target; point it at an existing target directory
@@ -45,7 +45,7 @@ incremental_target=${INCREMENTAL_TARGET_DIR:-$scratch/target-incremental}
 
 rm -rf "$scratch/src"
 mkdir -p "$scratch/src"
-generate() { python3 scripts/compile_time_gen.py "$scratch/src" "$repo/fusion" "$tools" "$actions" "$@"; }
+generate() { python3 benches/compile_time_gen.py "$scratch/src" "$repo/fusion" "$tools" "$actions" "$@"; }
 generate
 # The workspace's dependency versions, so both crates build what fusion is tested with.
 cp Cargo.lock "$scratch/src/Cargo.lock"

@@ -4,9 +4,9 @@
 //! `/proc/<pid>/stat`).
 //!
 //! ```text
-//! cargo run --release -p examples --example http_load                 # all three, about 2 min
-//! cargo run --release -p examples --example http_load -- rmcp         # figures whose key holds a word
-//! cargo run --release -p examples --example http_load -- --secs 3 --rounds 7 --inflight 64
+//! cargo run --release -p fusion-benches --bin http_load                 # every figure, about 3 min
+//! cargo run --release -p fusion-benches --bin http_load -- rmcp         # figures whose key holds a word
+//! cargo run --release -p fusion-benches --bin http_load -- --secs 3 --rounds 7 --inflight 64
 //! ```
 //!
 //! Keys: `rmcp` (fusion against rmcp), `sync` (the action as a plain `fn`, run on the blocking
@@ -56,7 +56,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::process::{Child, Command};
 
-#[path = "../benches/fixtures.rs"]
+#[path = "../fixtures.rs"]
 mod fixtures;
 
 /// The HS256 secret of the full stack's bearer tokens.

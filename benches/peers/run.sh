@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# fusion next to the MCP servers a user would otherwise write: the same small tool, `get_invoice`
+# (`{"id": "inv_1"}` finds an invoice, any other id is not found, `{"id": 42}` is invalid
+# arguments), served over Streamable HTTP on loopback by
+#   fusion      `Server::serve_http_on`, its defaults                     (peers/servers.rs)
+#   rmcp        `#[tool_router]` in rmcp's `StreamableHttpService`, axum, TCP_NODELAY (same file)
+#   typescript  the official SDK, `@modelcontextprotocol/sdk`, on Node    (peers/typescript/)
+#   fastmcp     FastMCP on Python, uvicorn                                (peers/python/)
+# and driven by one load generator (`peers drive`, peers/main.rs): 64 keep-alive connections,
+# a session each (`initialize`, then `tools/call` back to back, going round the three calls),
+# every server in turn for SECS seconds, ROUNDS rounds (A B C D, A B C D, ...), so that whatever
+# else the machine does spreads over all four. Per server, the medians over the rounds: calls per
+# second, p50/p99 latency, the server's CPU time per call (user + system of its process over the
+# measured window, /proc/<pid>/stat) and its resident memory after the load (VmRSS), then the
+# ratios to rmcp, then what each server answers to the invalid-arguments and not-found calls.
+#
+# The load generator shares the machine with the server it drives (2 cores here): calls per
+# second and latency are those of the pair; CPU per call is the server's own and is the figure
+# the load generator disturbs least.
+#
+# usage: benches/peers/run.sh                      # 3 rounds x 5 s per server, about 2 min
+#        SECS=10 ROUNDS=5 INFLIGHT=64 benches/peers/run.sh
+#        PEERS="fusion rmcp" benches/peers/run.sh  # a subset (names above)
+# Installs what it needs on first use: the TypeScript SDK with npm into peers/typescript/
+# (package-lock.json), FastMCP with pip into a venv at peers/python/.venv (requirements.txt);
+# builds `peers` in release. Ports PORT..PORT+3 (default 38471) on 127.0.0.1 must be free.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+secs=${SECS:-5}
+rounds=${ROUNDS:-3}
+inflight=${INFLIGHT:-64}
+peers=${PEERS:-fusion rmcp typescript fastmcp}
+port=${PORT:-38471}
+
+wanted() { [[ " $peers " == *" $1 "* ]]; }
+
+if wanted typescript && [ ! -d "$here/typescript/node_modules" ]; then
+  (cd "$here/typescript" && npm ci --no-audit --no-fund)
+fi
+if wanted fastmcp && [ ! -x "$here/python/.venv/bin/python" ]; then
+  python3 -m venv "$here/python/.venv"
+  "$here/python/.venv/bin/pip" install -q -r "$here/python/requirements.txt"
+fi
+cargo build --release --locked -q -p fusion-benches --bin peers
+target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps --locked |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+peers_bin="$target_dir/release/peers"
+
+logs=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$logs"
+}
+trap cleanup EXIT
+
+targets=()
+start() { # start NAME COMMAND...: runs the server on the next port, in the background
+  local name=$1
+  shift
+  "$@" "$port" > "$logs/$name.log" 2>&1 &
+  pids+=("$!")
+  targets+=("$name=127.0.0.1:$port=$!")
+  port=$((port + 1))
+}
+for peer in $peers; do
+  case "$peer" in
+    fusion) start fusion "$peers_bin" serve fusion ;;
+    rmcp) start rmcp "$peers_bin" serve rmcp ;;
+    typescript) start typescript node "$here/typescript/server.mjs" ;;
+    fastmcp) start fastmcp "$here/python/.venv/bin/python" "$here/python/server.py" ;;
+    *) echo "unknown peer $peer (fusion, rmcp, typescript, fastmcp)" >&2; exit 2 ;;
+  esac
+done
+
+echo "peers on $(nproc) cores, the load generator on the same machine; $(date -u +%FT%TZ)"
+echo "fusion $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(rustc --version)," \
+  "node $(node --version 2>/dev/null || echo '-'), $("$here/python/.venv/bin/python" --version 2>/dev/null || echo 'no python venv')"
+if ! "$peers_bin" drive --secs "$secs" --rounds "$rounds" --inflight "$inflight" "${targets[@]}"; then
+  for log in "$logs"/*.log; do echo "--- $log"; tail -20 "$log"; done >&2
+  exit 1
+fi
