@@ -59,14 +59,14 @@ impl rmcp::ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        context: RmcpContext<RoleServer>,
+        mut context: RmcpContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let inner = &self.inner;
         let Some(entry) = inner.catalog.get(&request.name) else {
             return self.unknown_tool(&request.name);
         };
         let arguments = request.arguments.unwrap_or_default();
-        let (mut ctx, reports) = request_context(&context, self.session());
+        let (mut ctx, reports) = request_context(&mut context, self.session());
         if let Some(principal) = self.local_caller() {
             ctx = ctx.with_principal(principal.clone());
         }
@@ -179,7 +179,7 @@ impl Server {
 /// whose requests carry no session); and, over Streamable HTTP, the HTTP request (with the
 /// `Principal` an auth layer put on it).
 fn request_context(
-    context: &RmcpContext<RoleServer>,
+    context: &mut RmcpContext<RoleServer>,
     session: Option<&Arc<str>>,
 ) -> (RequestContext, mpsc::UnboundedReceiver<Report>) {
     let mut ctx = RequestContext::new()
@@ -193,9 +193,10 @@ fn request_context(
     }
     // Over Streamable HTTP, rmcp hands over the request's parts: headers, and the extensions
     // an auth layer (the `Principal`) or the accept loop (the `ClientAddr`) set.
+    // Taken, not cloned: nothing after this reads them from rmcp's context.
     #[cfg(feature = "http")]
-    if let Some(parts) = context.extensions.get::<http::request::Parts>() {
-        ctx = ctx.with_http_parts(Arc::new(parts.clone()));
+    if let Some(parts) = context.extensions.remove::<http::request::Parts>() {
+        ctx = ctx.with_http_parts(Arc::new(parts));
     }
     // Progress reports and log messages share one queue, so the client gets them in the order
     // the action sent them, all before the result.
