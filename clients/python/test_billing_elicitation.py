@@ -69,7 +69,7 @@ async def test_a_declining_user_stops_the_refund() -> None:
         result = await client.call_tool("billing", {**REFUND, "confirmed": True})
         assert result.is_error is True
         assert fusion_flags(result)["code"] == "USER_DECLINED"
-        assert fusion_flags(result)["errorCategory"] == "auth"
+        assert fusion_flags(result)["errorCategory"] == "validation"
         assert len(asked) == 1
         assert await status(client) == "paid"
 

@@ -178,3 +178,30 @@ async fn a_refund_that_cannot_happen_is_refused_before_anyone_is_asked() {
     assert!(yes.asked.lock().unwrap().is_empty());
     within(client.cancel()).await.unwrap();
 }
+
+/// A client that declares elicitation but whose dialog fails.
+struct BrokenDialog;
+
+impl ClientHandler for BrokenDialog {
+    fn get_info(&self) -> ClientConfig {
+        user(ElicitationAction::Accept).get_info()
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        Err(ErrorData::internal_error("the dialog crashed", None))
+    }
+}
+
+#[tokio::test]
+async fn a_failed_question_is_not_a_yes_even_when_the_model_says_confirmed() {
+    let client = serve(BrokenDialog).await;
+    let result = call(&client, refund(100, Some(true))).await;
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(code(&result), "CONFIRMATION_FAILED");
+    assert_eq!(status(&client).await, "paid");
+    within(client.cancel()).await.unwrap();
+}

@@ -84,6 +84,26 @@ pub(crate) fn check(name: &Name, kind: Kind, errors: &mut Errors) -> bool {
     false
 }
 
+/// Checks what Gemini's function declarations add for a tool name: its first character is a
+/// letter or `_` ([Gemini API, `FunctionDeclaration.name`](https://ai.google.dev/api/caching#FunctionDeclaration)).
+/// A tool name starts every name a model calls (`tool`, `tool_action`), so action names need
+/// no such check. Whether it passes.
+pub(crate) fn check_start(name: &Name, errors: &mut Errors) -> bool {
+    match name.value.chars().next() {
+        Some(first) if !(first.is_ascii_alphabetic() || first == '_') => {
+            errors.at_span(
+                name.span,
+                format_args!(
+                    "the tool name `{}` starts with `{first}`: the Gemini API accepts tool names that start with a letter or `_`; rename it with `#[fusion::tool(name = \"...\")]`",
+                    name.value.escape_debug()
+                ),
+            );
+            false
+        }
+        _ => true,
+    }
+}
+
 /// Checks the flat name `tool_action` that flat exposition serves an action under, when both
 /// names pass on their own; the error points at the action name.
 pub(crate) fn check_flat(tool: &Name, action: &Name, errors: &mut Errors) {

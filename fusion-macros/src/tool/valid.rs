@@ -11,7 +11,8 @@ use super::name::{self, Kind};
 
 /// Checks the whole tool.
 pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
-    let tool_name_ok = name::check(&tool.name, Kind::Tool, errors);
+    let tool_name_ok =
+        name::check(&tool.name, Kind::Tool, errors) && name::check_start(&tool.name, errors);
     let action_titles = tool.actions.iter().filter_map(|a| a.title.as_ref());
     for title in tool.title.iter().chain(action_titles) {
         if title.value.trim().is_empty() {

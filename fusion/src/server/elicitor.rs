@@ -14,6 +14,11 @@ use crate::context::{Elicited, Elicitor};
 /// `form`, or with neither mode: the 2025-06-18 form); `None` otherwise.
 pub(super) fn for_peer(peer: &Peer<RoleServer>) -> Option<Elicitor> {
     let info = peer.peer_info()?;
+    // Revisions without `initialize` (2026-07-28 on) forbid server-to-client requests: such a
+    // client cannot be asked, whatever it declares.
+    if !info.protocol_version.has_initialize() {
+        return None;
+    }
     let capability = info.capabilities.elicitation.as_ref()?;
     if capability.form.is_none() && capability.url.is_some() {
         return None;

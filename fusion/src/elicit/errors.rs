@@ -1,0 +1,226 @@
+//! What a question to the user can end in, when it does not end in an answer: the error types
+//! of [`RequestContext::confirm`](crate::RequestContext::confirm) and
+//! [`RequestContext::elicit`](crate::RequestContext::elicit), their envelopes and contracts.
+
+use std::fmt;
+
+use crate::code::{ErrorCategory, ErrorCode, Severity};
+use crate::definition::{ErrorContract, ToolErrors};
+use crate::error::ToolError;
+
+use super::{
+    CONFIRMATION_FAILED, CONFIRMATION_FIELD, CONFIRMATION_REQUIRED, INPUT_REQUIRED, USER_DECLINED,
+};
+
+/// Why [`RequestContext::confirm`](crate::RequestContext::confirm) did not confirm. Converts into its envelope (`?` in an
+/// action returning `ToolError`), and is a [`ToolErrors`] type with a contract, so an error
+/// enum of yours wraps it in a `#[tool_error(transparent)]` variant and an action lists it in
+/// `errors(..)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unconfirmed {
+    /// The client cannot ask and the call did not say `confirmed: true`:
+    /// `CONFIRMATION_REQUIRED` (validation, not retryable), telling the model to ask.
+    Required {
+        /// The question the user must answer.
+        question: String,
+    },
+    /// The user declined or dismissed the question: `USER_DECLINED` (validation, not
+    /// retryable: stop, do not ask again).
+    Declined {
+        /// The question the user was asked.
+        question: String,
+    },
+    /// The client can ask but the request failed (an error from the client, a lost
+    /// connection): `CONFIRMATION_FAILED` (transient, not retryable). The user was not asked.
+    Failed {
+        /// The question that could not be asked.
+        question: String,
+    },
+}
+
+/// Why [`RequestContext::elicit`](crate::RequestContext::elicit) has no answer. Converts into its envelope, like
+/// [`Unconfirmed`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unanswered {
+    /// The client cannot ask: `INPUT_REQUIRED` (validation, not retryable), naming the fields
+    /// the model should ask the user for.
+    Required {
+        /// What the user was to be told.
+        message: String,
+        /// The form's fields, each with its description.
+        fields: Vec<String>,
+    },
+    /// The user declined or dismissed the form: `USER_DECLINED`.
+    Declined {
+        /// What the user was told.
+        question: String,
+    },
+    /// The answer does not fit the requested type: `VALIDATION_ERROR`.
+    Invalid {
+        /// What the user was told.
+        message: String,
+        /// Why the answer does not fit.
+        error: String,
+    },
+    /// The requested type is no flat form (a bug in the action): `INTERNAL_ERROR`.
+    NotAForm {
+        /// The requested type.
+        type_name: &'static str,
+    },
+}
+
+impl fmt::Display for Unconfirmed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unconfirmed::Required { question } => {
+                write!(f, "This needs the user's confirmation: {question}")
+            }
+            Unconfirmed::Declined { question } => write!(f, "The user declined: {question}"),
+            Unconfirmed::Failed { question } => {
+                write!(f, "The user could not be asked: {question}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Unconfirmed {}
+
+impl fmt::Display for Unanswered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unanswered::Required { message, .. } => {
+                write!(f, "This needs input from the user: {message}")
+            }
+            Unanswered::Declined { question } => write!(f, "The user declined: {question}"),
+            Unanswered::Invalid { error, .. } => {
+                write!(f, "The user's answer does not fit the form: {error}")
+            }
+            Unanswered::NotAForm { type_name } => write!(
+                f,
+                "RequestContext::elicit::<{type_name}>: an elicitation form is a flat object of \
+                 strings, numbers, integers and booleans"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Unanswered {}
+
+fn contract(code: &'static str, category: ErrorCategory) -> ErrorContract {
+    ErrorContract::new(
+        ErrorCode::custom(code),
+        Severity::Error,
+        Some(category),
+        Some(false),
+    )
+}
+
+impl ToolErrors for Unconfirmed {
+    fn variant_contracts() -> Vec<(&'static str, ErrorContract)> {
+        vec![
+            (
+                "Required",
+                contract(CONFIRMATION_REQUIRED, ErrorCategory::Validation),
+            ),
+            (
+                "Declined",
+                contract(USER_DECLINED, ErrorCategory::Validation),
+            ),
+            (
+                "Failed",
+                contract(CONFIRMATION_FAILED, ErrorCategory::Transient),
+            ),
+        ]
+    }
+
+    fn variant(&self) -> Option<&'static str> {
+        Some(match self {
+            Unconfirmed::Required { .. } => "Required",
+            Unconfirmed::Declined { .. } => "Declined",
+            Unconfirmed::Failed { .. } => "Failed",
+        })
+    }
+}
+
+impl ToolErrors for Unanswered {
+    fn variant_contracts() -> Vec<(&'static str, ErrorContract)> {
+        let internal = ErrorContract::new(
+            ErrorCode::InternalError,
+            Severity::Error,
+            Some(ErrorCategory::Unknown),
+            Some(false),
+        );
+        let invalid = ErrorContract::new(ErrorCode::ValidationError, Severity::Error, None, None);
+        vec![
+            (
+                "Required",
+                contract(INPUT_REQUIRED, ErrorCategory::Validation),
+            ),
+            (
+                "Declined",
+                contract(USER_DECLINED, ErrorCategory::Validation),
+            ),
+            ("Invalid", invalid),
+            ("NotAForm", internal),
+        ]
+    }
+
+    fn variant(&self) -> Option<&'static str> {
+        Some(match self {
+            Unanswered::Required { .. } => "Required",
+            Unanswered::Declined { .. } => "Declined",
+            Unanswered::Invalid { .. } => "Invalid",
+            Unanswered::NotAForm { .. } => "NotAForm",
+        })
+    }
+}
+
+impl From<Unconfirmed> for ToolError {
+    fn from(unconfirmed: Unconfirmed) -> ToolError {
+        let message = unconfirmed.to_string();
+        match unconfirmed {
+            Unconfirmed::Required { question } => ToolError::new(CONFIRMATION_REQUIRED, message)
+                .category(ErrorCategory::Validation)
+                .retryable(false)
+                .suggest(format!(
+                    "Ask the user: {question} If they agree, call again with the same \
+                         arguments and \"{CONFIRMATION_FIELD}\": true. If they do not, do not \
+                         call again."
+                )),
+            Unconfirmed::Declined { .. } => declined(message),
+            Unconfirmed::Failed { .. } => ToolError::new(CONFIRMATION_FAILED, message)
+                .category(ErrorCategory::Transient)
+                .retryable(false)
+                .suggest(
+                    "The user's client could not show the question. Tell the user the action \
+                     was not done; call again only if they ask.",
+                ),
+        }
+    }
+}
+
+impl From<Unanswered> for ToolError {
+    fn from(unanswered: Unanswered) -> ToolError {
+        let message = unanswered.to_string();
+        match unanswered {
+            Unanswered::Required { fields, .. } => ToolError::new(INPUT_REQUIRED, message)
+                .category(ErrorCategory::Validation)
+                .retryable(false)
+                .suggest(format!(
+                    "Ask the user for {}, then call again with the same arguments and these.",
+                    fields.join(", ")
+                )),
+            Unanswered::Declined { .. } => declined(message),
+            Unanswered::Invalid { .. } => ToolError::new(ErrorCode::ValidationError, message)
+                .suggest("Call again; the user will be asked again."),
+            not_a_form @ Unanswered::NotAForm { .. } => ToolError::from_internal(&not_a_form),
+        }
+    }
+}
+
+fn declined(message: String) -> ToolError {
+    ToolError::new(USER_DECLINED, message)
+        .category(ErrorCategory::Validation)
+        .retryable(false)
+        .suggest("Tell the user the action was not done. Do not call again unless they ask.")
+}

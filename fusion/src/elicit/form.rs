@@ -1,0 +1,116 @@
+//! The form an elicitation shows: the schema of a Rust type as MCP elicitation takes it (flat
+//! primitives), and the fields an envelope names when the client cannot ask.
+
+use schemars::JsonSchema;
+use serde_json::{Map, Value, json};
+
+use super::Unanswered;
+
+/// The form schema of `T`: schemars' object schema without `$schema` and `title`.
+pub(super) fn form_schema<T: JsonSchema>() -> Result<Map<String, Value>, Unanswered> {
+    let not_a_form = || Unanswered::NotAForm {
+        type_name: std::any::type_name::<T>(),
+    };
+    let Value::Object(mut schema) = schemars::schema_for!(T).to_value() else {
+        return Err(not_a_form());
+    };
+    let defs = schema.remove("$defs").unwrap_or_default();
+    if schema.get("type") != Some(&json!("object")) {
+        return Err(not_a_form());
+    }
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        for property in properties.values_mut() {
+            *property = form_field(std::mem::take(property), &defs);
+            if !is_primitive(property) {
+                return Err(not_a_form());
+            }
+        }
+    }
+    schema.remove("$schema");
+    schema.remove("title");
+    Ok(schema)
+}
+
+/// One field as an MCP elicitation form takes it (MCP specification 2025-06-18,
+/// "Elicitation", "Requested Schema": flat primitives): an `Option<T>` as `T` (optional fields
+/// are those left out of `required`), a unit enum's `$ref` inlined as a string `enum`, and no
+/// `format` on numbers (schemars' `uint32`, which forms do not define).
+fn form_field(field: Value, defs: &Value) -> Value {
+    let Value::Object(mut field) = field else {
+        return field;
+    };
+    if let Some(Value::Array(branches)) = field.remove("anyOf") {
+        let mut others = branches
+            .into_iter()
+            .filter(|b| b.get("type") != Some(&json!("null")));
+        if let (Some(only), None) = (others.next(), others.next()) {
+            let description = field.remove("description");
+            field = match form_field(only, defs) {
+                Value::Object(inner) => inner,
+                _ => Map::new(),
+            };
+            if let Some(description) = description {
+                field.insert("description".into(), description);
+            }
+        }
+    }
+    if let Some(Value::String(reference)) = field.remove("$ref") {
+        let name = reference.rsplit('/').next().unwrap_or_default();
+        if let Some(Value::Object(def)) = defs.get(name) {
+            for (key, value) in def {
+                field.entry(key.clone()).or_insert_with(|| value.clone());
+            }
+        }
+    }
+    if let Some(Value::Array(types)) = field.get("type") {
+        let types: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        if let [single] = types.as_slice() {
+            field.insert("type".into(), single.clone());
+        }
+    }
+    if let Some(Value::Array(variants)) = field.remove("oneOf") {
+        let values: Option<Vec<Value>> = variants.iter().map(|v| v.get("const").cloned()).collect();
+        match values {
+            Some(values) => {
+                field.insert("type".into(), "string".into());
+                field.insert("enum".into(), Value::Array(values));
+            }
+            None => {
+                field.insert("oneOf".into(), Value::Array(variants));
+            }
+        }
+    }
+    if matches!(
+        field.get("type").and_then(Value::as_str),
+        Some("integer" | "number")
+    ) {
+        field.remove("format");
+    }
+    field.remove("title");
+    Value::Object(field)
+}
+
+/// Whether an elicitation form can hold the property: a string, number, integer or boolean
+/// (MCP elicitation's primitive schemas).
+fn is_primitive(property: &Value) -> bool {
+    matches!(
+        property.get("type").and_then(Value::as_str),
+        Some("string" | "number" | "integer" | "boolean")
+    )
+}
+
+/// The fields of a form, each with its description: `email (The address to send it to)`.
+pub(super) fn fields(schema: &Map<String, Value>) -> Vec<String> {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(
+            |(name, property)| match property.get("description").and_then(Value::as_str) {
+                Some(description) => format!("{name} ({description})"),
+                None => name.clone(),
+            },
+        )
+        .collect()
+}

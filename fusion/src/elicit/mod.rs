@@ -1,0 +1,334 @@
+//! Asking the user in the middle of a call, through MCP elicitation (MCP specification
+//! 2025-06-18, client features, "Elicitation"): a confirmation before a destructive step, or a
+//! value the call is missing.
+//!
+//! When the client declared the `elicitation` capability, the server asks it and the call waits
+//! for the user's answer (the action's `timeout` guard and the client's cancellation still
+//! apply). When it did not, or the request cannot be made (a stateless protocol revision
+//! forbids server-to-client requests), the call answers an envelope instead, never a hang or a
+//! protocol error: the model is told to ask the user itself and to call again with the answer.
+//!
+//! | situation | [`RequestContext::confirm`] | [`RequestContext::elicit`] |
+//! |---|---|---|
+//! | the user accepts | `Ok(())` | `Ok(value)` |
+//! | the user declines or dismisses | `USER_DECLINED` (validation, not retryable: stop) | `USER_DECLINED` |
+//! | the client can ask, but the request fails | `CONFIRMATION_FAILED` (transient, not retryable), whatever `confirmed` says | `INPUT_REQUIRED` |
+//! | the client cannot ask, `confirmed` not `true` | `CONFIRMATION_REQUIRED` (validation, not retryable) | `INPUT_REQUIRED` (validation, not retryable) |
+//! | the client cannot ask, `confirmed: true` | `Ok(())` | — |
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::context::{Elicited, RequestContext};
+
+mod errors;
+mod form;
+
+pub use errors::{Unanswered, Unconfirmed};
+use form::{fields, form_schema};
+
+/// The argument a model sets, after asking the user, when the client cannot ask:
+/// `"confirmed": true`. An action that calls [`RequestContext::confirm`] takes it as
+/// `confirmed: Option<bool>` in its arguments.
+pub const CONFIRMATION_FIELD: &str = "confirmed";
+
+/// The code of a call that needs the user's confirmation the client could not ask for.
+pub const CONFIRMATION_REQUIRED: &str = "CONFIRMATION_REQUIRED";
+/// The code of a call that needs input from the user the client could not ask for.
+pub const INPUT_REQUIRED: &str = "INPUT_REQUIRED";
+/// The code of a call the user declined (or dismissed) when asked.
+pub const USER_DECLINED: &str = "USER_DECLINED";
+/// The code of a call whose confirmation request the client failed to show (it answered
+/// with an error): the user was not asked.
+pub const CONFIRMATION_FAILED: &str = "CONFIRMATION_FAILED";
+
+impl RequestContext {
+    /// Asks the user to confirm `question` (`"Refund 500 cents on invoice inv_1?"`) before a
+    /// destructive step; `Ok(())` when they do.
+    ///
+    /// With a client that can elicit, the user is always asked, and `confirmed` is ignored (a
+    /// model cannot confirm for the user). Without one, `confirmed` is the action's
+    /// [`CONFIRMATION_FIELD`] argument: `Some(true)` means the model asked the user and they
+    /// agreed.
+    ///
+    /// # Errors
+    /// `USER_DECLINED` when the user declines or dismisses the question;
+    /// `CONFIRMATION_REQUIRED` when the client cannot ask and `confirmed` is not `Some(true)`,
+    /// with a recovery telling the model to ask the user and call again with
+    /// `"confirmed": true`. Return either with `?`.
+    pub async fn confirm(
+        &self,
+        question: impl Into<String>,
+        confirmed: Option<bool>,
+    ) -> Result<(), Unconfirmed> {
+        let question = question.into();
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "confirm": {"type": "boolean", "title": "Confirm", "description": question}
+            },
+            "required": ["confirm"]
+        });
+        match self.ask(&question, schema).await {
+            Some(Elicited::Accepted(content)) if content.get("confirm") == Some(&true.into()) => {
+                Ok(())
+            }
+            Some(Elicited::Accepted(content)) => {
+                if content
+                    .get("confirm")
+                    .is_none_or(|answer| !answer.is_boolean())
+                {
+                    let answer = Value::Object(content).to_string();
+                    tracing::warn!(
+                        target: "fusion::elicit",
+                        answer = answer.as_str(),
+                        "the client accepted the confirmation without a boolean `confirm`; \
+                         counted as not confirmed"
+                    );
+                }
+                Err(Unconfirmed::Declined { question })
+            }
+            Some(Elicited::Declined | Elicited::Cancelled) => {
+                Err(Unconfirmed::Declined { question })
+            }
+            // The client can ask but the request failed: the user was not asked, so the
+            // model's `confirmed` cannot stand in for them.
+            Some(Elicited::Failed(_)) => Err(Unconfirmed::Failed { question }),
+            None if confirmed == Some(true) => Ok(()),
+            None => Err(Unconfirmed::Required { question }),
+        }
+    }
+
+    /// Asks the user for a value of `T` (a struct of strings, numbers, booleans, unit enums and
+    /// `Option`s of these: MCP elicitation forms are flat), showing `message`.
+    ///
+    /// When the client cannot ask, the model is told to ask the user for the fields and send
+    /// them as arguments of its next call. So declare the same fields as optional arguments of
+    /// the action, and ask only when they are missing:
+    ///
+    /// ```
+    /// # use fusion::RequestContext;
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// pub struct Contact {
+    ///     /// The address to send the receipt to.
+    ///     pub email: String,
+    /// }
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// pub struct Pay {
+    ///     pub invoice_id: String,
+    ///     /// The address to send the receipt to; asked of the user when missing.
+    ///     pub email: Option<String>,
+    /// }
+    ///
+    /// async fn receipt_to(args: &Pay, ctx: &RequestContext) -> Result<String, fusion::elicit::Unanswered> {
+    ///     match &args.email {
+    ///         Some(email) => Ok(email.clone()),
+    ///         None => Ok(ctx.elicit::<Contact>("Where should the receipt go?").await?.email),
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    /// `USER_DECLINED` when the user declines or dismisses the form; `INPUT_REQUIRED` when the
+    /// client cannot ask, naming the fields the model should ask the user for and send as
+    /// arguments of its next call; `VALIDATION_ERROR` when the answer does not fit `T`; an
+    /// internal error when `T`'s schema is not a flat object (a bug in the action).
+    pub async fn elicit<T: JsonSchema + DeserializeOwned>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<T, Unanswered> {
+        let message = message.into();
+        let schema = form_schema::<T>()?;
+        match self.ask(&message, Value::Object(schema.clone())).await {
+            Some(Elicited::Accepted(content)) => serde_json::from_value(Value::Object(content))
+                .map_err(|error| Unanswered::Invalid {
+                    message,
+                    error: error.to_string(),
+                }),
+            Some(Elicited::Declined | Elicited::Cancelled) => {
+                Err(Unanswered::Declined { question: message })
+            }
+            None | Some(Elicited::Failed(_)) => Err(Unanswered::Required {
+                fields: fields(&schema),
+                message,
+            }),
+        }
+    }
+
+    /// The user's answer, or `None` when the client cannot elicit. A failed request is logged.
+    async fn ask(&self, message: &str, schema: Value) -> Option<Elicited> {
+        let Value::Object(schema) = schema else {
+            return None;
+        };
+        let elicitor = self.elicitor()?;
+        let answer = elicitor(message.to_owned(), schema).await;
+        if let Elicited::Failed(reason) = &answer {
+            tracing::warn!(
+                target: "fusion::elicit",
+                reason = reason.as_str(),
+                "the elicitation request failed; the call answers as if the client could not ask"
+            );
+        }
+        Some(answer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::code::ErrorCode;
+    use crate::context::Elicitor;
+    use crate::definition::ToolErrors;
+    use crate::error::ToolError;
+
+    fn answering(answer: Elicited) -> RequestContext {
+        let elicitor: Elicitor = Arc::new(move |_, _| {
+            let answer = answer.clone();
+            Box::pin(async move { answer })
+        });
+        RequestContext::new().with_elicitor(elicitor)
+    }
+
+    fn accepted(content: Value) -> Elicited {
+        Elicited::Accepted(content.as_object().unwrap().clone())
+    }
+
+    #[tokio::test]
+    async fn a_confirmation_follows_the_users_answer() {
+        let yes = answering(accepted(json!({"confirm": true})));
+        assert!(yes.confirm("Refund?", None).await.is_ok());
+        for answer in [
+            accepted(json!({"confirm": false})),
+            Elicited::Declined,
+            Elicited::Cancelled,
+        ] {
+            // The model's `confirmed: true` does not replace the user's answer.
+            let error = ToolError::from(
+                answering(answer)
+                    .confirm("Refund?", Some(true))
+                    .await
+                    .unwrap_err(),
+            );
+            assert_eq!(error.code().as_str(), USER_DECLINED);
+            assert_eq!(error.flags()["errorCategory"], "validation");
+        }
+    }
+
+    #[tokio::test]
+    async fn without_a_client_that_can_ask_the_model_is_told_to() {
+        let unconfirmed = RequestContext::new()
+            .confirm("Refund 500 cents on inv_1?", None)
+            .await
+            .unwrap_err();
+        assert_eq!(unconfirmed.variant(), Some("Required"));
+        let error = ToolError::from(unconfirmed);
+        assert_eq!(error.code().as_str(), CONFIRMATION_REQUIRED);
+        assert_eq!(error.flags()["errorCategory"], "validation");
+        assert_eq!(error.flags()["isRetryable"], false);
+        let xml = error.to_xml();
+        assert!(
+            xml.contains("Ask the user: Refund 500 cents on inv_1?"),
+            "{xml}"
+        );
+        assert!(xml.contains("\"confirmed\": true"), "{xml}");
+        assert!(
+            RequestContext::new()
+                .confirm("Refund?", Some(true))
+                .await
+                .is_ok()
+        );
+        // A client that can ask but fails to: the user was not asked, so the model's
+        // `confirmed: true` does not stand in for them.
+        let failed = answering(Elicited::Failed("the dialog crashed".into()));
+        let error = failed.confirm("Refund?", Some(true)).await.unwrap_err();
+        assert_eq!(error.variant(), Some("Failed"));
+        assert_eq!(ToolError::from(error).code().as_str(), CONFIRMATION_FAILED);
+    }
+
+    #[derive(serde::Deserialize, JsonSchema, Debug, PartialEq)]
+    struct Contact {
+        /// The email address to send the receipt to.
+        email: String,
+    }
+
+    #[tokio::test]
+    async fn elicit_returns_the_form_or_names_the_fields_to_ask_for() {
+        let answered = answering(accepted(json!({"email": "a@b.io"})));
+        let contact: Contact = answered.elicit("Where to?").await.unwrap();
+        assert_eq!(
+            contact,
+            Contact {
+                email: "a@b.io".into()
+            }
+        );
+
+        let error = ToolError::from(
+            RequestContext::new()
+                .elicit::<Contact>("Where to?")
+                .await
+                .unwrap_err(),
+        );
+        assert_eq!(error.code().as_str(), INPUT_REQUIRED);
+        assert!(
+            error
+                .to_xml()
+                .contains("email (The email address to send the receipt to.)"),
+            "{}",
+            error.to_xml()
+        );
+
+        let wrong = answering(accepted(json!({"email": 5})));
+        let error = ToolError::from(wrong.elicit::<Contact>("Where to?").await.unwrap_err());
+        assert_eq!(error.code(), &ErrorCode::ValidationError);
+    }
+
+    /// A plan.
+    #[derive(serde::Deserialize, JsonSchema, Debug, PartialEq)]
+    enum Plan {
+        Basic,
+        Pro,
+    }
+
+    #[derive(serde::Deserialize, JsonSchema, Debug, PartialEq)]
+    struct Upgrade {
+        plan: Plan,
+        seats: u32,
+        note: Option<String>,
+    }
+
+    #[test]
+    fn enums_options_and_numbers_become_form_fields() {
+        let schema = form_schema::<Upgrade>().unwrap();
+        assert_eq!(
+            Value::Object(schema.clone()),
+            json!({
+                "type": "object",
+                "properties": {
+                    "plan": {"type": "string", "enum": ["Basic", "Pro"], "description": "A plan."},
+                    "seats": {"type": "integer", "minimum": 0},
+                    "note": {"type": "string"}
+                },
+                "required": ["plan", "seats"]
+            })
+        );
+        // rmcp accepts it as an elicitation form.
+        let params = json!({"mode": "form", "message": "?", "requestedSchema": schema});
+        serde_json::from_value::<rmcp::model::ElicitRequestParams>(params).unwrap();
+    }
+
+    #[derive(serde::Deserialize, JsonSchema)]
+    struct Nested {
+        _contact: Contact,
+    }
+
+    #[tokio::test]
+    async fn a_form_that_is_not_flat_is_an_internal_error() {
+        let answered = answering(accepted(json!({})));
+        let error = ToolError::from(answered.elicit::<Nested>("?").await.err().unwrap());
+        assert_eq!(error.code(), &ErrorCode::InternalError);
+    }
+}
