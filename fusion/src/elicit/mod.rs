@@ -50,13 +50,17 @@ impl RequestContext {
     /// With a client that can elicit, the user is always asked, and `confirmed` is ignored (a
     /// model cannot confirm for the user). Without one, `confirmed` is the action's
     /// [`CONFIRMATION_FIELD`] argument: `Some(true)` means the model asked the user and they
-    /// agreed.
+    /// agreed. That path trusts the model: nothing ties `confirmed` to an answer, so a model
+    /// that sets it on its first call is not stopped. Where that is not acceptable, refuse the
+    /// action when the client cannot ask (`RequestContext::confirm` answered
+    /// [`Unconfirmed::Required`]) instead of offering the argument.
     ///
     /// # Errors
     /// `USER_DECLINED` when the user declines or dismisses the question;
-    /// `CONFIRMATION_REQUIRED` when the client cannot ask and `confirmed` is not `Some(true)`,
-    /// with a recovery telling the model to ask the user and call again with
-    /// `"confirmed": true`. Return either with `?`.
+    /// `CONFIRMATION_FAILED` when the client can ask but the request fails (the user was not
+    /// asked; `confirmed` does not count); `CONFIRMATION_REQUIRED` when the client cannot ask
+    /// and `confirmed` is not `Some(true)`, with a recovery telling the model to ask the user
+    /// and call again with `"confirmed": true`. Return any of them with `?`.
     pub async fn confirm(
         &self,
         question: impl Into<String>,
