@@ -5,14 +5,14 @@
 
 use fusion::server::{Exposition, Server};
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-    ElicitationAction, Implementation,
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    Implementation,
 };
 use rmcp::service::{RequestContext, RoleClient};
 use rmcp::{ClientHandler, ErrorData};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{heading, request, show};
+use super::{call_and_show, heading, request};
 
 /// The two paths of a confirmation, as steps `number` and `number + 1`.
 pub(crate) async fn run(server: Server, exposition: Exposition, number: u32) -> anyhow::Result<()> {
@@ -25,20 +25,11 @@ pub(crate) async fn run(server: Server, exposition: Exposition, number: u32) -> 
         "A destructive action asks the user first; this client cannot ask, so the model must",
     );
     let client = server.clone().serve_in_process(()).await?;
-    println!(
-        "request: tools/call {tool} {}",
-        Value::Object(arguments.clone())
-    );
-    let params = CallToolRequestParams::new(tool.clone()).with_arguments(arguments.clone());
-    show(&client.call_tool(params).await?);
+    call_and_show(&client, "", &tool, arguments.clone()).await?;
     let mut confirmed = arguments.clone();
     confirmed.insert("confirmed".to_owned(), json!(true));
-    println!(
-        "the model asked the user, who agreed; request: tools/call {tool} {}",
-        Value::Object(confirmed.clone())
-    );
-    let params = CallToolRequestParams::new(tool.clone()).with_arguments(confirmed);
-    show(&client.call_tool(params).await?);
+    let note = "the model asked the user, who agreed; ";
+    call_and_show(&client, note, &tool, confirmed).await?;
     client.cancel().await?;
 
     heading(
@@ -46,12 +37,7 @@ pub(crate) async fn run(server: Server, exposition: Exposition, number: u32) -> 
         "The same refund from a client that can ask its user (MCP elicitation)",
     );
     let client = server.serve_in_process(UserWhoAgrees).await?;
-    println!(
-        "request: tools/call {tool} {}",
-        Value::Object(arguments.clone())
-    );
-    let params = CallToolRequestParams::new(tool).with_arguments(arguments);
-    show(&client.call_tool(params).await?);
+    call_and_show(&client, "", &tool, arguments).await?;
     client.cancel().await?;
     Ok(())
 }

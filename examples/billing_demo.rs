@@ -168,12 +168,8 @@ async fn caller_without_the_scope(
     let arguments = json!({"invoice_id": "inv_0001", "amount_cents": 100, "currency": "EUR"});
     let (tool, arguments) =
         request(exposition, "charge", arguments).expect("charge has a request in both expositions");
-    println!(
-        "caller: signed in, scopes granted: none\nrequest: tools/call {tool} {}",
-        Value::Object(arguments.clone())
-    );
-    let params = CallToolRequestParams::new(tool).with_arguments(arguments);
-    show(&client.call_tool(params).await?);
+    let note = "caller: signed in, scopes granted: none\n";
+    call_and_show(&client, note, &tool, arguments).await?;
     client.cancel().await?;
     Ok(())
 }
@@ -210,12 +206,7 @@ async fn calibrated_agent(
     let client = ClientConfig::default().serve(client_end).await?;
     let arguments = json!({"invoice_id": "inv_0001", "amount_cents": 100});
     if let Some((tool, arguments)) = request(exposition, "charge", arguments) {
-        println!(
-            "request: tools/call {tool} {}",
-            Value::Object(arguments.clone())
-        );
-        let params = CallToolRequestParams::new(tool).with_arguments(arguments);
-        show(&client.call_tool(params).await?);
+        call_and_show(&client, "", &tool, arguments).await?;
     }
     client.cancel().await?;
     serving.await??;
@@ -246,6 +237,23 @@ fn request(
             Some(("billing".to_owned(), arguments))
         }
     }
+}
+
+/// Prints the request (after `note`, which ends in a space or a newline when set), calls it and
+/// prints its result.
+async fn call_and_show(
+    client: &rmcp::service::Peer<rmcp::RoleClient>,
+    note: &str,
+    tool: &str,
+    arguments: Map<String, Value>,
+) -> anyhow::Result<()> {
+    println!(
+        "{note}request: tools/call {tool} {}",
+        Value::Object(arguments.clone())
+    );
+    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+    show(&client.call_tool(params).await?);
+    Ok(())
 }
 
 /// Prints a result the way it arrived: `isError`, the flags, then every text block verbatim.

@@ -58,6 +58,8 @@ use tokio::process::{Child, Command};
 
 #[path = "../fixtures.rs"]
 mod fixtures;
+#[path = "../measure.rs"]
+mod measure;
 
 /// The HS256 secret of the full stack's bearer tokens.
 const SECRET: &[u8] = b"http_load: a shared secret of at least 32 bytes";
@@ -158,17 +160,7 @@ async fn exchange(
     let response = sender.send_request(request).await?;
     let status = response.status().as_u16();
     let body = response.into_body().collect().await?.to_bytes();
-    let text = std::str::from_utf8(&body)?;
-    let json = if text.trim_start().starts_with('{') {
-        text
-    } else {
-        text.lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .map(str::trim)
-            .rfind(|data| data.starts_with('{'))
-            .unwrap_or("null")
-    };
-    Ok((status, serde_json::from_str(json)?))
+    Ok((status, measure::message(std::str::from_utf8(&body)?)?))
 }
 
 /// The text of a tool result, and whether it is an error.
@@ -197,25 +189,6 @@ struct Round {
     p99_us: f64,
 }
 
-/// The server's user + system CPU time so far, in clock ticks.
-fn cpu_ticks(pid: u32) -> anyhow::Result<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
-    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
-    let rest = &stat[stat.rfind(')').map_or(0, |i| i + 1)..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    Ok(fields[11].parse::<u64>()? + fields[12].parse::<u64>()?)
-}
-
-/// Clock ticks per second (`getconf CLK_TCK`; 100 on Linux if that fails).
-fn ticks_per_second() -> f64 {
-    std::process::Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .ok()
-        .and_then(|out| String::from_utf8(out.stdout).ok()?.trim().parse().ok())
-        .unwrap_or(100.0)
-}
-
 /// Drives `served` with `inflight` connections for `secs`; every answer must be the sum.
 async fn round(served: &Served, inflight: usize, secs: f64, ticks: f64) -> anyhow::Result<Round> {
     let arguments = json!({"a": 1.5, "b": 2.25});
@@ -232,7 +205,7 @@ async fn round(served: &Served, inflight: usize, secs: f64, ticks: f64) -> anyho
         );
         senders.push(sender);
     }
-    let cpu_before = cpu_ticks(served.pid)?;
+    let cpu_before = measure::cpu_ticks(served.pid)?;
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(secs);
     let workers: Vec<_> = senders
@@ -267,7 +240,7 @@ async fn round(served: &Served, inflight: usize, secs: f64, ticks: f64) -> anyho
         latencies.extend(worker.await??);
     }
     let wall = start.elapsed().as_secs_f64();
-    let cpu = (cpu_ticks(served.pid)? - cpu_before) as f64 / ticks;
+    let cpu = (measure::cpu_ticks(served.pid)? - cpu_before) as f64 / ticks;
     let calls = latencies.len() as f64;
     latencies.sort_by(f64::total_cmp);
     let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize];
@@ -292,7 +265,7 @@ async fn compare(
     throughput_target: Option<f64>,
     p50_target: Option<f64>,
 ) -> anyhow::Result<()> {
-    let ticks = ticks_per_second();
+    let ticks = measure::ticks_per_second();
     let (mut ra, mut rb) = (Vec::new(), Vec::new());
     for i in 0..options.rounds {
         // Flip the order every round: whatever drifts hits both alike.

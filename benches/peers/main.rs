@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 mod client;
+#[path = "../measure.rs"]
+mod measure;
 mod servers;
 
 use client::Session;
@@ -172,7 +174,7 @@ async fn drive(options: &Options, targets: &[Target]) -> anyhow::Result<()> {
          not found / invalid arguments",
         options.rounds, options.secs, options.inflight
     );
-    let ticks = client::ticks_per_second();
+    let ticks = measure::ticks_per_second();
     let mut rounds: Vec<Vec<Round>> = targets.iter().map(|_| Vec::new()).collect();
     for i in 0..options.rounds {
         for (target, rounds) in targets.iter().zip(&mut rounds) {
@@ -263,7 +265,7 @@ async fn round(target: &Target, options: &Options, ticks: f64) -> anyhow::Result
     for _ in 0..options.inflight {
         sessions.push(Session::open(&target.addr).await?);
     }
-    let cpu_before = client::cpu_ticks(target.pid)?;
+    let cpu_before = measure::cpu_ticks(target.pid)?;
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(options.secs);
     let workers: Vec<_> = sessions
@@ -297,8 +299,8 @@ async fn round(target: &Target, options: &Options, ticks: f64) -> anyhow::Result
         sessions.push(session);
     }
     let wall = start.elapsed().as_secs_f64();
-    let cpu = (client::cpu_ticks(target.pid)? - cpu_before) as f64 / ticks;
-    let rss_kb = client::vm_rss_kb(target.pid)?;
+    let cpu = (measure::cpu_ticks(target.pid)? - cpu_before) as f64 / ticks;
+    let rss_kb = measure::vm_rss_kb(target.pid)?;
     for session in sessions {
         session.close().await;
     }

@@ -11,7 +11,7 @@
 //! action, which ends one shared error enum and `?` across actions.
 
 use std::collections::HashSet;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{LazyLock, Mutex, PoisonError};
 
 use crate::definition::{ErrorContract, ToolErrors};
 
@@ -118,9 +118,8 @@ impl<R> SkipDeclared for Declared<'_, R> {}
 /// Whether this is the first report of `variant` from `tool`'s `action` in this process. At
 /// most [`MAX_REPORTED`] distinct reports are remembered; past that, each one is logged.
 fn first_report(tool: &str, action: &str, variant: &'static str) -> bool {
-    static REPORTED: Mutex<Option<HashSet<Report>>> = Mutex::new(None);
+    static REPORTED: LazyLock<Mutex<HashSet<Report>>> = LazyLock::new(Mutex::default);
     let mut reported = REPORTED.lock().unwrap_or_else(PoisonError::into_inner);
-    let reported = reported.get_or_insert_with(HashSet::new);
     if reported.len() >= MAX_REPORTED {
         return true;
     }

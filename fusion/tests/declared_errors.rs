@@ -102,9 +102,8 @@ fn each_action_advertises_only_the_variants_it_declares() {
 #[tokio::test]
 async fn an_undeclared_variant_reaches_the_client_and_is_logged_once() {
     let log = Captured::default();
-    let writer = log.clone();
     let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
+        .with_writer(log.clone())
         .with_ansi(false)
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);

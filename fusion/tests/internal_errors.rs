@@ -9,9 +9,8 @@ use captured::Captured;
 /// Runs `f` with a subscriber that records every event; returns `f`'s value and the log.
 fn with_log<T>(f: impl FnOnce() -> T) -> (T, String) {
     let log = Captured::default();
-    let writer = log.clone();
     let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
+        .with_writer(log.clone())
         .with_ansi(false)
         .finish();
     let value = tracing::subscriber::with_default(subscriber, f);

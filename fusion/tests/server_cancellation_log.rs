@@ -64,9 +64,8 @@ fn params(action: &str) -> CallToolRequestParams {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_call_logs_no_warning() {
     let log = Captured::default();
-    let writer = log.clone();
     let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
+        .with_writer(log.clone())
         .with_ansi(false)
         .with_max_level(tracing::Level::WARN)
         .finish();

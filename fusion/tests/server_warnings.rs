@@ -31,9 +31,8 @@ use captured::Captured;
 #[test]
 fn a_non_object_output_schema_is_logged_once_at_registration() {
     let log = Captured::default();
-    let writer = log.clone();
     let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
+        .with_writer(log.clone())
         .with_ansi(false)
         .finish();
     // Every builder call rebuilds the catalog; the warning comes from registration only.

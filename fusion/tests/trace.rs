@@ -44,9 +44,8 @@ use captured::Captured;
 /// Runs one call through a tester under a subscriber that logs span closes; returns the log.
 async fn log_of(name: &str, arguments: serde_json::Value) -> String {
     let log = Captured::default();
-    let writer = log.clone();
     let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
+        .with_writer(log.clone())
         .with_ansi(false)
         .with_span_events(FmtSpan::CLOSE)
         .finish();

@@ -18,7 +18,7 @@
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::context::{Elicited, RequestContext};
 
@@ -67,13 +67,15 @@ impl RequestContext {
         confirmed: Option<bool>,
     ) -> Result<(), Unconfirmed> {
         let question = question.into();
-        let schema = json!({
+        let Value::Object(schema) = json!({
             "type": "object",
             "properties": {
                 "confirm": {"type": "boolean", "title": "Confirm", "description": question}
             },
             "required": ["confirm"]
-        });
+        }) else {
+            unreachable!("an object literal")
+        };
         match self.ask(&question, schema).await {
             Some(Elicited::Accepted(content)) if content.get("confirm") == Some(&true.into()) => {
                 Ok(())
@@ -145,7 +147,7 @@ impl RequestContext {
     ) -> Result<T, Unanswered> {
         let message = message.into();
         let schema = form_schema::<T>()?;
-        match self.ask(&message, Value::Object(schema.clone())).await {
+        match self.ask(&message, schema.clone()).await {
             Some(Elicited::Accepted(content)) => serde_json::from_value(Value::Object(content))
                 .map_err(|error| Unanswered::Invalid {
                     message,
@@ -162,10 +164,7 @@ impl RequestContext {
     }
 
     /// The user's answer, or `None` when the client cannot elicit. A failed request is logged.
-    async fn ask(&self, message: &str, schema: Value) -> Option<Elicited> {
-        let Value::Object(schema) = schema else {
-            return None;
-        };
+    async fn ask(&self, message: &str, schema: Map<String, Value>) -> Option<Elicited> {
         let elicitor = self.elicitor()?;
         let answer = elicitor(message.to_owned(), schema).await;
         if let Elicited::Failed(reason) = &answer {

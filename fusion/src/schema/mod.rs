@@ -339,11 +339,10 @@ fn referenced_description<'d>(
     schema: &Map<String, Value>,
     defs: &'d Map<String, Value>,
 ) -> Option<&'d str> {
-    let name = schema
-        .get("$ref")?
-        .as_str()?
+    let reference = schema.get("$ref")?.as_str()?;
+    let name = reference
         .strip_prefix("#/$defs/")
-        .or_else(|| schema.get("$ref")?.as_str()?.strip_prefix("#/definitions/"))?;
+        .or_else(|| reference.strip_prefix("#/definitions/"))?;
     defs.get(name)?
         .get("description")?
         .as_str()

@@ -88,9 +88,8 @@ async fn idle_sessions_expire_and_free_their_slot() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_refusal_at_the_cap_is_not_logged_as_a_server_error() {
     let log = crate::captured::Captured::default();
-    let writer = log.clone();
     let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
+        .with_writer(log.clone())
         .with_ansi(false)
         .finish();
     let _default = tracing::subscriber::set_default(subscriber);

@@ -17,6 +17,15 @@ impl Write for Captured {
     }
 }
 
+/// A subscriber writes to a clone: `tracing_subscriber::fmt().with_writer(log.clone())`.
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
+    type Writer = Captured;
+
+    fn make_writer(&'a self) -> Captured {
+        self.clone()
+    }
+}
+
 impl Captured {
     /// What was written, as text.
     pub(crate) fn text(&self) -> String {

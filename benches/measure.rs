@@ -1,0 +1,49 @@
+//! What the load harnesses (`http_load`, `peers`) read: a server process's CPU time and
+//! resident memory from `/proc` (Linux only), and the JSON-RPC message of a Streamable HTTP
+//! answer.
+
+use serde_json::Value;
+
+/// The process's user + system CPU time so far, in clock ticks (every thread).
+pub(crate) fn cpu_ticks(pid: u32) -> anyhow::Result<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    let rest = &stat[stat.rfind(')').map_or(0, |i| i + 1)..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Ok(fields[11].parse::<u64>()? + fields[12].parse::<u64>()?)
+}
+
+/// Clock ticks per second (`getconf CLK_TCK`; 100 on Linux if that fails).
+pub(crate) fn ticks_per_second() -> f64 {
+    std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|out| String::from_utf8(out.stdout).ok()?.trim().parse().ok())
+        .unwrap_or(100.0)
+}
+
+/// The process's resident memory (`VmRSS` of `/proc/<pid>/status`), in KiB.
+#[allow(dead_code, reason = "read by `peers`, not by `http_load`")]
+pub(crate) fn vm_rss_kb(pid: u32) -> anyhow::Result<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    text.lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().strip_suffix("kB")?.trim().parse().ok())
+        .ok_or_else(|| anyhow::anyhow!("no VmRSS in /proc/{pid}/status"))
+}
+
+/// The JSON-RPC message of an answer's body: the body itself, or the last `data:` event holding
+/// an object (`null` for an empty body).
+pub(crate) fn message(text: &str) -> anyhow::Result<Value> {
+    let json = if text.trim_start().starts_with('{') {
+        text
+    } else {
+        text.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(str::trim)
+            .rfind(|data| data.starts_with('{'))
+            .unwrap_or("null")
+    };
+    Ok(serde_json::from_str(json)?)
+}
