@@ -1,6 +1,11 @@
 //! Deserialization problems: the handler's argument type read from the arguments by
 //! serde_json's `&Value` deserializer, the first failure located by `serde_path_to_error` and
 //! reworded from serde's standard messages.
+//!
+//! `serde_path_to_error` copies every map key it passes into a `String` to know where it is,
+//! so arguments are first read without it; only a read that fails is read again under it.
+//! On the benchmarks' two-field action this keeps dispatch at about 1.5x a hand-written
+//! `jsonschema` + `serde_json::from_value` tool instead of 2.2x.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -14,6 +19,13 @@ pub(crate) type Failure = serde_path_to_error::Error<serde_json::Error>;
 
 /// Deserializes `T` from `args` as `T::deserialize(args)` does, noting where it failed.
 pub(crate) fn deserialize<T: DeserializeOwned>(args: &Value) -> Result<T, Failure> {
+    T::deserialize(args).or_else(|_| locate_failure(args))
+}
+
+/// Reads `args` again, tracking the path, to say where the read failed.
+#[cold]
+#[inline(never)]
+fn locate_failure<T: DeserializeOwned>(args: &Value) -> Result<T, Failure> {
     serde_path_to_error::deserialize(args)
 }
 
