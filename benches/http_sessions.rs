@@ -7,17 +7,16 @@
 //! ```
 //!
 //! The program starts itself as the server (a child process, so the client's own allocations
-//! are not counted), with a 5-second idle timeout, then sends `--sessions` `initialize`
-//! requests 64 at a time, each on its own connection. It prints the server's resident memory
-//! (VmRSS) idle, right after the burst, its peak (VmHWM), and after the sessions expired; then
-//! the same with glibc tunables that serve blocks of 4 KiB and more with `mmap` and trim the
-//! heap sooner, so that freed session memory goes back to the system instead of staying in
-//! malloc's arenas (at some cost in allocation speed). `--bursts N` (default 4) repeats burst and
-//! expiry, to tell fragmentation (the figure levels off) from a leak (it keeps growing).
+//! are not counted), with a 5-second idle timeout. It prints the server's resident memory
+//! (VmRSS) as started and once it has served 64 sessions that then expired (the idle figure
+//! the others are compared with), then sends `--sessions` `initialize` requests 64 at a time,
+//! each on its own connection, and prints the memory right after the burst and after its
+//! sessions expired, and the peak (VmHWM). `--bursts N` (default 4) repeats burst and expiry,
+//! to tell memory kept by the allocator (the figure levels off) from a leak (it keeps growing).
 //!
 //! Built with `--features mimalloc`, the program (and so the server) uses mimalloc as its global
 //! allocator instead of glibc's malloc, a choice a server binary can make (the library never
-//! makes it); the glibc tunables row is then skipped:
+//! makes it):
 //!
 //! ```text
 //! cargo run --release -p fusion-benches --features mimalloc --bin http_sessions
@@ -79,28 +78,7 @@ async fn main() -> anyhow::Result<()> {
          {max_sessions} sessions, idle timeout {} s",
         IDLE.as_secs()
     );
-    if cfg!(feature = "mimalloc") {
-        measure(
-            "mimalloc (global allocator)",
-            None,
-            sessions,
-            max_sessions,
-            bursts,
-        )
-        .await?;
-        return Ok(());
-    }
-    let label = format!("{ALLOCATOR}, default arenas");
-    measure(&label, None, sessions, max_sessions, bursts).await?;
-    measure(
-        "glibc malloc, GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4096:glibc.malloc.trim_threshold=65536",
-        Some("glibc.malloc.mmap_threshold=4096:glibc.malloc.trim_threshold=65536"),
-        sessions,
-        max_sessions,
-        bursts,
-    )
-    .await?;
-    Ok(())
+    measure(ALLOCATOR, sessions, max_sessions, bursts).await
 }
 
 /// The server: prints its address, serves until killed.
@@ -119,7 +97,6 @@ async fn serve(max_sessions: usize) -> anyhow::Result<()> {
 
 async fn measure(
     label: &str,
-    tunables: Option<&str>,
     sessions: usize,
     max_sessions: usize,
     bursts: usize,
@@ -129,18 +106,24 @@ async fn measure(
         .args(["--serve", "--max-sessions", &max_sessions.to_string()])
         .stdout(Stdio::piped())
         .kill_on_drop(true);
-    if let Some(tunables) = tunables {
-        command.env("GLIBC_TUNABLES", tunables);
-    }
     let mut child = command.spawn()?;
     let pid = child.id().expect("a running child");
     let mut stdout = BufReader::new(child.stdout.take().expect("piped")).lines();
     let addr = stdout.next_line().await?.expect("the server's address");
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let idle = status(pid, "VmRSS")?;
+    let started = status(pid, "VmRSS")?;
     let mb = |kb: u64| kb as f64 / 1024.0;
     println!("\n{label}");
-    println!("  idle              {:7.1} MB", mb(idle));
+    println!("  idle, as started           {:7.1} MB", mb(started));
+    // What the server keeps once it has served at all (worker threads' caches, rmcp's and
+    // hyper's lazily built state): one session per connection, left to expire.
+    burst(&addr, CONCURRENCY).await?;
+    tokio::time::sleep(IDLE + Duration::from_secs(3)).await;
+    let idle = status(pid, "VmRSS")?;
+    println!(
+        "  idle, after {CONCURRENCY} sessions expired {:6.1} MB (the idle figure below)",
+        mb(idle)
+    );
     // Each burst after the first: freed memory the allocator kept is reused; a figure that
     // levels off is the allocator keeping memory (fragmentation), one that keeps growing a leak.
     for n in 1..=bursts {

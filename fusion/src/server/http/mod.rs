@@ -13,6 +13,7 @@ mod front;
 pub mod deployment {}
 mod serve;
 mod sessions;
+mod trim;
 
 use std::io;
 use std::sync::Arc;

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use futures::Stream;
 
+use super::trim::Trimmer;
 use crate::auth::Principal;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::local::{
@@ -60,6 +61,8 @@ pub(super) struct CappedSessions {
     /// The authenticated caller each session was opened by, when it was opened by one.
     owners: Mutex<HashMap<SessionId, String>>,
     max: usize,
+    /// Gives the memory of closed sessions back to the system (see [`super::trim`]).
+    trimmer: Trimmer,
 }
 
 impl CappedSessions {
@@ -74,6 +77,7 @@ impl CappedSessions {
             held: Mutex::new(HashMap::new()),
             owners: Mutex::new(HashMap::new()),
             max,
+            trimmer: Trimmer::default(),
         }
     }
 
@@ -158,8 +162,12 @@ impl SessionManager for CappedSessions {
         let result = self.inner.close_session(id).await;
         // rmcp calls this when a client deletes the session and again when its worker ends
         // (idle, cancelled): the slot is freed once, whichever comes first.
-        self.held().remove(id);
+        let freed = self.held().remove(id);
         (self.owners.lock().unwrap_or_else(PoisonError::into_inner)).remove(id);
+        if let Some(slot) = freed {
+            drop(slot);
+            self.trimmer.session_closed(self.live());
+        }
         Ok(result?)
     }
 
