@@ -29,10 +29,13 @@
 //! - rmcp: the same tool with rmcp's `#[tool_router]` (`benches/fixtures.rs`), rmcp's
 //!   `StreamableHttpService` with its default configuration in `axum::serve`, `TCP_NODELAY` on
 //!   each accepted socket.
-//! - full stack: fusion with `BearerAuth` (HS256) as an `HttpServer::layer`, a `tracing`
-//!   registry with a layer that records every span's fields (at `INFO`), a rate limit that never
-//!   refuses (a million calls a second per caller) and a concurrency limit (64 running, 1,024
-//!   waiting) on the tool.
+//! - full stack: fusion with `BearerAuth` (HS256) as an `HttpServer::layer`, its `tool_call`
+//!   span recorded, a rate limit that never refuses (a million calls a second per caller) and a
+//!   concurrency limit (64 running, 1,024 waiting) on the tool. It is compared with plain fusion
+//!   under the same subscriber (a `tracing` registry with a layer that visits every field of
+//!   every span, at `INFO`), which records rmcp's own request span on both sides and filters
+//!   fusion's span out on the plain side: a deployed server has a subscriber either way, and
+//!   the stack's cost is what fusion adds under it.
 
 use std::collections::HashMap;
 use std::process::Stdio;
@@ -500,9 +503,9 @@ fn main() -> anyhow::Result<()> {
             }
             if wanted("stack") {
                 let full = spawn("full stack", "full").await?;
-                let plain = spawn("plain", "fusion").await?;
+                let plain = spawn("plain", "traced").await?;
                 compare(
-                    "full stack (bearer auth, tracing, rate + concurrency limits) vs plain fusion",
+                    "full stack (bearer auth, fusion's span, rate + concurrency limits) vs plain fusion, both under a recording subscriber",
                     &full,
                     &plain,
                     &options,

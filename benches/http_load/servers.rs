@@ -1,5 +1,5 @@
-//! The servers `http_load` starts itself as (`--serve KIND`): fusion plain and with the full
-//! stack, rmcp, and the mixed check's ledger.
+//! The servers `http_load` starts itself as (`--serve KIND`): fusion plain, under a recording
+//! subscriber and with the full stack, rmcp, and the mixed check's ledger.
 
 use super::*;
 
@@ -66,12 +66,15 @@ pub(super) async fn serve(kind: &str) -> anyhow::Result<()> {
             });
             axum::serve(listener, app).await?;
         }
+        "traced" => {
+            record_spans(false)?;
+            Server::new("bench-fusion", "0.0.0")
+                .tool(fixtures::Add)
+                .serve_http_on(listener)
+                .await?;
+        }
         "full" => {
-            use tracing_subscriber::layer::SubscriberExt;
-            let subscriber = tracing_subscriber::registry()
-                .with(tracing_subscriber::filter::LevelFilter::INFO)
-                .with(Recording);
-            tracing::subscriber::set_global_default(subscriber)?;
+            record_spans(true)?;
             let resource = format!("http://{addr}/mcp");
             let claims = json!({
                 "sub": "load", "aud": resource,
@@ -116,6 +119,24 @@ pub(super) async fn serve(kind: &str) -> anyhow::Result<()> {
         }
         other => anyhow::bail!("no server kind {other}"),
     }
+    Ok(())
+}
+
+/// Installs the [`Recording`] subscriber at `INFO`, with fusion's `tool_call` span (target
+/// `fusion::call`) when `fusion_span`; rmcp's own spans either way.
+fn record_spans(fusion_span: bool) -> anyhow::Result<()> {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::layer::SubscriberExt;
+    let fusion = if fusion_span {
+        LevelFilter::INFO
+    } else {
+        LevelFilter::OFF
+    };
+    let filter = Targets::new()
+        .with_default(LevelFilter::INFO)
+        .with_target("fusion::call", fusion);
+    let subscriber = tracing_subscriber::registry().with(filter).with(Recording);
+    tracing::subscriber::set_global_default(subscriber)?;
     Ok(())
 }
 
