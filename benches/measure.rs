@@ -23,14 +23,17 @@ pub(crate) fn ticks_per_second() -> f64 {
         .unwrap_or(100.0)
 }
 
-/// The process's resident memory (`VmRSS` of `/proc/<pid>/status`), in KiB.
+/// A memory field of `/proc/<pid>/status`, in KiB: `VmRSS` (resident memory), `RssAnon` (the
+/// resident part that is the process's own: heap, stacks) or `RssFile` (mapped files, the
+/// binary's code first: shared with other processes of the same binary, and dropped by the
+/// kernel under memory pressure).
 #[allow(dead_code, reason = "read by `peers`, not by `http_load`")]
-pub(crate) fn vm_rss_kb(pid: u32) -> anyhow::Result<u64> {
+pub(crate) fn status_kb(pid: u32, field: &str) -> anyhow::Result<u64> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
     text.lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|rest| rest.trim().strip_suffix("kB")?.trim().parse().ok())
-        .ok_or_else(|| anyhow::anyhow!("no VmRSS in /proc/{pid}/status"))
+        .ok_or_else(|| anyhow::anyhow!("no {field} in /proc/{pid}/status"))
 }
 
 /// The JSON-RPC message of an answer's body: the body itself, or the last `data:` event holding

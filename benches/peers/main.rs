@@ -14,7 +14,8 @@
 //! invalid arguments; every answer must be of its kind. Per server and round: calls per second,
 //! p50 and p99 latency (request written to body read), the server's CPU time per call (user +
 //! system, `/proc/<pid>/stat`, over the measured window) and its resident memory right after the
-//! window (`VmRSS`). The table holds the medians over the rounds and the ratios to the server
+//! window (`VmRSS`), and the part of it that is the process's own (`RssAnon`: heap and stacks,
+//! without the binary's mapped code). The table holds the medians over the rounds and the ratios to the server
 //! named `rmcp`. The load generator runs on the same machine as the servers.
 
 use std::time::{Duration, Instant};
@@ -74,18 +75,20 @@ struct Round {
     p99_ms: f64,
     cpu_us_per_call: f64,
     rss_mb: f64,
+    anon_mb: f64,
 }
 
 /// A column of the table: its title and the figure of a round.
 type Column = (&'static str, fn(&Round) -> f64);
 
 /// The figures of a round.
-const COLUMNS: [Column; 5] = [
+const COLUMNS: [Column; 6] = [
     ("calls/s", |r| r.calls_per_s),
     ("p50 ms", |r| r.p50_ms),
     ("p99 ms", |r| r.p99_ms),
     ("CPU µs/call", |r| r.cpu_us_per_call),
     ("RSS MB", |r| r.rss_mb),
+    ("anon MB", |r| r.anon_mb),
 ];
 
 struct Options {
@@ -180,14 +183,15 @@ async fn drive(options: &Options, targets: &[Target]) -> anyhow::Result<()> {
         for (target, rounds) in targets.iter().zip(&mut rounds) {
             let round = round(target, options, ticks).await?;
             println!(
-                "  round {} {:<11} {:>8.0} calls/s  p50 {:>7.2} ms  p99 {:>7.2} ms  {:>8.1} µs CPU/call  {:>6.1} MB",
+                "  round {} {:<11} {:>8.0} calls/s  p50 {:>7.2} ms  p99 {:>7.2} ms  {:>8.1} µs CPU/call  {:>6.1} MB ({:.1} anon)",
                 i + 1,
                 target.name,
                 round.calls_per_s,
                 round.p50_ms,
                 round.p99_ms,
                 round.cpu_us_per_call,
-                round.rss_mb
+                round.rss_mb,
+                round.anon_mb
             );
             rounds.push(round);
         }
@@ -247,9 +251,10 @@ fn report(targets: &[Target], rounds: &[Vec<Round>]) {
             targets[base].name
         );
         println!(
-            "        {} and {}",
+            "        {} and {}; its own memory (anon) {:.2}x, the rest is the binary's mapped code",
             met(ratio(3) <= 1.0),
-            met(ratio(4) <= 1.2)
+            met(ratio(4) <= 1.2),
+            ratio(5)
         );
     }
 }
@@ -300,7 +305,8 @@ async fn round(target: &Target, options: &Options, ticks: f64) -> anyhow::Result
     }
     let wall = start.elapsed().as_secs_f64();
     let cpu = (measure::cpu_ticks(target.pid)? - cpu_before) as f64 / ticks;
-    let rss_kb = measure::vm_rss_kb(target.pid)?;
+    let rss_kb = measure::status_kb(target.pid, "VmRSS")?;
+    let anon_kb = measure::status_kb(target.pid, "RssAnon")?;
     for session in sessions {
         session.close().await;
     }
@@ -313,5 +319,6 @@ async fn round(target: &Target, options: &Options, ticks: f64) -> anyhow::Result
         p99_ms: at(0.99),
         cpu_us_per_call: cpu * 1e6 / calls,
         rss_mb: rss_kb as f64 / 1024.0,
+        anon_mb: anon_kb as f64 / 1024.0,
     })
 }
