@@ -28,6 +28,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use fusion::server::Server;
+
+#[allow(dead_code, reason = "only the memory figures are read here")]
+mod measure;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::process::Command;
@@ -111,36 +114,37 @@ async fn measure(
     let mut stdout = BufReader::new(child.stdout.take().expect("piped")).lines();
     let addr = stdout.next_line().await?.expect("the server's address");
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let started = status(pid, "VmRSS")?;
+    let started = measure::status_kb(pid, "VmRSS")?;
     let mb = |kb: u64| kb as f64 / 1024.0;
     println!("\n{label}");
-    println!("  idle, as started           {:7.1} MB", mb(started));
+    println!("  idle, as started                 {:6.1} MB", mb(started));
     // What the server keeps once it has served at all (worker threads' caches, rmcp's and
     // hyper's lazily built state): one session per connection, left to expire.
     burst(&addr, CONCURRENCY).await?;
     tokio::time::sleep(IDLE + Duration::from_secs(3)).await;
-    let idle = status(pid, "VmRSS")?;
+    let idle = measure::status_kb(pid, "VmRSS")?;
     println!(
-        "  idle, after {CONCURRENCY} sessions expired {:6.1} MB (the idle figure below)",
+        "  idle, after {CONCURRENCY} sessions expired {:6.1} MB (\"idle\" below)",
         mb(idle)
     );
     // Each burst after the first: freed memory the allocator kept is reused; a figure that
     // levels off is the allocator keeping memory (fragmentation), one that keeps growing a leak.
     for n in 1..=bursts {
         let (accepted, refused) = burst(&addr, sessions).await?;
-        let after_burst = status(pid, "VmRSS")?;
+        let after_burst = measure::status_kb(pid, "VmRSS")?;
         tokio::time::sleep(IDLE + Duration::from_secs(3)).await;
-        let expired = status(pid, "VmRSS")?;
+        let expired = measure::status_kb(pid, "VmRSS")?;
         println!(
             "  burst {n}: {accepted} sessions opened, {refused} refused; after it {:6.1} MB, \
-             after expiry {:6.1} MB ({:+.0} % of idle)",
+             after expiry {:6.1} MB ({:+.0} % of idle, {:+.0} % of as started)",
             mb(after_burst),
             mb(expired),
-            (expired as f64 / idle as f64 - 1.0) * 100.0
+            (expired as f64 / idle as f64 - 1.0) * 100.0,
+            (expired as f64 / started as f64 - 1.0) * 100.0
         );
     }
-    let peak = status(pid, "VmHWM")?;
-    println!("  peak (VmHWM)      {:7.1} MB", mb(peak));
+    let peak = measure::status_kb(pid, "VmHWM")?;
+    println!("  peak (VmHWM)                     {:6.1} MB", mb(peak));
     child.kill().await?;
     Ok(())
 }
@@ -192,13 +196,4 @@ async fn initialize(addr: &str) -> std::io::Result<u16> {
         .and_then(|code| std::str::from_utf8(code).ok()?.parse().ok())
         .unwrap_or(0);
     Ok(status)
-}
-
-/// A `kB` field of `/proc/<pid>/status`.
-fn status(pid: u32, field: &str) -> anyhow::Result<u64> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-    text.lines()
-        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
-        .and_then(|rest| rest.trim().strip_suffix("kB")?.trim().parse().ok())
-        .ok_or_else(|| anyhow::anyhow!("no {field} in /proc/{pid}/status"))
 }

@@ -1,4 +1,4 @@
-//! What the load harnesses (`http_load`, `peers`) read: a server process's CPU time and
+//! What the load harnesses (`http_load`, `peers`, `http_sessions`) read: a server process's CPU time and
 //! resident memory from `/proc` (Linux only), and the JSON-RPC message of a Streamable HTTP
 //! answer.
 
@@ -27,7 +27,7 @@ pub(crate) fn ticks_per_second() -> f64 {
 /// resident part that is the process's own: heap, stacks) or `RssFile` (mapped files, the
 /// binary's code first: shared with other processes of the same binary, and dropped by the
 /// kernel under memory pressure).
-#[allow(dead_code, reason = "read by `peers`, not by `http_load`")]
+#[allow(dead_code, reason = "not read by `http_load`")]
 pub(crate) fn status_kb(pid: u32, field: &str) -> anyhow::Result<u64> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
     text.lines()

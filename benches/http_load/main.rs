@@ -514,9 +514,11 @@ fn main() -> anyhow::Result<()> {
                     None,
                 )
                 .await?;
-                let spans = spans_closed(&full).await?;
                 println!(
-                    "the full stack's subscriber saw {spans} spans close (over every call of every round)"
+                    "spans closed, over every call of every round: {} under the full stack, {} \
+                     under plain fusion (rmcp's only)",
+                    spans_closed(&full).await?,
+                    spans_closed(&plain).await?
                 );
             }
             if wanted("mixed") {

@@ -70,7 +70,9 @@ pub(super) async fn serve(kind: &str) -> anyhow::Result<()> {
             record_spans(false)?;
             Server::new("bench-fusion", "0.0.0")
                 .tool(fixtures::Add)
-                .serve_http_on(listener)
+                .http()
+                .routes(spans_route())
+                .serve_on(listener)
                 .await?;
         }
         "full" => {
@@ -99,11 +101,7 @@ pub(super) async fn serve(kind: &str) -> anyhow::Result<()> {
                 .guard("add", guards)
                 .http()
                 .layer(auth)
-                // How many spans the subscriber saw close, for the report.
-                .routes(axum::Router::new().route(
-                    "/spans",
-                    axum::routing::get(|| async { CLOSED.load(Ordering::Relaxed).to_string() }),
-                ))
+                .routes(spans_route())
                 .serve_on(listener)
                 .await?;
         }
@@ -120,6 +118,14 @@ pub(super) async fn serve(kind: &str) -> anyhow::Result<()> {
         other => anyhow::bail!("no server kind {other}"),
     }
     Ok(())
+}
+
+/// `GET /spans`: how many spans the subscriber saw close, for the report.
+fn spans_route() -> axum::Router {
+    axum::Router::new().route(
+        "/spans",
+        axum::routing::get(|| async { CLOSED.load(Ordering::Relaxed).to_string() }),
+    )
 }
 
 /// Installs the [`Recording`] subscriber at `INFO`, with fusion's `tool_call` span (target

@@ -76,7 +76,7 @@ impl CappedSessions {
             slots: Arc::new(Semaphore::new(max.min(Semaphore::MAX_PERMITS))),
             held: Mutex::new(HashMap::new()),
             owners: Mutex::new(HashMap::new()),
-            max,
+            max: max.min(Semaphore::MAX_PERMITS),
             trimmer: Trimmer::default(),
         }
     }

@@ -4,47 +4,101 @@
 //! from the top of a heap. The memory of sessions that ended after a burst is scattered
 //! between blocks still in use, so it stays resident: a burst of 10,000 `initialize` requests
 //! against the default cap left the server at 70 to 110 MB after every session expired, where
-//! it idled at 8 MB. `malloc_trim(0)` (glibc 2.8 and later, `malloc_trim(3)`) hands every free
-//! page of every arena back with `madvise`. The session store asks for one after every
-//! [`TRIM_EVERY`] closed sessions and when the last live session closes, on Tokio's blocking
-//! pool (a trim walks the arenas for a few milliseconds, under their locks), at most one at a
-//! time. Under another allocator (musl, a `#[global_allocator]` such as jemalloc) it does
-//! nothing: glibc's heap then holds next to nothing, and those allocators purge on their own.
+//! it started at 7 MB. `malloc_trim(0)` (glibc 2.8 and later, `malloc_trim(3)`) hands every
+//! free page of every arena back with `madvise`.
+//!
+//! The session store asks for a trim once [`TRIM_EVERY`] sessions have closed since the last
+//! request, and when the last live session closes. A trim starts [`SETTLE`] after it is asked
+//! for (a session closed by `DELETE` is dropped by rmcp's worker just after the store hears of
+//! it), runs on Tokio's blocking pool (it walks the arenas, under their locks), and never
+//! overlaps another: requests made meanwhile are served by one more trim after it, so trims
+//! are at least [`SETTLE`] apart. Under another allocator (musl, a `#[global_allocator]` such
+//! as jemalloc or mimalloc) the call does nothing: glibc's heap then holds next to nothing, and
+//! those allocators purge on their own. Outside a Tokio runtime no trim is made.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
 
-/// Sessions closed between two trims, at most (about 3 MB of session state).
+/// Sessions closed that make the store ask for a trim (about 3 MB of session state).
 pub(super) const TRIM_EVERY: usize = 64;
 
+/// How long a trim waits after it is asked for, and so the least time between two trims.
+pub(super) const SETTLE: Duration = Duration::from_millis(200);
+
 /// Counts closed sessions and trims the heap when enough have closed.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Trimmer {
     closed: AtomicUsize,
-    running: Arc<AtomicBool>,
+    state: Arc<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    /// A task is serving trim requests.
+    running: AtomicBool,
+    /// A trim was asked for and has not started yet.
+    pending: AtomicBool,
+    /// What a trim does: [`release_free_memory`], or a test's probe.
+    release: fn(),
+}
+
+impl Default for Trimmer {
+    fn default() -> Trimmer {
+        Trimmer::with_release(release_free_memory)
+    }
 }
 
 impl Trimmer {
-    /// Notes that a session closed, `live` sessions remaining; starts a trim when
-    /// [`TRIM_EVERY`] sessions closed since the last one, or none is left. Needs a Tokio
-    /// runtime (it does nothing outside one).
+    fn with_release(release: fn()) -> Trimmer {
+        Trimmer {
+            closed: AtomicUsize::new(0),
+            state: Arc::new(State {
+                running: AtomicBool::new(false),
+                pending: AtomicBool::new(false),
+                release,
+            }),
+        }
+    }
+
+    /// Notes that a session closed, `live` sessions remaining; asks for a trim when
+    /// [`TRIM_EVERY`] sessions closed since the last request, or none is left.
     pub(super) fn session_closed(&self, live: usize) {
         let closed = self.closed.fetch_add(1, Ordering::Relaxed) + 1;
         if closed < TRIM_EVERY && live > 0 {
             return;
         }
-        if self.running.swap(true, Ordering::AcqRel) {
+        self.closed.fetch_sub(closed, Ordering::Relaxed);
+        self.state.pending.store(true, Ordering::Release);
+        if self.state.running.swap(true, Ordering::AcqRel) {
+            // The running task sees the request.
             return;
         }
-        self.closed.store(0, Ordering::Relaxed);
-        let running = Arc::clone(&self.running);
-        let trim = move || {
-            release_free_memory();
-            running.store(false, Ordering::Release);
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            self.state.running.store(false, Ordering::Release);
+            return;
         };
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => drop(runtime.spawn_blocking(trim)),
-            Err(_) => self.running.store(false, Ordering::Release),
+        runtime.spawn(serve_requests(Arc::clone(&self.state)));
+    }
+}
+
+/// Trims until no request is pending, then lets the next request start a task again. A trim
+/// serves every request made before it starts; one made while it runs gets one more trim, and
+/// one made between the last check and the flag's release is checked once more, never lost.
+async fn serve_requests(state: Arc<State>) {
+    loop {
+        while state.pending.load(Ordering::Acquire) {
+            tokio::time::sleep(SETTLE).await;
+            state.pending.store(false, Ordering::Release);
+            if tokio::task::spawn_blocking(state.release).await.is_err() {
+                // The runtime is shutting down.
+                state.running.store(false, Ordering::Release);
+                return;
+            }
+        }
+        state.running.store(false, Ordering::Release);
+        if !state.pending.load(Ordering::Acquire) || state.running.swap(true, Ordering::AcqRel) {
+            return;
         }
     }
 }
@@ -67,25 +121,54 @@ fn release_free_memory() {}
 mod tests {
     use super::*;
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
-    async fn trims_after_enough_closes_or_the_last_one() {
-        let trimmer = Trimmer::default();
+    static TRIMS: AtomicUsize = AtomicUsize::new(0);
+
+    /// A trim that takes a while, so requests arrive while it runs.
+    fn counted_trim() {
+        std::thread::sleep(Duration::from_millis(50));
+        TRIMS.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Waits until `n` trims have run (failing after 5 s), then a little more, to see no extra.
+    async fn trims_reach(n: usize) {
+        let waited = tokio::time::timeout(Duration::from_secs(5), async {
+            while TRIMS.load(Ordering::SeqCst) < n {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        });
+        assert!(waited.await.is_ok(), "{n} trims expected");
+        tokio::time::sleep(SETTLE * 2).await;
+        assert_eq!(
+            TRIMS.load(Ordering::SeqCst),
+            n,
+            "no more trims than asked for"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn trims_after_enough_closes_and_after_the_last_one_never_losing_a_request() {
+        let trimmer = Trimmer::with_release(counted_trim);
         for _ in 0..TRIM_EVERY - 1 {
+            trimmer.session_closed(100);
+        }
+        tokio::time::sleep(SETTLE * 2).await;
+        assert_eq!(TRIMS.load(Ordering::SeqCst), 0, "63 closes ask for nothing");
+
+        trimmer.session_closed(100);
+        trims_reach(1).await;
+
+        // The last session closes while a trim runs: one more trim follows it.
+        for _ in 0..TRIM_EVERY {
             trimmer.session_closed(10);
         }
-        assert_eq!(trimmer.closed.load(Ordering::Relaxed), TRIM_EVERY - 1);
-        trimmer.session_closed(10);
-        assert_eq!(trimmer.closed.load(Ordering::Relaxed), 0, "a trim started");
-        while trimmer.running.load(Ordering::Acquire) {
-            tokio::task::yield_now().await;
-        }
-        trimmer.session_closed(5);
-        assert_eq!(trimmer.closed.load(Ordering::Relaxed), 1);
+        tokio::time::sleep(SETTLE + Duration::from_millis(20)).await;
         trimmer.session_closed(0);
-        assert_eq!(
-            trimmer.closed.load(Ordering::Relaxed),
-            0,
-            "the last session closed"
-        );
+        trims_reach(3).await;
+
+        // Requests made in a burst while one is pending are served by one trim.
+        trimmer.session_closed(0);
+        trimmer.session_closed(0);
+        trimmer.session_closed(0);
+        trims_reach(4).await;
     }
 }
