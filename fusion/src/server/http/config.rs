@@ -73,6 +73,7 @@ pub(super) type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
 /// | [`allowed_hosts`](HttpServer::allowed_hosts) | loopback ([`DEFAULT_ALLOWED_HOSTS`]) | HTTP 403 |
 /// | [`allowed_origins`](HttpServer::allowed_origins) | loopback pages ([`DEFAULT_ALLOWED_ORIGINS`]); no `Origin`: allowed | HTTP 403 |
 /// | [`json_response`](HttpServer::json_response) | off (answers as `text/event-stream`) | — |
+/// | [`release_memory`](HttpServer::release_memory) | on (Linux with glibc) | — |
 ///
 /// A body that is not one JSON-RPC request (not JSON, a batch, params that do not fit the
 /// method) gets HTTP 400 with the JSON-RPC error stdio would give, carrying the request's id
@@ -109,6 +110,7 @@ pub struct HttpServer {
     /// `None`: any origin.
     allowed_origins: Option<Vec<String>>,
     json_response: bool,
+    release_memory: bool,
     stateless: bool,
     wraps: Vec<Wrap>,
     routes: Router,
@@ -131,6 +133,7 @@ impl HttpServer {
             allowed_hosts: Some(to_strings(DEFAULT_ALLOWED_HOSTS)),
             allowed_origins: Some(to_strings(DEFAULT_ALLOWED_ORIGINS)),
             json_response: false,
+            release_memory: true,
             stateless: false,
             wraps: Vec::new(),
             routes: Router::new(),
@@ -278,6 +281,18 @@ impl HttpServer {
         self
     }
 
+    /// Whether the session store gives the memory of closed sessions back to the operating
+    /// system (default on): on Linux with glibc, `malloc_trim(0)` on Tokio's blocking pool after
+    /// every 64 closed sessions and when the last one closes, one at a time, 200 ms apart.
+    /// Without it glibc keeps the memory for reuse (bursts of 1,000 sessions left 60 to
+    /// 100 MB more than idle). Turn it off when the process's heap is large and a trim's pause (it walks every
+    /// arena under its lock) matters more; under another allocator it does nothing either way.
+    /// See the [HTTP guide](crate::server::http), "Memory".
+    pub fn release_memory(mut self, enabled: bool) -> HttpServer {
+        self.release_memory = enabled;
+        self
+    }
+
     /// Serves without sessions (default off): every request stands alone, no `Mcp-Session-Id`
     /// is issued, and the session cap does not apply. Server-to-client requests and
     /// notifications outside a request's own stream are then unavailable.
@@ -390,6 +405,7 @@ impl HttpServer {
         let sessions = Arc::new(CappedSessions::new(
             self.max_sessions,
             self.session_idle_timeout,
+            self.release_memory,
         ));
         self.server.log_breaking_deltas();
         let server = self.server;

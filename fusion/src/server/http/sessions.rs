@@ -61,12 +61,13 @@ pub(super) struct CappedSessions {
     /// The authenticated caller each session was opened by, when it was opened by one.
     owners: Mutex<HashMap<SessionId, String>>,
     max: usize,
-    /// Gives the memory of closed sessions back to the system (see [`super::trim`]).
-    trimmer: Trimmer,
+    /// Gives the memory of closed sessions back to the system (see [`super::trim`]), unless
+    /// turned off.
+    trimmer: Option<Trimmer>,
 }
 
 impl CappedSessions {
-    pub(super) fn new(max: usize, idle: Duration) -> CappedSessions {
+    pub(super) fn new(max: usize, idle: Duration, release_memory: bool) -> CappedSessions {
         let mut config = SessionConfig::default();
         config.keep_alive = Some(idle);
         let mut inner = LocalSessionManager::default();
@@ -77,7 +78,7 @@ impl CappedSessions {
             held: Mutex::new(HashMap::new()),
             owners: Mutex::new(HashMap::new()),
             max: max.min(Semaphore::MAX_PERMITS),
-            trimmer: Trimmer::default(),
+            trimmer: release_memory.then(Trimmer::default),
         }
     }
 
@@ -166,7 +167,9 @@ impl SessionManager for CappedSessions {
         (self.owners.lock().unwrap_or_else(PoisonError::into_inner)).remove(id);
         if let Some(slot) = freed {
             drop(slot);
-            self.trimmer.session_closed(self.live());
+            if let Some(trimmer) = &self.trimmer {
+                trimmer.session_closed(self.live());
+            }
         }
         Ok(result?)
     }
