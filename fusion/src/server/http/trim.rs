@@ -64,11 +64,18 @@ impl Trimmer {
     /// Notes that a session closed, `live` sessions remaining; asks for a trim when
     /// [`TRIM_EVERY`] sessions closed since the last request, or none is left.
     pub(super) fn session_closed(&self, live: usize) {
-        let closed = self.closed.fetch_add(1, Ordering::Relaxed) + 1;
-        if closed < TRIM_EVERY && live > 0 {
+        // One atomic step per close: counted, or counted and reset with a request, so closes
+        // racing each other (two last sessions closing at once) never lose or wrap the count.
+        let mut ask = false;
+        let _ = self
+            .closed
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |closed| {
+                ask = closed + 1 >= TRIM_EVERY || live == 0;
+                Some(if ask { 0 } else { closed + 1 })
+            });
+        if !ask {
             return;
         }
-        self.closed.fetch_sub(closed, Ordering::Relaxed);
         self.state.pending.store(true, Ordering::Release);
         if self.state.running.swap(true, Ordering::AcqRel) {
             // The running task sees the request.
@@ -170,5 +177,21 @@ mod tests {
         trimmer.session_closed(0);
         trimmer.session_closed(0);
         trims_reach(4).await;
+    }
+
+    #[test]
+    fn closes_racing_each_other_keep_the_count() {
+        // Outside a runtime no trim starts; only the count is exercised.
+        let trimmer = Trimmer::with_release(|| {});
+        std::thread::scope(|threads| {
+            for _ in 0..4 {
+                threads.spawn(|| {
+                    for i in 0..200_000 {
+                        trimmer.session_closed(i % 2);
+                    }
+                });
+            }
+        });
+        assert!(trimmer.closed.load(Ordering::Relaxed) < TRIM_EVERY);
     }
 }
