@@ -39,13 +39,25 @@ async fn at_the_cap_initialize_is_refused_with_503_and_retry_after() {
     assert_eq!(pong.status, 200, "{pong:?}");
 
     // Ending one frees its slot.
-    let delete = http::Request::delete("/mcp")
-        .header("host", addr.to_string())
-        .header("mcp-session-id", &first)
-        .header("mcp-protocol-version", "2025-06-18")
-        .body(Full::new(Bytes::new()))
-        .unwrap();
-    assert_eq!(send(addr, delete).await.status, 202);
+    let delete = || {
+        http::Request::delete("/mcp")
+            .header("host", addr.to_string())
+            .header("mcp-session-id", &first)
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(Full::new(Bytes::new()))
+            .unwrap()
+    };
+    assert_eq!(send(addr, delete()).await.status, 202);
+    // Ending it again names a session that no longer exists.
+    let again = send(addr, delete()).await;
+    assert_eq!(again.status, 404, "{again:?}");
+    assert!(
+        again.message()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Session not found"),
+        "{again:?}"
+    );
     // The slot is freed when the session's worker has stopped: retry briefly.
     let mut status = 0;
     for _ in 0..100 {

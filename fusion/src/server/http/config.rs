@@ -421,6 +421,7 @@ impl HttpServer {
             body_timeout: self.body_read_timeout,
             retry_after: self.session_idle_timeout.min(MAX_RETRY_AFTER),
             max_sessions_per_caller: self.max_sessions_per_caller,
+            stateless: self.stateless,
         });
         let router = if self.any_path {
             Router::new().fallback(front::serve)

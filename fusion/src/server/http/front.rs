@@ -33,6 +33,8 @@ pub(super) struct Front {
     pub(super) retry_after: Duration,
     /// The most sessions one authenticated caller may hold.
     pub(super) max_sessions_per_caller: usize,
+    /// Sessionless serving: no session ids are issued, so none is checked here.
+    pub(super) stateless: bool,
 }
 
 /// The axum handler of the MCP route.
@@ -48,6 +50,16 @@ pub(super) async fn serve(State(front): State<Arc<Front>>, request: Request) -> 
         && !front
             .sessions
             .serves(id, request.extensions().get::<Principal>())
+    {
+        return session_not_found();
+    }
+    // Ending a session that is not open (never was, or already ended) is answered 404, as any
+    // request naming an ended session is (MCP Streamable HTTP transport, "Session
+    // Management"); rmcp would accept it with 202.
+    if request.method() == Method::DELETE
+        && !front.stateless
+        && let Some(id) = &session
+        && !front.sessions.is_open(id)
     {
         return session_not_found();
     }

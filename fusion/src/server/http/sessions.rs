@@ -105,6 +105,12 @@ impl CappedSessions {
         }
     }
 
+    /// Whether session `id` is open: opened here and not yet closed (by `DELETE`, idle
+    /// expiry or shutdown).
+    pub(super) fn is_open(&self, id: &str) -> bool {
+        self.held().contains_key(id)
+    }
+
     /// Whether every session slot is taken.
     pub(super) fn is_full(&self) -> bool {
         self.slots.available_permits() == 0
