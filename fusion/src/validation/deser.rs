@@ -2,12 +2,13 @@
 //! serde_json's `&Value` deserializer, the first failure located by `serde_path_to_error` and
 //! reworded from serde's standard messages.
 //!
-//! `serde_path_to_error` copies every map key it passes into a `String` to know where it is,
-//! so arguments are first read without it; only a read that fails is read again under it
-//! (serde_json's reading is deterministic, so it fails at the same place; a `Deserialize` impl
-//! of the user's with side effects sees them twice on a failed call). On the benchmarks'
-//! two-field action this took dispatch from 2.2x a hand-written `jsonschema` +
-//! `serde_json::from_value` tool to 1.85x.
+//! Every read goes through `serde_path_to_error`, successful ones included, although it copies
+//! each map key it passes into a `String`. Reading first without it and again under it only
+//! on failure took in-process dispatch of a two-field action from 2.2x a hand-written
+//! `jsonschema` + `serde_json::from_value` tool to 1.85x (about 80 ns a call), but compiles
+//! the arguments type's deserializer twice: the crate rebuild of 50 tools x 5 actions went
+//! from 0.97x rmcp's to 1.04x (`benches/compile-time.sh`). Build times are what users feel;
+//! 80 ns is not, in a call that costs about 50 µs of server CPU over HTTP.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -21,13 +22,6 @@ pub(crate) type Failure = serde_path_to_error::Error<serde_json::Error>;
 
 /// Deserializes `T` from `args` as `T::deserialize(args)` does, noting where it failed.
 pub(crate) fn deserialize<T: DeserializeOwned>(args: &Value) -> Result<T, Failure> {
-    T::deserialize(args).or_else(|_| locate_failure(args))
-}
-
-/// Reads `args` again, tracking the path, to say where the read failed.
-#[cold]
-#[inline(never)]
-fn locate_failure<T: DeserializeOwned>(args: &Value) -> Result<T, Failure> {
     serde_path_to_error::deserialize(args)
 }
 
