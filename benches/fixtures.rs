@@ -26,7 +26,7 @@ use serde_json::{Map, Value, json};
 
 // --- 1. envelope rendering --------------------------------------------------------------------
 
-/// The README's example error.
+/// The README's example error, with a retry delay.
 pub(crate) fn seed_error() -> ToolError {
     ToolError::not_found("No invoice with that ID")
         .suggest("List invoices first, then retry with a real ID")
@@ -239,7 +239,7 @@ pub(crate) async fn rmcp_client() -> Client {
     ().serve(client_end).await.expect("the client connects")
 }
 
-/// One call; panics if the answer is not the sum (both sides must do the same work).
+/// One call; panics if the answer is an error (both sides must do the same work).
 pub(crate) async fn call_add(client: &Client) {
     let result = client.call_tool(add_call()).await.expect("a tool result");
     assert_ne!(result.is_error, Some(true), "{result:?}");

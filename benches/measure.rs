@@ -1,8 +1,13 @@
-//! What the load harnesses (`http_load`, `peers`, `http_sessions`) read: a server process's CPU time and
-//! resident memory from `/proc` (Linux only), and the JSON-RPC message of a Streamable HTTP
-//! answer.
+//! What the load harnesses (`http_load`, `peers`, `http_sessions`) share: a server process's
+//! CPU time and resident memory from `/proc` (Linux only), the JSON-RPC message of a
+//! Streamable HTTP answer, a keep-alive connection, and medians and quantiles of samples.
 
+use http_body_util::Full;
+use hyper::body::Bytes;
+use hyper::client::conn::http1::SendRequest;
+use hyper_util::rt::TokioIo;
 use serde_json::Value;
+use tokio::net::TcpStream;
 
 /// The process's user + system CPU time so far, in clock ticks (every thread).
 pub(crate) fn cpu_ticks(pid: u32) -> anyhow::Result<u64> {
@@ -49,4 +54,24 @@ pub(crate) fn message(text: &str) -> anyhow::Result<Value> {
             .unwrap_or("null")
     };
     Ok(serde_json::from_str(json)?)
+}
+
+/// A keep-alive HTTP/1.1 connection to `addr`, with `TCP_NODELAY`.
+pub(crate) async fn connect(addr: &str) -> anyhow::Result<SendRequest<Full<Bytes>>> {
+    let stream = TcpStream::connect(addr).await?;
+    stream.set_nodelay(true)?;
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+    tokio::spawn(connection);
+    Ok(sender)
+}
+
+/// The median of `samples`.
+pub(crate) fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+/// The `q` quantile (0 to 1) of `sorted`, samples sorted ascending.
+pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * q) as usize]
 }

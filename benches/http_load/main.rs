@@ -10,8 +10,9 @@
 //! ```
 //!
 //! Keys: `rmcp` (fusion against rmcp), `sync` (the action as a plain `fn`, run on the blocking
-//! pool, against the same action as an `async fn`), `stack` (the full stack against plain fusion), `mixed`
-//! (the correctness check). The program starts itself as each server (`--serve KIND`, a child
+//! pool, against the same action as an `async fn`), `stack` (the full stack against plain fusion,
+//! both under one recording subscriber), `bare` (the full stack against plain fusion without
+//! any subscriber), `mixed` (the correctness check). The program starts itself as each server (`--serve KIND`, a child
 //! process, so the load generator's own CPU is not counted), then drives them from here: one
 //! keep-alive HTTP/1.1 connection per call in flight (`--inflight`, 64), each sending `tools/call`
 //! of the same `add` tool back to back. Both servers of a figure run at once and take turns:
@@ -51,12 +52,11 @@ use fusion::server::Server;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::client::conn::http1::SendRequest;
-use hyper_util::rt::TokioIo;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::process::{Child, Command};
 
 #[path = "../fixtures.rs"]
@@ -146,11 +146,7 @@ fn call_request(
 
 /// A keep-alive HTTP/1.1 connection to `served`.
 async fn connect(served: &Served) -> anyhow::Result<SendRequest<Full<Bytes>>> {
-    let stream = TcpStream::connect(&served.addr).await?;
-    stream.set_nodelay(true)?;
-    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-    tokio::spawn(connection);
-    Ok(sender)
+    measure::connect(&served.addr).await
 }
 
 /// Sends one request; the status and the JSON-RPC message of the body (the body itself, or the
@@ -170,7 +166,7 @@ async fn exchange(
 fn result_text(message: &Value) -> Option<(&str, bool)> {
     let result = message.get("result")?;
     let text = result["content"][0]["text"].as_str()?;
-    Ok::<_, ()>((text, result["isError"] == true)).ok()
+    Some((text, result["isError"] == true))
 }
 
 /// The number of spans the full stack's subscriber saw close (its `/spans` route).
@@ -246,12 +242,11 @@ async fn round(served: &Served, inflight: usize, secs: f64, ticks: f64) -> anyho
     let cpu = (measure::cpu_ticks(served.pid)? - cpu_before) as f64 / ticks;
     let calls = latencies.len() as f64;
     latencies.sort_by(f64::total_cmp);
-    let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize];
     Ok(Round {
         calls_per_s: calls / wall,
         cpu_us_per_call: cpu * 1e6 / calls,
-        p50_us: at(0.50),
-        p99_us: at(0.99),
+        p50_us: measure::quantile(&latencies, 0.50),
+        p99_us: measure::quantile(&latencies, 0.99),
     })
 }
 
@@ -293,11 +288,8 @@ async fn compare(
             y.p50_us
         );
     }
-    let median = |rounds: &[Round], f: fn(&Round) -> f64| {
-        let mut v: Vec<f64> = rounds.iter().map(f).collect();
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
+    let median =
+        |rounds: &[Round], f: fn(&Round) -> f64| measure::median(rounds.iter().map(f).collect());
     println!(
         "\n{title} ({} rounds x {} s, {} in flight; medians)",
         options.rounds, options.secs, options.inflight
@@ -520,6 +512,20 @@ fn main() -> anyhow::Result<()> {
                     spans_closed(&full).await?,
                     spans_closed(&plain).await?
                 );
+            }
+            if wanted("bare") {
+                let full = spawn("full stack", "full").await?;
+                let bare = spawn("bare", "fusion").await?;
+                compare(
+                    "full stack vs plain fusion without any subscriber",
+                    &full,
+                    &bare,
+                    &options,
+                    None,
+                    None,
+                    None,
+                )
+                .await?;
             }
             if wanted("mixed") {
                 mixed().await?;

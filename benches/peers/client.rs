@@ -6,9 +6,7 @@ use std::time::{Duration, Instant};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::client::conn::http1::SendRequest;
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
-use tokio::net::TcpStream;
 
 /// The protocol revision the client asks for in `initialize`.
 const PROTOCOL: &str = "2025-06-18";
@@ -27,13 +25,8 @@ pub(crate) struct Session {
 impl Session {
     /// Connects, sends `initialize` and `notifications/initialized`.
     pub(crate) async fn open(addr: &str) -> anyhow::Result<Session> {
-        let stream = TcpStream::connect(addr).await?;
-        stream.set_nodelay(true)?;
-        let (sender, connection) =
-            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-        tokio::spawn(connection);
         let mut session = Session {
-            sender,
+            sender: crate::measure::connect(addr).await?,
             addr: addr.to_owned(),
             id: None,
             protocol: PROTOCOL.to_owned(),

@@ -215,7 +215,7 @@ fn report(targets: &[Target], rounds: &[Vec<Round>]) {
         .map(|rounds| {
             COLUMNS
                 .iter()
-                .map(|(_, figure)| median(rounds.iter().map(figure).collect()))
+                .map(|(_, figure)| measure::median(rounds.iter().map(figure).collect()))
                 .collect()
         })
         .collect();
@@ -257,11 +257,6 @@ fn report(targets: &[Target], rounds: &[Vec<Round>]) {
             ratio(5)
         );
     }
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
 }
 
 /// Opens `inflight` sessions on `target`, drives them for `secs`, closes them.
@@ -312,11 +307,10 @@ async fn round(target: &Target, options: &Options, ticks: f64) -> anyhow::Result
     }
     let calls = latencies.len() as f64;
     latencies.sort_by(f64::total_cmp);
-    let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize];
     Ok(Round {
         calls_per_s: calls / wall,
-        p50_ms: at(0.50),
-        p99_ms: at(0.99),
+        p50_ms: measure::quantile(&latencies, 0.50),
+        p99_ms: measure::quantile(&latencies, 0.99),
         cpu_us_per_call: cpu * 1e6 / calls,
         rss_mb: rss_kb as f64 / 1024.0,
         anon_mb: anon_kb as f64 / 1024.0,

@@ -16,13 +16,14 @@ import json
 import os
 import re
 import sys
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import MCPError
 from mcp.types import CallToolResult, TextContent
+
+from support import connect
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(os.environ.get("FUSION_BILLING_BIN") or HERE / "../../target/debug/fusion-billing").resolve()
@@ -50,25 +51,6 @@ VALIDATION_RECOVERY = "<recovery>Fix the fields above and call the tool again. D
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(params=["auto", "legacy"])
-def mode(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@asynccontextmanager
-async def connect(mode: str) -> AsyncIterator[Client]:
-    if not BIN.is_file():
-        pytest.fail(f"fusion-billing binary not found at {BIN} (build it: cargo build -p examples --bin fusion-billing)")
-    params = StdioServerParameters(command=str(BIN), args=[], env={"RUST_LOG": "warn"})
-    async with Client(params, mode=mode, read_timeout_seconds=20) as client:
-        yield client
-
-
 def texts(result: CallToolResult) -> list[str]:
     out = []
     for block in result.content:
@@ -92,7 +74,7 @@ def fusion_flags(result: CallToolResult) -> dict[str, Any]:
 
 
 async def test_server_identity(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         info = client.server_info
         if mode == "legacy":
             assert info is not None
@@ -102,7 +84,7 @@ async def test_server_identity(mode: str) -> None:
 
 
 async def test_list_tools(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         listing = await client.list_tools()
         tools = {t.name: t for t in listing.tools}
         assert "billing" in tools, f"tools: {sorted(tools)}"
@@ -134,7 +116,7 @@ async def test_list_tools(mode: str) -> None:
 
 
 async def test_good_call(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         result = await client.call_tool("billing", {"action": "get_invoice", "id": "inv_0001"})
         assert result.is_error is False
         [text] = texts(result)
@@ -143,7 +125,7 @@ async def test_good_call(mode: str) -> None:
 
 
 async def test_list_invoices(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         result = await client.call_tool("billing", {"action": "list_invoices", "status": "open"})
         assert result.is_error is False
         [text] = texts(result)
@@ -151,7 +133,7 @@ async def test_list_invoices(mode: str) -> None:
 
 
 async def test_not_found_envelope_and_flags(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         result = await client.call_tool("billing", {"action": "get_invoice", "id": "inv_2026"})
         assert result.is_error is True
         assert texts(result) == [NOT_FOUND_ENVELOPE]
@@ -165,7 +147,7 @@ async def test_not_found_envelope_and_flags(mode: str) -> None:
 
 
 async def test_validation_error(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         result = await client.call_tool(
             "billing", {"action": "charge", "invoice_id": "nope", "amount_cents": 0, "currency": "GBP"}
         )
@@ -195,7 +177,7 @@ async def test_validation_error(mode: str) -> None:
 
 
 async def test_warning_next_to_result(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         result = await client.call_tool(
             "billing", {"action": "charge", "invoice_id": "inv_0002", "amount_cents": 5000, "currency": "USD"}
         )
@@ -214,7 +196,7 @@ async def test_warning_next_to_result(mode: str) -> None:
 
 
 async def test_amount_over_balance(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         result = await client.call_tool(
             "billing", {"action": "charge", "invoice_id": "inv_0003", "amount_cents": 5000, "currency": "EUR"}
         )
@@ -230,7 +212,7 @@ async def test_amount_over_balance(mode: str) -> None:
 
 
 async def test_currency_conflict(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         result = await client.call_tool(
             "billing", {"action": "charge", "invoice_id": "inv_0001", "amount_cents": 12000, "currency": "USD"}
         )
@@ -246,7 +228,7 @@ async def test_currency_conflict(mode: str) -> None:
 
 
 async def test_internal_error_leaks_nothing(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         result = await client.call_tool("billing", {"action": "refund", "invoice_id": "inv_0003", "amount_cents": 100})
         assert result.is_error is True
         wire = result.model_dump_json(by_alias=True)
@@ -262,7 +244,7 @@ async def test_internal_error_leaks_nothing(mode: str) -> None:
 
 
 async def test_unknown_tool_is_protocol_error(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         with pytest.raises(MCPError) as excinfo:
             await client.call_tool("no_such_tool", {"action": "list_invoices"})
         assert excinfo.value.code == INVALID_PARAMS

@@ -12,32 +12,18 @@ Binary: $FUSION_BILLING_BIN, as for test_billing.py.
 from __future__ import annotations
 
 import json
-from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.types import ElicitResult
 
+from support import connect
 from test_billing import BIN, fusion_flags, texts
 
 pytestmark = pytest.mark.anyio
 
 REFUND = {"action": "refund", "invoice_id": "inv_0002", "amount_cents": 100}
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@asynccontextmanager
-async def connect(mode: str, **callbacks: Any) -> AsyncIterator[Client]:
-    if not BIN.is_file():
-        pytest.fail(f"fusion-billing binary not found at {BIN}")
-    params = StdioServerParameters(command=str(BIN), args=[], env={"RUST_LOG": "warn"})
-    async with Client(params, mode=mode, read_timeout_seconds=20, **callbacks) as client:
-        yield client
 
 
 async def status(client: Client) -> str:
@@ -56,7 +42,7 @@ def user(answer: str, asked: list[str]):
 
 async def test_the_user_confirms_through_the_elicitation_callback() -> None:
     asked: list[str] = []
-    async with connect("legacy", elicitation_callback=user("accept", asked)) as client:
+    async with connect(BIN, "legacy", elicitation_callback=user("accept", asked)) as client:
         result = await client.call_tool("billing", REFUND)
         assert result.is_error is False, texts(result)
         assert asked == ["Refund 100 cents on invoice inv_0002?"]
@@ -65,7 +51,7 @@ async def test_the_user_confirms_through_the_elicitation_callback() -> None:
 
 async def test_a_declining_user_stops_the_refund() -> None:
     asked: list[str] = []
-    async with connect("legacy", elicitation_callback=user("decline", asked)) as client:
+    async with connect(BIN, "legacy", elicitation_callback=user("decline", asked)) as client:
         result = await client.call_tool("billing", {**REFUND, "confirmed": True})
         assert result.is_error is True
         assert fusion_flags(result)["code"] == "USER_DECLINED"
@@ -76,7 +62,7 @@ async def test_a_declining_user_stops_the_refund() -> None:
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_without_elicitation_the_model_is_told_to_ask(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         result = await client.call_tool("billing", REFUND)
         assert result.is_error is True
         flags = fusion_flags(result)

@@ -12,37 +12,18 @@ file. The tests never build it.
 from __future__ import annotations
 
 import os
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator
 
 import pytest
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import MCPError
 from mcp.types import CallToolResult, TextContent
+
+from support import connect
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(os.environ.get("FUSION_COMPOSED_BIN") or HERE / "../../target/debug/fusion-composed").resolve()
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(params=["auto", "legacy"])
-def mode(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@asynccontextmanager
-async def connect(mode: str, **options: Any) -> AsyncIterator[Client]:
-    if not BIN.is_file():
-        pytest.fail(f"fusion-composed binary not found at {BIN} (build it: cargo build -p examples --bin fusion-composed)")
-    params = StdioServerParameters(command=str(BIN), args=[], env={"RUST_LOG": "warn"})
-    async with Client(params, mode=mode, read_timeout_seconds=20, **options) as client:
-        yield client
 
 
 def text(result: CallToolResult) -> str:
@@ -52,7 +33,7 @@ def text(result: CallToolResult) -> str:
 
 
 async def test_tools_prompts_and_resources_are_listed(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         tools = await client.list_tools()
         assert [t.name for t in tools.tools] == ["notes"]
         prompts = await client.list_prompts()
@@ -64,7 +45,7 @@ async def test_tools_prompts_and_resources_are_listed(mode: str) -> None:
 
 
 async def test_prompt_and_resource_are_fetched(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         prompt = await client.get_prompt("summarize", {"title": "welcome"})
         content = prompt.messages[0].content
         assert isinstance(content, TextContent)
@@ -74,7 +55,7 @@ async def test_prompt_and_resource_are_fetched(mode: str) -> None:
 
 
 async def test_the_tool_writes_what_the_resources_read(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         result = await client.call_tool("notes", {"action": "add", "title": "todo", "text": "ship it"})
         assert result.is_error is False
         assert text(result) == "Saved as note://todo."
@@ -83,7 +64,7 @@ async def test_the_tool_writes_what_the_resources_read(mode: str) -> None:
 
 
 async def test_bad_arguments_get_the_validation_envelope(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         result = await client.call_tool("notes", {"action": "add", "title": ""})
         assert result.is_error is True
         lines = text(result).split("\n")
@@ -95,7 +76,7 @@ async def test_bad_arguments_get_the_validation_envelope(mode: str) -> None:
 
 
 async def test_an_unknown_resource_is_a_json_rpc_error(mode: str) -> None:
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         with pytest.raises(MCPError) as raised:
             await client.read_resource("note://nope")
         assert "No resource note://nope." in str(raised.value)
@@ -107,7 +88,7 @@ async def test_progress_reaches_the_client(mode: str) -> None:
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         reports.append((progress, total, message))
 
-    async with connect(mode) as client:
+    async with connect(BIN, mode) as client:
         await client.call_tool("notes", {"action": "add", "title": "b", "text": "two words"})
         result = await client.call_tool("notes", {"action": "count_words"}, progress_callback=on_progress)
         assert text(result) == "11"

@@ -9,15 +9,14 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+
+import { startServer, stopServer } from './helpers.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(process.env.FUSION_BILLING_BIN || path.join(here, '../../target/debug/fusion-billing'));
@@ -40,45 +39,10 @@ const NOT_FOUND_ENVELOPE =
 const VALIDATION_RECOVERY =
   '<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>';
 
-let child;
-let childExit = null;
-let childLog = '';
+let server;
 let client;
 let url;
 let token;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function canConnect(port) {
-  return new Promise((resolve) => {
-    const sock = net.connect({ host: '127.0.0.1', port });
-    sock.once('connect', () => {
-      sock.destroy();
-      resolve(true);
-    });
-    sock.once('error', () => resolve(false));
-  });
-}
-
-async function waitForPort(port, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (childExit) throw new Error(`fusion-billing exited early (${childExit}):\n${childLog}`);
-    if (await canConnect(port)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`fusion-billing did not listen on 127.0.0.1:${port} within ${timeoutMs} ms:\n${childLog}`);
-}
 
 function texts(result) {
   return result.content.map((block) => {
@@ -101,12 +65,12 @@ function fusionFlags(result) {
 async function waitForToken(timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const match = /^export BILLING_TOKEN=(\S+)$/m.exec(childLog);
+    const match = /^export BILLING_TOKEN=(\S+)$/m.exec(server.log);
     if (match) return match[1];
-    if (childExit) throw new Error(`fusion-billing exited early (${childExit}):\n${childLog}`);
+    if (server.exit) throw new Error(`fusion-billing exited early (${server.exit}):\n${server.log}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`fusion-billing printed no token within ${timeoutMs} ms:\n${childLog}`);
+  throw new Error(`fusion-billing printed no token within ${timeoutMs} ms:\n${server.log}`);
 }
 
 async function newClient() {
@@ -117,33 +81,14 @@ async function newClient() {
 }
 
 before(async () => {
-  assert.ok(existsSync(BIN), `fusion-billing binary not found at ${BIN} (cargo build -p examples --bin fusion-billing)`);
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}/mcp`;
-  child = spawn(BIN, ['--http', `127.0.0.1:${port}`], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
-  });
-  child.stdout.on('data', (d) => (childLog += d));
-  child.stderr.on('data', (d) => (childLog += d));
-  child.on('exit', (code, signal) => (childExit = `code ${code}, signal ${signal}`));
-  await waitForPort(port, 20000);
+  server = await startServer(BIN, 'fusion-billing');
+  url = server.url;
   token = await waitForToken(20000);
   client = await newClient();
 });
 
 after(async () => {
-  try {
-    if (client) await client.close();
-  } finally {
-    if (child && !childExit) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(timer);
-    }
-  }
+  await stopServer(server, client);
 });
 
 test('server identifies itself as fusion-billing', () => {

@@ -9,9 +9,6 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,47 +16,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 
+import { startServer, stopServer } from './helpers.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(process.env.FUSION_COMPOSED_BIN || path.join(here, '../../target/debug/fusion-composed'));
 
-let child;
-let childExit = null;
-let childLog = '';
+let server;
 let client;
 const logs = [];
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function canConnect(port) {
-  return new Promise((resolve) => {
-    const sock = net.connect({ host: '127.0.0.1', port });
-    sock.once('connect', () => {
-      sock.destroy();
-      resolve(true);
-    });
-    sock.once('error', () => resolve(false));
-  });
-}
-
-async function waitForPort(port, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (childExit) throw new Error(`fusion-composed exited early (${childExit}):\n${childLog}`);
-    if (await canConnect(port)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`fusion-composed did not listen on 127.0.0.1:${port} within ${timeoutMs} ms:\n${childLog}`);
-}
 
 function text(result) {
   const [block] = result.content;
@@ -68,35 +32,16 @@ function text(result) {
 }
 
 before(async () => {
-  assert.ok(existsSync(BIN), `fusion-composed binary not found at ${BIN} (cargo build -p examples --bin fusion-composed)`);
-  const port = await freePort();
-  child = spawn(BIN, ['--http', `127.0.0.1:${port}`], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
-  });
-  child.stdout.on('data', (d) => (childLog += d));
-  child.stderr.on('data', (d) => (childLog += d));
-  child.on('exit', (code, signal) => (childExit = `code ${code}, signal ${signal}`));
-  await waitForPort(port, 20000);
+  server = await startServer(BIN, 'fusion-composed');
   client = new Client({ name: 'fusion-composed-ts', version: '0.0.0' });
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
     logs.push(notification.params);
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
 });
 
 after(async () => {
-  try {
-    if (client) await client.close();
-  } finally {
-    if (child && !childExit) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(timer);
-    }
-  }
+  await stopServer(server, client);
 });
 
 test('initialize: the capabilities of the tools and of the handler, both instructions', () => {

@@ -5,8 +5,6 @@
 #[path = "../axum_app.rs"]
 mod axum_app;
 
-use std::time::Duration;
-
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig};
 use rmcp::service::{RoleClient, RunningService};
@@ -17,6 +15,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use axum_app::{AppState, PLACE_SCOPE, app, bearer, token};
+
+#[path = "support/within.rs"]
+mod within;
+use within::within;
 
 const SECRET: &[u8] = b"a test secret of more than thirty-two bytes";
 
@@ -32,13 +34,6 @@ async fn serve() -> String {
 
 fn resource(addr: &str) -> String {
     format!("http://{addr}/mcp")
-}
-
-/// Fails the test instead of hanging when `future` takes more than ten seconds.
-async fn within<F: Future>(future: F) -> F::Output {
-    tokio::time::timeout(Duration::from_secs(10), future)
-        .await
-        .expect("timed out after 10 s")
 }
 
 /// Sends `request` (a whole HTTP/1.1 request with `Connection: close`) and returns the whole

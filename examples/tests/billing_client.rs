@@ -1,31 +1,25 @@
 //! `fusion::client::Client` against the `fusion-billing` binary over stdio, grouped and flat:
 //! envelopes read back, flags, decisions, warnings and batches, on a real transport.
 
-use std::process::Stdio;
-use std::time::Duration;
-
 use fusion::client::{AbortReason, CallError, Client, Decision, RetryPolicy};
 use fusion::{ErrorCategory, ErrorCode};
-use rmcp::ServiceExt;
 use rmcp::model::ClientConfig;
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
-use tokio::process::Command;
+
+#[path = "support/within.rs"]
+mod within;
+use within::within;
+
+#[path = "support/launch.rs"]
+mod launch;
+use launch::launch;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_fusion-billing");
 
 /// Launches `fusion-billing ARGS` and wraps a client around its stdio.
-async fn launch(args: &[&str]) -> (Client, RunningService<RoleClient, ClientConfig>) {
-    let mut command = Command::new(BINARY);
-    command.args(args);
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("fusion-billing starts");
-    let running = within(ClientConfig::default().serve(transport))
-        .await
-        .expect("initialize succeeds");
+async fn connect(args: &[&str]) -> (Client, RunningService<RoleClient, ClientConfig>) {
+    let running = launch(BINARY, args, ClientConfig::default()).await;
     let client = within(Client::discover(running.peer().clone()))
         .await
         .expect("tools/list")
@@ -33,15 +27,8 @@ async fn launch(args: &[&str]) -> (Client, RunningService<RoleClient, ClientConf
     (client, running)
 }
 
-/// Fails the test instead of hanging when `future` takes more than ten seconds.
-async fn within<F: Future>(future: F) -> F::Output {
-    tokio::time::timeout(Duration::from_secs(10), future)
-        .await
-        .expect("timed out after 10 s")
-}
-
 async fn check_contract(args: &[&str], list_invoices: &str) {
-    let (client, running) = launch(args).await;
+    let (client, running) = connect(args).await;
 
     // NOT_FOUND: parsed, typed, not retried; the available action is named as this server
     // names its tools, and calling it works.

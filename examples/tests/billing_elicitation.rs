@@ -20,7 +20,7 @@ use rmcp::model::{
     ElicitResult, ElicitationAction, Implementation,
 };
 use rmcp::service::{RequestContext, RoleClient, RunningService};
-use rmcp::{ClientHandler, ErrorData, ServiceExt};
+use rmcp::{ClientHandler, ErrorData};
 use serde_json::{Value, json};
 
 /// A client whose user answers every elicitation with `answer`; it keeps each message shown.
@@ -59,13 +59,7 @@ impl ClientHandler for User {
 
 async fn serve<H: ClientHandler>(client: H) -> RunningService<RoleClient, H> {
     let server = Server::new("fusion-billing", "1.0.0").tool(Billing::seeded());
-    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
-    let (read, write) = tokio::io::split(server_end);
-    tokio::spawn(async move {
-        let running = server.serve_io(read, write).await.unwrap();
-        let _ = running.waiting().await;
-    });
-    within(client.serve(client_end)).await.unwrap()
+    within(server.serve_in_process(client)).await.unwrap()
 }
 
 async fn within<F: std::future::Future>(future: F) -> F::Output {

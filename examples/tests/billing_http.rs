@@ -4,18 +4,14 @@
 //! without a token.
 
 use std::process::Stdio;
-use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::process::Command;
 
-/// Fails the test instead of hanging when `future` takes more than ten seconds.
-async fn within<F: Future>(future: F) -> F::Output {
-    tokio::time::timeout(Duration::from_secs(10), future)
-        .await
-        .expect("timed out after 10 s")
-}
+#[path = "support/within.rs"]
+mod within;
+use within::within;
 
 /// Sends `request` (a whole HTTP/1.1 request) to `addr` and returns the whole HTTP response.
 async fn send(addr: &str, request: &str) -> String {

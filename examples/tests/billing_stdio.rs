@@ -2,14 +2,20 @@
 //! over stdio by rmcp's client, the way MCP clients run local servers.
 
 use std::process::Stdio;
-use std::time::Duration;
 
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, Implementation};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 use tokio::process::Command;
+
+#[path = "support/within.rs"]
+mod within;
+use within::within;
+
+#[path = "support/launch.rs"]
+mod launch;
+use launch::launch;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_fusion-billing");
 
@@ -19,26 +25,6 @@ fn client_config() -> ClientConfig {
     let mut config = ClientConfig::default();
     config.client_info = Implementation::new("billing-stdio-test", "0.0.1");
     config
-}
-
-/// Launches `fusion-billing ARGS` and connects a client to its stdin and stdout.
-async fn launch(args: &[&str]) -> Client {
-    let mut command = Command::new(BINARY);
-    command.args(args);
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("fusion-billing starts");
-    within(client_config().serve(transport))
-        .await
-        .expect("initialize succeeds")
-}
-
-/// Fails the test instead of hanging when `future` takes more than ten seconds.
-async fn within<F: Future>(future: F) -> F::Output {
-    tokio::time::timeout(Duration::from_secs(10), future)
-        .await
-        .expect("timed out after 10 s")
 }
 
 async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
@@ -66,7 +52,7 @@ fn flags(result: &CallToolResult) -> Value {
 
 #[tokio::test]
 async fn initialize_and_tools_list_describe_the_billing_tool() {
-    let client = launch(&[]).await;
+    let client = launch(BINARY, &[], client_config()).await;
     let info = client.peer_info().expect("the initialize result");
     let server = info.server_info.as_ref().expect("serverInfo");
     assert_eq!(server.name, "fusion-billing");
@@ -102,7 +88,7 @@ async fn initialize_and_tools_list_describe_the_billing_tool() {
 
 #[tokio::test]
 async fn calls_answer_payloads_and_byte_exact_envelopes() {
-    let client = launch(&[]).await;
+    let client = launch(BINARY, &[], client_config()).await;
 
     let good = call(
         &client,
@@ -168,7 +154,7 @@ async fn calls_answer_payloads_and_byte_exact_envelopes() {
 
 #[tokio::test]
 async fn state_warnings_and_internal_errors() {
-    let client = launch(&[]).await;
+    let client = launch(BINARY, &[], client_config()).await;
 
     let over = call(
         &client,
@@ -229,7 +215,7 @@ async fn state_warnings_and_internal_errors() {
 
 #[tokio::test]
 async fn an_output_schema_action_answers_structured_content_or_a_plain_error() {
-    let client = launch(&[]).await;
+    let client = launch(BINARY, &[], client_config()).await;
     let tools = within(client.list_all_tools()).await.unwrap();
     let ledger = tools
         .iter()
@@ -258,7 +244,7 @@ async fn an_output_schema_action_answers_structured_content_or_a_plain_error() {
 
 #[tokio::test]
 async fn flat_exposition_serves_one_tool_per_action() {
-    let client = launch(&["--flat"]).await;
+    let client = launch(BINARY, &["--flat"], client_config()).await;
     let tools = within(client.list_all_tools()).await.unwrap();
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
     assert_eq!(

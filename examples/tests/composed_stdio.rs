@@ -3,7 +3,6 @@
 //! kind listed and fetched, the tool called with good and bad arguments, and the progress and
 //! log notifications of a call received.
 
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,10 +14,16 @@ use rmcp::model::{
     ProgressNotificationParam, ReadResourceRequestParams, ResourceContents,
 };
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, ServiceError, ServiceExt};
+use rmcp::{ClientHandler, ServiceError};
 use serde_json::{Value, json};
-use tokio::process::Command;
+
+#[path = "support/within.rs"]
+mod within;
+use within::within;
+
+#[path = "support/launch.rs"]
+mod launch;
+use launch::launch;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_fusion-composed");
 
@@ -57,24 +62,6 @@ impl ClientHandler for Recorder {
 
 type Client = RunningService<RoleClient, Recorder>;
 
-/// Launches `fusion-composed` and connects a client to its stdin and stdout.
-async fn launch(recorder: Recorder) -> Client {
-    let (transport, _) = TokioChildProcess::builder(Command::new(BINARY))
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("fusion-composed starts");
-    within(recorder.serve(transport))
-        .await
-        .expect("initialize succeeds")
-}
-
-/// Fails the test instead of hanging when `future` takes more than ten seconds.
-async fn within<F: Future>(future: F) -> F::Output {
-    tokio::time::timeout(Duration::from_secs(10), future)
-        .await
-        .expect("timed out after 10 s")
-}
-
 async fn call(client: &Client, arguments: Value) -> CallToolResult {
     let Value::Object(arguments) = arguments else {
         panic!("arguments must be an object")
@@ -91,7 +78,7 @@ fn text(result: &CallToolResult) -> &str {
 
 #[tokio::test]
 async fn initialize_advertises_the_tools_and_the_handlers_capabilities() {
-    let client = launch(Recorder::default()).await;
+    let client = launch(BINARY, &[], Recorder::default()).await;
     let info = client.peer_info().expect("the initialize result");
     let server = info.server_info.as_ref().expect("serverInfo");
     assert_eq!(server.name, "fusion-composed");
@@ -108,7 +95,7 @@ async fn initialize_advertises_the_tools_and_the_handlers_capabilities() {
 
 #[tokio::test]
 async fn each_kind_is_listed_and_fetched() {
-    let client = launch(Recorder::default()).await;
+    let client = launch(BINARY, &[], Recorder::default()).await;
 
     let tools = within(client.list_all_tools()).await.unwrap();
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
@@ -153,7 +140,7 @@ async fn each_kind_is_listed_and_fetched() {
 
 #[tokio::test]
 async fn bad_arguments_get_fusions_validation_envelope() {
-    let client = launch(Recorder::default()).await;
+    let client = launch(BINARY, &[], Recorder::default()).await;
     let result = call(&client, json!({"action": "add", "title": ""})).await;
     assert_eq!(result.is_error, Some(true));
     assert_eq!(
@@ -171,7 +158,7 @@ async fn bad_arguments_get_fusions_validation_envelope() {
 
 #[tokio::test]
 async fn the_handlers_errors_reach_the_client_as_json_rpc_errors() {
-    let client = launch(Recorder::default()).await;
+    let client = launch(BINARY, &[], Recorder::default()).await;
     let missing = within(client.read_resource(ReadResourceRequestParams::new("note://nope"))).await;
     let Err(ServiceError::McpError(error)) = missing else {
         panic!("a JSON-RPC error: {missing:?}")
@@ -182,9 +169,9 @@ async fn the_handlers_errors_reach_the_client_as_json_rpc_errors() {
 
 #[tokio::test]
 #[allow(deprecated, reason = "MCP logging is deprecated in rmcp, still served")]
-async fn a_call_sends_progress_and_log_notifications_before_its_result() {
+async fn a_call_sends_progress_and_log_notifications() {
     let recorder = Recorder::default();
-    let client = launch(recorder.clone()).await;
+    let client = launch(BINARY, &[], recorder.clone()).await;
     call(
         &client,
         json!({"action": "add", "title": "b", "text": "two words"}),

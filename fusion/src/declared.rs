@@ -67,7 +67,12 @@ pub fn declared_contracts<R: ErrorOf>(variants: &[&str]) -> Vec<ErrorContract> {
 /// Logs (once per tool, action and variant) an error output whose variant is not among
 /// `variants`, the action's declaration. Success outputs and error types that cannot name
 /// their variant pass silently.
-pub(crate) fn check_declared<R: ErrorOf>(output: &R, variants: &[&str], tool: &str, action: &str) {
+pub(crate) fn check_declared<R: ErrorOf>(
+    output: &R,
+    variants: &[&str],
+    tool: &'static str,
+    action: &'static str,
+) {
     let Some(variant) = output.error().and_then(ToolErrors::variant) else {
         return;
     };
@@ -100,10 +105,10 @@ pub struct Declared<'a, R>(pub &'a R);
 /// The output is a `Result`: check it.
 pub trait CheckDeclared {
     /// Logs a variant returned outside `variants`, once per tool, action and variant.
-    fn __fusion_check_declared(&self, variants: &[&str], tool: &str, action: &str);
+    fn __fusion_check_declared(&self, variants: &[&str], tool: &'static str, action: &'static str);
 }
 impl<R: ErrorOf> CheckDeclared for &Declared<'_, R> {
-    fn __fusion_check_declared(&self, variants: &[&str], tool: &str, action: &str) {
+    fn __fusion_check_declared(&self, variants: &[&str], tool: &'static str, action: &'static str) {
         check_declared(self.0, variants, tool, action);
     }
 }
@@ -111,23 +116,30 @@ impl<R: ErrorOf> CheckDeclared for &Declared<'_, R> {
 /// The output is not (reported by the definition): nothing to check.
 pub trait SkipDeclared {
     /// Nothing.
-    fn __fusion_check_declared(&self, _variants: &[&str], _tool: &str, _action: &str) {}
+    fn __fusion_check_declared(
+        &self,
+        _variants: &[&str],
+        _tool: &'static str,
+        _action: &'static str,
+    ) {
+    }
 }
 impl<R> SkipDeclared for Declared<'_, R> {}
 
-/// Whether this is the first report of `variant` from `tool`'s `action` in this process. At
-/// most [`MAX_REPORTED`] distinct reports are remembered; past that, each one is logged.
-fn first_report(tool: &str, action: &str, variant: &'static str) -> bool {
+/// Whether this is the first report of `variant` from `tool`'s `action` in this process (no
+/// allocation: the names are the generated code's literals). At most [`MAX_REPORTED`]
+/// distinct reports are remembered; past that, each one is logged.
+fn first_report(tool: &'static str, action: &'static str, variant: &'static str) -> bool {
     static REPORTED: LazyLock<Mutex<HashSet<Report>>> = LazyLock::new(Mutex::default);
     let mut reported = REPORTED.lock().unwrap_or_else(PoisonError::into_inner);
     if reported.len() >= MAX_REPORTED {
         return true;
     }
-    reported.insert((tool.to_owned(), action.to_owned(), variant))
+    reported.insert((tool, action, variant))
 }
 
 /// One report: the tool, the action and the variant.
-type Report = (String, String, &'static str);
+type Report = (&'static str, &'static str, &'static str);
 
 /// How many distinct undeclared variants are remembered, so reports stay bounded in memory.
 const MAX_REPORTED: usize = 1024;

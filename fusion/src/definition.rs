@@ -256,7 +256,7 @@ impl std::fmt::Display for NameError {
 mod tests {
     use super::{NameError, check_tool_name};
 
-    /// The cases `fusion-macros` checks its copy of the rule against (`valid.rs`).
+    /// The cases `fusion-macros` checks its copy of the rule against (`tool/name.rs`).
     #[test]
     fn tool_names_suit_mcp_and_llm_apis() {
         for good in ["billing", "billing_list-2", "A9", "x", &"a".repeat(64)] {

@@ -101,12 +101,7 @@ fn each_action_advertises_only_the_variants_it_declares() {
 
 #[tokio::test]
 async fn an_undeclared_variant_reaches_the_client_and_is_logged_once() {
-    let log = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(log.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (log, _guard) = Captured::install();
 
     let arguments = |id: &str| match json!({"action": "get", "id": id}) {
         Value::Object(map) => map,

@@ -9,10 +9,7 @@ use captured::Captured;
 /// Runs `f` with a subscriber that records every event; returns `f`'s value and the log.
 fn with_log<T>(f: impl FnOnce() -> T) -> (T, String) {
     let log = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(log.clone())
-        .with_ansi(false)
-        .finish();
+    let subscriber = log.builder().finish();
     let value = tracing::subscriber::with_default(subscriber, f);
     (value, log.text())
 }

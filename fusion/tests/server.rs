@@ -4,6 +4,9 @@
 //! the tools and the client harness are in `server/tools.rs`, the tests grouped by topic beside
 //! it.
 
+#[path = "support/within.rs"]
+mod within;
+
 #[path = "server/tools.rs"]
 mod tools;
 

@@ -15,6 +15,10 @@ use tokio::sync::Notify;
 mod captured;
 use captured::Captured;
 
+#[path = "support/within.rs"]
+mod within;
+use within::within;
+
 /// Sets its flag when dropped.
 struct DropGuard(Arc<AtomicBool>);
 
@@ -49,12 +53,6 @@ impl Slow {
     }
 }
 
-async fn within<F: Future>(future: F) -> F::Output {
-    tokio::time::timeout(Duration::from_secs(10), future)
-        .await
-        .expect("timed out after 10 s")
-}
-
 fn params(action: &str) -> CallToolRequestParams {
     let mut arguments = serde_json::Map::new();
     arguments.insert("action".into(), action.into());
@@ -64,11 +62,7 @@ fn params(action: &str) -> CallToolRequestParams {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_call_logs_no_warning() {
     let log = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(log.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::WARN)
-        .finish();
+    let subscriber = log.builder().with_max_level(tracing::Level::WARN).finish();
     tracing::subscriber::set_global_default(subscriber).unwrap();
 
     let slow = Slow::default();

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use fusion::server::Server;
 use rmcp::model::{
@@ -13,6 +12,10 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceError};
 use serde_json::json;
+
+#[path = "support/within.rs"]
+mod within;
+use within::within;
 
 /// Says hello.
 #[fusion::tool]
@@ -50,13 +53,6 @@ impl ServerHandler for Extras {
     ) -> Result<CustomResult, ErrorData> {
         Ok(CustomResult::new(json!({"echo": request.method})))
     }
-}
-
-/// Fails the test instead of hanging when `future` takes more than ten seconds.
-async fn within<F: Future>(future: F) -> F::Output {
-    tokio::time::timeout(Duration::from_secs(10), future)
-        .await
-        .expect("timed out after 10 s")
 }
 
 #[tokio::test]

@@ -4,6 +4,9 @@
 //! `server_http/harness.rs`, the tests grouped by topic beside it.
 #![cfg(feature = "http")]
 
+#[path = "support/within.rs"]
+mod within;
+
 #[path = "server_http/harness.rs"]
 mod harness;
 

@@ -31,10 +31,7 @@ use captured::Captured;
 #[test]
 fn a_non_object_output_schema_is_logged_once_at_registration() {
     let log = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(log.clone())
-        .with_ansi(false)
-        .finish();
+    let subscriber = log.builder().finish();
     // Every builder call rebuilds the catalog; the warning comes from registration only.
     tracing::subscriber::with_default(subscriber, || {
         Server::new("shop-server", "1.0.0")

@@ -44,11 +44,7 @@ use captured::Captured;
 /// Runs one call through a tester under a subscriber that logs span closes; returns the log.
 async fn log_of(name: &str, arguments: serde_json::Value) -> String {
     let log = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(log.clone())
-        .with_ansi(false)
-        .with_span_events(FmtSpan::CLOSE)
-        .finish();
+    let subscriber = log.builder().with_span_events(FmtSpan::CLOSE).finish();
     let _default = tracing::subscriber::set_default(subscriber);
     Tester::new().tool(Notes).call(name, arguments).await;
     log.text()

@@ -120,16 +120,9 @@ fn contract(input: &Input<'_>, variant: &Variant<'_>) -> TokenStream {
 
 /// The body of `ToolErrors::variant`: the name of the variant `self` is.
 fn variant_names(input: &Input<'_>) -> TokenStream {
-    let ty = input.ident;
     let arms = input.variants().iter().map(|variant| {
         let name = variant.ident.unraw().to_string();
-        let path = match &input.body {
-            Body::Enum(_) => {
-                let ident = variant.ident;
-                quote!(#ty::#ident)
-            }
-            Body::Struct(_) => quote!(#ty),
-        };
+        let path = variant_path(input, variant);
         quote!(#path { .. } => ::core::option::Option::Some(#name),)
     });
     quote! {
@@ -195,7 +188,6 @@ fn from_body(input: &Input<'_>) -> TokenStream {
 /// match (which borrows): `let __fusion_error = match __fusion_error { E::V(e) => return
 /// e.into(), other => other };`. Nothing when no variant is transparent.
 fn transparent(input: &Input<'_>) -> Option<TokenStream> {
-    let ty = input.ident;
     let private = input.krate.private();
     let arms: Vec<TokenStream> = input
         .variants()
@@ -204,13 +196,7 @@ fn transparent(input: &Input<'_>) -> Option<TokenStream> {
         .filter_map(|variant| {
             let field = variant.fields.first()?;
             let member = &field.member;
-            let path = match &input.body {
-                Body::Enum(_) => {
-                    let name = variant.ident;
-                    quote!(#ty::#name)
-                }
-                Body::Struct(_) => quote!(#ty),
-            };
+            let path = variant_path(input, variant);
             Some(quote! {
                 #path { #member: __fusion_inner, .. } => {
                     return <#private::ToolError as ::core::convert::From<_>>::from(__fusion_inner);
@@ -230,16 +216,21 @@ fn transparent(input: &Input<'_>) -> Option<TokenStream> {
     })
 }
 
-/// `Billing::NotFound { id: __fusion_0, .. }`, binding only the fields the envelope reads.
-fn pattern(input: &Input<'_>, variant: &Variant<'_>) -> TokenStream {
+/// The path of `variant` in patterns: `Billing::NotFound`, or the struct's own name.
+fn variant_path(input: &Input<'_>, variant: &Variant<'_>) -> TokenStream {
     let ty = input.ident;
-    let path = match &input.body {
+    match &input.body {
         Body::Enum(_) => {
             let name = variant.ident;
             quote!(#ty::#name)
         }
         Body::Struct(_) => quote!(#ty),
-    };
+    }
+}
+
+/// `Billing::NotFound { id: __fusion_0, .. }`, binding only the fields the envelope reads.
+fn pattern(input: &Input<'_>, variant: &Variant<'_>) -> TokenStream {
+    let path = variant_path(input, variant);
     let used = used_fields(variant);
     let fields = used.iter().map(|&index| {
         let member = &variant.fields[index].member;

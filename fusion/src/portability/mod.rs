@@ -194,11 +194,6 @@ pub(crate) fn report(issues: &[PortabilityIssue]) -> String {
     text
 }
 
-/// A JSON Pointer segment (RFC 6901): `~` as `~0`, `/` as `~1`.
-fn segment(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
-
 /// The value `pointer` (a local reference without its `#`) designates in `root`.
 fn resolve<'a>(root: &'a Map<String, Value>, pointer: &str) -> Option<&'a Value> {
     let mut node = None::<&Value>;

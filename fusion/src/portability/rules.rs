@@ -5,8 +5,9 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::{Provider, resolve, segment};
+use super::{Provider, resolve};
 use crate::schema::{GEMINI_FORMATS, GEMINI_KEYWORDS, local_definition};
+use crate::validation::escape_pointer;
 
 /// A rule a tool definition can break; [`Provider`] says which provider has which.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -107,13 +108,10 @@ const STRICT_FORMATS: &[&str] = &[
 
 /// Why `name` is not a tool name `provider` accepts, if it is not.
 pub(super) fn name(name: &str, provider: Provider) -> Option<String> {
-    let length_ok = (1..=64).contains(&name.len());
     match provider {
+        // The rule every fusion tool name already follows (`^[a-zA-Z0-9_-]{1,64}$`).
         Provider::Anthropic | Provider::OpenAi | Provider::OpenAiStrict => {
-            let chars_ok = name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-            (!(length_ok && chars_ok)).then(|| {
+            crate::definition::check_tool_name(name).err().map(|_| {
                 format!(
                     "`{name}` is not a tool name {provider} accepts: use 1 to 64 ASCII letters, \
                      digits, `_` and `-`"
@@ -121,6 +119,7 @@ pub(super) fn name(name: &str, provider: Provider) -> Option<String> {
             })
         }
         Provider::Gemini => {
+            let length_ok = (1..=64).contains(&name.len());
             let first_ok = name
                 .bytes()
                 .next()
@@ -180,7 +179,7 @@ pub(super) fn schema(root: &Map<String, Value>, provider: Provider, found: &mut 
     {
         for field in properties.keys().filter(|f| !parameter_name_ok(f)) {
             found.push((
-                at(&format!("/properties/{}", segment(field))),
+                at(&format!("/properties/{}", escape_pointer(field))),
                 Rule::ParameterName,
                 format!(
                     "Gemini accepts parameter names of at most 64 ASCII letters, digits and \
@@ -196,7 +195,7 @@ pub(super) fn schema(root: &Map<String, Value>, provider: Provider, found: &mut 
         found,
         totals: Totals::default(),
     };
-    walk.node(&Value::Object(root.clone()), String::new(), 0);
+    walk.object(root, String::new(), 0);
     if provider == Provider::OpenAiStrict {
         walk.limits();
     }
@@ -235,9 +234,13 @@ impl Walk<'_> {
 
     /// Checks the schema at `pointer` (`depth` objects deep), then its subschemas.
     fn node(&mut self, node: &Value, pointer: String, depth: usize) {
-        let Value::Object(map) = node else {
-            return;
-        };
+        if let Value::Object(map) = node {
+            self.object(map, pointer, depth);
+        }
+    }
+
+    /// [`Walk::node`] of a schema object.
+    fn object(&mut self, map: &Map<String, Value>, pointer: String, depth: usize) {
         let is_object = map.get("type").is_some_and(|t| {
             t == "object"
                 || t.as_array()
@@ -252,7 +255,7 @@ impl Walk<'_> {
             self.strict_object(map, &pointer);
         }
         for (keyword, value) in map {
-            let here = format!("{pointer}/{}", segment(keyword));
+            let here = format!("{pointer}/{}", escape_pointer(keyword));
             match (keyword.as_str(), value) {
                 (
                     "properties" | "$defs" | "definitions" | "patternProperties"
@@ -264,7 +267,7 @@ impl Walk<'_> {
                         if keyword == "properties" {
                             self.totals.properties += 1;
                         }
-                        self.node(child, format!("{here}/{}", segment(name)), depth);
+                        self.node(child, format!("{here}/{}", escape_pointer(name)), depth);
                     }
                 }
                 ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(children)) => {
@@ -298,7 +301,7 @@ impl Walk<'_> {
 
     /// The rules on one keyword of a schema node.
     fn keyword(&mut self, map: &Map<String, Value>, keyword: &str, value: &Value, at: &str) {
-        let here = format!("{at}/{}", segment(keyword));
+        let here = format!("{at}/{}", escape_pointer(keyword));
         if keyword == "$ref" {
             self.reference(value, &here);
             return;
@@ -472,7 +475,7 @@ impl Walk<'_> {
                 .filter(|f| !required.contains(&f.as_str()))
             {
                 self.push(
-                    &format!("{at}/properties/{}", segment(field)),
+                    &format!("{at}/properties/{}", escape_pointer(field)),
                     Rule::OptionalProperty,
                     format!(
                         "OpenAI's strict mode requires every property in `required`; require \

@@ -333,22 +333,19 @@ fn first_paragraph(text: &str) -> String {
         .join(" ")
 }
 
-/// Definitions the unit tests of this module and of `dispatch` share.
 /// The description of the local definition a bare `$ref` field points to (`#/$defs/Name`).
 fn referenced_description<'d>(
     schema: &Map<String, Value>,
     defs: &'d Map<String, Value>,
 ) -> Option<&'d str> {
-    let reference = schema.get("$ref")?.as_str()?;
-    let name = reference
-        .strip_prefix("#/$defs/")
-        .or_else(|| reference.strip_prefix("#/definitions/"))?;
-    defs.get(name)?
+    let name = local_definition(schema.get("$ref")?.as_str()?)?;
+    defs.get(&name)?
         .get("description")?
         .as_str()
         .filter(|d| !d.is_empty())
 }
 
+/// Definitions the unit tests of this module and of `dispatch` share.
 #[cfg(test)]
 pub(crate) mod fixtures {
     use serde_json::{Value, json};

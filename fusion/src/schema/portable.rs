@@ -102,6 +102,15 @@ pub(crate) fn portable(schema: &Map<String, Value>) -> Map<String, Value> {
     out
 }
 
+/// Adds `text` to the end of `schema`'s description (its whole description when it has none).
+fn append_description(schema: &mut Map<String, Value>, text: &str) {
+    let description = match schema.get("description").and_then(Value::as_str) {
+        Some(d) if !d.is_empty() => format!("{d} {text}"),
+        _ => text.to_owned(),
+    };
+    schema.insert("description".into(), description.into());
+}
+
 /// The name a local reference points at: `Address` for `#/$defs/Address`.
 pub(crate) fn local_definition(reference: &str) -> Option<String> {
     let name = reference
@@ -246,12 +255,7 @@ impl Rewriter<'_> {
             facts.push(format!("An object of {ty} values, keyed by name."));
         }
         if !facts.is_empty() {
-            let facts = facts.join(" ");
-            let description = match map.get("description").and_then(Value::as_str) {
-                Some(d) if !d.is_empty() => format!("{d} {facts}"),
-                _ => facts,
-            };
-            map.insert("description".into(), description.into());
+            append_description(&mut map, &facts.join(" "));
         }
         map.retain(|keyword, _| GEMINI_KEYWORDS.contains(&keyword.as_str()) || keyword == "$ref");
         map
@@ -271,12 +275,7 @@ impl Rewriter<'_> {
         }
         if let Some((values, notes)) = constants(&others) {
             if !notes.is_empty() {
-                let notes = notes.join(" ");
-                let description = match map.get("description").and_then(Value::as_str) {
-                    Some(d) if !d.is_empty() => format!("{d} {notes}"),
-                    _ => notes,
-                };
-                map.insert("description".into(), description.into());
+                append_description(map, &notes.join(" "));
             }
             if values.iter().all(Value::is_string) {
                 map.entry("type").or_insert_with(|| "string".into());

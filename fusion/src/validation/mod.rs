@@ -25,6 +25,7 @@ use serde_json::Value;
 pub use crate::validation_error::{FieldProblem, RECOVERY, ValidationError};
 
 pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH, SchemaError};
+pub(crate) use closing::escape_pointer;
 pub(crate) use depth::nesting_depth;
 
 /// A value as the `You sent:` part of a line (`'text'` cut at 50 characters, `12`, `null`,

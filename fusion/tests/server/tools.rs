@@ -3,7 +3,6 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use fusion::server::Server;
 use fusion::{
@@ -19,6 +18,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
+
+pub(crate) use crate::within::within;
 
 // --- a multi-action tool with an error contract ------------------------------------------------
 
@@ -334,13 +335,6 @@ pub(crate) async fn connect_with(server: Server, recorder: Recorder) -> Client {
     within(server.serve_in_process(recorder))
         .await
         .expect("client connects")
-}
-
-/// Fails the test instead of hanging when `future` takes more than ten seconds.
-pub(crate) async fn within<F: Future>(future: F) -> F::Output {
-    tokio::time::timeout(Duration::from_secs(10), future)
-        .await
-        .expect("timed out after 10 s")
 }
 
 pub(crate) fn params(name: &str, arguments: Value) -> CallToolRequestParams {

@@ -1,7 +1,6 @@
 //! A server on a loopback port, a hyper client, and a raw-socket client.
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use fusion::server::{HttpServer, Server};
 use http_body_util::{BodyExt, Full};
@@ -14,6 +13,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
+pub(crate) use crate::within::within;
+
 #[derive(Deserialize, JsonSchema)]
 pub(crate) struct EchoArgs {
     /// Anything.
@@ -25,13 +26,6 @@ pub(crate) struct EchoArgs {
 #[action(read_only)]
 pub(crate) fn echo(args: EchoArgs) -> String {
     args.value.to_string()
-}
-
-/// Fails the test instead of hanging when `future` takes more than ten seconds.
-pub(crate) async fn within<F: Future>(future: F) -> F::Output {
-    tokio::time::timeout(Duration::from_secs(10), future)
-        .await
-        .expect("timed out after 10 s")
 }
 
 /// A running server: its address, and the token that shuts it down.

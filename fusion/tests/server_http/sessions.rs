@@ -99,12 +99,7 @@ async fn idle_sessions_expire_and_free_their_slot() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_refusal_at_the_cap_is_not_logged_as_a_server_error() {
-    let log = crate::captured::Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(log.clone())
-        .with_ansi(false)
-        .finish();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (log, _default) = crate::captured::Captured::install();
     let Running { addr, .. } = crate::harness::start(|http| http.max_sessions(1)).await;
     let _only = open_session(addr).await;
     for id in 0..5 {
