@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! peers serve fusion|rmcp PORT          # serve get_invoice on 127.0.0.1:PORT/mcp until killed
-//! peers drive [--secs 5] [--rounds 3] [--inflight 64] NAME=HOST:PORT=PID ...
+//! peers drive [--secs 5] [--rounds 3] [--inflight 64] [--calls N] NAME=HOST:PORT=PID ...
 //! ```
 //!
 //! `drive` measures servers that are already running (the script starts them). Each round gives
@@ -16,7 +16,9 @@
 //! system, `/proc/<pid>/stat`, over the measured window) and its resident memory right after the
 //! window (`VmRSS`), and the part of it that is the process's own (`RssAnon`: heap and stacks,
 //! without the binary's mapped code). The table holds the medians over the rounds and the ratios to the server
-//! named `rmcp`. The load generator runs on the same machine as the servers.
+//! named `rmcp`. The load generator runs on the same machine as the servers. With `--calls N`, a
+//! round makes exactly N calls (shared between the sessions) instead of running for `--secs`:
+//! `peers/instructions.sh` counts a server's instructions over a known number of calls.
 
 use std::time::{Duration, Instant};
 
@@ -95,6 +97,8 @@ struct Options {
     secs: f64,
     rounds: usize,
     inflight: usize,
+    /// Calls per round, when a round is a number of calls rather than `secs` of load.
+    calls: Option<usize>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -124,6 +128,7 @@ fn parse_drive(args: &[String]) -> anyhow::Result<(Options, Vec<Target>)> {
         secs: 5.0,
         rounds: 3,
         inflight: 64,
+        calls: None,
     };
     let mut targets = Vec::new();
     let mut args = args.iter();
@@ -136,6 +141,7 @@ fn parse_drive(args: &[String]) -> anyhow::Result<(Options, Vec<Target>)> {
             "--secs" => options.secs = value()?.parse()?,
             "--rounds" => options.rounds = value()?.parse()?,
             "--inflight" => options.inflight = value()?.parse()?,
+            "--calls" => options.calls = Some(value()?.parse()?),
             target => {
                 let mut parts = target.split('=');
                 let (Some(name), Some(addr), Some(pid), None) =
@@ -152,8 +158,8 @@ fn parse_drive(args: &[String]) -> anyhow::Result<(Options, Vec<Target>)> {
         }
     }
     anyhow::ensure!(
-        !targets.is_empty() && options.rounds > 0,
-        "no target, or no round"
+        !targets.is_empty() && options.rounds > 0 && options.inflight > 0,
+        "no target, no round, or no call in flight"
     );
     Ok((options, targets))
 }
@@ -172,10 +178,14 @@ async fn drive(options: &Options, targets: &[Target]) -> anyhow::Result<()> {
         session.close().await;
         answers.push(texts);
     }
+    let length = match options.calls {
+        Some(calls) => format!("{calls} calls"),
+        None => format!("{} s", options.secs),
+    };
     println!(
-        "{} rounds x {} s per server, {} calls in flight (a session each), calls round found / \
-         not found / invalid arguments",
-        options.rounds, options.secs, options.inflight
+        "{} rounds x {length} per server, {} calls in flight (a session each), calls round found \
+         / not found / invalid arguments",
+        options.rounds, options.inflight
     );
     let ticks = measure::ticks_per_second();
     let mut rounds: Vec<Vec<Round>> = targets.iter().map(|_| Vec::new()).collect();
@@ -273,10 +283,18 @@ async fn round(target: &Target, options: &Options, ticks: f64) -> anyhow::Result
         .enumerate()
         .map(|(worker, mut session)| {
             let name = target.name.clone();
+            // This session's share of a fixed number of calls.
+            let share = options.calls.map(|calls| {
+                calls / options.inflight + usize::from(worker < calls % options.inflight)
+            });
             tokio::spawn(async move {
                 let mut latencies = Vec::new();
                 let mut turn = worker;
-                while Instant::now() < deadline {
+                let more = |made: usize| match share {
+                    Some(share) => made < share,
+                    None => Instant::now() < deadline,
+                };
+                while more(latencies.len()) {
                     let kind = Kind::ALL[turn % Kind::ALL.len()];
                     turn += 1;
                     let sent = Instant::now();

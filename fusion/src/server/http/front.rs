@@ -65,7 +65,7 @@ pub(super) async fn serve(State(front): State<Arc<Front>>, request: Request) -> 
     }
     if request.method() != Method::POST {
         // GET (the event stream) and DELETE (end a session) carry no body to read.
-        return front.mcp.handle(request).await.map(Body::new);
+        return Box::pin(front.mcp.handle(request)).await.map(Body::new);
     }
     let (parts, body) = request.into_parts();
     let limit = front.max_body_bytes;
@@ -137,7 +137,9 @@ pub(super) async fn serve(State(front): State<Arc<Front>>, request: Request) -> 
         return busy(&bytes, &held, front.retry_after);
     }
     let request = Request::from_parts(parts, Full::new(bytes.clone()));
-    let (response, refused) = watch_refusal(front.mcp.handle(request)).await;
+    // Boxed once: rmcp's future is several kilobytes, and this one is moved into the refusal
+    // watch and each future around it (about 40 KB of copies a call when it was not).
+    let (response, refused) = watch_refusal(Box::pin(front.mcp.handle(request))).await;
     if refused {
         let live = front.sessions.live();
         let held = format!("it holds its maximum of {live} sessions");
