@@ -25,7 +25,8 @@ pub(super) struct Input<'a> {
     pub krate: CratePath,
     pub body: Body<'a>,
     /// The type's lint attributes (`#[allow(..)]`, `#[expect(..)]`), repeated on the warnings
-    /// the derive raises so they can be silenced on the type.
+    /// the derive raises so they can be silenced on the type; an `expect` is repeated as an
+    /// `allow` on them.
     pub lints: Vec<&'a Attribute>,
 }
 

@@ -39,7 +39,15 @@ fn warning(input: &Input<'_>, variant: &Variant<'_>) -> Option<TokenStream> {
     );
     let span = variant.ident.span();
     let constant = quote_spanned!(span=> UNCATEGORIZED_CODE);
-    let lints = &input.lints;
+    // An `expect` becomes an `allow`: the type's expectation is the user's to fulfil there, and
+    // a copy on a warning item that does not raise the lint would itself warn.
+    let lints = input.lints.iter().map(|attr| match &attr.meta {
+        syn::Meta::List(list) if list.path.is_ident("expect") => {
+            let lints = &list.tokens;
+            quote!(#[allow(#lints)])
+        }
+        _ => quote!(#attr),
+    });
     Some(quote! {
         #(#lints)*
         const _: () = {

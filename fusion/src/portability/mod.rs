@@ -175,7 +175,8 @@ pub(crate) fn require<'a>(
     if issues.is_empty() {
         Ok(())
     } else {
-        let hint = "(leave a provider out with `Server::portable_to`)";
+        let hint = "(leave a provider out with `Server::portable_to`, called before the `.tool(..)` \
+                    calls: each registration is checked against the providers set so far)";
         Err(format!("{}\n{hint}", report(&issues)))
     }
 }

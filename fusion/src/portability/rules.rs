@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::{Provider, resolve};
 use crate::schema::{GEMINI_FORMATS, GEMINI_KEYWORDS, local_definition};
-use crate::validation::escape_pointer;
+use crate::validation::{escape_pointer, percent_decode};
 
 /// A rule a tool definition can break; [`Provider`] says which provider has which.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -331,7 +331,8 @@ impl Walk<'_> {
         }
         let resolves = reference
             .strip_prefix('#')
-            .is_some_and(|pointer| pointer.is_empty() || resolve(self.root, pointer).is_some());
+            .map(percent_decode)
+            .is_some_and(|pointer| pointer.is_empty() || resolve(self.root, &pointer).is_some());
         if !resolves {
             self.push(
                 here,

@@ -10,6 +10,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
+use crate::validation::percent_decode;
+
 /// The keywords kept: the fields of the Gemini API's `Schema` object
 /// (<https://ai.google.dev/api/caching#Schema>), which rejects any other. Anthropic and OpenAI
 /// read them all (`nullable` is OpenAPI's; JSON Schema validators ignore it).
@@ -111,12 +113,15 @@ fn append_description(schema: &mut Map<String, Value>, text: &str) {
     schema.insert("description".into(), description.into());
 }
 
-/// The name a local reference points at: `Address` for `#/$defs/Address`.
+/// The name a local reference points at: `Address` for `#/$defs/Address`, `Page<Invoice>` for
+/// `#/$defs/Page%3CInvoice%3E` (as schemars writes the names of generic types).
 pub(crate) fn local_definition(reference: &str) -> Option<String> {
-    let name = reference
-        .strip_prefix("#/$defs/")
-        .or_else(|| reference.strip_prefix("#/definitions/"))?;
-    // JSON Pointer escapes (RFC 6901).
+    // A URI fragment, percent-encoded (RFC 3986, section 3.5), holding a JSON Pointer whose
+    // escapes are undone after the percent-decoding (RFC 6901, sections 4 and 6).
+    let pointer = percent_decode(reference.strip_prefix('#')?);
+    let name = pointer
+        .strip_prefix("/$defs/")
+        .or_else(|| pointer.strip_prefix("/definitions/"))?;
     Some(name.replace("~1", "/").replace("~0", "~"))
 }
 

@@ -316,7 +316,9 @@ impl Server {
     /// The LLM providers whose tool APIs every tool definition must suit, checked at each
     /// registration ([`crate::portability`]). Default: [`Provider::DEFAULT`] (Anthropic, OpenAI,
     /// Gemini). Leave one out when no client of yours uses it (a recursive arguments type fails
-    /// only Gemini), add [`Provider::OpenAiStrict`], or pass none to check nothing.
+    /// only Gemini), add [`Provider::OpenAiStrict`], or pass none to check nothing. Call it
+    /// before [`Server::tool`]: a registration is checked against the providers set so far,
+    /// so a tool that only the defaults refuse panics at its `.tool(..)` if this comes after.
     ///
     /// # Panics
     /// As [`Server::tool`], when a registered tool breaks a rule of one of `providers`.

@@ -48,7 +48,10 @@ fn a_recursive_arguments_type_is_refused_naming_the_type() {
         ),
         "{message}"
     );
-    assert!(message.contains("`Server::portable_to`"), "{message}");
+    assert!(
+        message.contains("`Server::portable_to`, called before the `.tool(..)` calls"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -92,4 +95,60 @@ async fn without_gemini_a_recursive_type_is_served_and_validated_as_declared() {
 fn no_provider_checks_nothing() {
     let server = Server::new("s", "1").portable_to([]).tool(Plant);
     assert_eq!(server.tool_definitions().len(), 1);
+}
+
+// A generic type named after its parameter: its definition is `Page<Entry>`, which a reference
+// writes percent-encoded (`#/$defs/Page%3CEntry%3E`).
+#[derive(Deserialize, JsonSchema)]
+#[schemars(rename = "Page<{T}>")]
+pub(crate) struct Page<T> {
+    pub(crate) items: Vec<T>,
+    pub(crate) next: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct Entry {
+    pub(crate) title: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct ImportArgs {
+    pub(crate) first: Page<Entry>,
+    pub(crate) second: Page<Entry>,
+}
+
+/// Imports pages of entries.
+#[fusion::tool]
+pub(crate) fn import(args: ImportArgs) -> usize {
+    let pages = [args.first, args.second];
+    let titled = pages.iter().flat_map(|page| &page.items);
+    titled.filter(|entry| !entry.title.is_empty()).count()
+        + pages.iter().filter(|page| page.next.is_some()).count()
+}
+
+#[tokio::test]
+async fn a_generic_type_behind_a_percent_encoded_reference_is_inlined_for_every_provider() {
+    let written = serde_json::to_string(&schemars::schema_for!(ImportArgs)).unwrap();
+    assert!(written.contains("%3C"), "schemars writes: {written}");
+    let server = Server::new("s", "1").tool(Import);
+    let advertised = Value::Object((*server.tool_definitions()[0].input_schema).clone());
+    let advertised_text = advertised.to_string();
+    assert!(!advertised_text.contains("\"$ref\""), "{advertised_text}");
+    assert_eq!(
+        advertised["properties"]["first"]["properties"]["items"]["items"]["properties"]["title"]["type"],
+        "string",
+        "{advertised_text}"
+    );
+    let client = connect(server).await;
+    let page = json!({"items": [{"title": "a"}], "next": null});
+    let ok = call(&client, "import", json!({"first": page, "second": page})).await;
+    assert_eq!(texts(&ok), ["2"]);
+    let wrong = json!({"items": [{"title": 1}], "next": null});
+    let refused = call(&client, "import", json!({"first": page, "second": wrong})).await;
+    assert_eq!(refused.is_error, Some(true));
+    let envelope = texts(&refused).join("");
+    assert!(
+        envelope.contains("<field name=\"second.items[0].title\">Wrong type."),
+        "{envelope}"
+    );
 }

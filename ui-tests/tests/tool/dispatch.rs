@@ -484,5 +484,8 @@ async fn an_impl_block_with_one_action_takes_its_arguments_without_a_discriminat
         envelope.contains("<validation_error action=\"metrics\">"),
         "{envelope}"
     );
-    assert!(envelope.contains("action"), "{envelope}");
+    assert!(
+        envelope.contains("<field name=\"action\">Unknown field."),
+        "{envelope}"
+    );
 }
