@@ -161,6 +161,7 @@ fn parse_drive(args: &[String]) -> anyhow::Result<(Options, Vec<Target>)> {
         !targets.is_empty() && options.rounds > 0 && options.inflight > 0,
         "no target, no round, or no call in flight"
     );
+    anyhow::ensure!(options.calls != Some(0), "--calls needs at least one call");
     Ok((options, targets))
 }
 

@@ -331,7 +331,7 @@ impl Walk<'_> {
         }
         let resolves = reference
             .strip_prefix('#')
-            .map(percent_decode)
+            .and_then(percent_decode)
             .is_some_and(|pointer| pointer.is_empty() || resolve(self.root, &pointer).is_some());
         if !resolves {
             self.push(

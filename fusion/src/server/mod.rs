@@ -287,11 +287,20 @@ impl Server {
     /// dots and 128 characters). Like axum's `Router::route` on overlapping routes: a startup bug, reported
     /// before the server serves anything. The message names both claimants. Also when an
     /// action's arguments are not a JSON object or declare a field named like the
-    /// discriminator ([`crate::schema::check_definition`]), or break a rule of a provider of
+    /// discriminator ([`crate::schema::check_definition`]), or an input schema does not compile
+    /// (a `$ref` that designates nothing inside it), or break a rule of a provider of
     /// [`Server::portable_to`] (the message lists every rule broken and what to change).
     #[track_caller]
     pub fn tool(self, tool: impl Tool) -> Server {
         let definition = tool.definition();
+        // Compiled once here so that a broken schema stops the server at startup instead of
+        // failing every call (a generated tool compiles its own at its first call).
+        if let Err(error) = crate::dispatch::ToolRuntime::new(&definition) {
+            panic!(
+                "fusion::server::Server: tool `{}`: {error}",
+                definition.name
+            );
+        }
         catalog::warn_non_object_output_schemas(&definition);
         output_schema::warn_unmergeable(&definition);
         let guards = tool.guards();

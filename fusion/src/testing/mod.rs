@@ -94,12 +94,13 @@ impl Tester {
     ///
     /// # Panics
     /// On a tool set a server would refuse, so a contract suite never passes on tools that
-    /// cannot be served: a definition [`crate::schema::check_definition`] rejects, two
-    /// tools with one name, or a flat name (`tool_action`) that two tools or actions claim.
+    /// cannot be served: a definition [`crate::schema::check_definition`] rejects or whose
+    /// input schemas do not compile, two tools with one name, or a flat name (`tool_action`)
+    /// that two tools or actions claim.
     #[track_caller]
     pub fn tool(mut self, tool: impl Tool) -> Tester {
         let definition = tool.definition();
-        if let Err(err) = crate::schema::check_definition(&definition) {
+        if let Err(err) = crate::dispatch::ToolRuntime::new(&definition) {
             panic!(
                 "fusion::testing: a server would refuse tool `{}`: {err}",
                 definition.name

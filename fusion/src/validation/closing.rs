@@ -168,7 +168,7 @@ fn instance_refs(schema: &Value, map_of_schemas: bool, out: &mut Vec<String>, de
 /// The JSON pointer of a local `$ref` (`#/$defs/A%3CB%3E` → `/$defs/A<B>`).
 fn local_pointer(reference: &Value) -> Option<String> {
     let fragment = reference.as_str()?.strip_prefix('#')?;
-    Some(percent_decode(fragment))
+    percent_decode(fragment)
 }
 
 /// `name` as a JSON pointer token (`~` → `~0`, `/` → `~1`).

@@ -9,6 +9,12 @@
 //! the arguments type's deserializer twice: the crate rebuild of 50 tools x 5 actions went
 //! from 0.97x rmcp's to 1.04x (`benches/compile-time.sh`). Build times are what users feel;
 //! 80 ns is not, in a call that costs about 50 µs of server CPU over HTTP.
+//!
+//! No deserializer closes the rest of that gap. Reading the arguments by value with
+//! `serde_json::from_value`, with no path tracked at all (the most any hand-written
+//! deserializer could save: no key copies, no string copies), gives 1.70x: the remainder is
+//! the call path around the read (the prepared call's boxed handler, the panic boundary, the
+//! nesting check, the response), not the read.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;

@@ -33,7 +33,7 @@ impl Shape {
             return Some(&self.root);
         }
         if pointer.contains('%') {
-            self.root.pointer(&percent_decode(pointer))
+            self.root.pointer(&percent_decode(pointer)?)
         } else {
             self.root.pointer(pointer)
         }
@@ -393,24 +393,27 @@ fn join_last<'s>(phrases: impl IntoIterator<Item = &'s str>, last: &str) -> Stri
     out
 }
 
-/// Decodes `%XX` escapes in a URI fragment (schemars percent-encodes some `$defs` names).
-pub(crate) fn percent_decode(s: &str) -> String {
+/// Decodes the `%XX` escapes of a URI fragment (RFC 3986, section 2.1; schemars
+/// percent-encodes `$defs` names with characters such as `<` or a space). `None` when a `%` is
+/// not followed by two hex digits or the decoded bytes are not UTF-8: no reference designates
+/// anything then.
+pub(crate) fn percent_decode(s: &str) -> Option<String> {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(hex) = s.get(i + 1..i + 3)
-            && let Ok(b) = u8::from_str_radix(hex, 16)
-        {
-            out.push(b);
+        if bytes[i] == b'%' {
+            let hex = bytes.get(i + 1..i + 3)?;
+            let digit = |b: u8| char::from(b).to_digit(16);
+            let (high, low) = (digit(hex[0])?, digit(hex[1])?);
+            out.push((high * 16 + low) as u8);
             i += 3;
-            continue;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
         }
-        out.push(bytes[i]);
-        i += 1;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]
@@ -478,6 +481,11 @@ mod tests {
 
     #[test]
     fn percent_escapes_decode() {
-        assert_eq!(percent_decode("/$defs/A%3CB%3E"), "/$defs/A<B>");
+        assert_eq!(percent_decode("/$defs/A%3CB%3E").unwrap(), "/$defs/A<B>");
+        assert_eq!(percent_decode("/$defs/%7e0%25").unwrap(), "/$defs/~0%");
+        // Not two hex digits (`from_str_radix` would take `+1`), or not UTF-8.
+        for bad in ["%zz", "%+1", "%4", "a%", "%FF", "%C3"] {
+            assert_eq!(percent_decode(bad), None, "{bad}");
+        }
     }
 }

@@ -152,3 +152,47 @@ async fn a_generic_type_behind_a_percent_encoded_reference_is_inlined_for_every_
         "{envelope}"
     );
 }
+
+/// The panic message of registering a single-function tool with `schema` under `providers`,
+/// or `None` when it registers.
+fn refusal(schema: Value, providers: &[Provider]) -> Option<String> {
+    let tool = super::tools::Named::with_schema("lookup", schema);
+    let registered = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        Server::new("s", "1")
+            .portable_to(providers.iter().copied())
+            .tool(tool)
+    }));
+    registered
+        .err()
+        .map(|payload| *payload.downcast::<String>().unwrap())
+}
+
+#[test]
+fn a_reference_that_designates_nothing_is_refused_at_registration_whatever_the_providers() {
+    let with = |reference: &str, name: &str| {
+        json!({
+            "type": "object",
+            "properties": {"first": {"$ref": reference}},
+            "$defs": {name: {"type": "object", "properties": {"n": {"type": "integer"}}}}
+        })
+    };
+    // Designates `$defs` → `a` → `b` (a `%2F` decodes to a step, RFC 6901 section 6); an
+    // escape that is not two hex digits; bytes that are not UTF-8.
+    let broken = [
+        ("#/$defs/a%2Fb", "a/b"),
+        ("#/$defs/x%+1", "x\u{1}"),
+        ("#/$defs/a%FFb", "a\u{FFFD}b"),
+        ("#/$defs/Missing", "Present"),
+    ];
+    for (reference, name) in broken {
+        for providers in [&Provider::DEFAULT[..], &[]] {
+            let refused = refusal(with(reference, name), providers);
+            let message = refused.unwrap_or_else(|| panic!("{reference} registered"));
+            assert!(message.contains("`lookup`"), "{reference}: {message}");
+        }
+    }
+    // Escaped as RFC 6901 says: `~1` is a `/` inside the name, `%7E1` too once decoded.
+    for reference in ["#/$defs/a~1b", "#/$defs/a%7E1b"] {
+        assert_eq!(refusal(with(reference, "a/b"), &Provider::DEFAULT), None);
+    }
+}

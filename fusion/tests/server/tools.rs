@@ -243,6 +243,16 @@ impl Named {
         }
     }
 
+    /// A single-function tool whose arguments have `schema`.
+    pub(crate) fn with_schema(tool: &str, schema: Value) -> Named {
+        let mut named = Named::single(tool);
+        named.definition.actions[0].input_schema = match schema {
+            Value::Object(schema) => schema,
+            other => panic!("a schema object, not {other}"),
+        };
+        named
+    }
+
     /// A single-function tool.
     pub(crate) fn single(tool: &str) -> Named {
         Named {
