@@ -12,7 +12,8 @@
 //!
 //! No deserializer closes the rest of that gap. Reading the arguments by value with
 //! `serde_json::from_value`, with no path tracked at all (the most any hand-written
-//! deserializer could save: no key copies, no string copies), gives 1.70x: the remainder is
+//! deserializer could save: no key copies, no string copies), gives 1.7x–1.9x against
+//! 2.3x–2.5x in the same runs (`benches/perf.rs`, `dispatch`): the remainder is
 //! the call path around the read (the prepared call's boxed handler, the panic boundary, the
 //! nesting check, the response), not the read.
 
