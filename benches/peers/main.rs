@@ -14,11 +14,13 @@
 //! invalid arguments; every answer must be of its kind. Per server and round: calls per second,
 //! p50 and p99 latency (request written to body read), the server's CPU time per call (user +
 //! system, `/proc/<pid>/stat`, over the measured window) and its resident memory right after the
-//! window (`VmRSS`), and the part of it that is the process's own (`RssAnon`: heap and stacks,
-//! without the binary's mapped code). The table holds the medians over the rounds and the ratios to the server
-//! named `rmcp`. The load generator runs on the same machine as the servers. With `--calls N`, a
-//! round makes exactly N calls (shared between the sessions) instead of running for `--secs`:
-//! `peers/instructions.sh` counts a server's instructions over a known number of calls.
+//! window (`VmRSS`), the part of it that is the process's own (`RssAnon`: heap and stacks,
+//! without the binary's mapped code), and `VmRSS` again a second after the round's sessions
+//! were closed (`closed MB`). The table holds the medians over the rounds and the ratios to the
+//! server named `rmcp`. The load generator runs on the same machine as the servers. With
+//! `--calls N`, a round makes exactly N calls (shared between the sessions) instead of running
+//! for `--secs`: `peers/instructions.sh` counts a server's instructions over a known number of
+//! calls.
 
 use std::time::{Duration, Instant};
 
@@ -78,19 +80,22 @@ struct Round {
     cpu_us_per_call: f64,
     rss_mb: f64,
     anon_mb: f64,
+    /// `VmRSS` a second after the round's sessions were closed.
+    closed_mb: f64,
 }
 
 /// A column of the table: its title and the figure of a round.
 type Column = (&'static str, fn(&Round) -> f64);
 
 /// The figures of a round.
-const COLUMNS: [Column; 6] = [
+const COLUMNS: [Column; 7] = [
     ("calls/s", |r| r.calls_per_s),
     ("p50 ms", |r| r.p50_ms),
     ("p99 ms", |r| r.p99_ms),
     ("CPU µs/call", |r| r.cpu_us_per_call),
     ("RSS MB", |r| r.rss_mb),
     ("anon MB", |r| r.anon_mb),
+    ("closed MB", |r| r.closed_mb),
 ];
 
 struct Options {
@@ -194,7 +199,7 @@ async fn drive(options: &Options, targets: &[Target]) -> anyhow::Result<()> {
         for (target, rounds) in targets.iter().zip(&mut rounds) {
             let round = round(target, options, ticks).await?;
             println!(
-                "  round {} {:<11} {:>8.0} calls/s  p50 {:>7.2} ms  p99 {:>7.2} ms  {:>8.1} µs CPU/call  {:>6.1} MB ({:.1} anon)",
+                "  round {} {:<11} {:>8.0} calls/s  p50 {:>7.2} ms  p99 {:>7.2} ms  {:>8.1} µs CPU/call  {:>6.1} MB ({:.1} anon, {:.1} closed)",
                 i + 1,
                 target.name,
                 round.calls_per_s,
@@ -202,7 +207,8 @@ async fn drive(options: &Options, targets: &[Target]) -> anyhow::Result<()> {
                 round.p99_ms,
                 round.cpu_us_per_call,
                 round.rss_mb,
-                round.anon_mb
+                round.anon_mb,
+                round.closed_mb
             );
             rounds.push(round);
         }
@@ -262,10 +268,12 @@ fn report(targets: &[Target], rounds: &[Vec<Round>]) {
             targets[base].name
         );
         println!(
-            "        {} and {}; its own memory (anon) {:.2}x, the rest is the binary's mapped code",
+            "        {} and {}; its own memory (anon) {:.2}x, the rest is the binary's mapped code; \
+             RSS once the sessions closed {:.2}x",
             met(ratio(3) <= 1.0),
             met(ratio(4) <= 1.2),
-            ratio(5)
+            ratio(5),
+            ratio(6)
         );
     }
 }
@@ -324,6 +332,10 @@ async fn round(target: &Target, options: &Options, ticks: f64) -> anyhow::Result
     for session in sessions {
         session.close().await;
     }
+    // What the server keeps once its sessions are gone (fusion gives freed memory back to the
+    // system 200 ms after its last session closes).
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let closed_kb = measure::status_kb(target.pid, "VmRSS")?;
     let calls = latencies.len() as f64;
     latencies.sort_by(f64::total_cmp);
     Ok(Round {
@@ -333,5 +345,6 @@ async fn round(target: &Target, options: &Options, ticks: f64) -> anyhow::Result
         cpu_us_per_call: cpu * 1e6 / calls,
         rss_mb: rss_kb as f64 / 1024.0,
         anon_mb: anon_kb as f64 / 1024.0,
+        closed_mb: closed_kb as f64 / 1024.0,
     })
 }

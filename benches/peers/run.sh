@@ -11,10 +11,10 @@
 # every server in turn for SECS seconds, ROUNDS rounds (A B C D, A B C D, ...), so that whatever
 # else the machine does spreads over all four. Per server, the medians over the rounds: calls per
 # second, p50/p99 latency, the server's CPU time per call (user + system of its process over the
-# measured window, /proc/<pid>/stat) and its resident memory after the load (VmRSS, and its
-# anonymous part, RssAnon: the process's own heap and stacks, without the binary's mapped code),
-# then the ratios to rmcp, then what each server answers to the invalid-arguments and not-found
-# calls.
+# measured window, /proc/<pid>/stat) and its resident memory after the load with the sessions
+# still open (VmRSS, and its anonymous part, RssAnon: the process's own heap and stacks, without
+# the binary's mapped code) and a second after they closed, then the ratios to rmcp, then what
+# each server answers to the invalid-arguments and not-found calls.
 #
 # The load generator shares the machine with the server it drives (2 cores here): calls per
 # second and latency are those of the pair; CPU per call is the server's own and is the figure
