@@ -23,6 +23,7 @@
 # usage: benches/peers/run.sh                      # 3 rounds x 5 s per server, about 2 min
 #        SECS=10 ROUNDS=5 INFLIGHT=64 benches/peers/run.sh
 #        PEERS="fusion rmcp" benches/peers/run.sh  # a subset (names above)
+#        PROFILE=release-lto benches/peers/run.sh   # the Rust peers with LTO (Cargo.toml)
 # Installs what it needs on first use: the TypeScript SDK with npm into peers/typescript/
 # (package-lock.json), FastMCP with pip into a venv at peers/python/.venv (requirements.txt);
 # builds `peers` in release. Ports PORT..PORT+3 (default 38471) on 127.0.0.1 must be free.
@@ -33,6 +34,7 @@ secs=${SECS:-5}
 rounds=${ROUNDS:-3}
 inflight=${INFLIGHT:-64}
 peers=${PEERS:-fusion rmcp typescript fastmcp}
+profile=${PROFILE:-release}
 port=${PORT:-38471}
 
 wanted() { [[ " $peers " == *" $1 "* ]]; }
@@ -44,10 +46,10 @@ if wanted fastmcp && [ ! -x "$here/python/.venv/bin/python" ]; then
   python3 -m venv "$here/python/.venv"
   "$here/python/.venv/bin/pip" install -q -r "$here/python/requirements.txt"
 fi
-cargo build --release --locked -q -p fusion-benches --bin peers
+cargo build --profile "$profile" --locked -q -p fusion-benches --bin peers
 target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps --locked |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-peers_bin="$target_dir/release/peers"
+peers_bin="$target_dir/$profile/peers"
 
 logs=$(mktemp -d)
 pids=()
@@ -77,7 +79,7 @@ for peer in $peers; do
 done
 
 echo "peers on $(nproc) cores, the load generator on the same machine; $(date -u +%FT%TZ)"
-echo "fusion $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(rustc --version)," \
+echo "fusion $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?') ($profile profile), $(rustc --version)," \
   "node $(node --version 2>/dev/null || echo '-'), $("$here/python/.venv/bin/python" --version 2>/dev/null || echo 'no python venv')"
 if ! "$peers_bin" drive --secs "$secs" --rounds "$rounds" --inflight "$inflight" "${targets[@]}"; then
   for log in "$logs"/*.log; do echo "--- $log"; tail -20 "$log"; done >&2

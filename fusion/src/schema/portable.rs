@@ -114,7 +114,8 @@ fn append_description(schema: &mut Map<String, Value>, text: &str) {
 }
 
 /// The name a local reference points at: `Address` for `#/$defs/Address`, `Page<Invoice>` for
-/// `#/$defs/Page%3CInvoice%3E` (as schemars writes the names of generic types).
+/// `#/$defs/Page%3CInvoice%3E` (how schemars refers to a type renamed `Page<{T}>`); `None` for
+/// a reference to anything but one definition.
 pub(crate) fn local_definition(reference: &str) -> Option<String> {
     // A URI fragment, percent-encoded (RFC 3986, section 3.5), holding a JSON Pointer whose
     // escapes are undone after the percent-decoding (RFC 6901, sections 4 and 6).
