@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! peers serve fusion|rmcp PORT          # serve get_invoice on 127.0.0.1:PORT/mcp until killed
-//! peers drive [--secs 5] [--rounds 3] [--inflight 64] [--calls N] NAME=HOST:PORT=PID ...
+//! peers drive [--secs 5] [--rounds 3] [--inflight 64] [--calls N]
+//!             [--only found|not-found|invalid] NAME=HOST:PORT=PID ...
 //! ```
 //!
 //! `drive` measures servers that are already running (the script starts them). Each round gives
@@ -20,7 +21,7 @@
 //! server named `rmcp`. The load generator runs on the same machine as the servers. With
 //! `--calls N`, a round makes exactly N calls (shared between the sessions) instead of running
 //! for `--secs`: `peers/instructions.sh` counts a server's instructions over a known number of
-//! calls.
+//! calls. With `--only`, every call is of that one kind.
 
 use std::time::{Duration, Instant};
 
@@ -104,6 +105,8 @@ struct Options {
     inflight: usize,
     /// Calls per round, when a round is a number of calls rather than `secs` of load.
     calls: Option<usize>,
+    /// The one kind of call to make, when not all three in turn.
+    only: Option<Kind>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -134,6 +137,7 @@ fn parse_drive(args: &[String]) -> anyhow::Result<(Options, Vec<Target>)> {
         rounds: 3,
         inflight: 64,
         calls: None,
+        only: None,
     };
     let mut targets = Vec::new();
     let mut args = args.iter();
@@ -147,6 +151,14 @@ fn parse_drive(args: &[String]) -> anyhow::Result<(Options, Vec<Target>)> {
             "--rounds" => options.rounds = value()?.parse()?,
             "--inflight" => options.inflight = value()?.parse()?,
             "--calls" => options.calls = Some(value()?.parse()?),
+            "--only" => {
+                options.only = Some(match value()?.as_str() {
+                    "found" => Kind::Found,
+                    "not-found" => Kind::NotFound,
+                    "invalid" => Kind::Invalid,
+                    other => anyhow::bail!("--only found|not-found|invalid, not {other}"),
+                });
+            }
             target => {
                 let mut parts = target.split('=');
                 let (Some(name), Some(addr), Some(pid), None) =
@@ -296,6 +308,7 @@ async fn round(target: &Target, options: &Options, ticks: f64) -> anyhow::Result
             let share = options.calls.map(|calls| {
                 calls / options.inflight + usize::from(worker < calls % options.inflight)
             });
+            let only = options.only;
             tokio::spawn(async move {
                 let mut latencies = Vec::new();
                 let mut turn = worker;
@@ -304,7 +317,7 @@ async fn round(target: &Target, options: &Options, ticks: f64) -> anyhow::Result
                     None => Instant::now() < deadline,
                 };
                 while more(latencies.len()) {
-                    let kind = Kind::ALL[turn % Kind::ALL.len()];
+                    let kind = only.unwrap_or(Kind::ALL[turn % Kind::ALL.len()]);
                     turn += 1;
                     let sent = Instant::now();
                     let (status, message) = session.call("get_invoice", &kind.arguments()).await?;
