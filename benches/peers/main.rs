@@ -200,9 +200,14 @@ async fn drive(options: &Options, targets: &[Target]) -> anyhow::Result<()> {
         Some(calls) => format!("{calls} calls"),
         None => format!("{} s", options.secs),
     };
+    let kinds = match options.only {
+        None => "calls round found / not found / invalid arguments",
+        Some(Kind::Found) => "every call a lookup that finds",
+        Some(Kind::NotFound) => "every call a lookup that finds nothing",
+        Some(Kind::Invalid) => "every call with invalid arguments",
+    };
     println!(
-        "{} rounds x {length} per server, {} calls in flight (a session each), calls round found \
-         / not found / invalid arguments",
+        "{} rounds x {length} per server, {} calls in flight (a session each), {kinds}",
         options.rounds, options.inflight
     );
     let ticks = measure::ticks_per_second();

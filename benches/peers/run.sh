@@ -24,6 +24,7 @@
 #        SECS=10 ROUNDS=5 INFLIGHT=64 benches/peers/run.sh
 #        PEERS="fusion rmcp" benches/peers/run.sh  # a subset (names above)
 #        PROFILE=release-lto benches/peers/run.sh   # the Rust peers with LTO (Cargo.toml)
+#        ONLY=invalid benches/peers/run.sh          # one kind of call: found|not-found|invalid
 # Installs what it needs on first use: the TypeScript SDK with npm into peers/typescript/
 # (package-lock.json), FastMCP with pip into a venv at peers/python/.venv (requirements.txt);
 # builds `peers` in release. Ports PORT..PORT+3 (default 38471) on 127.0.0.1 must be free.
@@ -35,6 +36,8 @@ rounds=${ROUNDS:-3}
 inflight=${INFLIGHT:-64}
 peers=${PEERS:-fusion rmcp typescript fastmcp}
 profile=${PROFILE:-release}
+only=()
+if [ -n "${ONLY:-}" ]; then only=(--only "$ONLY"); fi
 port=${PORT:-38471}
 
 wanted() { [[ " $peers " == *" $1 "* ]]; }
@@ -81,7 +84,8 @@ done
 echo "peers on $(nproc) cores, the load generator on the same machine; $(date -u +%FT%TZ)"
 echo "fusion $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?') ($profile profile), $(rustc --version)," \
   "node $(node --version 2>/dev/null || echo '-'), $("$here/python/.venv/bin/python" --version 2>/dev/null || echo 'no python venv')"
-if ! "$peers_bin" drive --secs "$secs" --rounds "$rounds" --inflight "$inflight" "${targets[@]}"; then
+if ! "$peers_bin" drive --secs "$secs" --rounds "$rounds" --inflight "$inflight" "${only[@]}" \
+  "${targets[@]}"; then
   for log in "$logs"/*.log; do echo "--- $log"; tail -20 "$log"; done >&2
   exit 1
 fi

@@ -65,7 +65,15 @@ pub(super) async fn serve(State(front): State<Arc<Front>>, request: Request) -> 
     }
     if request.method() != Method::POST {
         // GET (the event stream) and DELETE (end a session) carry no body to read.
-        return Box::pin(front.mcp.handle(request)).await.map(Body::new);
+        let ending = request.method() == Method::DELETE;
+        let mut response = Box::pin(front.mcp.handle(request)).await.map(Body::new);
+        // rmcp answers an ended session 202; the MCP SDKs take 200 or 204 (the Python SDK
+        // logs "Session termination failed: 202" otherwise).
+        if ending && response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::NO_CONTENT;
+            *response.body_mut() = Body::empty();
+        }
+        return response;
     }
     let (parts, body) = request.into_parts();
     let limit = front.max_body_bytes;
