@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Real-client interoperability tests against the fusion-billing example server, and against
 # fusion-composed (a fusion tool, an rmcp prompt and resources in one server):
-#   1. Python: the official `mcp` SDK over stdio (pytest), in clients/python/.venv
+#   1. Python: the official `mcp` SDK over stdio, and over Streamable HTTP for the session's
+#      lifecycle (pytest), in clients/python/.venv
 #   2. TypeScript: the official `@modelcontextprotocol/sdk` over Streamable HTTP (node --test)
 #   3. The MCP Inspector CLI over stdio (clients/inspector.sh), when present
 #
@@ -47,8 +48,8 @@ step_failed() {
   status=1
 }
 
-# --- 1. Python SDK over stdio
-echo "=== Python (mcp SDK, stdio) ==="
+# --- 1. Python SDK over stdio (and one session over Streamable HTTP)
+echo "=== Python (mcp SDK, stdio and Streamable HTTP) ==="
 venv="$here/python/.venv"
 py_ok=1
 if [[ ! -x "$venv/bin/python" ]]; then
@@ -58,7 +59,7 @@ if [[ $py_ok -eq 1 ]]; then
   run "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q -r "$here/python/requirements.txt" || py_ok=0
 fi
 if [[ $py_ok -eq 1 ]]; then
-  (cd "$here/python" && run "$venv/bin/python" -m pytest -p no:cacheprovider --junitxml="$tmp/python.xml" test_billing.py test_billing_elicitation.py test_composed.py) || py_ok=0
+  (cd "$here/python" && run "$venv/bin/python" -m pytest -p no:cacheprovider --junitxml="$tmp/python.xml" test_billing.py test_billing_http.py test_billing_elicitation.py test_composed.py) || py_ok=0
   if [[ -f "$tmp/python.xml" ]]; then
     read -r p f < <("$venv/bin/python" - "$tmp/python.xml" <<'EOF'
 import sys, xml.etree.ElementTree as ET
