@@ -23,26 +23,11 @@ inflight=${INFLIGHT:-8}
 port=${PORT:-38491}
 command -v valgrind > /dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 2; }
 
-cargo build --release --locked -q -p fusion-benches --bin peers
-target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps --locked |
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-peers_bin="$target_dir/release/peers"
-
-out=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$out"
-}
-trap cleanup EXIT
-
-targets=()
+source "$here/common.sh"
+build_peers release
 for name in fusion rmcp; do
-  valgrind --tool=callgrind --callgrind-out-file="$out/$name.out" \
-    "$peers_bin" serve "$name" "$port" > "$out/$name.log" 2>&1 &
-  pids+=("$!")
-  targets+=("$name=127.0.0.1:$port=$!")
-  port=$((port + 1))
+  start "$name" valgrind --tool=callgrind --callgrind-out-file="$logs/$name.out" \
+    "$peers_bin" serve "$name"
 done
 
 drive() { "$peers_bin" drive --rounds 1 --inflight "$inflight" --calls "$1" "${targets[@]}"; }
@@ -53,7 +38,7 @@ for pid in "${pids[@]}"; do callgrind_control -d "$pid" > /dev/null 2>&1; done
 
 echo "instructions per call over $calls calls ($inflight sessions), counted by callgrind;" \
   "fusion $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(rustc --version)"
-python3 - "$out" "$calls" << 'PY'
+python3 - "$logs" "$calls" << 'PY'
 import pathlib, sys
 out, calls = pathlib.Path(sys.argv[1]), int(sys.argv[2])
 def total(name):

@@ -49,28 +49,8 @@ if wanted fastmcp && [ ! -x "$here/python/.venv/bin/python" ]; then
   python3 -m venv "$here/python/.venv"
   "$here/python/.venv/bin/pip" install -q -r "$here/python/requirements.txt"
 fi
-cargo build --profile "$profile" --locked -q -p fusion-benches --bin peers
-target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps --locked |
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-peers_bin="$target_dir/$profile/peers"
-
-logs=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$logs"
-}
-trap cleanup EXIT
-
-targets=()
-start() { # start NAME COMMAND...: runs the server on the next port, in the background
-  local name=$1
-  shift
-  "$@" "$port" > "$logs/$name.log" 2>&1 &
-  pids+=("$!")
-  targets+=("$name=127.0.0.1:$port=$!")
-  port=$((port + 1))
-}
+source "$here/common.sh"
+build_peers "$profile"
 for peer in $peers; do
   case "$peer" in
     fusion) start fusion "$peers_bin" serve fusion ;;

@@ -36,6 +36,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::validation::unescape_pointer_token;
+
 pub use rules::Rule;
 
 /// An LLM provider's tool API, whose rules [`check_tool`] applies.
@@ -195,17 +197,11 @@ pub(crate) fn report(issues: &[PortabilityIssue]) -> String {
     text
 }
 
-/// The value `pointer` (a local reference without its `#`) designates in `root`.
+/// The value `pointer` (a local reference without its `#`, percent-decoded) designates in
+/// `root`: its first step taken in `root`, the rest by serde_json's `Value::pointer` (RFC 6901).
 fn resolve<'a>(root: &'a Map<String, Value>, pointer: &str) -> Option<&'a Value> {
-    let mut node = None::<&Value>;
-    for part in pointer.split('/').skip(1) {
-        let key = part.replace("~1", "/").replace("~0", "~");
-        node = Some(match node {
-            None => root.get(&key)?,
-            Some(Value::Object(map)) => map.get(&key)?,
-            Some(Value::Array(items)) => items.get(key.parse::<usize>().ok()?)?,
-            Some(_) => return None,
-        });
-    }
-    Some(node.unwrap_or(&Value::Null))
+    let steps = pointer.strip_prefix('/')?;
+    let first = steps.find('/').unwrap_or(steps.len());
+    root.get(&unescape_pointer_token(&steps[..first]))?
+        .pointer(&steps[first..])
 }

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use crate::validation::percent_decode;
+use crate::validation::{percent_decode, unescape_pointer_token};
 
 /// The keywords kept: the fields of the Gemini API's `Schema` object
 /// (<https://ai.google.dev/api/caching#Schema>), which rejects any other. Anthropic and OpenAI
@@ -127,7 +127,7 @@ pub(crate) fn local_definition(reference: &str) -> Option<String> {
     if name.contains('/') {
         return None;
     }
-    Some(name.replace("~1", "/").replace("~0", "~"))
+    Some(unescape_pointer_token(name))
 }
 
 struct Rewriter<'a> {

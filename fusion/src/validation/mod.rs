@@ -27,6 +27,7 @@ pub use crate::validation_error::{FieldProblem, RECOVERY, ValidationError};
 pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH, SchemaError};
 pub(crate) use closing::escape_pointer;
 pub(crate) use depth::nesting_depth;
+pub(crate) use path::unescape_pointer_token;
 pub(crate) use shape::percent_decode;
 
 /// A value as the `You sent:` part of a line (`'text'` cut at 50 characters, `12`, `null`,

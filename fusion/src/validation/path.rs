@@ -142,7 +142,7 @@ impl FieldPath {
     }
 }
 
-fn unescape_pointer_token(token: &str) -> String {
+pub(crate) fn unescape_pointer_token(token: &str) -> String {
     if token.contains('~') {
         token.replace("~1", "/").replace("~0", "~")
     } else {

@@ -1,15 +1,13 @@
 //! Tool definitions every default LLM provider accepts: what a server refuses at registration,
 //! and that the rewrite of the advertised schema never loosens validation.
 
-use std::panic::AssertUnwindSafe;
-
 use fusion::portability::Provider;
 use fusion::server::Server;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::tools::{call, connect, texts};
+use super::tools::{builder_panic, call, connect, texts};
 
 /// A tree: its schema refers to itself, which no inlining can remove.
 #[derive(Deserialize, JsonSchema)]
@@ -34,8 +32,7 @@ pub(crate) fn plant(args: PlantArgs) -> usize {
 
 #[test]
 fn a_recursive_arguments_type_is_refused_naming_the_type() {
-    let refused = std::panic::catch_unwind(AssertUnwindSafe(|| Server::new("s", "1").tool(Plant)));
-    let message = *refused.unwrap_err().downcast::<String>().unwrap();
+    let message = builder_panic(|| Server::new("s", "1").tool(Plant)).unwrap();
     assert!(
         message
             .starts_with("fusion::server::Server: 3 tool definition problems for LLM providers:"),
@@ -157,14 +154,11 @@ async fn a_generic_type_behind_a_percent_encoded_reference_is_inlined_for_every_
 /// or `None` when it registers.
 fn refusal(schema: Value, providers: &[Provider]) -> Option<String> {
     let tool = super::tools::Named::with_schema("lookup", schema);
-    let registered = std::panic::catch_unwind(AssertUnwindSafe(|| {
+    builder_panic(|| {
         Server::new("s", "1")
             .portable_to(providers.iter().copied())
             .tool(tool)
-    }));
-    registered
-        .err()
-        .map(|payload| *payload.downcast::<String>().unwrap())
+    })
 }
 
 #[test]

@@ -300,6 +300,17 @@ impl Tool for Named {
     }
 }
 
+/// The message a server builder panicked with (a refused registration or exposition), or
+/// `None` when `build` returned a server.
+pub(crate) fn builder_panic(build: impl FnOnce() -> Server) -> Option<String> {
+    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(build));
+    built.err().map(|payload| {
+        *payload
+            .downcast::<String>()
+            .expect("a formatted panic message")
+    })
+}
+
 /// The server most tests talk to.
 pub(crate) fn server(lab: &Lab) -> Server {
     Server::new("billing-server", "1.2.3")
