@@ -311,8 +311,8 @@
 //! }
 //! ```
 //!
-//! (`examples/tests/billing_contract.rs` runs this snapshot; fusion itself does not depend on
-//! `insta`.)
+//! ([`billing_contract.rs`](https://github.com/fusion-mcp/fusion/blob/main/examples/tests/billing_contract.rs)
+//! runs this snapshot; fusion itself does not depend on `insta`.)
 
 // On docs.rs (`--cfg docsrs`, nightly rustdoc) each feature-gated item says which feature it
 // needs; `doc_cfg` reads the `#[cfg(feature = ..)]` already on the item.

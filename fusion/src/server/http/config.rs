@@ -283,13 +283,14 @@ impl HttpServer {
 
     /// Whether the session store gives the memory of closed sessions back to the operating
     /// system (default on): on Linux with glibc, `malloc_trim(0)` on Tokio's blocking pool after
-    /// every 64 closed sessions and when the last one closes, one at a time, 200 ms apart, and
-    /// after a trim that took `t` no sooner than `9 x t` later. Without it glibc keeps the
-    /// memory for reuse (a burst of 10,000 `initialize` requests against the default cap left
-    /// 70 to 110 MB where the server idles at 10 MB). A trim walks the whole process heap, each
-    /// arena under its lock: about 100 ms per GB of fragmented heap, during which a thread
-    /// needing a locked arena waits. Turn it off when the process's heap is many gigabytes and
-    /// its threads cannot wait that long; under another allocator it does nothing either way.
+    /// every 64 closed sessions and when the last one closes, one at a time, each at least
+    /// 200 ms after it was asked for, and after a trim that took `t` no sooner than `9 x t`
+    /// later. Without it glibc keeps the memory for reuse (a burst of 10,000 `initialize`
+    /// requests against the default cap left 70 to 110 MB where the server idles at 10 MB). A
+    /// trim walks the whole process heap, each arena under its lock: about 100 ms per GB of
+    /// fragmented heap, during which a thread needing a locked arena waits. Turn it off when the
+    /// process's heap is many gigabytes and its threads cannot wait that long; under another
+    /// allocator it does nothing either way.
     /// See the [HTTP guide](crate::server::http), "Memory".
     pub fn release_memory(mut self, enabled: bool) -> HttpServer {
         self.release_memory = enabled;
