@@ -53,11 +53,11 @@ pub(super) async fn serve(State(front): State<Arc<Front>>, request: Request) -> 
     {
         return session_not_found();
     }
-    // Ending a session that is not open (never was, or already ended) is answered 404, as any
-    // request naming an ended session is (MCP Streamable HTTP transport, "Session
-    // Management"); rmcp would accept it with 202.
-    if request.method() == Method::DELETE
-        && !front.stateless
+    // A request naming a session that is not open (never was, or already ended) is answered
+    // 404 (MCP Streamable HTTP transport, "Session Management"), with a JSON-RPC error saying
+    // to start a new session, whatever the method: rmcp answers a POST or GET in plain text and
+    // accepts a DELETE with 202.
+    if !front.stateless
         && let Some(id) = &session
         && !front.sessions.is_open(id)
     {
