@@ -39,27 +39,22 @@ pub(super) struct Front {
 
 /// The axum handler of the MCP route.
 pub(super) async fn serve(State(front): State<Arc<Front>>, request: Request) -> Response {
-    // A session serves the authenticated caller that opened it, and no other: to anyone else
-    // it does not exist (MCP specification, Security Best Practices, "Session Hijacking").
+    // A request naming a session that is not open (never was, or already ended) is answered
+    // 404 (MCP Streamable HTTP transport, "Session Management"), with a JSON-RPC error saying
+    // to start a new session, whatever the method: rmcp answers a POST or GET in plain text and
+    // accepts a DELETE with 202. A session serves the authenticated caller that opened it, and
+    // no other: to anyone else it does not exist (MCP specification, Security Best Practices,
+    // "Session Hijacking").
     let session = request
         .headers()
         .get("mcp-session-id")
         .and_then(|id| id.to_str().ok())
         .map(str::to_owned);
     if let Some(id) = &session
-        && !front
-            .sessions
-            .serves(id, request.extensions().get::<Principal>())
-    {
-        return session_not_found();
-    }
-    // A request naming a session that is not open (never was, or already ended) is answered
-    // 404 (MCP Streamable HTTP transport, "Session Management"), with a JSON-RPC error saying
-    // to start a new session, whatever the method: rmcp answers a POST or GET in plain text and
-    // accepts a DELETE with 202.
-    if !front.stateless
-        && let Some(id) = &session
-        && !front.sessions.is_open(id)
+        && ((!front.stateless && !front.sessions.is_open(id))
+            || !front
+                .sessions
+                .serves(id, request.extensions().get::<Principal>()))
     {
         return session_not_found();
     }

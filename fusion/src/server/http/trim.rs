@@ -4,8 +4,8 @@
 //! from the top of a heap. The memory of sessions that ended after a burst is scattered
 //! between blocks still in use, so it stays resident: a burst of 10,000 `initialize` requests
 //! against the default cap left the server at 70 to 110 MB after every session expired, where
-//! it idles at 10 MB once it has served. `malloc_trim(0)` (glibc 2.8 and later, `malloc_trim(3)`) hands every
-//! free page of every arena back with `madvise`.
+//! it idles at 10 MB once it has served. `malloc_trim(0)` (glibc 2.8 and later,
+//! `malloc_trim(3)`) hands every free page of every arena back with `madvise`.
 //!
 //! The session store asks for a trim once [`TRIM_EVERY`] sessions have closed since the last
 //! request, and when the last live session closes. A trim starts [`SETTLE`] after it is asked
@@ -19,8 +19,8 @@
 //! A trim walks the whole process heap, the host application's included, each arena under its
 //! lock: with glibc 2.36 on a 2-core EPYC it took about 5 ms for a 100 MB heap with half its
 //! blocks freed, 110 ms for 1 GB and 430 ms for 4 GB (`benches/trim_pause.rs`). Another
-//! thread's allocations waited under 1 ms with glibc's defaults (an arena per thread, a thread
-//! cache), and up to the whole trim with one arena and no cache. So a trim that took `t` is
+//! thread's allocations waited a few milliseconds at most with glibc's defaults (an arena per
+//! thread, a thread cache), and up to the whole trim with one arena and no cache. So a trim that took `t` is
 //! followed by a rest of at least [`REST_FACTOR`]` x t` before the next one starts: trims take
 //! at most a tenth of one thread, however large the heap and however fast sessions churn.
 
