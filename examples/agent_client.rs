@@ -83,8 +83,8 @@ async fn main() -> anyhow::Result<()> {
         .tool(billing)
         .tool(ledger)
         .tool(Rates::default())
-        // In process, the caller is the user running the agent, allowed to charge.
-        .local_principal(Principal::new("agent-user").with_scopes(["charge"]))
+        // In process, the caller is the user running the agent, allowed to charge and refund.
+        .local_principal(Principal::new("agent-user").with_scopes(["charge", "refund"]))
         // The attribute says 5 charges a minute; the demo keeps the window short.
         .guard(
             "billing.charge",

@@ -7,10 +7,11 @@
 //! cargo run -p examples --example billing -- --demo           # a client session, printed
 //! ```
 //!
-//! `charge` requires the scope `charge` (`#[action(scopes("charge"))]`). Over HTTP every
-//! request needs a bearer token (`fusion::auth::BearerAuth`); the server prints two
-//! development tokens at start, one with the scope and one without (`billing_auth.rs`). Over
-//! stdio and in `--demo` the caller is the user who launched the server, with the scope.
+//! `charge` requires the scope `charge` (`#[action(scopes("charge"))]`), `refund` the scope
+//! `refund`. Over HTTP every request needs a bearer token (`fusion::auth::BearerAuth`); the
+//! server prints two development tokens at start, one with both scopes and one with neither
+//! (`billing_auth.rs`). Over stdio and in `--demo` the caller is the user who launched the
+//! server, with both scopes.
 //!
 //! Replicas behind a load balancer (`scripts/replicas.sh`): `--redis URL` keeps the rate limits
 //! in Redis, so that they share them; `--public-url URL` is the balancer's URL, the audience
@@ -83,10 +84,6 @@ struct Refund {
     /// The amount in cents (1250 is 12.50).
     #[validate(range(min = 1))]
     amount_cents: u64,
-    /// Set to true only after the user agreed to this refund, when the call was refused with
-    /// CONFIRMATION_REQUIRED (a client that can ask the user is asked directly).
-    #[serde(default)]
-    confirmed: Option<bool>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Deserialize, Serialize, JsonSchema)]
@@ -199,7 +196,8 @@ enum BillingError {
     Ledger(#[from] LedgerError),
 
     // The user did not confirm a refund: fusion's own envelope and contract pass through
-    // (CONFIRMATION_REQUIRED when the client cannot ask, USER_DECLINED when the user said no).
+    // (CONFIRMATION_UNAVAILABLE when the client cannot ask, USER_DECLINED when the user said
+    // no).
     #[error(transparent)]
     #[tool_error(transparent)]
     Unconfirmed(#[from] fusion::elicit::Unconfirmed),
@@ -341,11 +339,12 @@ impl Billing {
     }
 
     /// Refunds part or all of what was paid on an invoice; it is open again afterwards.
-    // Asks the user to confirm first (MCP elicitation). A client that cannot ask gets
-    // CONFIRMATION_REQUIRED, telling the model to ask the user and call again with
-    // `"confirmed": true`. Waiting for a person takes longer than the tool's 10 seconds.
+    // Requires the scope `refund`, then asks the user to confirm (MCP elicitation). A client
+    // that cannot ask gets CONFIRMATION_UNAVAILABLE: money leaves only on the user's own word,
+    // never on the model's. Waiting for a person takes longer than the tool's 10 seconds.
     #[action(
         destructive,
+        scopes("refund"),
         timeout = "2m",
         errors(
             BillingError::InvoiceNotFound,
@@ -362,7 +361,7 @@ impl Billing {
             "Refund {} cents on invoice {}?",
             args.amount_cents, args.invoice_id
         );
-        ctx.confirm(question, args.confirmed).await?;
+        ctx.confirm(question).await?;
         // Checked again under the lock that applies it: another call may have changed the
         // invoice while the user decided.
         let mut invoices = self.invoices();

@@ -7,7 +7,8 @@
 //! server's public keys) and never holds a signing key.
 //!
 //! stdio and `--demo` authenticate nobody: a local MCP client launches the server as the user
-//! who runs it, so that user is the caller (`Server::local_principal`), with the `charge` scope.
+//! who runs it, so that user is the caller (`Server::local_principal`), with the `charge` and
+//! `refund` scopes.
 
 use fusion::auth::jsonwebtoken::{self, Algorithm, DecodingKey, EncodingKey, Header};
 use fusion::auth::{BearerAuth, Principal, ProtectedResourceMetadata};
@@ -15,6 +16,8 @@ use serde_json::json;
 
 /// The scope `billing.charge` requires.
 pub(crate) const CHARGE_SCOPE: &str = "charge";
+/// The scope `billing.refund` requires.
+pub(crate) const REFUND_SCOPE: &str = "refund";
 
 /// DEVELOPMENT ONLY: the key pair of `examples/dev-keys/` (see its README). Anyone can sign
 /// tokens with this private key.
@@ -29,12 +32,12 @@ pub(crate) const DEV_ISSUER: &str = "https://dev-issuer.fusion-billing.invalid";
 const TOKEN_LIFETIME_SECS: u64 = 3600;
 
 /// The caller over stdio and in-process: the user who launched the server (`$USER`, else
-/// `local-user`), allowed to charge.
+/// `local-user`), allowed to charge and refund.
 pub(crate) fn local_user() -> Principal {
     let user = std::env::var("USER")
         .or_else(|_| std::env::var("USERNAME"))
         .unwrap_or_else(|_| "local-user".to_owned());
-    Principal::new(user).with_scopes([CHARGE_SCOPE])
+    Principal::new(user).with_scopes([CHARGE_SCOPE, REFUND_SCOPE])
 }
 
 /// The bearer layer for `resource` (the MCP endpoint's URL, the audience tokens must name) and
@@ -43,7 +46,7 @@ pub(crate) fn bearer(resource: &str) -> anyhow::Result<(BearerAuth, axum::Router
     let key = DecodingKey::from_ec_pem(DEV_PUBLIC_KEY)?;
     let auth = BearerAuth::new(resource, key, Algorithm::ES256).issuer(DEV_ISSUER);
     let metadata = ProtectedResourceMetadata::new(resource, [DEV_ISSUER])
-        .scopes([CHARGE_SCOPE])
+        .scopes([CHARGE_SCOPE, REFUND_SCOPE])
         .resource_name("fusion billing example");
     let routes =
         axum::Router::new().route_service(&metadata.well_known_path(), metadata.into_service());
@@ -66,10 +69,15 @@ pub(crate) fn dev_token(resource: &str, subject: &str, scope: &str) -> anyhow::R
     )?)
 }
 
-/// Prints (stderr) a token with the `charge` scope, one without it, and a curl call. The token
+/// Prints (stderr) a token with the `charge` and `refund` scopes, one with neither, and a curl
+/// call. The token
 /// lines are `export NAME=TOKEN`, ready to paste into a shell (tests read them the same way).
 pub(crate) fn print_dev_tokens(resource: &str, metadata_url: &str) -> anyhow::Result<()> {
-    let payer = dev_token(resource, "dev-payer", CHARGE_SCOPE)?;
+    let payer = dev_token(
+        resource,
+        "dev-payer",
+        &format!("{CHARGE_SCOPE} {REFUND_SCOPE}"),
+    )?;
     let viewer = dev_token(resource, "dev-viewer", "")?;
     eprintln!(
         "bearer tokens required; resource metadata at {metadata_url}
@@ -77,7 +85,8 @@ DEVELOPMENT tokens, signed with the public key pair of examples/dev-keys/ (never
 anything real), valid for 1 hour. Paste into a shell:
 export BILLING_TOKEN={payer}
 export BILLING_TOKEN_NO_CHARGE={viewer}
-(the first has the `{CHARGE_SCOPE}` scope; with the second, `charge` answers FORBIDDEN)
+(the first has the `{CHARGE_SCOPE}` and `{REFUND_SCOPE}` scopes; with the second, `charge` and
+`refund` answer FORBIDDEN)
 try (MCP 2026-07-28: one request, no session to open):
 curl -s {resource} -H \"Authorization: Bearer $BILLING_TOKEN\" \\
   -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \\

@@ -1,7 +1,6 @@
 //! `--demo`, the confirmation steps: `refund` asks the user through MCP elicitation. A client
-//! that cannot ask gets CONFIRMATION_REQUIRED and the model calls again with
-//! `"confirmed": true` once the user agreed; a client that can ask shows the question to its
-//! user (here, one who says yes).
+//! that cannot ask gets CONFIRMATION_UNAVAILABLE (the model cannot confirm for the user); a
+//! client that can ask shows the question to its user (here, one who says yes).
 
 use fusion::server::{Exposition, Server};
 use rmcp::model::{
@@ -22,14 +21,10 @@ pub(crate) async fn run(server: Server, exposition: Exposition, number: u32) -> 
 
     heading(
         number,
-        "A destructive action asks the user first; this client cannot ask, so the model must",
+        "A destructive action asks the user first; this client cannot ask, so it is not done",
     );
     let client = server.clone().serve_in_process(()).await?;
     call_and_show(&client, "", &tool, arguments.clone()).await?;
-    let mut confirmed = arguments.clone();
-    confirmed.insert("confirmed".to_owned(), json!(true));
-    let note = "the model asked the user, who agreed; ";
-    call_and_show(&client, note, &tool, confirmed).await?;
     client.cancel().await?;
 
     heading(

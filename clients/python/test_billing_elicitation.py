@@ -3,8 +3,8 @@
 With the Python SDK's elicitation callback (the legacy `initialize` handshake, where the
 client declares the `elicitation` capability), the server asks and the callback answers for
 the user. Without one (and in the stateless 2026-07-28 era, which forbids server-to-client
-requests), the call answers CONFIRMATION_REQUIRED, and goes through once the model says the
-user agreed (`"confirmed": true`).
+requests), the call answers CONFIRMATION_UNAVAILABLE: the model cannot confirm for the user,
+and the refund is not done.
 
 Binary: $FUSION_BILLING_BIN, as for test_billing.py.
 """
@@ -52,7 +52,7 @@ async def test_the_user_confirms_through_the_elicitation_callback() -> None:
 async def test_a_declining_user_stops_the_refund() -> None:
     asked: list[str] = []
     async with connect(BIN, "legacy", elicitation_callback=user("decline", asked)) as client:
-        result = await client.call_tool("billing", {**REFUND, "confirmed": True})
+        result = await client.call_tool("billing", REFUND)
         assert result.is_error is True
         assert fusion_flags(result)["code"] == "USER_DECLINED"
         assert fusion_flags(result)["errorCategory"] == "validation"
@@ -61,18 +61,19 @@ async def test_a_declining_user_stops_the_refund() -> None:
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_without_elicitation_the_model_is_told_to_ask(mode: str) -> None:
+async def test_without_elicitation_the_refund_is_not_done(mode: str) -> None:
     async with connect(BIN, mode) as client:
         result = await client.call_tool("billing", REFUND)
         assert result.is_error is True
         flags = fusion_flags(result)
-        assert flags["code"] == "CONFIRMATION_REQUIRED"
-        assert flags["errorCategory"] == "validation"
+        assert flags["code"] == "CONFIRMATION_UNAVAILABLE"
+        assert flags["errorCategory"] == "auth"
         assert flags["isRetryable"] is False
         [envelope] = texts(result)
-        assert "Ask the user: Refund 100 cents on invoice inv_0002?" in envelope
+        assert "Do not call again" in envelope
         assert await status(client) == "paid"
 
-        confirmed = await client.call_tool("billing", {**REFUND, "confirmed": True})
-        assert confirmed.is_error is False, texts(confirmed)
-        assert await status(client) == "open"
+        # The model cannot claim the user agreed: `refund` takes no such argument.
+        claimed = await client.call_tool("billing", {**REFUND, "confirmed": True})
+        assert fusion_flags(claimed)["code"] == "VALIDATION_ERROR", texts(claimed)
+        assert await status(client) == "paid"

@@ -20,9 +20,10 @@ fn tester() -> Tester {
     Tester::new().tool(billing).tool(ledger)
 }
 
-/// A caller `subject` granted the `charge` scope, as a bearer token or the local user grants it.
+/// A caller `subject` granted the `charge` and `refund` scopes, as a bearer token or the local
+/// user grants them.
 fn payer(subject: &str) -> RequestContext {
-    RequestContext::new().with_principal(Principal::new(subject).with_scopes(["charge"]))
+    RequestContext::new().with_principal(Principal::new(subject).with_scopes(["charge", "refund"]))
 }
 
 #[tokio::test]
@@ -84,9 +85,10 @@ async fn a_currency_mismatch_names_the_invoice_currency() {
 #[tokio::test]
 async fn a_refund_over_what_was_paid_names_the_paid_amount() {
     tester()
-        .call(
+        .call_with(
             "billing.refund",
             json!({"invoice_id": "inv_0002", "amount_cents": 9999}),
+            payer("alice"),
         )
         .await
         .assert_error("AMOUNT_OVER_PAID")
@@ -96,9 +98,10 @@ async fn a_refund_over_what_was_paid_names_the_paid_amount() {
 #[tokio::test]
 async fn a_ledger_failure_is_internal_and_leaks_nothing() {
     let outcome = tester()
-        .call(
+        .call_with(
             "billing.refund",
             json!({"invoice_id": "inv_0003", "amount_cents": 1}),
+            payer("alice"),
         )
         .await;
     outcome

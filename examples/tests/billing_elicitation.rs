@@ -1,7 +1,6 @@
 //! The billing example's `refund` asks the user to confirm through MCP elicitation: a real
 //! rmcp client that declares the capability answers for the user (accept or decline); one that
-//! does not gets CONFIRMATION_REQUIRED, and the call goes through once the model says the
-//! user agreed (`"confirmed": true`).
+//! does not gets CONFIRMATION_UNAVAILABLE, and nothing the model sends gets the refund done.
 
 #[path = "../billing.rs"]
 #[allow(
@@ -14,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use billing::Billing;
+use fusion::auth::Principal;
 use fusion::server::Server;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams,
@@ -58,7 +58,9 @@ impl ClientHandler for User {
 }
 
 async fn serve<H: ClientHandler>(client: H) -> RunningService<RoleClient, H> {
-    let server = Server::new("fusion-billing", "1.0.0").tool(Billing::seeded());
+    let server = Server::new("fusion-billing", "1.0.0")
+        .tool(Billing::seeded())
+        .local_principal(Principal::new("local-user").with_scopes(["refund"]));
     within(server.serve_in_process(client)).await.unwrap()
 }
 
@@ -87,11 +89,12 @@ fn code(result: &CallToolResult) -> Value {
     result.meta.as_ref().unwrap().0["fusion/error"]["code"].clone()
 }
 
-fn refund(amount_cents: u64, confirmed: Option<bool>) -> Value {
+/// The refund's arguments; `extra` (a JSON object) is merged in.
+fn refund(amount_cents: u64, extra: Value) -> Value {
     let mut arguments =
         json!({"action": "refund", "invoice_id": "inv_0002", "amount_cents": amount_cents});
-    if let Some(confirmed) = confirmed {
-        arguments["confirmed"] = json!(confirmed);
+    for (name, value) in extra.as_object().unwrap() {
+        arguments[name] = value.clone();
     }
     arguments
 }
@@ -112,7 +115,7 @@ fn user(answer: ElicitationAction) -> User {
 async fn a_client_that_can_ask_gets_the_users_answer() {
     let yes = user(ElicitationAction::Accept);
     let client = serve(yes.clone()).await;
-    let result = call(&client, refund(100, None)).await;
+    let result = call(&client, refund(100, json!({}))).await;
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     assert_eq!(
         *yes.asked.lock().unwrap(),
@@ -123,10 +126,10 @@ async fn a_client_that_can_ask_gets_the_users_answer() {
 }
 
 #[tokio::test]
-async fn a_user_who_declines_stops_the_refund_even_when_the_model_says_confirmed() {
+async fn a_user_who_declines_stops_the_refund() {
     let no = user(ElicitationAction::Decline);
     let client = serve(no.clone()).await;
-    let result = call(&client, refund(100, Some(true))).await;
+    let result = call(&client, refund(100, json!({}))).await;
     assert_eq!(result.is_error, Some(true));
     assert_eq!(code(&result), "USER_DECLINED");
     assert!(
@@ -140,26 +143,22 @@ async fn a_user_who_declines_stops_the_refund_even_when_the_model_says_confirmed
 }
 
 #[tokio::test]
-async fn a_client_that_cannot_ask_is_told_to_and_then_confirmed_by_the_model() {
+async fn a_client_that_cannot_ask_gets_no_refund_whatever_the_model_sends() {
     let mut config = ClientConfig::default();
     config.client_info = Implementation::new("plain-client", "1.0.0");
     let client = serve(config).await;
-    let result = call(&client, refund(100, None)).await;
+    let result = call(&client, refund(100, json!({}))).await;
     assert_eq!(result.is_error, Some(true));
-    assert_eq!(code(&result), "CONFIRMATION_REQUIRED");
+    assert_eq!(code(&result), "CONFIRMATION_UNAVAILABLE");
     let envelope = text(&result);
     assert!(
-        envelope.contains(
-            "<recovery>Ask the user: Refund 100 cents on invoice inv_0002? If they agree, call \
-             again with the same arguments and \"confirmed\": true."
-        ),
+        envelope.contains("<recovery>Do not call again: the user's client cannot show them"),
         "{envelope}"
     );
+    // The old way to say the user agreed is no argument of `refund` at all.
+    let claimed = call(&client, refund(100, json!({"confirmed": true}))).await;
+    assert_eq!(code(&claimed), "VALIDATION_ERROR", "{}", text(&claimed));
     assert_eq!(status(&client).await, "paid");
-
-    let confirmed = call(&client, refund(100, Some(true))).await;
-    assert_eq!(confirmed.is_error, Some(false), "{}", text(&confirmed));
-    assert_eq!(status(&client).await, "open");
     within(client.cancel()).await.unwrap();
 }
 
@@ -167,7 +166,7 @@ async fn a_client_that_cannot_ask_is_told_to_and_then_confirmed_by_the_model() {
 async fn a_refund_that_cannot_happen_is_refused_before_anyone_is_asked() {
     let yes = user(ElicitationAction::Accept);
     let client = serve(yes.clone()).await;
-    let result = call(&client, refund(999_999, None)).await;
+    let result = call(&client, refund(999_999, json!({}))).await;
     assert_eq!(code(&result), "AMOUNT_OVER_PAID");
     assert!(yes.asked.lock().unwrap().is_empty());
     within(client.cancel()).await.unwrap();
@@ -191,9 +190,9 @@ impl ClientHandler for BrokenDialog {
 }
 
 #[tokio::test]
-async fn a_failed_question_is_not_a_yes_even_when_the_model_says_confirmed() {
+async fn a_failed_question_is_not_a_yes() {
     let client = serve(BrokenDialog).await;
-    let result = call(&client, refund(100, Some(true))).await;
+    let result = call(&client, refund(100, json!({}))).await;
     assert_eq!(result.is_error, Some(true));
     assert_eq!(code(&result), "CONFIRMATION_FAILED");
     assert_eq!(status(&client).await, "paid");

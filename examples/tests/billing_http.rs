@@ -183,11 +183,33 @@ async fn the_binary_serves_streamable_http_at_mcp() {
         "{forbidden}"
     );
 
+    // A refund needs its own scope.
+    let refund = r#"{"action":"refund","invoice_id":"inv_0002","amount_cents":100}"#;
+    let forbidden = call(&addr, &tokens.no_charge, &session, refund).await;
+    assert!(
+        forbidden.contains(r#"<detail key=\"missingScopes\">refund</detail>"#),
+        "{forbidden}"
+    );
+
     // The token with `charge`: the charge goes through.
     let (_, session) = open_session(&addr, &tokens.charge).await;
     let charged = call(&addr, &tokens.charge, &session, charge).await;
     assert!(charged.contains(r#""isError":false"#), "{charged}");
     assert!(charged.contains(r#"\"id\":\"inv_0001\""#), "{charged}");
+
+    // A client that declared no elicitation cannot ask its user: the refund is not done.
+    let unconfirmed = call(&addr, &tokens.charge, &session, refund).await;
+    assert!(
+        unconfirmed
+            .contains(r#"<tool_error code=\"CONFIRMATION_UNAVAILABLE\" severity=\"error\">"#),
+        "{unconfirmed}"
+    );
+    let invoice = r#"{"action":"get_invoice","id":"inv_0002"}"#;
+    let still_paid = call(&addr, &tokens.charge, &session, invoice).await;
+    assert!(
+        still_paid.contains(r#"\"status\":\"paid\""#),
+        "{still_paid}"
+    );
 
     child.kill().await.unwrap();
 }

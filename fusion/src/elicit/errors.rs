@@ -9,7 +9,8 @@ use crate::definition::{ErrorContract, ToolErrors};
 use crate::error::ToolError;
 
 use super::{
-    CONFIRMATION_FAILED, CONFIRMATION_FIELD, CONFIRMATION_REQUIRED, INPUT_REQUIRED, USER_DECLINED,
+    CONFIRMATION_FAILED, CONFIRMATION_FIELD, CONFIRMATION_REQUIRED, CONFIRMATION_UNAVAILABLE,
+    INPUT_REQUIRED, USER_DECLINED,
 };
 
 /// Why [`RequestContext::confirm`](crate::RequestContext::confirm) did not confirm. Converts into its envelope (`?` in an
@@ -18,7 +19,17 @@ use super::{
 /// `errors(..)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unconfirmed {
-    /// The client cannot ask and the call did not say `confirmed: true`:
+    /// The client cannot ask, and the action does not take the model's word
+    /// ([`RequestContext::confirm`](crate::RequestContext::confirm)):
+    /// `CONFIRMATION_UNAVAILABLE` (auth, not retryable), telling the model to stop and tell
+    /// the user.
+    Unavailable {
+        /// The question the user could not be asked.
+        question: String,
+    },
+    /// The client cannot ask and the call did not say `confirmed: true`, from an action that
+    /// takes the model's word
+    /// ([`RequestContext::confirm_or_trust_model`](crate::RequestContext::confirm_or_trust_model)):
     /// `CONFIRMATION_REQUIRED` (validation, not retryable), telling the model to ask.
     Required {
         /// The question the user must answer.
@@ -72,6 +83,11 @@ pub enum Unanswered {
 impl fmt::Display for Unconfirmed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Unconfirmed::Unavailable { question } => write!(
+                f,
+                "This needs the user's confirmation, which this client cannot ask for: \
+                 {question}"
+            ),
             Unconfirmed::Required { question } => {
                 write!(f, "This needs the user's confirmation: {question}")
             }
@@ -119,6 +135,10 @@ impl ToolErrors for Unconfirmed {
     fn variant_contracts() -> Vec<(&'static str, ErrorContract)> {
         vec![
             (
+                "Unavailable",
+                contract(CONFIRMATION_UNAVAILABLE, ErrorCategory::Auth),
+            ),
+            (
                 "Required",
                 contract(CONFIRMATION_REQUIRED, ErrorCategory::Validation),
             ),
@@ -135,6 +155,7 @@ impl ToolErrors for Unconfirmed {
 
     fn variant(&self) -> Option<&'static str> {
         Some(match self {
+            Unconfirmed::Unavailable { .. } => "Unavailable",
             Unconfirmed::Required { .. } => "Required",
             Unconfirmed::Declined { .. } => "Declined",
             Unconfirmed::Failed { .. } => "Failed",
@@ -179,6 +200,14 @@ impl From<Unconfirmed> for ToolError {
     fn from(unconfirmed: Unconfirmed) -> ToolError {
         let message = unconfirmed.to_string();
         match unconfirmed {
+            Unconfirmed::Unavailable { .. } => ToolError::new(CONFIRMATION_UNAVAILABLE, message)
+                .category(ErrorCategory::Auth)
+                .retryable(false)
+                .suggest(
+                    "Do not call again: the user's client cannot show them this question. Tell \
+                     the user the action was not done and needs a client that can ask them \
+                     to confirm (MCP elicitation).",
+                ),
             Unconfirmed::Required { question } => ToolError::new(CONFIRMATION_REQUIRED, message)
                 .category(ErrorCategory::Validation)
                 .retryable(false)

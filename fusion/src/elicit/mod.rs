@@ -6,15 +6,18 @@
 //! for the user's answer (the action's `timeout` guard and the client's cancellation still
 //! apply). When it did not, or the request cannot be made (a stateless protocol revision
 //! forbids server-to-client requests), the call answers an envelope instead, never a hang or a
-//! protocol error: the model is told to ask the user itself and to call again with the answer.
+//! protocol error. A confirmation then fails closed: [`RequestContext::confirm`] answers
+//! `CONFIRMATION_UNAVAILABLE`, because a model's say-so is not the user's. An action may opt in
+//! to the model's word with [`RequestContext::confirm_or_trust_model`]. A missing value is
+//! different: the model is told to ask the user for it and to send it in its next call, where
+//! it is validated like any argument.
 //!
-//! | situation | [`RequestContext::confirm`] | [`RequestContext::elicit`] |
-//! |---|---|---|
-//! | the user accepts | `Ok(())` | `Ok(value)` |
-//! | the user declines or dismisses | `USER_DECLINED` (validation, not retryable: stop) | `USER_DECLINED` |
-//! | the client can ask, but the request fails | `CONFIRMATION_FAILED` (transient, not retryable), whatever `confirmed` says | `INPUT_REQUIRED` |
-//! | the client cannot ask, `confirmed` not `true` | `CONFIRMATION_REQUIRED` (validation, not retryable) | `INPUT_REQUIRED` (validation, not retryable) |
-//! | the client cannot ask, `confirmed: true` | `Ok(())` | — |
+//! | situation | [`confirm`](RequestContext::confirm) | [`confirm_or_trust_model`](RequestContext::confirm_or_trust_model) | [`elicit`](RequestContext::elicit) |
+//! |---|---|---|---|
+//! | the user accepts | `Ok(())` | `Ok(())` | `Ok(value)` |
+//! | the user declines or dismisses | `USER_DECLINED` (validation, not retryable: stop) | `USER_DECLINED`, whatever `confirmed` says | `USER_DECLINED` |
+//! | the client can ask, but the request fails | `CONFIRMATION_FAILED` (transient, not retryable) | `CONFIRMATION_FAILED`, whatever `confirmed` says | `INPUT_REQUIRED` |
+//! | the client cannot ask | `CONFIRMATION_UNAVAILABLE` (auth, not retryable: escalate to the user) | `confirmed: true`: `Ok(())`; otherwise `CONFIRMATION_REQUIRED` (validation, not retryable) | `INPUT_REQUIRED` (validation, not retryable) |
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -29,12 +32,16 @@ pub use errors::{Unanswered, Unconfirmed};
 use form::{fields, form_schema};
 
 /// The argument a model sets, after asking the user, when the client cannot ask:
-/// `"confirmed": true`. An action that calls [`RequestContext::confirm`] takes it as
-/// `confirmed: Option<bool>` in its arguments.
+/// `"confirmed": true`. Only an action that calls [`RequestContext::confirm_or_trust_model`]
+/// takes it, as `confirmed: Option<bool>` in its arguments.
 pub const CONFIRMATION_FIELD: &str = "confirmed";
 
-/// The code of a call that needs the user's confirmation the client could not ask for.
+/// The code of a call that needs the user's confirmation the client could not ask for, from an
+/// action that takes the model's word instead ([`RequestContext::confirm_or_trust_model`]).
 pub const CONFIRMATION_REQUIRED: &str = "CONFIRMATION_REQUIRED";
+/// The code of a call that needs the user's confirmation from a client that cannot ask for it
+/// ([`RequestContext::confirm`]): the action is not done from this client.
+pub const CONFIRMATION_UNAVAILABLE: &str = "CONFIRMATION_UNAVAILABLE";
 /// The code of a call that needs input from the user the client could not ask for.
 pub const INPUT_REQUIRED: &str = "INPUT_REQUIRED";
 /// The code of a call the user declined (or dismissed) when asked.
@@ -43,30 +50,57 @@ pub const USER_DECLINED: &str = "USER_DECLINED";
 /// with an error): the user was not asked.
 pub const CONFIRMATION_FAILED: &str = "CONFIRMATION_FAILED";
 
+/// Whether a confirmation takes the model's `confirmed` argument when the client cannot ask.
+#[derive(Clone, Copy)]
+enum ModelWord {
+    Refused,
+    Trusted(Option<bool>),
+}
+
 impl RequestContext {
     /// Asks the user to confirm `question` (`"Refund 500 cents on invoice inv_1?"`) before a
-    /// destructive step; `Ok(())` when they do.
+    /// destructive step; `Ok(())` only when the user agreed.
     ///
-    /// With a client that can elicit, the user is always asked, and `confirmed` is ignored (a
-    /// model cannot confirm for the user). Without one, `confirmed` is the action's
-    /// [`CONFIRMATION_FIELD`] argument: `Some(true)` means the model asked the user and they
-    /// agreed. That path trusts the model: nothing ties `confirmed` to an answer, so a model
-    /// that sets it on its first call is not stopped. Where that is not acceptable, refuse the
-    /// action when the client cannot ask (`RequestContext::confirm` answered
-    /// [`Unconfirmed::Required`]) instead of offering the argument.
+    /// A client that declared MCP elicitation shows the question to its user. A client that
+    /// cannot ask (it declared no elicitation, or its protocol revision forbids
+    /// server-to-client requests) gets `CONFIRMATION_UNAVAILABLE`: nothing the model sends
+    /// stands in for the user. Where the model's word is acceptable, use
+    /// [`RequestContext::confirm_or_trust_model`] instead.
     ///
     /// # Errors
     /// `USER_DECLINED` when the user declines or dismisses the question;
     /// `CONFIRMATION_FAILED` when the client can ask but the request fails (the user was not
-    /// asked; `confirmed` does not count); `CONFIRMATION_REQUIRED` when the client cannot ask
-    /// and `confirmed` is not `Some(true)`, with a recovery telling the model to ask the user
-    /// and call again with `"confirmed": true`. Return any of them with `?`.
-    pub async fn confirm(
+    /// asked); `CONFIRMATION_UNAVAILABLE` when the client cannot ask. Return any of them
+    /// with `?`.
+    pub async fn confirm(&self, question: impl Into<String>) -> Result<(), Unconfirmed> {
+        self.confirmation(question.into(), ModelWord::Refused).await
+    }
+
+    /// [`RequestContext::confirm`], except that a client that cannot ask lets the model
+    /// confirm for the user: **an explicit opt-in to trusting the model's word.**
+    ///
+    /// `confirmed` is the action's [`CONFIRMATION_FIELD`] argument (`confirmed: Option<bool>`
+    /// in its arguments). When the client cannot ask, `Some(true)` confirms and anything else
+    /// answers `CONFIRMATION_REQUIRED`, telling the model to ask the user and call again with
+    /// `"confirmed": true`. Nothing ties that argument to a person: a model that sets it on its
+    /// first call, or is told to by text it read (a prompt injection), is not stopped. Use it
+    /// only for steps a caller holding the action's scopes may take without a person's
+    /// consent. With a client that can ask, the user is always asked and `confirmed` is
+    /// ignored, as in [`RequestContext::confirm`].
+    ///
+    /// # Errors
+    /// As [`RequestContext::confirm`], with `CONFIRMATION_REQUIRED` in place of
+    /// `CONFIRMATION_UNAVAILABLE` when `confirmed` is not `Some(true)`.
+    pub async fn confirm_or_trust_model(
         &self,
         question: impl Into<String>,
         confirmed: Option<bool>,
     ) -> Result<(), Unconfirmed> {
-        let question = question.into();
+        self.confirmation(question.into(), ModelWord::Trusted(confirmed))
+            .await
+    }
+
+    async fn confirmation(&self, question: String, model: ModelWord) -> Result<(), Unconfirmed> {
         let Value::Object(schema) = json!({
             "type": "object",
             "properties": {
@@ -101,8 +135,11 @@ impl RequestContext {
             // The client can ask but the request failed: the user was not asked, so the
             // model's `confirmed` cannot stand in for them.
             Some(Elicited::Failed(_)) => Err(Unconfirmed::Failed { question }),
-            None if confirmed == Some(true) => Ok(()),
-            None => Err(Unconfirmed::Required { question }),
+            None => match model {
+                ModelWord::Refused => Err(Unconfirmed::Unavailable { question }),
+                ModelWord::Trusted(Some(true)) => Ok(()),
+                ModelWord::Trusted(_) => Err(Unconfirmed::Required { question }),
+            },
         }
     }
 
@@ -203,28 +240,50 @@ mod tests {
     #[tokio::test]
     async fn a_confirmation_follows_the_users_answer() {
         let yes = answering(accepted(json!({"confirm": true})));
-        assert!(yes.confirm("Refund?", None).await.is_ok());
+        assert!(yes.confirm("Refund?").await.is_ok());
+        assert!(yes.confirm_or_trust_model("Refund?", None).await.is_ok());
         for answer in [
             accepted(json!({"confirm": false})),
             Elicited::Declined,
             Elicited::Cancelled,
         ] {
-            // The model's `confirmed: true` does not replace the user's answer.
-            let error = ToolError::from(
-                answering(answer)
-                    .confirm("Refund?", Some(true))
-                    .await
-                    .unwrap_err(),
-            );
+            let asked = answering(answer);
+            let error = ToolError::from(asked.confirm("Refund?").await.unwrap_err());
             assert_eq!(error.code().as_str(), USER_DECLINED);
             assert_eq!(error.flags()["errorCategory"], "validation");
+            // The model's `confirmed: true` does not replace the user's answer.
+            let error = asked
+                .confirm_or_trust_model("Refund?", Some(true))
+                .await
+                .unwrap_err();
+            assert_eq!(ToolError::from(error).code().as_str(), USER_DECLINED);
         }
     }
 
     #[tokio::test]
-    async fn without_a_client_that_can_ask_the_model_is_told_to() {
+    async fn without_a_client_that_can_ask_a_confirmation_fails_closed() {
         let unconfirmed = RequestContext::new()
-            .confirm("Refund 500 cents on inv_1?", None)
+            .confirm("Refund 500 cents on inv_1?")
+            .await
+            .unwrap_err();
+        assert_eq!(unconfirmed.variant(), Some("Unavailable"));
+        let error = ToolError::from(unconfirmed);
+        assert_eq!(error.code().as_str(), CONFIRMATION_UNAVAILABLE);
+        assert_eq!(error.flags()["errorCategory"], "auth");
+        assert_eq!(error.flags()["isRetryable"], false);
+        let xml = error.to_xml();
+        assert!(xml.contains("Do not call again"), "{xml}");
+        assert!(!xml.contains(CONFIRMATION_FIELD), "{xml}");
+        // A client that can ask but fails to: the user was not asked.
+        let failed = answering(Elicited::Failed("the dialog crashed".into()));
+        let error = failed.confirm("Refund?").await.unwrap_err();
+        assert_eq!(ToolError::from(error).code().as_str(), CONFIRMATION_FAILED);
+    }
+
+    #[tokio::test]
+    async fn an_action_that_trusts_the_model_tells_it_to_ask_and_takes_its_word() {
+        let unconfirmed = RequestContext::new()
+            .confirm_or_trust_model("Refund 500 cents on inv_1?", None)
             .await
             .unwrap_err();
         assert_eq!(unconfirmed.variant(), Some("Required"));
@@ -238,16 +297,22 @@ mod tests {
             "{xml}"
         );
         assert!(xml.contains("\"confirmed\": true"), "{xml}");
+        let trusting = RequestContext::new();
         assert!(
-            RequestContext::new()
-                .confirm("Refund?", Some(true))
+            trusting
+                .confirm_or_trust_model("Refund?", Some(true))
                 .await
                 .is_ok()
         );
-        // A client that can ask but fails to: the user was not asked, so the model's
-        // `confirmed: true` does not stand in for them.
+        let no = trusting.confirm_or_trust_model("Refund?", Some(false));
+        assert_eq!(no.await.unwrap_err().variant(), Some("Required"));
+        // A client that can ask but fails to: the model's `confirmed: true` does not stand in
+        // for the user who was not asked.
         let failed = answering(Elicited::Failed("the dialog crashed".into()));
-        let error = failed.confirm("Refund?", Some(true)).await.unwrap_err();
+        let error = failed
+            .confirm_or_trust_model("Refund?", Some(true))
+            .await
+            .unwrap_err();
         assert_eq!(error.variant(), Some("Failed"));
         assert_eq!(ToolError::from(error).code().as_str(), CONFIRMATION_FAILED);
     }
