@@ -304,5 +304,5 @@ test('without a bearer token: HTTP 401 naming the resource metadata', async () =
   assert.equal(res.headers.get('www-authenticate'), `Bearer resource_metadata="${metadata}"`);
   const doc = await (await fetch(metadata)).json();
   assert.equal(doc.resource, url);
-  assert.deepEqual(doc.scopes_supported, ['charge']);
+  assert.deepEqual(doc.scopes_supported, ['charge', 'refund']);
 });
