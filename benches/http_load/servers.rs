@@ -95,7 +95,8 @@ pub(super) async fn serve(kind: &str) -> anyhow::Result<()> {
             );
             let guards = GuardSpec::new()
                 .rate_limit(RateLimit::per_caller(1_000_000, Duration::from_secs(1)))
-                .concurrency(ConcurrencyLimit::new(64, 1024));
+                // The bench's one client is the whole load: it may use the whole limit.
+                .concurrency(ConcurrencyLimit::new(64, 1024).per_caller(64 + 1024));
             Server::new("bench-fusion", "0.0.0")
                 .tool(fixtures::Add)
                 .guard("add", guards)
@@ -110,7 +111,8 @@ pub(super) async fn serve(kind: &str) -> anyhow::Result<()> {
                 .tool(Ledger)
                 .guard(
                     "ledger",
-                    GuardSpec::new().concurrency(ConcurrencyLimit::new(MIXED_LIMIT, 0)),
+                    GuardSpec::new()
+                        .concurrency(ConcurrencyLimit::new(MIXED_LIMIT, 0).per_caller(MIXED_LIMIT)),
                 )
                 .serve_http_on(listener)
                 .await?;

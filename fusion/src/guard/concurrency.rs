@@ -1,14 +1,17 @@
-//! The concurrency limit: a semaphore of `max_active` slots, a bounded queue in front of it,
-//! and `SERVER_BUSY` with an estimated `retry_after` beyond both.
+//! The concurrency limit: a semaphore of `max_active` slots, a bounded queue in front of it, a
+//! share per caller, and `SERVER_BUSY` with an estimated `retry_after` beyond them.
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::key::{TrustedProxies, caller_key};
 use super::{ConcurrencyLimit, seconds};
 use crate::code::ErrorCode;
+use crate::context::RequestContext;
 use crate::error::ToolError;
 
 /// Assumed duration of a call before any call has finished: one second.
@@ -24,12 +27,35 @@ pub(super) struct Concurrency {
     queued: AtomicUsize,
     /// Exponentially weighted average of handler durations, in microseconds.
     average_micros: Arc<AtomicU64>,
+    /// The calls each caller has running or waiting; a caller with none has no entry.
+    callers: Arc<Mutex<HashMap<String, usize>>>,
+    /// Whose forwarded headers name the caller.
+    proxies: Arc<TrustedProxies>,
 }
 
-/// A running call's slot; frees it on drop.
+/// A running call's slot; frees it (and its caller's share) on drop.
 pub(super) struct Permit {
     _slot: OwnedSemaphorePermit,
+    _share: Option<Share>,
     average_micros: Arc<AtomicU64>,
+}
+
+/// One call counted against its caller's share; uncounted on drop.
+struct Share {
+    callers: Arc<Mutex<HashMap<String, usize>>>,
+    caller: String,
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        let mut callers = self.callers.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(calls) = callers.get_mut(&self.caller) {
+            *calls -= 1;
+            if *calls == 0 {
+                callers.remove(&self.caller);
+            }
+        }
+    }
 }
 
 impl Permit {
@@ -82,21 +108,35 @@ impl Drop for QueuePlace<'_> {
 }
 
 impl Concurrency {
-    pub(super) fn new(limit: ConcurrencyLimit) -> Concurrency {
-        let limit = ConcurrencyLimit::new(limit.max_active, limit.max_queued);
+    pub(super) fn new(limit: ConcurrencyLimit, proxies: &Arc<TrustedProxies>) -> Concurrency {
+        let limit = ConcurrencyLimit::new(limit.max_active, limit.max_queued)
+            .per_caller(limit.max_per_caller);
         Concurrency {
             slots: Arc::new(Semaphore::new(limit.max_active)),
             limit,
             queued: AtomicUsize::new(0),
             average_micros: Arc::new(AtomicU64::new(INITIAL_AVERAGE_MICROS)),
+            callers: Arc::default(),
+            proxies: Arc::clone(proxies),
         }
     }
 
     /// A slot for one call of `name`: at once when one is free, after waiting in the queue
-    /// when the queue has room, else the `SERVER_BUSY` refusal.
-    pub(super) async fn acquire(&self, name: &str) -> Result<Permit, ToolError> {
+    /// when the queue has room, else the `SERVER_BUSY` refusal. Over HTTP (the call has a
+    /// client address), a caller with its share of calls running or waiting is refused at
+    /// once; other transports serve one client, which may use the whole limit.
+    pub(super) async fn acquire(
+        &self,
+        name: &str,
+        context: &RequestContext,
+    ) -> Result<Permit, ToolError> {
+        let share = match context.client_addr() {
+            Some(_) => Some(self.share(name, caller_key(context, &self.proxies))?),
+            None => None,
+        };
         let permit = |slot| Permit {
             _slot: slot,
+            _share: share,
             average_micros: Arc::clone(&self.average_micros),
         };
         if let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned() {
@@ -118,6 +158,43 @@ impl Concurrency {
         }
     }
 
+    /// Counts one more call of `caller`, or refuses it when the caller has its share.
+    fn share(&self, name: &str, caller: String) -> Result<Share, ToolError> {
+        let mut callers = self.callers.lock().unwrap_or_else(PoisonError::into_inner);
+        let calls = callers.entry(caller.clone()).or_insert(0);
+        if *calls >= self.limit.max_per_caller {
+            let held = *calls;
+            return Err(self.caller_busy(name, held));
+        }
+        *calls += 1;
+        drop(callers);
+        Ok(Share {
+            callers: Arc::clone(&self.callers),
+            caller,
+        })
+    }
+
+    /// The refusal of a caller with `held` calls running or waiting, its share: retry once
+    /// one of its own calls has been answered.
+    fn caller_busy(&self, name: &str, held: usize) -> ToolError {
+        let calls = if held == 1 { "call" } else { "calls" };
+        let average = Duration::from_micros(self.average_micros.load(Ordering::Relaxed));
+        let retry_after = super::whole_seconds(average).min(MAX_RETRY_AFTER_SECS);
+        ToolError::new(
+            ErrorCode::ServerBusy,
+            format!(
+                "You already have {held} {calls} of `{name}` running or waiting, the most one \
+                 caller may have."
+            ),
+        )
+        .suggest(format!(
+            "Wait for an answer to your earlier calls before sending the next. Retry this call \
+             in {}.",
+            seconds(retry_after)
+        ))
+        .retry_after(retry_after)
+    }
+
     /// The refusal: the capacity in the message, queue guidance in the recovery, and a
     /// `retry_after` estimated from the average call duration: the time for the running calls
     /// and the queue to drain, at least one second.
@@ -125,6 +202,7 @@ impl Concurrency {
         let ConcurrencyLimit {
             max_active,
             max_queued,
+            ..
         } = self.limit;
         let waves = (max_queued as u64)
             .saturating_add(max_active as u64)

@@ -84,7 +84,9 @@ impl Gate {
             None => None,
         };
         Ok(Gate {
-            concurrency: spec.concurrency.map(Concurrency::new),
+            concurrency: spec
+                .concurrency
+                .map(|limit| Concurrency::new(limit, proxies)),
             rate,
             timeout: spec.timeout,
             layers: spec.layers.clone(),
@@ -198,7 +200,7 @@ impl ToolGates {
         let mut permits = Vec::new();
         for g in [Some(&self.tool), gate].into_iter().flatten() {
             if let Some(concurrency) = &g.concurrency {
-                match concurrency.acquire(&name_of(g)).await {
+                match concurrency.acquire(&name_of(g), &context).await {
                     Ok(permit) => permits.push(permit),
                     Err(error) => return ToolResponse::error(error),
                 }

@@ -110,24 +110,40 @@ pub use redis::RedisStore;
 
 use layer::Layers;
 
-/// The most calls of one tool (or action) that run at once, and how many more may wait for a
-/// slot. Beyond both, a call is answered `SERVER_BUSY` at once (load shedding: the queue never
-/// grows past `max_queued`).
+/// The most calls of one tool (or action) that run at once, how many more may wait for a
+/// slot, and how many of them one caller may have. Beyond these, a call is answered
+/// `SERVER_BUSY` at once (load shedding: the queue never grows past `max_queued`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ConcurrencyLimit {
     /// Calls running at once (at least 1).
     pub max_active: usize,
     /// Calls waiting for a running call to finish, in arrival order (0: none wait).
     pub max_queued: usize,
+    /// Calls one caller may have running or waiting at once (at least 1), so that one caller
+    /// cannot take every slot and queue place, as a client whose calls wait on a user who
+    /// never answers would. It applies to calls over HTTP, where several clients share the
+    /// limit, with the caller keyed as [`RateKey::Caller`] keys it. Default: half of
+    /// `max_active`, rounded up.
+    pub max_per_caller: usize,
 }
 
 impl ConcurrencyLimit {
-    /// `max_active` calls at once (raised to 1 if 0), `max_queued` more waiting.
+    /// `max_active` calls at once (raised to 1 if 0), `max_queued` more waiting, and at most
+    /// half of `max_active` (rounded up) from one caller.
     pub fn new(max_active: usize, max_queued: usize) -> ConcurrencyLimit {
+        let max_active = max_active.max(1);
         ConcurrencyLimit {
-            max_active: max_active.max(1),
+            max_active,
             max_queued,
+            max_per_caller: max_active.div_ceil(2),
         }
+    }
+
+    /// At most `calls` (raised to 1 if 0) from one caller, running or waiting. Give
+    /// `max_active + max_queued` to let one caller use the whole limit.
+    pub fn per_caller(mut self, calls: usize) -> ConcurrencyLimit {
+        self.max_per_caller = calls.max(1);
+        self
     }
 }
 

@@ -139,3 +139,56 @@ async fn the_busy_retry_after_follows_observed_call_durations() {
     assert!((30..=40).contains(&secs), "retry_after {secs}");
     within(running).await.unwrap().assert_text("done");
 }
+
+/// A call of `subject` from `ip` over HTTP: a principal and the client's address.
+#[cfg(feature = "http")]
+fn over_http(subject: &str, ip: [u8; 4]) -> fusion::RequestContext {
+    let (mut parts, ()) = http::Request::new(()).into_parts();
+    let addr = std::net::SocketAddr::from((ip, 40_000));
+    parts.extensions.insert(fusion::auth::ClientAddr(addr));
+    fusion::RequestContext::new()
+        .with_principal(fusion::auth::Principal::new(subject))
+        .with_http_parts(Arc::new(parts))
+}
+
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn one_caller_cannot_hold_every_slot_and_queue_place() {
+    let jobs = Jobs::default();
+    // `hold`: 1 running, 1 waiting. A caller that never lets its calls finish (a user who
+    // never answers) holds the running slot, not the waiting place too.
+    let tester = Tester::new().tool(jobs.clone());
+    let spawn = |context: fusion::RequestContext| {
+        let tester = tester.clone();
+        tokio::spawn(async move { tester.call_with("jobs.hold", json!({}), context).await })
+    };
+    let first = spawn(over_http("mallory", [192, 0, 2, 1]));
+    within(jobs.probe.entered.notified()).await;
+    let refused = within(spawn(over_http("mallory", [192, 0, 2, 1])))
+        .await
+        .unwrap();
+    refused
+        .assert_error("SERVER_BUSY")
+        .assert_retryable(true)
+        .assert_recovery_contains("Wait for an answer");
+    assert_eq!(
+        refused.response().tool_error().unwrap().message(),
+        "You already have 1 call of `jobs.hold` running or waiting, the most one caller may have."
+    );
+
+    // Another caller waits in the place the first could not take, and runs next.
+    let other = spawn(over_http("alice", [198, 51, 100, 7]));
+    started(&jobs.probe, 1).await;
+    tokio::task::yield_now().await;
+    assert!(!other.is_finished(), "alice waits for the slot");
+    jobs.probe.release.notify_one();
+    within(first).await.unwrap().assert_text("released");
+    started(&jobs.probe, 2).await;
+    jobs.probe.release.notify_one();
+    within(other).await.unwrap().assert_text("released");
+    // An answered call gives its caller's share back.
+    let again = spawn(over_http("mallory", [192, 0, 2, 1]));
+    started(&jobs.probe, 3).await;
+    jobs.probe.release.notify_one();
+    within(again).await.unwrap().assert_text("released");
+}
