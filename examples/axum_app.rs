@@ -150,22 +150,32 @@ pub(crate) fn app(state: AppState, auth: BearerAuth, resource: &str) -> Router {
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
 }
 
-/// The bearer check for tokens naming `resource` (the MCP endpoint's URL), signed with
-/// `secret` (HS256).
+/// The bearer check for tokens naming `resource` (the MCP endpoint's URL), issued by
+/// [`AUTHORIZATION_SERVER`] and signed with `secret` (HS256); its 401 asks for the scope the
+/// tool uses.
 pub(crate) fn bearer(resource: &str, secret: &[u8]) -> BearerAuth {
     BearerAuth::new(
         resource,
+        AUTHORIZATION_SERVER,
         DecodingKey::from_secret(secret).expect("a secret is a key"),
         Algorithm::HS256,
     )
+    .scopes([PLACE_SCOPE])
 }
 
-/// A token for `resource`: subject `subject`, the space-separated `scope`, valid for an hour.
+/// An access token for `resource` (an RFC 9068 JWT: `typ: at+jwt`, issued by
+/// [`AUTHORIZATION_SERVER`]): subject `subject`, the space-separated `scope`, valid for an
+/// hour.
 pub(crate) fn token(resource: &str, secret: &[u8], subject: &str, scope: &str) -> String {
     let now = jsonwebtoken::get_current_timestamp();
-    let claims = json!({"sub": subject, "aud": resource, "scope": scope, "exp": now + 3600});
+    let claims = json!({
+        "iss": AUTHORIZATION_SERVER, "sub": subject, "aud": resource, "scope": scope,
+        "exp": now + 3600,
+    });
+    let mut header = Header::new(Algorithm::HS256);
+    header.typ = Some("at+jwt".to_owned());
     jsonwebtoken::encode(
-        &Header::new(Algorithm::HS256),
+        &header,
         &claims,
         &EncodingKey::from_secret(secret).expect("a secret is a key"),
     )

@@ -44,7 +44,8 @@ pub(crate) fn local_user() -> Principal {
 /// the routes serving its RFC 9728 metadata document.
 pub(crate) fn bearer(resource: &str) -> anyhow::Result<(BearerAuth, axum::Router)> {
     let key = DecodingKey::from_ec_pem(DEV_PUBLIC_KEY)?;
-    let auth = BearerAuth::new(resource, key, Algorithm::ES256).issuer(DEV_ISSUER);
+    // The scope the actions use: the 401 challenge asks for it, the metadata lists it.
+    let auth = BearerAuth::new(resource, DEV_ISSUER, key, Algorithm::ES256).scopes([CHARGE_SCOPE]);
     let metadata = ProtectedResourceMetadata::new(resource, [DEV_ISSUER])
         .scopes([CHARGE_SCOPE, REFUND_SCOPE])
         .resource_name("fusion billing example");
@@ -53,20 +54,18 @@ pub(crate) fn bearer(resource: &str) -> anyhow::Result<(BearerAuth, axum::Router
     Ok((auth, routes))
 }
 
-/// A development token for `resource`: subject `subject`, the space-separated `scope`, valid
-/// for an hour, signed with the development key.
+/// A development access token for `resource` (an RFC 9068 JWT: `typ: at+jwt`): subject
+/// `subject`, the space-separated `scope`, valid for an hour, signed with the development key.
 pub(crate) fn dev_token(resource: &str, subject: &str, scope: &str) -> anyhow::Result<String> {
     let now = jsonwebtoken::get_current_timestamp();
     let claims = json!({
         "iss": DEV_ISSUER, "sub": subject, "aud": resource, "scope": scope,
         "iat": now, "exp": now + TOKEN_LIFETIME_SECS,
     });
+    let mut header = Header::new(Algorithm::ES256);
+    header.typ = Some("at+jwt".to_owned());
     let key = EncodingKey::from_ec_pem(DEV_PRIVATE_KEY)?;
-    Ok(jsonwebtoken::encode(
-        &Header::new(Algorithm::ES256),
-        &claims,
-        &key,
-    )?)
+    Ok(jsonwebtoken::encode(&header, &claims, &key)?)
 }
 
 /// Prints (stderr) a token with the `charge` and `refund` scopes, one with neither, and a curl

@@ -66,6 +66,8 @@ mod measure;
 
 /// The HS256 secret of the full stack's bearer tokens.
 const SECRET: &[u8] = b"http_load: a shared secret of at least 32 bytes";
+/// The issuer the full stack's bearer tokens name and its bearer layer accepts.
+const ISSUER: &str = "https://id.http-load.invalid";
 /// The protocol revision every request speaks (stateless, no `initialize`).
 const PROTOCOL: &str = "2026-07-28";
 /// Calls in flight in the mixed check, and the concurrency limit it runs under.

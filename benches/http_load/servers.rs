@@ -79,17 +79,16 @@ pub(super) async fn serve(kind: &str) -> anyhow::Result<()> {
             record_spans(true)?;
             let resource = format!("http://{addr}/mcp");
             let claims = json!({
-                "sub": "load", "aud": resource,
+                "iss": ISSUER, "sub": "load", "aud": resource,
                 "exp": jsonwebtoken::get_current_timestamp() + 24 * 3600,
             });
-            let token = jsonwebtoken::encode(
-                &Header::new(Algorithm::HS256),
-                &claims,
-                &EncodingKey::from_secret(SECRET)?,
-            )?;
+            let mut header = Header::new(Algorithm::HS256);
+            header.typ = Some("at+jwt".to_owned());
+            let token = jsonwebtoken::encode(&header, &claims, &EncodingKey::from_secret(SECRET)?)?;
             println!("{token}");
             let auth = BearerAuth::new(
                 resource,
+                ISSUER,
                 DecodingKey::from_secret(SECRET)?,
                 Algorithm::HS256,
             );

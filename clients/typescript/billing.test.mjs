@@ -301,7 +301,10 @@ test('without a bearer token: HTTP 401 naming the resource metadata', async () =
   });
   assert.equal(res.status, 401);
   const metadata = new URL('/.well-known/oauth-protected-resource/mcp', url).href;
-  assert.equal(res.headers.get('www-authenticate'), `Bearer resource_metadata="${metadata}"`);
+  assert.equal(
+    res.headers.get('www-authenticate'),
+    `Bearer resource_metadata="${metadata}", scope="charge"`,
+  );
   const doc = await (await fetch(metadata)).json();
   assert.equal(doc.resource, url);
   assert.deepEqual(doc.scopes_supported, ['charge', 'refund']);

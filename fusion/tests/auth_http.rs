@@ -47,13 +47,16 @@ async fn serve() -> (SocketAddr, String) {
     let mcp = Server::new("billing", "1.0.0")
         .tool(Billing)
         .streamable_http_service_with(StreamableHttpServerConfig::default());
+    // The scopes the actions use: in the metadata, and in the 401 challenges.
+    let scopes = ["charge"];
     let auth = BearerAuth::new(
         resource.clone(),
+        ISSUER,
         DecodingKey::from_ec_pem(PUBLIC).unwrap(),
         Algorithm::ES256,
     )
-    .issuer(ISSUER);
-    let metadata = ProtectedResourceMetadata::new(resource.clone(), [ISSUER]).scopes(["charge"]);
+    .scopes(scopes);
+    let metadata = ProtectedResourceMetadata::new(resource.clone(), [ISSUER]).scopes(scopes);
     let app = axum::Router::new()
         .route_service("/mcp", auth.layer(mcp))
         .route_service(&metadata.well_known_path(), metadata.into_service());
@@ -61,13 +64,11 @@ async fn serve() -> (SocketAddr, String) {
     (addr, resource)
 }
 
+/// `claims` signed with `key` as an access token (`typ: at+jwt`, RFC 9068).
 fn token_with(key: &[u8], claims: Value) -> String {
-    jsonwebtoken::encode(
-        &Header::new(Algorithm::ES256),
-        &claims,
-        &EncodingKey::from_ec_pem(key).unwrap(),
-    )
-    .unwrap()
+    let mut header = Header::new(Algorithm::ES256);
+    header.typ = Some("at+jwt".to_owned());
+    jsonwebtoken::encode(&header, &claims, &EncodingKey::from_ec_pem(key).unwrap()).unwrap()
 }
 
 fn claims(resource: &str, sub: &str, scope: &str) -> Value {
@@ -181,7 +182,7 @@ async fn no_token_is_401_with_the_resource_metadata_url() {
     let metadata_url = format!("http://{addr}/.well-known/oauth-protected-resource/mcp");
     assert_eq!(
         reply.headers["www-authenticate"],
-        format!("Bearer resource_metadata=\"{metadata_url}\"").as_str()
+        format!("Bearer resource_metadata=\"{metadata_url}\", scope=\"charge\"").as_str()
     );
     // The document is there, public, and names the resource.
     let get = http::Request::get("/.well-known/oauth-protected-resource/mcp")
@@ -215,6 +216,20 @@ async fn bad_tokens_are_401_invalid_token() {
                 claims("http://elsewhere.example/mcp", "alice", "charge"),
             ),
         ),
+        ("untrusted issuer", {
+            let mut claims = claims(&resource, "alice", "charge");
+            claims["iss"] = json!("https://evil.example");
+            token_with(PRIVATE, claims)
+        }),
+        (
+            "typed JWT, as an ID token is",
+            jsonwebtoken::encode(
+                &Header::new(Algorithm::ES256),
+                &claims(&resource, "alice", "charge"),
+                &EncodingKey::from_ec_pem(PRIVATE).unwrap(),
+            )
+            .unwrap(),
+        ),
     ];
     for (case, token) in cases {
         let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
@@ -229,8 +244,35 @@ async fn bad_tokens_are_401_invalid_token() {
             challenge.contains("resource_metadata=\"http://"),
             "{case}: {challenge}"
         );
+        assert!(
+            challenge.ends_with(", scope=\"charge\""),
+            "{case}: {challenge}"
+        );
         assert!(!challenge.contains(&token), "{case}");
     }
+}
+
+#[tokio::test]
+async fn two_authorization_headers_are_400_invalid_request() {
+    let (addr, resource) = serve().await;
+    let token = token_with(PRIVATE, claims(&resource, "alice", "charge"));
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let request = http::Request::post("/mcp")
+        .header("host", addr.to_string())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", format!("Bearer {token}"))
+        .header("authorization", format!("Bearer {token}"))
+        .body(Full::from(ping.to_string()))
+        .unwrap();
+    let reply = send(addr, request).await;
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    let challenge = reply.headers["www-authenticate"].to_str().unwrap();
+    assert!(
+        challenge.starts_with("Bearer error=\"invalid_request\""),
+        "{challenge}"
+    );
+    assert!(!challenge.contains(&token), "{challenge}");
 }
 
 #[tokio::test]
@@ -432,15 +474,23 @@ async fn a_local_principal_is_the_caller_over_stdio_and_in_process_never_over_ht
 /// The server through `Server::http()` behind `BearerAuth`, with `configure`'s settings, on a
 /// loopback port; returns its address and resource URI.
 async fn serve_http(configure: impl FnOnce(HttpServer) -> HttpServer) -> (SocketAddr, String) {
+    serve_http_with(|auth| auth, configure).await
+}
+
+/// [`serve_http`] with `bearer`'s settings on the bearer layer too.
+async fn serve_http_with(
+    bearer: impl FnOnce(BearerAuth) -> BearerAuth,
+    configure: impl FnOnce(HttpServer) -> HttpServer,
+) -> (SocketAddr, String) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://{addr}/mcp");
-    let auth = BearerAuth::new(
+    let auth = bearer(BearerAuth::new(
         resource.clone(),
+        ISSUER,
         DecodingKey::from_ec_pem(PUBLIC).unwrap(),
         Algorithm::ES256,
-    )
-    .issuer(ISSUER);
+    ));
     let http = configure(Server::new("billing", "1.0.0").tool(Billing).http()).layer(auth);
     tokio::spawn(http.serve_on(listener));
     (addr, resource)
@@ -465,6 +515,30 @@ async fn a_session_serves_only_the_caller_that_opened_it() {
     let own = post(addr, Some(&alice), Some(&session), message).await;
     assert_eq!(own.status, 200, "{}", own.body);
     assert_eq!(text(&rpc(&own)["result"]), "charged");
+}
+
+#[tokio::test]
+async fn a_session_is_bound_to_its_issuer_and_subject_as_a_pair() {
+    // Joined with a space, (`ISSUER x`, `alice`) and (`ISSUER`, `x alice`) read the same.
+    let other_issuer = format!("{ISSUER} x");
+    let (addr, resource) =
+        serve_http_with(|auth| auth.issuer(other_issuer.clone()), |http| http).await;
+
+    let mut owner = claims(&resource, "alice", "charge");
+    owner["iss"] = json!(other_issuer);
+    let owner = token_with(PRIVATE, owner);
+    let intruder = token_with(PRIVATE, claims(&resource, "x alice", "charge"));
+    let session = open_session(addr, &owner).await;
+
+    let message = json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "billing", "arguments": {"action": "charge"}},
+    });
+    let stolen = post(addr, Some(&intruder), Some(&session), message.clone()).await;
+    assert_eq!(stolen.status, 404, "{}", stolen.body);
+
+    let own = post(addr, Some(&owner), Some(&session), message).await;
+    assert_eq!(own.status, 200, "{}", own.body);
 }
 
 #[tokio::test]

@@ -56,7 +56,9 @@ impl ProtectedResourceMetadata {
         }
     }
 
-    /// Lists the scopes the server's actions require (`scopes_supported`).
+    /// Lists the scopes the server's actions require (`scopes_supported`). Give the bearer
+    /// layer the same list ([`BearerAuth::scopes`](super::BearerAuth::scopes)), for the
+    /// `scope` of its 401 challenges.
     pub fn scopes(
         mut self,
         scopes: impl IntoIterator<Item = impl Into<String>>,

@@ -16,11 +16,15 @@
 #[cfg(feature = "auth")]
 mod bearer;
 #[cfg(feature = "auth")]
+mod challenge;
+#[cfg(feature = "auth")]
 mod metadata;
 mod principal;
 
 #[cfg(feature = "auth")]
-pub use bearer::{BearerAuth, BearerAuthService, InvalidToken};
+pub use bearer::{BearerAuth, BearerAuthService};
+#[cfg(feature = "auth")]
+pub use challenge::InvalidToken;
 #[cfg(feature = "auth")]
 pub use metadata::{MetadataService, ProtectedResourceMetadata};
 pub use principal::{ClientAddr, Principal};

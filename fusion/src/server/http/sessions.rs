@@ -44,10 +44,13 @@ pub(super) async fn watch_refusal<F: Future>(request: F) -> (F::Output, bool) {
         .await
 }
 
-/// Who a session belongs to: the issuer and subject of the principal that opened it.
+/// Who a session belongs to: the issuer and subject of the principal that opened it, as the
+/// JSON array `[iss, sub]` (`null` without an issuer). JSON quotes and escapes each, so no two
+/// pairs share a key, as joining them with a separator would let `("a b", "c")` and
+/// `("a", "b c")` do.
 pub(super) fn owner_of(principal: &Principal) -> String {
     let issuer = principal.claims().get("iss").and_then(|iss| iss.as_str());
-    format!("{} {}", issuer.unwrap_or_default(), principal.subject())
+    serde_json::json!([issuer, principal.subject()]).to_string()
 }
 
 /// rmcp's `LocalSessionManager` with at most `max` live sessions, each closed after `idle`
@@ -209,5 +212,24 @@ impl SessionManager for CappedSessions {
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionError> {
         Ok(self.inner.resume(id, last_event_id).await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn caller(issuer: &str, subject: &str) -> Principal {
+        let claims = json!({"iss": issuer, "sub": subject});
+        Principal::new(subject).with_claims(claims.as_object().unwrap().clone())
+    }
+
+    #[test]
+    fn owners_differ_whenever_issuer_or_subject_differ() {
+        assert_ne!(owner_of(&caller("a b", "c")), owner_of(&caller("a", "b c")));
+        assert_ne!(owner_of(&caller("a", "\"b")), owner_of(&caller("a\"", "b")));
+        assert_ne!(owner_of(&caller("", "a")), owner_of(&Principal::new("a")));
+        assert_eq!(owner_of(&caller("a", "b")), owner_of(&caller("a", "b")));
     }
 }
