@@ -44,8 +44,9 @@ pub(crate) fn local_user() -> Principal {
 /// the routes serving its RFC 9728 metadata document.
 pub(crate) fn bearer(resource: &str) -> anyhow::Result<(BearerAuth, axum::Router)> {
     let key = DecodingKey::from_ec_pem(DEV_PUBLIC_KEY)?;
-    // The scope the actions use: the 401 challenge asks for it, the metadata lists it.
-    let auth = BearerAuth::new(resource, DEV_ISSUER, key, Algorithm::ES256).scopes([CHARGE_SCOPE]);
+    // The scopes the actions use: the 401 challenge asks for them, the metadata lists them.
+    let auth = BearerAuth::new(resource, DEV_ISSUER, key, Algorithm::ES256)
+        .scopes([CHARGE_SCOPE, REFUND_SCOPE]);
     let metadata = ProtectedResourceMetadata::new(resource, [DEV_ISSUER])
         .scopes([CHARGE_SCOPE, REFUND_SCOPE])
         .resource_name("fusion billing example");

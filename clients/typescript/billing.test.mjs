@@ -303,7 +303,7 @@ test('without a bearer token: HTTP 401 naming the resource metadata', async () =
   const metadata = new URL('/.well-known/oauth-protected-resource/mcp', url).href;
   assert.equal(
     res.headers.get('www-authenticate'),
-    `Bearer resource_metadata="${metadata}", scope="charge"`,
+    `Bearer resource_metadata="${metadata}", scope="charge refund"`,
   );
   const doc = await (await fetch(metadata)).json();
   assert.equal(doc.resource, url);

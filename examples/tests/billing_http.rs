@@ -120,7 +120,7 @@ async fn the_binary_serves_streamable_http_at_mcp() {
     let metadata_url = format!("http://{addr}/.well-known/oauth-protected-resource/mcp");
     assert!(
         refused.to_ascii_lowercase().contains(&format!(
-            "www-authenticate: bearer resource_metadata=\"{metadata_url}\", scope=\"charge\""
+            "www-authenticate: bearer resource_metadata=\"{metadata_url}\", scope=\"charge refund\""
         )),
         "{refused}"
     );
