@@ -181,7 +181,7 @@ pub(super) fn caller_key(context: &RequestContext, proxies: &TrustedProxies) -> 
 
 /// Says once that HTTP requests arrive without a [`ClientAddr`](crate::auth::ClientAddr):
 /// their callers without a token fall back to the session key, which a client renews with
-/// each `initialize`.
+/// each `initialize`, or without a session to one bucket they all share.
 #[cfg(feature = "http")]
 fn warn_no_client_addr() {
     static ONCE: std::sync::Once = std::sync::Once::new();
@@ -189,8 +189,9 @@ fn warn_no_client_addr() {
         tracing::warn!(
             target: "fusion::guard",
             "an HTTP request without a ClientAddr extension: rate limits key callers without \
-             a token by their session, which a client renews with each initialize; insert \
-             fusion::auth::ClientAddr where connections are accepted"
+             a token by their session, which a client renews with each initialize, or put \
+             them all in one bucket; insert fusion::auth::ClientAddr where connections are \
+             accepted"
         );
     });
 }
