@@ -111,7 +111,9 @@ frontend mcp
 backend billing
   balance roundrobin
   # The client's address, for the replicas' logs and for rate limits keyed by address
-  # (unauthenticated stateless calls, with the balancer in Guards::trusted_proxies).
+  # (calls without a token, with the balancer in Guards::trusted_proxies). Appended to
+  # X-Forwarded-For, the header the replicas read by default; never `if-none`, which keeps
+  # a header the client wrote.
   option forwardfor
   # Sessions (clients of revisions before 2026-07-28): a session lives on the replica that
   # answered its initialize, so requests carrying its Mcp-Session-Id go back there. Stateless

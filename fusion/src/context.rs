@@ -226,9 +226,11 @@ impl RequestContext {
         self.parts.as_ref()?.client.as_deref()
     }
 
-    /// Who is calling, as guards group calls (see [`RequestContext::with_caller`]): the rate
-    /// limit's default key. `None` when the transport gives no session (a stateless request);
-    /// such calls share one bucket.
+    /// Who is calling, as guards group calls (see [`RequestContext::with_caller`]): the
+    /// transport session. The rate limit's default key when the call has neither a principal
+    /// nor a client address (stdio, in-process; see
+    /// [`RateKey::Caller`](crate::guard::RateKey::Caller)). `None` when the transport gives no
+    /// session (a stateless request).
     pub fn caller(&self) -> Option<&str> {
         self.parts.as_ref()?.caller.as_deref()
     }

@@ -27,3 +27,6 @@ mod sessions;
 
 #[path = "server_http/load.rs"]
 mod load;
+
+#[path = "server_http/rate_keys.rs"]
+mod rate_keys;

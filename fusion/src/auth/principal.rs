@@ -140,9 +140,10 @@ impl fmt::Debug for Principal {
 /// axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await?;
 /// ```
 ///
-/// The rate limits key stateless requests by it, reading `Forwarded` and `X-Forwarded-For`
-/// only when it is one of the proxies the guards trust
-/// ([`Guards::trusted_proxies`](crate::guard::Guards::trusted_proxies)).
+/// The rate limits key callers without a principal by it (in a session or not; an IPv6 address
+/// by its /64), reading the forwarded header only when it is one of the proxies the guards
+/// trust ([`Guards::trusted_proxies`](crate::guard::Guards::trusted_proxies)). Without it,
+/// such callers are keyed by their session, which a client renews with each `initialize`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClientAddr(pub SocketAddr);
 

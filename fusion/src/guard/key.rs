@@ -1,24 +1,52 @@
-//! Whose rate-limit bucket a call spends: the authenticated subject, else the transport
-//! session, else (a stateless HTTP request) the client's address, read from `Forwarded` or
-//! `X-Forwarded-For` only when the peer is a proxy the guards trust.
+//! Whose rate-limit bucket a call spends: the authenticated subject, else (a caller without a
+//! token over HTTP) the client's address, read from the header the trusted proxies write only
+//! when the peer is one of them, an IPv6 address by its /64; else the transport session (stdio,
+//! in-process).
 
 use std::fmt;
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv6Addr};
 
 use crate::context::RequestContext;
 
-/// The networks of the reverse proxies (load balancers, ingress) in front of the server,
-/// whose `Forwarded` (RFC 7239) and `X-Forwarded-For` headers the rate limits believe.
+/// The networks of the reverse proxies (load balancers, ingress) in front of the server, and
+/// the header they write the client's address in, which the rate limits believe.
 ///
-/// A stateless HTTP request (no principal, no session) is keyed by the client's address. When
-/// the TCP peer ([`ClientAddr`](crate::auth::ClientAddr)) is not in this list, that peer is
-/// the client and the headers are ignored: any client can write them. When it is, the
-/// forwarded addresses are read right to left (each proxy appends the address it received the
-/// request from), skipping the trusted ones; the first untrusted address is the client. Empty
-/// by default: no header is believed.
+/// A call without a principal that came over HTTP is keyed by the client's address. When the
+/// TCP peer ([`ClientAddr`](crate::auth::ClientAddr)) is not in these networks, that peer is
+/// the client and no header is read: any client can write them. When it is, the addresses in
+/// the one configured header ([`TrustedProxies::header`]; `X-Forwarded-For` by default) are
+/// read right to left, since each proxy appends the address it received the request from,
+/// skipping the trusted ones; the first untrusted address is the client. Every line of that
+/// header counts, in order (RFC 9110 section 5.3: lines of one name are one comma-separated
+/// list). The other header is never read: a proxy passes a header it does not write through
+/// untouched, so its content is the client's claim. Empty by default: no header is believed.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct TrustedProxies {
     nets: Vec<(IpAddr, u8)>,
+    header: ForwardedHeader,
+}
+
+/// The header in which the trusted proxies append the address each received a request from
+/// ([`TrustedProxies::header`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ForwardedHeader {
+    /// `X-Forwarded-For: client, proxy1, proxy2`: what HAProxy (`option forwardfor`), nginx
+    /// (`$proxy_add_x_forwarded_for`) and most cloud load balancers append. The default.
+    #[default]
+    XForwardedFor,
+    /// `Forwarded: for=client, for=proxy1` (RFC 7239): the `for` parameter of each element
+    /// (section 5.2), a node as in section 6 (`192.0.2.43`, `"[2001:db8::1]:4711"`).
+    Forwarded,
+}
+
+impl ForwardedHeader {
+    #[cfg(feature = "http")]
+    fn name(self) -> http::HeaderName {
+        match self {
+            ForwardedHeader::XForwardedFor => http::HeaderName::from_static("x-forwarded-for"),
+            ForwardedHeader::Forwarded => http::header::FORWARDED,
+        }
+    }
 }
 
 impl TrustedProxies {
@@ -28,7 +56,7 @@ impl TrustedProxies {
     }
 
     /// The networks in `list`, each an address (`10.0.0.7`, `::1`) or a network in CIDR
-    /// notation (`10.0.0.0/8`, `fd00::/8`).
+    /// notation (`10.0.0.0/8`, `fd00::/8`), writing `X-Forwarded-For`.
     ///
     /// # Errors
     /// The first entry that is neither, with the reason.
@@ -59,6 +87,14 @@ impl TrustedProxies {
         Ok(proxies)
     }
 
+    /// Reads the client's address from `header` only (default
+    /// [`ForwardedHeader::XForwardedFor`]): the one the proxies write. Pick the header every
+    /// trusted proxy appends to; the other one is ignored, whatever it says.
+    pub fn header(mut self, header: ForwardedHeader) -> TrustedProxies {
+        self.header = header;
+        self
+    }
+
     /// Whether `ip` is in one of the networks.
     pub fn contains(&self, ip: IpAddr) -> bool {
         let ip = ip.to_canonical();
@@ -87,8 +123,14 @@ impl TrustedProxies {
 
 impl fmt::Debug for TrustedProxies {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.nets.iter().map(|(ip, p)| format!("{ip}/{p}")))
+        let nets: Vec<_> = self
+            .nets
+            .iter()
+            .map(|(ip, p)| format!("{ip}/{p}"))
+            .collect();
+        f.debug_struct("TrustedProxies")
+            .field("nets", &nets)
+            .field("header", &self.header)
             .finish()
     }
 }
@@ -108,10 +150,12 @@ fn in_net(ip: IpAddr, net: IpAddr, prefix: u8) -> bool {
 }
 
 /// The default bucket of a call ([`RateKey::Caller`](super::RateKey::Caller)), prefixed by its
-/// source so that a subject never shares a bucket with a session or an address: `sub:` and the
-/// principal's issuer and subject, else `session:` and the transport session, else `addr:` and
-/// the client's IP address (stateless HTTP), else the empty key (one bucket shared by every
-/// unidentified call).
+/// source so that a subject never shares a bucket with an address or a session: `sub:` and the
+/// principal's issuer and subject; else `addr:` and the client's address (any call over HTTP
+/// whose accept loop recorded the peer, with a session or without: a client opens a new
+/// session with each `initialize`, so a session key would hand it a fresh bucket at will);
+/// else `session:` and the transport session (stdio, in-process: one connection, one client);
+/// else the empty key (one bucket shared by every unidentified call).
 pub(super) fn caller_key(context: &RequestContext, proxies: &TrustedProxies) -> String {
     if let Some(principal) = context.principal() {
         // `sub` is unique per issuer (RFC 7519 section 4.1.2), so the issuer is part of it.
@@ -122,12 +166,47 @@ pub(super) fn caller_key(context: &RequestContext, proxies: &TrustedProxies) -> 
             .unwrap_or_default();
         return format!("sub:{issuer} {}", principal.subject());
     }
+    if let Some(ip) = client_ip(context, proxies) {
+        return format!("addr:{}", address_key(ip));
+    }
+    #[cfg(feature = "http")]
+    if context.http_parts().is_some() {
+        warn_no_client_addr();
+    }
     if let Some(session) = context.caller() {
         return format!("session:{session}");
     }
-    match client_ip(context, proxies) {
-        Some(ip) => format!("addr:{ip}"),
-        None => String::new(),
+    String::new()
+}
+
+/// Says once that HTTP requests arrive without a [`ClientAddr`](crate::auth::ClientAddr):
+/// their callers without a token fall back to the session key, which a client renews with
+/// each `initialize`, or without a session to one bucket they all share.
+#[cfg(feature = "http")]
+fn warn_no_client_addr() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        tracing::warn!(
+            target: "fusion::guard",
+            "an HTTP request without a ClientAddr extension: rate limits key callers without \
+             a token by their session, which a client renews with each initialize, or put \
+             them all in one bucket; insert fusion::auth::ClientAddr where connections are \
+             accepted"
+        );
+    });
+}
+
+/// The part of an address one client is assumed to hold: an IPv4 address whole (/32); the
+/// /64 network of an IPv6 address (RFC 4291 section 2.5.1: the low 64 bits are the interface
+/// identifier, which a host picks itself, RFC 8981 temporary addresses for one, so a client
+/// holding a /64 has 2^64 addresses). An IPv4-mapped IPv6 address is its IPv4 address.
+fn address_key(ip: IpAddr) -> String {
+    match ip.to_canonical() {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => {
+            let network = Ipv6Addr::from(u128::from(v6) & (u128::MAX << 64));
+            format!("{network}/64")
+        }
     }
 }
 
@@ -138,40 +217,33 @@ fn client_ip(context: &RequestContext, proxies: &TrustedProxies) -> Option<IpAdd
     if proxies.contains(peer)
         && let Some(headers) = context.headers()
     {
-        return Some(proxies.client(peer, &forwarded(headers)));
+        return Some(proxies.client(peer, &forwarded(headers, proxies.header)));
     }
     Some(proxies.client(peer, &[]))
 }
 
-/// The forwarded addresses of a request, oldest first: the `for=` of each `Forwarded` element
-/// (RFC 7239 section 4), or, without that header, each `X-Forwarded-For` entry.
+/// The forwarded addresses of a request, oldest first, from `header` alone: each entry of
+/// every line of it, in order (RFC 9110 section 5.3); for `Forwarded`, the `for=` of each
+/// element (RFC 7239 section 4). An entry that is not UTF-8 is unreadable (`None`) without
+/// spoiling the entries after it, the ones the proxies appended.
 #[cfg(feature = "http")]
-fn forwarded(headers: &http::HeaderMap) -> Vec<Option<IpAddr>> {
-    let lines = |name| {
-        headers
-            .get_all(name)
-            .iter()
-            .map(|v| v.to_str().unwrap_or("\u{0}"))
-            .flat_map(|line| line.split(','))
-            .map(str::trim)
-            .collect::<Vec<_>>()
-    };
-    let elements = lines(http::header::FORWARDED);
-    if !elements.is_empty() {
-        return elements
-            .into_iter()
-            .map(|element| {
-                let node = element.split(';').find_map(|pair| {
+fn forwarded(headers: &http::HeaderMap, header: ForwardedHeader) -> Vec<Option<IpAddr>> {
+    headers
+        .get_all(header.name())
+        .iter()
+        .flat_map(|line| line.as_bytes().split(|b| *b == b','))
+        .map(|entry| {
+            let entry = std::str::from_utf8(entry).ok()?;
+            match header {
+                ForwardedHeader::XForwardedFor => node_ip(entry),
+                ForwardedHeader::Forwarded => entry.split(';').find_map(|pair| {
                     let (key, value) = pair.trim().split_once('=')?;
-                    key.trim().eq_ignore_ascii_case("for").then_some(value)
-                });
-                node.and_then(node_ip)
-            })
-            .collect();
-    }
-    lines(http::header::HeaderName::from_static("x-forwarded-for"))
-        .into_iter()
-        .map(node_ip)
+                    key.trim()
+                        .eq_ignore_ascii_case("for")
+                        .then(|| node_ip(value))?
+                }),
+            }
+        })
         .collect()
 }
 
@@ -242,26 +314,26 @@ mod tests {
 
     #[cfg(feature = "http")]
     #[test]
-    fn forwarded_headers_parse() {
+    fn only_the_configured_header_is_read_every_line_in_order() {
         let mut headers = http::HeaderMap::new();
         headers.append("x-forwarded-for", "1.1.1.1, 2.2.2.2".parse().unwrap());
         headers.append("x-forwarded-for", "[2001:db8::1]:80".parse().unwrap());
-        assert_eq!(
-            forwarded(&headers),
-            [
-                Some(ip("1.1.1.1")),
-                Some(ip("2.2.2.2")),
-                Some(ip("2001:db8::1"))
-            ]
-        );
-        headers.insert(
+        headers.append(
             http::header::FORWARDED,
             "for=192.0.2.60;proto=http, For=\"[2001:db8:cafe::17]:4711\", for=unknown, for=\"198.51.100.1:8080\""
                 .parse()
                 .unwrap(),
         );
         assert_eq!(
-            forwarded(&headers),
+            forwarded(&headers, ForwardedHeader::XForwardedFor),
+            [
+                Some(ip("1.1.1.1")),
+                Some(ip("2.2.2.2")),
+                Some(ip("2001:db8::1"))
+            ]
+        );
+        assert_eq!(
+            forwarded(&headers, ForwardedHeader::Forwarded),
             [
                 Some(ip("192.0.2.60")),
                 Some(ip("2001:db8:cafe::17")),
@@ -269,10 +341,45 @@ mod tests {
                 Some(ip("198.51.100.1"))
             ]
         );
+        // A client's bytes that are not UTF-8 spoil only their own entry, not the address the
+        // proxy appended to the same line.
+        let mut headers = http::HeaderMap::new();
+        let line = http::HeaderValue::from_bytes(b"\xff\xfe, 203.0.113.9").unwrap();
+        headers.append("x-forwarded-for", line);
+        assert_eq!(
+            forwarded(&headers, ForwardedHeader::XForwardedFor),
+            [None, Some(ip("203.0.113.9"))]
+        );
     }
 
     #[test]
-    fn the_subject_comes_first_then_the_session() {
+    fn ipv6_addresses_are_keyed_by_their_64_ipv4_by_the_address() {
+        assert_eq!(address_key(ip("203.0.113.7")), "203.0.113.7");
+        assert_eq!(address_key(ip("::ffff:203.0.113.7")), "203.0.113.7");
+        assert_eq!(address_key(ip("2001:db8:1:2:aaaa::1")), "2001:db8:1:2::/64");
+        assert_eq!(address_key(ip("2001:db8:1:2::ffff")), "2001:db8:1:2::/64");
+        assert_eq!(address_key(ip("::1")), "::/64");
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn over_http_a_caller_without_a_principal_is_keyed_by_its_address_session_or_not() {
+        let proxies = TrustedProxies::new();
+        let mut parts = http::Request::new(()).into_parts().0;
+        parts.extensions.insert(crate::auth::ClientAddr(
+            "198.51.100.4:5000".parse().unwrap(),
+        ));
+        let http = RequestContext::new().with_http_parts(std::sync::Arc::new(parts));
+        assert_eq!(caller_key(&http, &proxies), "addr:198.51.100.4");
+        let in_session = http.clone().with_caller("s1");
+        assert_eq!(caller_key(&in_session, &proxies), "addr:198.51.100.4");
+        let with_token = in_session.with_principal(Principal::new("alice"));
+        assert_eq!(caller_key(&with_token, &proxies), "sub: alice");
+    }
+
+    #[test]
+    fn without_an_address_the_session_then_one_shared_bucket() {
+        // Over stdio or in-process (a `Tester`): no address; one connection is one client.
         let proxies = TrustedProxies::new();
         let both = RequestContext::new()
             .with_caller("s1")

@@ -101,7 +101,7 @@ use gates::Gate;
 pub use gates::GuardRequest;
 pub(crate) use gates::{GuardSet, ToolGates};
 pub(crate) use gates::{retry_safe, seconds, whole_seconds};
-pub use key::TrustedProxies;
+pub use key::{ForwardedHeader, TrustedProxies};
 pub use layer::{ActionCall, ActionService, BoxError, FromFn, FromFnLayer, Next, from_fn};
 pub use limits::{ArgumentLimits, DEFAULT_MAX_ARGUMENT_BYTES};
 pub use rate::{RateKey, RateLimit};
@@ -425,10 +425,10 @@ impl Guards {
         self
     }
 
-    /// Believes the `Forwarded` and `X-Forwarded-For` headers of requests whose TCP peer is in
-    /// `proxies` when keying rate limits by the client's address (stateless HTTP requests
-    /// without a principal; see [`RateKey::Caller`]). Default: no proxy is trusted, and the
-    /// TCP peer is the client.
+    /// Believes the header `proxies` write (`X-Forwarded-For` unless
+    /// [`TrustedProxies::header`] says `Forwarded`) on requests whose TCP peer is one of them,
+    /// when keying rate limits by the client's address (HTTP calls without a principal; see
+    /// [`RateKey::Caller`]). Default: no proxy is trusted, and the TCP peer is the client.
     pub fn trusted_proxies(mut self, proxies: TrustedProxies) -> Guards {
         self.proxies = Arc::new(proxies);
         self

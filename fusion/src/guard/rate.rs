@@ -27,12 +27,14 @@ pub enum RateKey {
     /// 1. the authenticated subject
     ///    ([`RequestContext::principal`](crate::RequestContext::principal): issuer and `sub`),
     ///    so every session of one user shares a bucket;
-    /// 2. the transport session ([`RequestContext::caller`](crate::RequestContext::caller):
-    ///    one stdio connection, one Streamable HTTP session);
-    /// 3. for a stateless HTTP request, the client's IP address
-    ///    ([`RequestContext::client_addr`](crate::RequestContext::client_addr)), read from
-    ///    `Forwarded` / `X-Forwarded-For` only behind a trusted proxy
-    ///    ([`Guards::trusted_proxies`](super::Guards::trusted_proxies));
+    /// 2. over HTTP, in a session or not, the client's IP address
+    ///    ([`RequestContext::client_addr`](crate::RequestContext::client_addr)), an IPv6
+    ///    address by its /64, read from the header trusted proxies write only behind one
+    ///    ([`Guards::trusted_proxies`](super::Guards::trusted_proxies)): a client opens a new
+    ///    session with each `initialize`, so a session would be a fresh bucket at will;
+    /// 3. without an address, the transport session
+    ///    ([`RequestContext::caller`](crate::RequestContext::caller): one stdio or in-process
+    ///    connection, one client);
     /// 4. otherwise one bucket shared by every unidentified call.
     #[default]
     Caller,

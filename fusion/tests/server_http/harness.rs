@@ -37,11 +37,18 @@ pub(crate) struct Running {
 
 /// Serves the echo tool with `configure`d settings on a loopback port.
 pub(crate) async fn start(configure: impl FnOnce(HttpServer) -> HttpServer) -> Running {
+    start_server(Server::new("echo-server", "1.0.0").tool(Echo), configure).await
+}
+
+/// Serves `server` with `configure`d settings on a loopback port.
+pub(crate) async fn start_server(
+    server: Server,
+    configure: impl FnOnce(HttpServer) -> HttpServer,
+) -> Running {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let stop = CancellationToken::new();
-    let http = configure(Server::new("echo-server", "1.0.0").tool(Echo).http())
-        .graceful_shutdown(stop.clone().cancelled_owned());
+    let http = configure(server.http()).graceful_shutdown(stop.clone().cancelled_owned());
     let task = tokio::spawn(http.serve_on(listener));
     Running { addr, stop, task }
 }

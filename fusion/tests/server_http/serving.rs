@@ -216,8 +216,8 @@ async fn report_peer(
 
 #[tokio::test]
 async fn serve_on_records_the_client_address_for_the_rate_limits() {
-    // Stateless requests without a principal are rate-limited by `ClientAddr`; without it every
-    // client would share one bucket.
+    // Calls without a principal are rate-limited by `ClientAddr`; without it every stateless
+    // client would share one bucket, and each session would be a bucket of its own.
     let running = start(|http| http.layer(axum::middleware::from_fn(report_peer))).await;
     let reply = post(running.addr, None, initialize(1)).await;
     assert_eq!(reply.status, 200, "{reply:?}");

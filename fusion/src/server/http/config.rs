@@ -352,8 +352,9 @@ impl HttpServer {
     /// own the connection-level settings [`HttpServer::serve`] applies: set `TCP_NODELAY` on
     /// each accepted socket (else each response waits about 40 ms for a delayed ACK), a header
     /// read timeout, graceful shutdown, and the client's address as a
-    /// [`ClientAddr`](crate::auth::ClientAddr) request extension (the rate-limit key of
-    /// stateless requests; without it they share one bucket).
+    /// [`ClientAddr`](crate::auth::ClientAddr) request extension (the rate-limit key of callers
+    /// without a token; without it they are keyed by their session, which a client renews
+    /// with each `initialize`, and stateless requests share one bucket).
     pub fn into_router(self) -> Router {
         self.build(CancellationToken::new())
     }

@@ -36,9 +36,9 @@ impl HttpServer {
     /// its events in separate writes; with Nagle's algorithm the second waits for the client's
     /// delayed ACK, about 40 ms a call) and HTTP/1.1 with the
     /// [header read timeout](HttpServer::header_read_timeout). Each request carries the
-    /// connection's peer as a [`ClientAddr`] extension (what the rate limits key stateless
-    /// requests by). An accept that fails (out of
-    /// file descriptors) is logged and retried after a second; the loop never ends on it.
+    /// connection's peer as a [`ClientAddr`] extension (what the rate limits key callers
+    /// without a token by). An accept that fails (out of file descriptors) is logged and
+    /// retried after a second; the loop never ends on it.
     ///
     /// # Errors
     /// None today: the `Result` is for errors of future listeners.
