@@ -111,6 +111,16 @@ impl Principal {
     pub fn claims(&self) -> &Map<String, Value> {
         &self.0.claims
     }
+
+    /// Who this is, as one string: the issuer and the subject as the JSON array `[iss, sub]`
+    /// (`null` without an issuer; `sub` is unique per issuer, RFC 7519 section 4.1.2). JSON
+    /// quotes and escapes each, so no two pairs share a key, as joining them with a separator
+    /// would let `("a b", "c")` and `("a", "b c")` do. Sessions are bound to it and rate
+    /// limits count by it.
+    pub(crate) fn identity_key(&self) -> String {
+        let issuer = self.claims().get("iss").and_then(|iss| iss.as_str());
+        serde_json::json!([issuer, self.subject()]).to_string()
+    }
 }
 
 impl fmt::Debug for Principal {

@@ -158,13 +158,7 @@ fn in_net(ip: IpAddr, net: IpAddr, prefix: u8) -> bool {
 /// else the empty key (one bucket shared by every unidentified call).
 pub(super) fn caller_key(context: &RequestContext, proxies: &TrustedProxies) -> String {
     if let Some(principal) = context.principal() {
-        // `sub` is unique per issuer (RFC 7519 section 4.1.2), so the issuer is part of it.
-        let issuer = principal
-            .claims()
-            .get("iss")
-            .and_then(|iss| iss.as_str())
-            .unwrap_or_default();
-        return format!("sub:{issuer} {}", principal.subject());
+        return format!("sub:{}", principal.identity_key());
     }
     if let Some(ip) = client_ip(context, proxies) {
         return format!("addr:{}", address_key(ip));
@@ -374,7 +368,7 @@ mod tests {
         let in_session = http.clone().with_caller("s1");
         assert_eq!(caller_key(&in_session, &proxies), "addr:198.51.100.4");
         let with_token = in_session.with_principal(Principal::new("alice"));
-        assert_eq!(caller_key(&with_token, &proxies), "sub: alice");
+        assert_eq!(caller_key(&with_token, &proxies), r#"sub:[null,"alice"]"#);
     }
 
     #[test]
@@ -384,11 +378,23 @@ mod tests {
         let both = RequestContext::new()
             .with_caller("s1")
             .with_principal(Principal::new("alice"));
-        assert_eq!(caller_key(&both, &proxies), "sub: alice");
+        assert_eq!(caller_key(&both, &proxies), r#"sub:[null,"alice"]"#);
         assert_eq!(
             caller_key(&RequestContext::new().with_caller("s1"), &proxies),
             "session:s1"
         );
         assert_eq!(caller_key(&RequestContext::new(), &proxies), "");
+    }
+
+    #[test]
+    fn subjects_of_issuers_never_share_a_bucket() {
+        let proxies = TrustedProxies::new();
+        let caller = |iss: &str, sub: &str| {
+            let claims = serde_json::json!({"iss": iss, "sub": sub});
+            let principal = Principal::from_claims(claims.as_object().unwrap().clone()).unwrap();
+            caller_key(&RequestContext::new().with_principal(principal), &proxies)
+        };
+        assert_ne!(caller("a b", "c"), caller("a", "b c"));
+        assert_eq!(caller("a", "b"), caller("a", "b"));
     }
 }

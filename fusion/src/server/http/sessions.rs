@@ -44,13 +44,10 @@ pub(super) async fn watch_refusal<F: Future>(request: F) -> (F::Output, bool) {
         .await
 }
 
-/// Who a session belongs to: the issuer and subject of the principal that opened it, as the
-/// JSON array `[iss, sub]` (`null` without an issuer). JSON quotes and escapes each, so no two
-/// pairs share a key, as joining them with a separator would let `("a b", "c")` and
-/// `("a", "b c")` do.
+/// Who a session belongs to: the issuer and subject of the principal that opened it
+/// ([`Principal::identity_key`]).
 pub(super) fn owner_of(principal: &Principal) -> String {
-    let issuer = principal.claims().get("iss").and_then(|iss| iss.as_str());
-    serde_json::json!([issuer, principal.subject()]).to_string()
+    principal.identity_key()
 }
 
 /// rmcp's `LocalSessionManager` with at most `max` live sessions, each closed after `idle`
