@@ -27,3 +27,6 @@ mod sessions;
 
 #[path = "server_http/load.rs"]
 mod load;
+
+#[path = "server_http/parallel.rs"]
+mod parallel;
