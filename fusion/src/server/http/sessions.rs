@@ -250,17 +250,17 @@ impl SessionManager for CappedSessions {
         let result = self.inner.close_session(id).await;
         // rmcp calls this when a client deletes the session and again when its worker ends
         // (idle, cancelled): the slot is freed once, whichever comes first.
-        let live = {
+        let remaining = {
             let mut held = lock(&self.held);
             held.open.remove(id).map(|owner| {
                 held.release(owner.as_deref());
-                held.live()
+                held.open.len()
             })
         };
-        if let Some(live) = live
+        if let Some(remaining) = remaining
             && let Some(trimmer) = &self.trimmer
         {
-            trimmer.session_closed(live);
+            trimmer.session_closed(remaining);
         }
         Ok(result?)
     }
