@@ -28,5 +28,7 @@ mod sessions;
 #[path = "server_http/load.rs"]
 mod load;
 
+#[path = "server_http/parallel.rs"]
+mod parallel;
 #[path = "server_http/rate_keys.rs"]
 mod rate_keys;

@@ -181,6 +181,18 @@ mod tests {
     }
 
     #[test]
+    fn identities_differ_whenever_issuer_or_subject_differ() {
+        let caller = |iss: &str, sub: &str| {
+            Principal::from_claims(claims(json!({"iss": iss, "sub": sub}))).unwrap()
+        };
+        let key = |p: Principal| p.identity_key();
+        assert_ne!(key(caller("a b", "c")), key(caller("a", "b c")));
+        assert_ne!(key(caller("a", "\"b")), key(caller("a\"", "b")));
+        assert_ne!(key(caller("", "a")), key(Principal::new("a")));
+        assert_eq!(key(caller("a", "b")), key(caller("a", "b")));
+    }
+
+    #[test]
     fn no_subject_no_principal() {
         assert!(Principal::from_claims(claims(json!({"scope": "a"}))).is_none());
         assert!(Principal::from_claims(claims(json!({"sub": 7}))).is_none());

@@ -84,7 +84,11 @@ impl Reply {
 }
 
 /// Sends one request with hyper's HTTP/1.1 client on a new connection.
-pub(crate) async fn send(addr: SocketAddr, request: http::Request<Full<Bytes>>) -> Reply {
+pub(crate) async fn send<B>(addr: SocketAddr, request: http::Request<B>) -> Reply
+where
+    B: hyper::body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     within(async {
         let stream = TcpStream::connect(addr).await.unwrap();
         let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
@@ -121,6 +125,17 @@ pub(crate) fn post_request(addr: SocketAddr, session: Option<&str>) -> http::req
 pub(crate) async fn post(addr: SocketAddr, session: Option<&str>, body: impl Into<Bytes>) -> Reply {
     let request = post_request(addr, session)
         .body(Full::new(body.into()))
+        .unwrap();
+    send(addr, request).await
+}
+
+/// Ends `session` (HTTP `DELETE`).
+pub(crate) async fn delete(addr: SocketAddr, session: &str) -> Reply {
+    let request = http::Request::delete("/mcp")
+        .header("host", addr.to_string())
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .body(Full::new(Bytes::new()))
         .unwrap();
     send(addr, request).await
 }

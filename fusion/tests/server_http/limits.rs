@@ -1,10 +1,10 @@
 //! Connection-level limits, over raw sockets: half-sent heads and stalled bodies are cut off
-//! after the configured timeouts, oversized bodies get 413 and a closed connection, and every
-//! accepted socket has `TCP_NODELAY`.
+//! after the configured timeouts, oversized bodies get 413 and a closed connection, and past the
+//! connection cap a new connection waits until one closes.
 
 use std::time::Duration;
 
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::harness::{Running, initialize, raw_exchange, read_to_close, start};
@@ -92,4 +92,46 @@ async fn an_oversized_body_gets_413_and_the_connection_closes() {
         received.contains("the body is over the limit of 1024 bytes"),
         "{received}"
     );
+}
+
+/// Writes a request for a path outside MCP (answered 404) that asks the server to close after
+/// answering.
+async fn request_elsewhere(stream: &mut TcpStream, addr: std::net::SocketAddr) {
+    let request = format!("GET /elsewhere HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+}
+
+#[tokio::test]
+async fn past_the_connection_cap_a_request_waits_until_a_connection_closes() {
+    let Running { addr, .. } = start(|http| http.max_connections(4)).await;
+    let mut idle = Vec::new();
+    for _ in 0..4 {
+        idle.push(TcpStream::connect(addr).await.unwrap());
+    }
+    // The kernel completes the fifth connection (the listen backlog holds it), but the server
+    // does not accept it while four are open: its request is not answered.
+    let mut fifth = TcpStream::connect(addr).await.unwrap();
+    request_elsewhere(&mut fifth, addr).await;
+    let mut byte = [0u8; 1];
+    let early = tokio::time::timeout(Duration::from_millis(500), fifth.read(&mut byte)).await;
+    assert!(early.is_err(), "answered past the cap: {early:?}");
+
+    drop(idle.pop());
+    let received = read_to_close(&mut fifth).await;
+    assert!(received.starts_with("HTTP/1.1 404"), "{received}");
+}
+
+#[tokio::test]
+async fn idle_connections_free_their_slot_after_the_header_timeout() {
+    let Running { addr, .. } = start(|http| {
+        http.max_connections(1)
+            .header_read_timeout(Duration::from_millis(200))
+    })
+    .await;
+    let _idle = TcpStream::connect(addr).await.unwrap();
+    let mut next = TcpStream::connect(addr).await.unwrap();
+    request_elsewhere(&mut next, addr).await;
+    // Answered once the idle connection is cut off (read_to_close fails after 10 s).
+    let received = read_to_close(&mut next).await;
+    assert!(received.starts_with("HTTP/1.1 404"), "{received}");
 }

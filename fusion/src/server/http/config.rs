@@ -30,6 +30,9 @@ pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
 pub const DEFAULT_MAX_SESSIONS_PER_CALLER: usize = 100;
 /// The default [`HttpServer::session_idle_timeout`]: 5 minutes, rmcp's own.
 pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+/// The default [`HttpServer::max_connections`]: 10,000 open connections, ten for each session
+/// of [`DEFAULT_MAX_SESSIONS`] (a session's event stream and its requests each hold one).
+pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
 /// The default [`HttpServer::header_read_timeout`]: 10 seconds.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default [`HttpServer::body_read_timeout`]: 30 seconds.
@@ -67,6 +70,7 @@ pub(super) type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
 /// | [`max_sessions`](HttpServer::max_sessions) | [`DEFAULT_MAX_SESSIONS`] (1,000) | `initialize` gets HTTP 503, `Retry-After`, JSON-RPC `-32603` |
 /// | [`max_sessions_per_caller`](HttpServer::max_sessions_per_caller) | [`DEFAULT_MAX_SESSIONS_PER_CALLER`] (100) | the same, for that caller |
 /// | [`session_idle_timeout`](HttpServer::session_idle_timeout) | 5 min | the session ends; its requests get HTTP 404 (the client starts a new one) |
+/// | [`max_connections`](HttpServer::max_connections) | [`DEFAULT_MAX_CONNECTIONS`] (10,000) | none accepted until one closes: a new client's connect succeeds (the listen backlog) and its request waits |
 /// | [`header_read_timeout`](HttpServer::header_read_timeout) | 10 s | the connection is closed |
 /// | [`body_read_timeout`](HttpServer::body_read_timeout) | 30 s | HTTP 408, connection closed |
 /// | [`max_body_bytes`](HttpServer::max_body_bytes) | 4 MiB | HTTP 413, connection closed |
@@ -102,6 +106,7 @@ pub struct HttpServer {
     max_sessions: usize,
     max_sessions_per_caller: usize,
     session_idle_timeout: Duration,
+    pub(super) max_connections: usize,
     pub(super) header_read_timeout: Duration,
     body_read_timeout: Duration,
     max_body_bytes: usize,
@@ -127,6 +132,7 @@ impl HttpServer {
             max_sessions: DEFAULT_MAX_SESSIONS,
             max_sessions_per_caller: DEFAULT_MAX_SESSIONS_PER_CALLER,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
@@ -182,7 +188,8 @@ impl HttpServer {
     /// default [`DEFAULT_MAX_SESSIONS_PER_CALLER`]), so that one caller, with one valid token,
     /// cannot take every slot of [`HttpServer::max_sessions`]. Its `initialize` beyond it is
     /// refused like one at the server's cap (HTTP 503, `Retry-After`). Requests without a
-    /// principal are held to the server's cap only.
+    /// principal are held to the server's cap only. Both caps count a session from the moment
+    /// its `initialize` arrives, so parallel `initialize`s cannot exceed them.
     ///
     /// # Panics
     /// When `sessions` is 0.
@@ -204,6 +211,32 @@ impl HttpServer {
     /// traffic.
     pub fn session_idle_timeout(mut self, timeout: Duration) -> HttpServer {
         self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// At most `connections` TCP connections open at once (default
+    /// [`DEFAULT_MAX_CONNECTIONS`]), each holding a file descriptor, so that clients opening
+    /// connections and leaving them idle cannot exhaust the process's descriptors. At the cap the
+    /// server stops accepting until a connection closes: the kernel's listen backlog holds new
+    /// connections (a client's connect succeeds and its request is answered once a slot frees;
+    /// past the backlog, connection attempts wait on the client's TCP retries or time out).
+    /// Refusing instead (accept, then close) would cost the same descriptor and give the client a
+    /// reset, which HTTP clients retry at once. Idle connections free their slot after the
+    /// [header read timeout](HttpServer::header_read_timeout). Keep the cap below the process's
+    /// open-file limit (`ulimit -n`, systemd's `LimitNOFILE=`), or that limit binds first: an
+    /// accept then fails with "too many open files", is logged, and is retried a second later.
+    /// Applies to [`HttpServer::serve`] and [`HttpServer::serve_on`]; behind
+    /// [`HttpServer::into_router`], cap connections in your own server.
+    ///
+    /// # Panics
+    /// When `connections` is 0.
+    #[track_caller]
+    pub fn max_connections(mut self, connections: usize) -> HttpServer {
+        assert!(
+            connections > 0,
+            "fusion::server::HttpServer::max_connections: 0 connections serves nobody"
+        );
+        self.max_connections = connections;
         self
     }
 
@@ -351,7 +384,7 @@ impl HttpServer {
     /// timeout, `Host` and `Origin` checks, explanatory answers to malformed bodies); you then
     /// own the connection-level settings [`HttpServer::serve`] applies: set `TCP_NODELAY` on
     /// each accepted socket (else each response waits about 40 ms for a delayed ACK), a header
-    /// read timeout, graceful shutdown, and the client's address as a
+    /// read timeout, a cap on open connections, graceful shutdown, and the client's address as a
     /// [`ClientAddr`](crate::auth::ClientAddr) request extension (the rate-limit key of callers
     /// without a token; without it they are keyed by their session, which a client renews
     /// with each `initialize`, and stateless requests share one bucket).
@@ -449,6 +482,7 @@ impl fmt::Debug for HttpServer {
             .field("max_sessions", &self.max_sessions)
             .field("max_sessions_per_caller", &self.max_sessions_per_caller)
             .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("max_connections", &self.max_connections)
             .field("header_read_timeout", &self.header_read_timeout)
             .field("body_read_timeout", &self.body_read_timeout)
             .field("max_body_bytes", &self.max_body_bytes)

@@ -1,6 +1,7 @@
-//! The MCP route's front: reads each POST body under a size limit and a deadline, hands it to
+//! The MCP route's front: reads each POST body under a size limit and a deadline, reserves the
+//! slot of the session an `initialize` opens (or refuses it at a cap), hands the request to
 //! rmcp's Streamable HTTP service, and turns the answers rmcp gives without a JSON-RPC body
-//! (415 for a body it cannot read, 500 for a session refused at the cap) into explanatory ones.
+//! (415 for a body it cannot read) into explanatory ones.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,7 +15,7 @@ use http_body_util::{BodyExt, Full};
 use rmcp::model::{ClientJsonRpcMessage, ErrorData};
 use rmcp::transport::StreamableHttpService;
 
-use super::sessions::{CappedSessions, owner_of, watch_refusal};
+use super::sessions::{AtCap, CappedSessions, opening, owner_of};
 use crate::auth::Principal;
 use crate::server::Server;
 use crate::server::malformed::{self, Answer};
@@ -114,47 +115,34 @@ pub(super) async fn serve(State(front): State<Arc<Front>>, request: Request) -> 
             let essence = value.split(';').next().unwrap_or_default().trim();
             essence.eq_ignore_ascii_case("application/json")
         });
-    // An `initialize` (no session yet) at a cap is refused here: at the server's, before rmcp
-    // would try to open a session and log the refusal as a server error; at the caller's, so
-    // that one caller cannot take every slot. The body is scanned for its method only when a
-    // cap could apply.
-    let principal = parts.extensions.get::<Principal>();
-    let full = front.sessions.is_full();
-    let opens_session = session.is_none()
-        && (full || principal.is_some())
+    // An `initialize` (no session yet) reserves its session's slot here, under both caps in one
+    // step, and is refused at either: at the server's, before rmcp would try to open a session
+    // (and log the refusal as a server error); at the caller's, so that one caller cannot take
+    // every slot.
+    let opens_session = !front.stateless
+        && session.is_none()
         && malformed::scan_top_level(&bytes, "method")
             .as_ref()
             .and_then(|m| m.as_str())
             == Some("initialize");
-    if opens_session && full {
-        let live = front.sessions.live();
-        let held = format!("it holds its maximum of {live} sessions");
-        return busy(&bytes, &held, front.retry_after);
-    }
-    let owner = principal.filter(|_| opens_session).map(owner_of);
-    if let Some(owner) = &owner
-        && front.sessions.held_by(owner) >= front.max_sessions_per_caller
-    {
-        let max = front.max_sessions_per_caller;
-        let held = format!("this caller holds its maximum of {max} sessions");
-        return busy(&bytes, &held, front.retry_after);
-    }
+    let reservation = if opens_session {
+        let owner = parts.extensions.get::<Principal>().map(owner_of);
+        match front.sessions.reserve(owner, front.max_sessions_per_caller) {
+            Ok(reservation) => Some(reservation),
+            Err(full) => return busy(&bytes, &full, front.retry_after),
+        }
+    } else {
+        None
+    };
     let request = Request::from_parts(parts, Full::new(bytes.clone()));
-    // Boxed once: rmcp's future is several kilobytes, and this one is moved into the refusal
-    // watch and each future around it (unboxed, those copies were a fifth of the server's
-    // instructions under callgrind).
-    let (response, refused) = watch_refusal(Box::pin(front.mcp.handle(request))).await;
-    if refused {
-        let live = front.sessions.live();
-        let held = format!("it holds its maximum of {live} sessions");
-        return busy(&bytes, &held, front.retry_after);
-    }
-    if let Some(owner) = owner
-        && let Some(opened) = response.headers().get("mcp-session-id")
-        && let Ok(opened) = opened.to_str()
-    {
-        front.sessions.bind(opened, owner);
-    }
+    // Boxed once: rmcp's future is several kilobytes, and this one is moved into the
+    // reservation's scope and each future around it (unboxed, those copies were a fifth of the
+    // server's instructions under callgrind).
+    let handling = Box::pin(front.mcp.handle(request));
+    let response = match reservation {
+        Some(reservation) => opening(reservation, handling).await,
+        None => handling.await,
+    };
     // rmcp answers 415 with a plain-text body both for a wrong `Content-Type` (kept) and for a
     // JSON body it cannot read as one JSON-RPC message (answered here, as over stdio).
     if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
@@ -262,15 +250,15 @@ fn body_timed_out(timeout: Duration) -> Response {
     )
 }
 
-/// HTTP 503 with `Retry-After` for an `initialize` refused at a session cap (`held` says which:
+/// HTTP 503 with `Retry-After` for an `initialize` refused at a session cap (`full` says which:
 /// "it holds its maximum of 1000 sessions"), with a JSON-RPC error (`-32603`: JSON-RPC defines
 /// no busy code, and fusion invents none) carrying its id.
-fn busy(body: &[u8], held: &str, retry_after: Duration) -> Response {
+fn busy(body: &[u8], full: &AtCap, retry_after: Duration) -> Response {
     let id = malformed::scan_top_level(body, "id").and_then(|id| serde_json::from_value(id).ok());
     let secs = retry_after.as_secs().max(1);
     let error = ErrorData::internal_error(
         format!(
-            "Server busy: {held}. Retry in {secs} s, or end unused sessions (HTTP DELETE with \
+            "Server busy: {full}. Retry in {secs} s, or end unused sessions (HTTP DELETE with \
              their Mcp-Session-Id)."
         ),
         None,

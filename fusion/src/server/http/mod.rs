@@ -23,8 +23,9 @@ use tokio::net::TcpListener;
 
 pub use config::{
     DEFAULT_ALLOWED_HOSTS, DEFAULT_ALLOWED_ORIGINS, DEFAULT_BODY_READ_TIMEOUT,
-    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS,
-    DEFAULT_MAX_SESSIONS_PER_CALLER, DEFAULT_PATH, DEFAULT_SESSION_IDLE_TIMEOUT, HttpServer,
+    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_CALLER, DEFAULT_PATH,
+    DEFAULT_SESSION_IDLE_TIMEOUT, HttpServer,
 };
 /// Streamable HTTP configuration, re-exported from rmcp, for
 /// [`Server::streamable_http_service_with`].
@@ -44,9 +45,9 @@ impl Server {
     }
 
     /// Binds `addr` and serves MCP Streamable HTTP at `/mcp` with the defaults of
-    /// [`HttpServer`] (loopback `Host`s and `Origin`s only, 1,000 sessions, timeouts, a 4 MiB
-    /// body limit, `TCP_NODELAY`), forever. `server.http()…serve(addr)` changes a setting or
-    /// adds a graceful shutdown.
+    /// [`HttpServer`] (loopback `Host`s and `Origin`s only, 1,000 sessions, 10,000 connections,
+    /// timeouts, a 4 MiB body limit, `TCP_NODELAY`), forever. `server.http()…serve(addr)`
+    /// changes a setting or adds a graceful shutdown.
     ///
     /// ```no_run
     /// # async fn demo(server: fusion::server::Server) -> std::io::Result<()> {
@@ -84,11 +85,13 @@ impl Server {
     /// It has none of [`Server::serve_http`]'s hardening; mounting it, you own: `TCP_NODELAY`
     /// on each accepted socket (else every response waits about 40 ms for a delayed ACK), a
     /// header read timeout and a body read timeout (else half-sent requests hold connections
-    /// open), a cap on live sessions (each costs about 50 KB; else `initialize` floods grow
-    /// memory without bound), `Origin` validation (the MCP specification requires it:
-    /// Transports, Streamable HTTP, "Security Warning"), and answers to malformed bodies (rmcp
-    /// gives HTTP 415 without a JSON-RPC error). [`HttpServer::into_router`] gives an axum
-    /// router with all but the connection-level settings.
+    /// open), a cap on open connections (else clients that open connections and leave them idle
+    /// exhaust file descriptors), a cap on live sessions (each costs about 50 KB; else
+    /// `initialize` floods grow memory without bound), `Origin` validation (the MCP
+    /// specification requires it: Transports, Streamable HTTP, "Security Warning"), and answers
+    /// to malformed bodies (rmcp gives HTTP 415 without a JSON-RPC error).
+    /// [`HttpServer::into_router`] gives an axum router with all but the connection-level
+    /// settings.
     pub fn streamable_http_service(self) -> HttpService {
         self.streamable_http_service_with(StreamableHttpServerConfig::default())
     }

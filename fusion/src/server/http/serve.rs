@@ -1,8 +1,10 @@
-//! The connection loop of [`HttpServer::serve_on`]: accept, set `TCP_NODELAY`, serve each
-//! connection with hyper's HTTP/1.1 server under a header read timeout, stop gracefully.
+//! The connection loop of [`HttpServer::serve_on`]: accept while under the connection cap, set
+//! `TCP_NODELAY`, serve each connection with hyper's HTTP/1.1 server under a header read timeout,
+//! stop gracefully.
 
 use std::io;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use hyper::server::conn::http1;
@@ -10,6 +12,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
@@ -35,15 +38,23 @@ impl HttpServer {
     /// Each accepted socket gets `TCP_NODELAY` (Streamable HTTP writes a response's head and
     /// its events in separate writes; with Nagle's algorithm the second waits for the client's
     /// delayed ACK, about 40 ms a call) and HTTP/1.1 with the
-    /// [header read timeout](HttpServer::header_read_timeout). Each request carries the
-    /// connection's peer as a [`ClientAddr`] extension (what the rate limits key callers
-    /// without a token by). An accept that fails (out of file descriptors) is logged and
-    /// retried after a second; the loop never ends on it.
+    /// [header read timeout](HttpServer::header_read_timeout). At most
+    /// [`max_connections`](HttpServer::max_connections) are open at once: at the cap the loop
+    /// stops accepting until one closes, and the kernel's listen backlog holds new connections.
+    /// Each request carries the connection's peer as a [`ClientAddr`] extension (what the rate
+    /// limits key callers without a token by). An accept that fails (out of file descriptors)
+    /// is logged and retried after a second; the loop never ends on it.
     ///
     /// # Errors
     /// None today: the `Result` is for errors of future listeners.
     pub async fn serve_on(mut self, listener: TcpListener) -> io::Result<()> {
         let header_read_timeout = self.header_read_timeout;
+        // One permit per open connection, held by its task. A semaphore around accept, not
+        // tower's `ConcurrencyLimit`: that one counts requests in flight, and an idle keep-alive
+        // connection holds a file descriptor with none.
+        let connections = Arc::new(Semaphore::new(
+            self.max_connections.min(Semaphore::MAX_PERMITS),
+        ));
         let shutdown = self.shutdown.take();
         let cancel = CancellationToken::new();
         let router = self.build(cancel.clone());
@@ -53,8 +64,8 @@ impl HttpServer {
         let graceful = GracefulShutdown::new();
         let mut shutdown = shutdown.unwrap_or_else(|| Box::pin(std::future::pending()));
         loop {
-            let (stream, peer) = tokio::select! {
-                accepted = accept(&listener) => match accepted {
+            let (slot, stream, peer) = tokio::select! {
+                accepted = accept_within(&connections, &listener) => match accepted {
                     Ok(accepted) => accepted,
                     Err(error) => {
                         accept_failed(error).await;
@@ -78,6 +89,7 @@ impl HttpServer {
                     // Timeouts and clients hanging up land here: routine.
                     tracing::debug!(target: "fusion::server", %error, "HTTP connection ended");
                 }
+                drop(slot);
             });
         }
         drop(listener);
@@ -87,6 +99,20 @@ impl HttpServer {
         graceful.shutdown().await;
         Ok(())
     }
+}
+
+/// The next connection once one of the `connections` slots is free: the slot, the connection
+/// (see [`accept`]) and its peer. Until a slot frees, nothing is accepted.
+async fn accept_within(
+    connections: &Arc<Semaphore>,
+    listener: &TcpListener,
+) -> io::Result<(OwnedSemaphorePermit, TcpStream, SocketAddr)> {
+    let slot = Arc::clone(connections)
+        .acquire_owned()
+        .await
+        .expect("the connection semaphore is never closed");
+    let (stream, peer) = accept(listener).await?;
+    Ok((slot, stream, peer))
 }
 
 /// The next connection, with `TCP_NODELAY` set, and its peer.

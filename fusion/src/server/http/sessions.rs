@@ -1,5 +1,5 @@
 //! The Streamable HTTP session store: rmcp's in-memory `LocalSessionManager` under a cap on
-//! live sessions, each closed after an idle time.
+//! live sessions, and on those of each authenticated caller, each closed after an idle time.
 //!
 //! A session costs memory until it ends (a worker task, its channels, the server's copy of the
 //! client's `initialize`), so an unbounded store lets anyone who can reach the server grow it
@@ -8,10 +8,19 @@
 //! its event stream) to make room for whoever sends `initialize` fastest, which under a flood is
 //! the flood. The refusal is an HTTP 503 with `Retry-After` ([`super::front`]); sessions free
 //! their slot when they close (HTTP `DELETE`), end, or sit idle past the idle timeout.
+//!
+//! Both caps are checked and the slot taken in one step, under one lock
+//! ([`CappedSessions::reserve`]), before rmcp starts opening the session: a check now and a
+//! count of the session later (once rmcp answers with its id) would let parallel `initialize`s
+//! all pass the check. The [`Reservation`] becomes the session's when rmcp creates it (bound to
+//! its caller from then on), and is freed if it never does. A session rmcp opened holds its slot
+//! until it ends, even when its `initialize` then fails or its client goes away: its worker
+//! lives until the idle timeout, and counting it keeps a caller who disconnects mid-`initialize`
+//! within its cap.
 
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use futures::Stream;
@@ -25,23 +34,18 @@ use rmcp::transport::streamable_http_server::session::local::{
 use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionId, SessionManager,
 };
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 tokio::task_local! {
-    /// Set while the front serves one request: whether the store refused a session for it, so
-    /// the front can answer 503 where rmcp would answer 500.
-    static REFUSED: Cell<bool>;
+    /// Set while the front serves an `initialize`: the slot reserved for the session it opens,
+    /// taken by [`CappedSessions::create_session`].
+    static OPENING: Cell<Option<Reservation>>;
 }
 
-/// Runs `request` (the handling of one HTTP request) and reports whether the store refused to
-/// open a session for it because the cap was reached.
-pub(super) async fn watch_refusal<F: Future>(request: F) -> (F::Output, bool) {
-    REFUSED
-        .scope(Cell::new(false), async move {
-            let output = request.await;
-            (output, REFUSED.with(Cell::get))
-        })
-        .await
+/// Runs `request` (the handling of an `initialize`) with `reservation` as the slot of the
+/// session it opens. Dropped unused (rmcp refused the request before opening a session, or the
+/// request was dropped: the client went away), the reservation frees its slot.
+pub(super) async fn opening<F: Future>(reservation: Reservation, request: F) -> F::Output {
+    OPENING.scope(Cell::new(Some(reservation)), request).await
 }
 
 /// Who a session belongs to: the issuer and subject of the principal that opened it
@@ -50,16 +54,88 @@ pub(super) fn owner_of(principal: &Principal) -> String {
     principal.identity_key()
 }
 
+/// Which cap refused a session; the text completes "Server busy: ".
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub(super) enum AtCap {
+    /// The server holds its maximum of live sessions.
+    #[error("it holds its maximum of {0} sessions")]
+    Server(usize),
+    /// The caller holds its maximum of live sessions.
+    #[error("this caller holds its maximum of {0} sessions")]
+    Caller(usize),
+}
+
+/// The live sessions: the open ones with their owners, and those being opened.
+#[derive(Debug, Default)]
+struct Held {
+    /// Each open session, with the authenticated caller that opened it when one did.
+    open: HashMap<SessionId, Option<String>>,
+    /// Reservations not yet turned into a session, nor dropped.
+    opening: usize,
+    /// Per authenticated caller, its open sessions and reservations.
+    by_caller: HashMap<String, usize>,
+}
+
+impl Held {
+    fn live(&self) -> usize {
+        self.open.len() + self.opening
+    }
+
+    /// Gives back one of `owner`'s slots.
+    fn release(&mut self, owner: Option<&str>) {
+        let Some(owner) = owner else { return };
+        if let Some(count) = self.by_caller.get_mut(owner) {
+            *count -= 1;
+            if *count == 0 {
+                self.by_caller.remove(owner);
+            }
+        }
+    }
+}
+
+/// A slot held for a session about to open: one of the server's, and one of its caller's when
+/// an authenticated caller opens it. [`CappedSessions::create_session`] turns it into the
+/// session's; dropped before that, it frees both.
+#[derive(Debug)]
+pub(super) struct Reservation {
+    held: Arc<Mutex<Held>>,
+    owner: Option<String>,
+    /// Turned into a session: nothing to free on drop.
+    opened: bool,
+}
+
+impl Reservation {
+    /// Makes the slot session `id`'s, bound to the reservation's owner.
+    fn open(mut self, id: &SessionId) {
+        let mut held = lock(&self.held);
+        held.opening -= 1;
+        held.open.insert(id.clone(), self.owner.take());
+        self.opened = true;
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        if self.opened {
+            return;
+        }
+        let mut held = lock(&self.held);
+        held.opening -= 1;
+        held.release(self.owner.as_deref());
+    }
+}
+
+/// The maps hold counts a panic cannot leave half-updated: each update is one statement.
+fn lock(held: &Mutex<Held>) -> MutexGuard<'_, Held> {
+    held.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// rmcp's `LocalSessionManager` with at most `max` live sessions, each closed after `idle`
 /// without traffic.
 #[derive(Debug)]
 pub(super) struct CappedSessions {
     inner: LocalSessionManager,
-    slots: Arc<Semaphore>,
-    /// The slot each live session holds; dropped (freed) when the session closes.
-    held: Mutex<HashMap<SessionId, OwnedSemaphorePermit>>,
-    /// The authenticated caller each session was opened by, when it was opened by one.
-    owners: Mutex<HashMap<SessionId, String>>,
+    held: Arc<Mutex<Held>>,
     max: usize,
     /// Gives the memory of closed sessions back to the system (see [`super::trim`]), unless
     /// turned off.
@@ -74,65 +150,71 @@ impl CappedSessions {
         inner.session_config = config;
         CappedSessions {
             inner,
-            slots: Arc::new(Semaphore::new(max.min(Semaphore::MAX_PERMITS))),
-            held: Mutex::new(HashMap::new()),
-            owners: Mutex::new(HashMap::new()),
-            max: max.min(Semaphore::MAX_PERMITS),
+            held: Arc::default(),
+            max,
             trimmer: release_memory.then(Trimmer::default),
         }
     }
 
-    /// Binds session `id` to the caller that opened it (`owner`: issuer and subject).
-    pub(super) fn bind(&self, id: &str, owner: String) {
-        let mut owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
-        owners.insert(SessionId::from(id), owner);
-    }
-
-    /// How many live sessions `owner` opened.
-    pub(super) fn held_by(&self, owner: &str) -> usize {
-        let owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
-        owners.values().filter(|held| *held == owner).count()
+    /// Reserves a slot for a new session of `owner` (issuer and subject of an authenticated
+    /// caller, or `None`), who may hold at most `per_caller`; both caps are checked and the slot
+    /// taken under one lock, so parallel requests cannot all pass the check.
+    ///
+    /// # Errors
+    /// The cap that is reached, the server's first.
+    pub(super) fn reserve(
+        &self,
+        owner: Option<String>,
+        per_caller: usize,
+    ) -> Result<Reservation, AtCap> {
+        let mut held = lock(&self.held);
+        if held.live() >= self.max {
+            return Err(AtCap::Server(self.max));
+        }
+        if let Some(owner) = &owner {
+            let count = held.by_caller.entry(owner.clone()).or_default();
+            if *count >= per_caller {
+                return Err(AtCap::Caller(per_caller));
+            }
+            *count += 1;
+        }
+        held.opening += 1;
+        Ok(Reservation {
+            held: Arc::clone(&self.held),
+            owner,
+            opened: false,
+        })
     }
 
     /// Whether a request of `caller` may use session `id`: a session opened by an
     /// authenticated caller serves that caller only; one opened without a principal serves
     /// any request.
     pub(super) fn serves(&self, id: &str, caller: Option<&Principal>) -> bool {
-        let owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
-        match owners.get(id) {
-            None => true,
-            Some(owner) => caller.is_some_and(|caller| owner_of(caller) == *owner),
+        match lock(&self.held).open.get(id) {
+            None | Some(None) => true,
+            Some(Some(owner)) => caller.is_some_and(|caller| owner_of(caller) == *owner),
         }
     }
 
     /// Whether session `id` is open: opened here and not yet closed (by `DELETE`, idle
     /// expiry or shutdown).
     pub(super) fn is_open(&self, id: &str) -> bool {
-        self.held().contains_key(id)
+        lock(&self.held).open.contains_key(id)
     }
 
-    /// Whether every session slot is taken.
-    pub(super) fn is_full(&self) -> bool {
-        self.slots.available_permits() == 0
-    }
-
-    /// The number of live sessions.
-    pub(super) fn live(&self) -> usize {
-        self.max - self.slots.available_permits()
-    }
-
-    fn held(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, OwnedSemaphorePermit>> {
-        // The map holds no invariant a panic could break half-way.
-        self.held.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The number of live sessions, those being opened included.
+    #[cfg(test)]
+    fn live(&self) -> usize {
+        lock(&self.held).live()
     }
 }
 
 /// Why the store could not serve a session operation.
 #[derive(Debug, thiserror::Error)]
 pub(super) enum SessionError {
-    /// The cap is reached: no session opened.
-    #[error("the server holds its maximum of {0} sessions")]
-    Full(usize),
+    /// rmcp asked for a session outside an `initialize` the front reserved a slot for.
+    #[error("no session slot was reserved for this request")]
+    Unreserved,
     /// rmcp's own error.
     #[error(transparent)]
     Local(#[from] LocalSessionManagerError),
@@ -143,13 +225,12 @@ impl SessionManager for CappedSessions {
     type Transport = <LocalSessionManager as SessionManager>::Transport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), SessionError> {
-        let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned() else {
-            // Outside a front (never, today) there is nobody to tell; the error still refuses.
-            let _ = REFUSED.try_with(|refused| refused.set(true));
-            return Err(SessionError::Full(self.max));
-        };
+        // Every `initialize` the front serves carries a reservation (the front reads the method
+        // as rmcp will); without one a session would escape both caps.
+        let reservation = OPENING.try_with(Cell::take).ok().flatten();
+        let reservation = reservation.ok_or(SessionError::Unreserved)?;
         let (id, transport) = self.inner.create_session().await?;
-        self.held().insert(id.clone(), slot);
+        reservation.open(&id);
         Ok((id, transport))
     }
 
@@ -169,13 +250,17 @@ impl SessionManager for CappedSessions {
         let result = self.inner.close_session(id).await;
         // rmcp calls this when a client deletes the session and again when its worker ends
         // (idle, cancelled): the slot is freed once, whichever comes first.
-        let freed = self.held().remove(id);
-        (self.owners.lock().unwrap_or_else(PoisonError::into_inner)).remove(id);
-        if let Some(slot) = freed {
-            drop(slot);
-            if let Some(trimmer) = &self.trimmer {
-                trimmer.session_closed(self.live());
-            }
+        let remaining = {
+            let mut held = lock(&self.held);
+            held.open.remove(id).map(|owner| {
+                held.release(owner.as_deref());
+                held.open.len()
+            })
+        };
+        if let Some(remaining) = remaining
+            && let Some(trimmer) = &self.trimmer
+        {
+            trimmer.session_closed(remaining);
         }
         Ok(result?)
     }
@@ -215,18 +300,77 @@ impl SessionManager for CappedSessions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
-    fn caller(issuer: &str, subject: &str) -> Principal {
-        let claims = json!({"iss": issuer, "sub": subject});
-        Principal::new(subject).with_claims(claims.as_object().unwrap().clone())
+    fn store(max: usize) -> CappedSessions {
+        CappedSessions::new(max, Duration::from_secs(60), false)
+    }
+
+    fn caller(subject: &str) -> Option<String> {
+        Some(owner_of(&Principal::new(subject)))
     }
 
     #[test]
-    fn owners_differ_whenever_issuer_or_subject_differ() {
-        assert_ne!(owner_of(&caller("a b", "c")), owner_of(&caller("a", "b c")));
-        assert_ne!(owner_of(&caller("a", "\"b")), owner_of(&caller("a\"", "b")));
-        assert_ne!(owner_of(&caller("", "a")), owner_of(&Principal::new("a")));
-        assert_eq!(owner_of(&caller("a", "b")), owner_of(&caller("a", "b")));
+    fn a_caller_reserves_up_to_its_cap_and_everyone_up_to_the_servers() {
+        let sessions = store(3);
+        let first = sessions.reserve(caller("alice"), 2).unwrap();
+        let _second = sessions.reserve(caller("alice"), 2).unwrap();
+        assert_eq!(
+            sessions.reserve(caller("alice"), 2).unwrap_err(),
+            AtCap::Caller(2)
+        );
+        let _anonymous = sessions.reserve(None, 2).unwrap();
+        assert_eq!(
+            sessions.reserve(caller("bob"), 2).unwrap_err(),
+            AtCap::Server(3)
+        );
+        drop(first);
+        assert_eq!(sessions.live(), 2);
+        sessions.reserve(caller("alice"), 2).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_reservation_dropped_with_its_request_frees_its_slots() {
+        // The client went away while its `initialize` was handled, before rmcp opened a
+        // session: hyper drops the request's future, and the reservation with it.
+        let sessions = store(1);
+        let reservation = sessions.reserve(caller("alice"), 1).unwrap();
+        let request = opening(reservation, std::future::pending::<()>());
+        assert!(
+            tokio::time::timeout(Duration::from_millis(10), request)
+                .await
+                .is_err()
+        );
+        assert_eq!(sessions.live(), 0);
+        sessions.reserve(caller("alice"), 1).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_reservation_becomes_its_session_until_the_session_closes() {
+        let sessions = store(1);
+        let reservation = sessions.reserve(caller("alice"), 1).unwrap();
+        let (id, _transport) = opening(reservation, sessions.create_session())
+            .await
+            .unwrap();
+        assert!(sessions.is_open(&id));
+        assert!(sessions.serves(&id, Some(&Principal::new("alice"))));
+        assert!(!sessions.serves(&id, Some(&Principal::new("bob"))));
+        assert_eq!(
+            sessions.reserve(caller("alice"), 1).unwrap_err(),
+            AtCap::Server(1)
+        );
+
+        // rmcp closes a session twice (the `DELETE`, then its worker's end): freed once.
+        sessions.close_session(&id).await.unwrap();
+        sessions.close_session(&id).await.unwrap();
+        assert_eq!(sessions.live(), 0);
+        sessions.reserve(caller("alice"), 1).unwrap();
+    }
+
+    #[tokio::test]
+    async fn no_session_opens_without_a_reservation() {
+        let sessions = store(1);
+        let created = sessions.create_session().await;
+        assert!(matches!(created, Err(SessionError::Unreserved)));
+        assert_eq!(sessions.live(), 0);
     }
 }
