@@ -131,6 +131,13 @@
 //! A tool called directly with [`ToolExt::call`] runs `prepare` and the handler inside the same
 //! panic boundary, without argument limits or guards.
 //!
+//! In the source this path is one layer, `runtime` (`runtime/call.rs`). Below it, from the
+//! ground up: the envelope (codes, `<tool_error>`, `<validation_error>`, XML, internal errors,
+//! "did you mean"), [`auth`], [`validation`], the model of tools and answers (definitions,
+//! contexts, outputs, responses, [`schema`]), and the per-call machinery ([`guard`], [`elicit`],
+//! [`trace`]). Above it: [`server`], [`testing`], [`client`], [`contract`] and [`portability`].
+//! Each layer imports only the ones below it.
+//!
 //! A synchronous action (`fn`, not `async fn`) may block: inside a Tokio runtime it runs on the
 //! runtime's blocking pool, off the async workers, and its timeout answers `TIMEOUT` at the
 //! deadline. Its thread cannot be killed: it runs to its end, its output discarded, with its
@@ -318,45 +325,45 @@
 // needs; `doc_cfg` reads the `#[cfg(feature = ..)]` already on the item.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod arguments;
+// The layers, from the ground up: each module imports only those above it in this list.
+//
+// The envelope: codes, `<tool_error>` and `<validation_error>`, XML, internal errors, did-you-mean.
+mod envelope;
+// Who calls: principals, bearer tokens, resource metadata.
 pub mod auth;
-mod call;
-pub mod client;
-mod code;
-mod context;
-pub mod contract;
-mod declared;
-mod definition;
-mod dispatch;
-pub mod elicit;
-mod error;
-pub mod guard;
-pub mod internal;
-mod output;
-pub mod portability;
-mod response;
-pub mod schema;
-pub mod server;
-mod suggest;
-pub mod testing;
-mod tool;
-pub mod trace;
+// Arguments checked against an action's schema and rules.
 pub mod validation;
-mod validation_error;
-mod xml;
+// Tools, actions and answers: definitions, contexts, outputs, responses, schemas.
+mod model;
+// The per-call machinery: guards, asking the user, trace context.
+pub mod elicit;
+pub mod guard;
+pub mod trace;
+// One call, whatever the transport: dispatch to an action, the call path, the `Tool` trait.
+mod runtime;
+// On top: serving, testing, calling, the contract lockfile, portable schemas.
+pub mod client;
+pub mod contract;
+pub mod portability;
+pub mod server;
+pub mod testing;
 
-pub use call::ToolExt;
-pub use code::{ErrorCategory, ErrorCode, Severity, UnknownVariant};
-pub use context::{
+pub use envelope::code::{ErrorCategory, ErrorCode, Severity, UnknownVariant};
+pub use envelope::error::ToolError;
+pub use envelope::internal;
+pub use envelope::validation_error::ValidationError;
+pub use model::context::{
     BoxFuture, CancellationToken, Elicited, Elicitor, LogLevel, LogSink, ProgressReporter,
     RequestContext,
 };
-pub use definition::{ActionDefinition, Annotations, ErrorContract, ToolDefinition, ToolErrors};
-pub use error::ToolError;
-pub use output::{IntoToolResponse, Json, StructuredOutput, Warned};
-pub use response::{FLAGS_META_KEY, ToolResponse};
-pub use tool::{PreparedCall, Tool};
-pub use validation_error::ValidationError;
+pub use model::definition::{
+    ActionDefinition, Annotations, ErrorContract, ToolDefinition, ToolErrors,
+};
+pub use model::output::{IntoToolResponse, Json, StructuredOutput, Warned};
+pub use model::response::{FLAGS_META_KEY, ToolResponse};
+pub use model::schema;
+pub use runtime::call::ToolExt;
+pub use runtime::tool::{PreparedCall, Tool};
 
 #[doc = include_str!("docs/tool_errors.md")]
 pub use fusion_macros::ToolErrors;

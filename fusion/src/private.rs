@@ -26,16 +26,16 @@ pub use ::std;
 pub use ::std::sync::OnceLock;
 pub use ::validator;
 
-pub use crate::arguments::{Arguments, NotAnObject, ObjectArguments};
-pub use crate::context::RequestContext;
-pub use crate::declared::{Declared, ErrorOf, declared_contracts};
-pub use crate::definition::{
+pub use crate::guard::{ConcurrencyLimit, GuardSpec, RateKey, RateLimit, ToolGuards};
+pub use crate::model::arguments::{Arguments, NotAnObject, ObjectArguments};
+pub use crate::model::context::RequestContext;
+pub use crate::model::declared::{Declared, ErrorOf, declared_contracts};
+pub use crate::model::definition::{
     ActionDefinition, Annotations, ErrorContract, ToolDefinition, ToolErrors,
 };
-pub use crate::dispatch::ToolRuntime;
-pub use crate::guard::{ConcurrencyLimit, GuardSpec, RateKey, RateLimit, ToolGuards};
-pub use crate::output::{IntoToolResponse, StructuredOutput};
-pub use crate::tool::{PreparedCall, Tool};
+pub use crate::model::output::{IntoToolResponse, StructuredOutput};
+pub use crate::runtime::dispatch::ToolRuntime;
+pub use crate::runtime::tool::{PreparedCall, Tool};
 pub use crate::validation::SchemaError;
 pub use crate::{ErrorCategory, ErrorCode, Severity, ToolError, ToolResponse};
 
@@ -430,8 +430,8 @@ pub mod autoref {
         DeclaredContracts, DeclaredOutputSchema, InternalChain, InternalDisplay, NoContracts,
         NoOutputSchema, NoValidator, ViaValidator,
     };
-    pub use crate::arguments::{AnyArguments, NonObjectArguments};
-    pub use crate::declared::{CheckDeclared, SkipDeclared};
+    pub use crate::model::arguments::{AnyArguments, NonObjectArguments};
+    pub use crate::model::declared::{CheckDeclared, SkipDeclared};
 }
 
 #[cfg(test)]

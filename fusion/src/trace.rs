@@ -30,7 +30,7 @@ use std::time::Instant;
 use tracing::Span;
 use tracing::field::Empty;
 
-use crate::response::ToolResponse;
+use crate::model::response::ToolResponse;
 
 /// The span of one call of `tool`. Its `action` and outcome fields are recorded later.
 pub(crate) fn call_span(tool: &str) -> Span {

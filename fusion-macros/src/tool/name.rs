@@ -1,6 +1,6 @@
 //! The tool-name rule at compile time: `^[a-zA-Z0-9_-]{1,64}$` for tool names, action names
 //! and the flat names `tool_action`. A copy of the runtime's rule (`check_tool_name` in
-//! `fusion/src/definition.rs`: a proc-macro crate cannot call its runtime), tested against the
+//! `fusion/src/model/definition.rs`: a proc-macro crate cannot call its runtime), tested against the
 //! same cases.
 
 use super::Errors;
@@ -123,7 +123,7 @@ pub(crate) fn check_flat(tool: &Name, action: &Name, errors: &mut Errors) {
 mod tests {
     use super::{Problem, problem};
 
-    /// The runtime's cases (`fusion/src/definition.rs`, `tool_names_suit_mcp_and_llm_apis`).
+    /// The runtime's cases (`fusion/src/model/definition.rs`, `tool_names_suit_mcp_and_llm_apis`).
     #[test]
     fn the_rule_matches_the_runtimes() {
         for good in ["billing", "billing_list-2", "A9", "x", &"a".repeat(64)] {

@@ -11,8 +11,8 @@ use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::error::ToolError;
-use crate::validation_error::{FieldProblem, ValidationError};
+use crate::envelope::error::ToolError;
+use crate::envelope::validation_error::{FieldProblem, ValidationError};
 
 use super::envelope::Envelope;
 use super::flags::Flags;

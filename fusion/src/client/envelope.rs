@@ -2,9 +2,9 @@
 
 use std::fmt;
 
-use crate::code::{ErrorCode, Severity};
-use crate::error::ToolError;
-use crate::validation_error::ValidationError;
+use crate::envelope::code::{ErrorCode, Severity};
+use crate::envelope::error::ToolError;
+use crate::envelope::validation_error::ValidationError;
 
 use super::flags::Flags;
 

@@ -6,9 +6,9 @@ use std::time::Duration;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 
-use crate::code::{ErrorCategory, ErrorCode, Severity};
-use crate::error::ToolError;
-use crate::response::FLAGS_META_KEY;
+use crate::envelope::code::{ErrorCategory, ErrorCode, Severity};
+use crate::envelope::error::ToolError;
+use crate::model::response::FLAGS_META_KEY;
 
 use super::envelope::Envelope;
 

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::code::{ErrorCategory, Severity};
+use crate::envelope::code::{ErrorCategory, Severity};
 
 use super::flags::Flags;
 

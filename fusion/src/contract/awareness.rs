@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::response::ToolResponse;
-use crate::validation_error::{DeltaClass, ScopedDelta};
+use crate::envelope::validation_error::{DeltaClass, ScopedDelta};
+use crate::model::response::ToolResponse;
 
 use super::diff::{ContractDiff, diff};
 use super::lockfile::Lockfile;

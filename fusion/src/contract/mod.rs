@@ -9,7 +9,7 @@ mod diff;
 mod lockfile;
 mod model;
 
-pub use crate::validation_error::{DeltaClass, ScopedDelta};
+pub use crate::envelope::validation_error::{DeltaClass, ScopedDelta};
 pub use awareness::{Awareness, ContractBaseline, DEFAULT_MAX_DELTAS};
 pub use diff::{ContractDiff, Delta, diff};
 pub use lockfile::{LOCKFILE_FORMAT, Lockfile, LockfileError};

@@ -4,9 +4,9 @@
 
 use std::fmt;
 
-use crate::code::{ErrorCategory, ErrorCode, Severity};
-use crate::definition::{ErrorContract, ToolErrors};
-use crate::error::ToolError;
+use crate::envelope::code::{ErrorCategory, ErrorCode, Severity};
+use crate::envelope::error::ToolError;
+use crate::model::definition::{ErrorContract, ToolErrors};
 
 use super::{
     CONFIRMATION_FAILED, CONFIRMATION_FIELD, CONFIRMATION_REQUIRED, CONFIRMATION_UNAVAILABLE,

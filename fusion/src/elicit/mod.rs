@@ -23,7 +23,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use crate::context::{Elicited, RequestContext};
+use crate::model::context::{Elicited, RequestContext};
 
 mod errors;
 mod form;
@@ -220,10 +220,10 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::code::ErrorCode;
-    use crate::context::Elicitor;
-    use crate::definition::ToolErrors;
-    use crate::error::ToolError;
+    use crate::envelope::code::ErrorCode;
+    use crate::envelope::error::ToolError;
+    use crate::model::context::Elicitor;
+    use crate::model::definition::ToolErrors;
 
     fn answering(answer: Elicited) -> RequestContext {
         let elicitor: Elicitor = Arc::new(move |_, _| {

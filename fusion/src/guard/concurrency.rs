@@ -10,9 +10,9 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::key::{TrustedProxies, caller_key};
 use super::{ConcurrencyLimit, seconds};
-use crate::code::ErrorCode;
-use crate::context::RequestContext;
-use crate::error::ToolError;
+use crate::envelope::code::ErrorCode;
+use crate::envelope::error::ToolError;
+use crate::model::context::RequestContext;
 
 /// Assumed duration of a call before any call has finished: one second.
 const INITIAL_AVERAGE_MICROS: u64 = 1_000_000;

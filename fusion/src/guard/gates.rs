@@ -7,11 +7,11 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::code::ErrorCode;
-use crate::context::RequestContext;
-use crate::definition::ActionDefinition;
-use crate::error::ToolError;
-use crate::response::ToolResponse;
+use crate::envelope::code::ErrorCode;
+use crate::envelope::error::ToolError;
+use crate::model::context::RequestContext;
+use crate::model::definition::ActionDefinition;
+use crate::model::response::ToolResponse;
 
 use super::concurrency::{Concurrency, Slots};
 use super::key::TrustedProxies;

@@ -6,7 +6,7 @@
 use std::fmt;
 use std::net::{IpAddr, Ipv6Addr};
 
-use crate::context::RequestContext;
+use crate::model::context::RequestContext;
 
 /// The networks of the reverse proxies (load balancers, ingress) in front of the server, and
 /// the header they write the client's address in, which the rate limits believe.

@@ -10,10 +10,10 @@ use std::task::{Context, Poll};
 use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service, ServiceExt};
 
-use crate::context::{BoxFuture, RequestContext};
-use crate::error::ToolError;
-use crate::output::IntoToolResponse;
-use crate::response::ToolResponse;
+use crate::envelope::error::ToolError;
+use crate::model::context::{BoxFuture, RequestContext};
+use crate::model::output::IntoToolResponse;
+use crate::model::response::ToolResponse;
 
 /// The error type of the services in an action's layer stack (tower's convention).
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;

@@ -5,8 +5,8 @@ use std::io::Write;
 
 use serde_json::{Map, Value};
 
-use crate::code::ErrorCode;
-use crate::error::ToolError;
+use crate::envelope::code::ErrorCode;
+use crate::envelope::error::ToolError;
 
 /// The default [`ArgumentLimits::max_bytes`]: 4 MiB of JSON, the request body limit of rmcp's
 /// Streamable HTTP server.

@@ -94,8 +94,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::code::{ErrorCode, Severity};
-use crate::definition::{ActionDefinition, ErrorContract, ToolDefinition};
+use crate::envelope::code::{ErrorCode, Severity};
+use crate::model::definition::{ActionDefinition, ErrorContract, ToolDefinition};
 
 use gates::Gate;
 pub use gates::GuardRequest;

@@ -14,8 +14,8 @@ use governor::{Quota, RateLimiter};
 
 use super::key::{TrustedProxies, caller_key};
 use super::{GuardRequest, Store, seconds, whole_seconds};
-use crate::code::ErrorCode;
-use crate::error::ToolError;
+use crate::envelope::code::ErrorCode;
+use crate::envelope::error::ToolError;
 
 /// How calls are grouped into rate-limit buckets. The key never reaches the model: refusals
 /// name the action and the limit, not whose bucket is full.

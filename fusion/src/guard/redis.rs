@@ -9,8 +9,8 @@ use tokio::sync::Mutex;
 
 use super::rate::RateLimit;
 use super::{StoreFallback, seconds};
-use crate::code::ErrorCode;
-use crate::error::ToolError;
+use crate::envelope::code::ErrorCode;
+use crate::envelope::error::ToolError;
 
 /// GCRA in one atomic step. KEYS[1]: the bucket. ARGV: the window and the interval between
 /// slots, in microseconds. Returns 0 when the call may run (the bucket is updated), else the

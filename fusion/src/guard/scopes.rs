@@ -1,9 +1,9 @@
 //! The scope check: an action's required OAuth scopes against the caller's principal, before
 //! the rate limits and the concurrency limits; `FORBIDDEN` or `UNAUTHORIZED`, never the token.
 
-use crate::code::ErrorCode;
-use crate::context::RequestContext;
-use crate::error::ToolError;
+use crate::envelope::code::ErrorCode;
+use crate::envelope::error::ToolError;
+use crate::model::context::RequestContext;
 
 /// The `<details>` key naming the scopes a call lacks, space-separated (as OAuth's `scope`
 /// parameter writes a list: RFC 6749 section 3.3).
@@ -95,7 +95,7 @@ fn dedup_in_order(list: &mut Vec<&str>) {
 mod tests {
     use super::*;
     use crate::auth::Principal;
-    use crate::code::ErrorCategory;
+    use crate::envelope::code::ErrorCategory;
 
     fn owned(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| (*s).to_owned()).collect()
@@ -165,19 +165,19 @@ mod tests {
         assert!(check("t", &required, &context).is_ok());
     }
 
-    fn billing() -> crate::definition::ToolDefinition {
-        let action = |name: &str| crate::definition::ActionDefinition {
+    fn billing() -> crate::model::definition::ToolDefinition {
+        let action = |name: &str| crate::model::definition::ActionDefinition {
             name: name.to_owned(),
             description: String::new(),
             title: None,
             input_schema: serde_json::Map::new(),
-            annotations: crate::definition::Annotations::default(),
+            annotations: crate::model::definition::Annotations::default(),
             errors: Vec::new(),
             secret_fields: Vec::new(),
             output_schema: None,
             scopes: Vec::new(),
         };
-        crate::definition::ToolDefinition {
+        crate::model::definition::ToolDefinition {
             name: "billing".to_owned(),
             description: String::new(),
             title: None,
@@ -232,7 +232,7 @@ mod tests {
             let context = RequestContext::new()
                 .with_principal(Principal::new("alice").with_scopes(scopes.iter().copied()));
             gates.run("charge", false, context, |_, _| async {
-                crate::response::ToolResponse::text("charged")
+                crate::model::response::ToolResponse::text("charged")
             })
         };
         for _ in 0..3 {

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use super::gates::timed_out;
 use super::*;
-use crate::context::RequestContext;
-use crate::definition::{ActionDefinition, Annotations};
-use crate::response::ToolResponse;
+use crate::model::context::RequestContext;
+use crate::model::definition::{ActionDefinition, Annotations};
+use crate::model::response::ToolResponse;
 
 fn definition(name: &str, actions: &[&str]) -> ToolDefinition {
     ToolDefinition {

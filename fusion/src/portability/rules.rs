@@ -111,7 +111,7 @@ pub(super) fn name(name: &str, provider: Provider) -> Option<String> {
     match provider {
         // The rule every fusion tool name already follows (`^[a-zA-Z0-9_-]{1,64}$`).
         Provider::Anthropic | Provider::OpenAi | Provider::OpenAiStrict => {
-            crate::definition::check_tool_name(name).err().map(|_| {
+            crate::model::definition::check_tool_name(name).err().map(|_| {
                 format!(
                     "`{name}` is not a tool name {provider} accepts: use 1 to 64 ASCII letters, \
                      digits, `_` and `-`"

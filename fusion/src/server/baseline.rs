@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::contract::{Awareness, Contract, ContractBaseline};
-use crate::response::ToolResponse;
+use crate::model::response::ToolResponse;
 
 use super::{Exposition, Inner, Server};
 

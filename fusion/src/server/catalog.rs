@@ -7,10 +7,10 @@ use std::sync::Arc;
 use rmcp::model::{MetaObject, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
-use crate::definition::{ActionDefinition, Annotations, ToolDefinition};
-use crate::response::ToolResponse;
+use crate::model::definition::{ActionDefinition, Annotations, ToolDefinition};
+use crate::model::response::ToolResponse;
+use crate::runtime::tool::Tool;
 use crate::schema::flat_input_schema;
-use crate::tool::Tool;
 
 use super::{Exposition, output_schema};
 
@@ -58,7 +58,7 @@ impl Catalog {
     /// # Errors
     /// A message naming the clash when two MCP tools would share a name, naming the
     /// offending name when it is not a valid tool name for LLM APIs, or the
-    /// [`check_definition`](crate::dispatch::check_definition) error of a tool whose runtime
+    /// [`check_definition`](crate::runtime::dispatch::check_definition) error of a tool whose runtime
     /// would refuse it (arguments that are no JSON object, a field named like the
     /// discriminator).
     pub(super) fn build(tools: &[Registered], exposition: Exposition) -> Result<Catalog, String> {
@@ -149,10 +149,10 @@ pub(super) fn flat_name(tool: &str, action: &str) -> String {
     format!("{tool}_{action}")
 }
 
-/// The tool-name rule ([`check_tool_name`](crate::definition::check_tool_name)): a
+/// The tool-name rule ([`check_tool_name`](crate::model::definition::check_tool_name)): a
 /// hand-written `Tool` or a flat name the macro could not see may still break it.
 fn check_name(name: &str, owner: &str) -> Result<(), String> {
-    crate::definition::check_tool_name(name).map_err(|error| {
+    crate::model::definition::check_tool_name(name).map_err(|error| {
         format!(
             "`{}` ({owner}) is not a valid tool name: {error}; tool names must match \
              `^[a-zA-Z0-9_-]{{1,64}}$` (LLM APIs refuse the whole tool list otherwise); \

@@ -13,7 +13,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext as RmcpContext, RoleServer};
 
 use super::Server;
-use crate::context::BoxFuture;
+use crate::model::context::BoxFuture;
 
 /// Lists the `ServerHandler` methods a composed server hands to the user's handler unchanged,
 /// as `fn name(arguments) -> output;`, and passes the list to `$callback`: once to declare

@@ -8,7 +8,7 @@ use rmcp::model::{ElicitRequestParams, ElicitationAction};
 use rmcp::service::{Peer, RoleServer};
 use serde_json::{Map, Value, json};
 
-use crate::context::{Elicited, Elicitor};
+use crate::model::context::{Elicited, Elicitor};
 
 /// The elicitor for a client that declared it can elicit in form mode (`elicitation` with
 /// `form`, or with neither mode: the 2025-06-18 form); `None` otherwise.

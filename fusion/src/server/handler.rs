@@ -15,12 +15,12 @@ use rmcp::service::{Peer, RequestContext as RmcpContext, RoleServer};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::call::{self, Target};
-use crate::code::ErrorCode;
-use crate::context::{LogLevel, LogSink, ProgressReporter, RequestContext};
-use crate::error::ToolError;
-use crate::response::ToolResponse;
-use crate::suggest::did_you_mean;
+use crate::envelope::code::ErrorCode;
+use crate::envelope::error::ToolError;
+use crate::envelope::suggest::did_you_mean;
+use crate::model::context::{LogLevel, LogSink, ProgressReporter, RequestContext};
+use crate::model::response::ToolResponse;
+use crate::runtime::call::{self, Target};
 
 use super::compose::{self, forward_delegated};
 use super::{Server, elicitor};

@@ -8,9 +8,9 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-use crate::code::ErrorCode;
-use crate::error::ToolError;
-use crate::response::ToolResponse;
+use crate::envelope::code::ErrorCode;
+use crate::envelope::error::ToolError;
+use crate::model::response::ToolResponse;
 use crate::schema::type_name;
 use crate::validation::sent_value;
 

@@ -130,7 +130,7 @@ pub use transport::ServeError;
 use crate::auth::Principal;
 use crate::guard::{GuardSet, GuardSpec, Guards};
 use crate::portability::{self, Provider};
-use crate::tool::Tool;
+use crate::runtime::tool::Tool;
 use catalog::{Catalog, Registered};
 
 /// Expands to the calling crate's [`Implementation`] (`serverInfo`): the `name` and `version`
@@ -295,7 +295,7 @@ impl Server {
         let definition = tool.definition();
         // Compiled once here so that a broken schema stops the server at startup instead of
         // failing every call (a generated tool compiles its own at its first call).
-        if let Err(error) = crate::dispatch::ToolRuntime::new(&definition) {
+        if let Err(error) = crate::runtime::dispatch::ToolRuntime::new(&definition) {
             panic!(
                 "fusion::server::Server: tool `{}`: {error}",
                 definition.name

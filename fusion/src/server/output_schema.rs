@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::definition::ActionDefinition;
+use crate::model::definition::ActionDefinition;
 
 /// The `outputSchema` an action is advertised with: its declared schema without `$schema` and
 /// `title`, as for input schemas (the dialect is left to the client, whose validator may
@@ -36,7 +36,7 @@ pub(super) fn of_tool(actions: &[ActionDefinition]) -> Option<Arc<Map<String, Va
 
 /// Logs a warning when every action of a grouped tool declares an object output schema but
 /// their `$defs` disagree, so the tool is advertised without one in grouped exposition.
-pub(super) fn warn_unmergeable(def: &crate::definition::ToolDefinition) {
+pub(super) fn warn_unmergeable(def: &crate::model::definition::ToolDefinition) {
     let declared = def.actions.len() > 1 && def.actions.iter().all(|a| advertised(a).is_some());
     if declared && of_tool(&def.actions).is_none() {
         tracing::warn!(

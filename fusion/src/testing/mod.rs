@@ -34,13 +34,13 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::call;
-use crate::context::RequestContext;
-use crate::definition::ToolDefinition;
 use crate::guard::{GuardSet, GuardSpec, Guards, ToolGuards};
 use crate::internal::ERROR_ID_KEY;
-use crate::response::ToolResponse;
-use crate::tool::Tool;
+use crate::model::context::RequestContext;
+use crate::model::definition::ToolDefinition;
+use crate::model::response::ToolResponse;
+use crate::runtime::call;
+use crate::runtime::tool::Tool;
 
 pub use lockfile::{LOCK_ENV, LockCheckError, LockStatus, assert_lockfile, check_lockfile};
 pub use outcome::Outcome;
@@ -100,7 +100,7 @@ impl Tester {
     #[track_caller]
     pub fn tool(mut self, tool: impl Tool) -> Tester {
         let definition = tool.definition();
-        if let Err(err) = crate::dispatch::ToolRuntime::new(&definition) {
+        if let Err(err) = crate::runtime::dispatch::ToolRuntime::new(&definition) {
             panic!(
                 "fusion::testing: a server would refuse tool `{}`: {err}",
                 definition.name

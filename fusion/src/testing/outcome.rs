@@ -4,9 +4,9 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::code::{ErrorCategory, ErrorCode, Severity};
-use crate::error::ToolError;
-use crate::response::ToolResponse;
+use crate::envelope::code::{ErrorCategory, ErrorCode, Severity};
+use crate::envelope::error::ToolError;
+use crate::model::response::ToolResponse;
 
 /// The result of one [`Tester`](super::Tester) call: the [`ToolResponse`] a server would
 /// render, and assertions on it; or a cancelled call, whose action was dropped and to which

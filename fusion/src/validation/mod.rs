@@ -22,7 +22,7 @@ mod shape;
 
 use serde_json::Value;
 
-pub use crate::validation_error::{FieldProblem, RECOVERY, ValidationError};
+pub use crate::envelope::validation_error::{FieldProblem, RECOVERY, ValidationError};
 
 pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH, SchemaError};
 pub(crate) use closing::escape_pointer;

@@ -1,10 +1,10 @@
 //! Field paths: building `items[0].sku` from JSON pointers, serde and `validator` paths, and
 //! matching them against the paths marked secret. Their order is the envelope's
-//! (`crate::validation_error`).
+//! (`crate::envelope::validation_error`).
 
 use serde_json::Value;
 
-pub(crate) use crate::validation_error::{Part, Parts, ROOT};
+pub(crate) use crate::envelope::validation_error::{Part, Parts, ROOT};
 
 /// One step from a JSON value into a child.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::suggest::did_you_mean;
+use crate::envelope::suggest::did_you_mean;
 
 use super::path::{FieldPath, SecretPath, Segment};
 use super::sent::{self, MISSING, REDACTED, Redact};
@@ -342,7 +342,9 @@ fn cap_unknown_fields(found: &mut Vec<Found>) -> Option<FieldProblem> {
         return None;
     }
     let total = unknown.len();
-    unknown.sort_by(|a, b| crate::validation_error::compare_paths(&a.0, &b.0).then(a.1.cmp(&b.1)));
+    unknown.sort_by(|a, b| {
+        crate::envelope::validation_error::compare_paths(&a.0, &b.0).then(a.1.cmp(&b.1))
+    });
     let dropped: HashSet<usize> = unknown[MAX_UNKNOWN_FIELD_LINES..]
         .iter()
         .map(|(_, i)| *i)

@@ -3,8 +3,8 @@
 
 use quick_xml::events::Event;
 
-use crate::code::Severity;
-use crate::error::ToolError;
+use crate::envelope::code::Severity;
+use crate::envelope::error::ToolError;
 
 use super::reader::{Open, Parser, describe, element, set_once};
 use super::{ParseError, ParseErrorKind};

@@ -1,6 +1,6 @@
 //! Reading a `<validation_error>` into a [`ValidationError`].
 
-use crate::validation_error::{DeltaClass, FieldProblem, ScopedDelta, ValidationError};
+use crate::envelope::validation_error::{DeltaClass, FieldProblem, ScopedDelta, ValidationError};
 
 use super::reader::{Parser, element, set_once};
 use super::{ParseError, ParseErrorKind};

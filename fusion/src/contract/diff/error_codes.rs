@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::contract::ErrorEntry;
-use crate::validation_error::DeltaClass;
+use crate::envelope::validation_error::DeltaClass;
 
 /// The error-code changes: added RISKY, removed SAFE, flags changed RISKY.
 pub(super) fn errors(

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use crate::contract::FieldContract;
-use crate::validation_error::DeltaClass;
+use crate::envelope::validation_error::DeltaClass;
 
 use super::text::descriptions;
 

@@ -1,7 +1,7 @@
 //! Annotation changes: the effective value of each hint (MCP defaults applied) decides the class.
 
 use crate::contract::Hints;
-use crate::validation_error::DeltaClass;
+use crate::envelope::validation_error::DeltaClass;
 
 /// The annotation changes. Effective values (MCP defaults applied) decide the class.
 pub(super) fn hints(push: &mut impl FnMut(DeltaClass, String), old: &Hints, new: &Hints) {

@@ -9,7 +9,7 @@ mod text;
 use std::collections::BTreeSet;
 use std::fmt;
 
-use crate::validation_error::DeltaClass;
+use crate::envelope::validation_error::DeltaClass;
 
 use super::model::{ActionContract, Contract, ToolContract};
 

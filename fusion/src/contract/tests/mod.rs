@@ -14,7 +14,7 @@ mod unlisted;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::code::{ErrorCategory, ErrorCode, Severity};
+use crate::envelope::code::{ErrorCategory, ErrorCode, Severity};
 use crate::{ActionDefinition, Annotations, ErrorContract, ToolDefinition};
 
 fn action(name: &str, schema: Value) -> ActionDefinition {

@@ -6,12 +6,12 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::code::ErrorCode;
-use crate::definition::ToolDefinition;
-use crate::error::ToolError;
-use crate::response::ToolResponse;
+use crate::envelope::code::ErrorCode;
+use crate::envelope::error::ToolError;
+use crate::envelope::suggest::did_you_mean;
+use crate::model::definition::ToolDefinition;
+use crate::model::response::ToolResponse;
 use crate::schema::{check_definition, type_name};
-use crate::suggest::did_you_mean;
 use crate::validation::{ArgumentValidator, SchemaError};
 
 /// Everything a tool needs per call, built once from its definition: the router and one

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::code::{ErrorCategory, ErrorCode, Severity};
+use crate::envelope::code::{ErrorCategory, ErrorCode, Severity};
 
 /// One error an action can produce: its code and the flags it carries. Fed by
 /// `#[derive(ToolErrors)]`; part of the tool's contract (`_meta` and the lockfile).

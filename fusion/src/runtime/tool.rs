@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::context::{BoxFuture, RequestContext};
-use crate::definition::ToolDefinition;
 use crate::guard::ToolGuards;
-use crate::output::IntoToolResponse;
-use crate::response::ToolResponse;
+use crate::model::context::{BoxFuture, RequestContext};
+use crate::model::definition::ToolDefinition;
+use crate::model::output::IntoToolResponse;
+use crate::model::response::ToolResponse;
 
 /// An MCP tool whose actions fail well. `#[fusion::tool]` implements it; a
 /// [`Server`](crate::server::Server) or a [`Tester`](crate::testing::Tester) registers values
@@ -268,8 +268,8 @@ async fn run_blocking<K: Send + 'static>(
             Ok(payload) => std::panic::resume_unwind(payload),
             // The runtime shut down before the thread ran the handler.
             Err(_) => ToolResponse::error(
-                crate::error::ToolError::new(
-                    crate::code::ErrorCode::ServerBusy,
+                crate::envelope::error::ToolError::new(
+                    crate::envelope::code::ErrorCode::ServerBusy,
                     "The server is shutting down; the call did not run.",
                 )
                 .suggest("Call it again once the server is back."),

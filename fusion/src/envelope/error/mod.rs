@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::code::{ErrorCategory, ErrorCode, Severity};
+use crate::envelope::code::{ErrorCategory, ErrorCode, Severity};
 
 /// A tool error: the facts a language model needs to recover, and the flags client code
 /// branches on.

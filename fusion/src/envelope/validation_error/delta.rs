@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::code::UnknownVariant;
+use crate::envelope::code::UnknownVariant;
 
 /// How a change affects a caller that learned the old contract, highest first (the derived
 /// order sorts [`DeltaClass::Breaking`] first). A [`diff`](crate::contract::diff()) classifies

@@ -9,7 +9,7 @@ pub(crate) use portable::{GEMINI_FORMATS, GEMINI_KEYWORDS, local_definition};
 
 use serde_json::{Map, Value, json};
 
-use crate::definition::{ActionDefinition, ToolDefinition};
+use crate::model::definition::{ActionDefinition, ToolDefinition};
 use crate::validation::SchemaError;
 
 /// The checks a definition must pass before it is served, made by the generated tool runtime (at a
@@ -350,7 +350,7 @@ fn referenced_description<'d>(
 pub(crate) mod fixtures {
     use serde_json::{Value, json};
 
-    use crate::definition::{ActionDefinition, Annotations, ToolDefinition};
+    use crate::model::definition::{ActionDefinition, Annotations, ToolDefinition};
 
     /// An action named `name` taking arguments of `schema`.
     pub(crate) fn action(name: &str, schema: Value) -> ActionDefinition {

@@ -4,8 +4,8 @@
 //! `<details>` (one `  <detail key="…">` line each, in insertion order) and `<retry_after>`
 //! (`N seconds`, when at least one second), each only when set.
 
-use crate::code::Severity;
-use crate::xml::{push_attr, push_text};
+use crate::envelope::code::Severity;
+use crate::envelope::xml::{push_attr, push_text};
 
 use super::ToolError;
 

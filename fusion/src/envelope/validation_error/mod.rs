@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::xml::{push_attr, push_text};
+use crate::envelope::xml::{push_attr, push_text};
 
 pub use delta::{DeltaClass, ScopedDelta};
 pub(crate) use path::{Part, Parts, ROOT, compare as compare_paths};

@@ -28,9 +28,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::definition::{ErrorContract, ToolErrors};
-use crate::error::ToolError;
-use crate::response::ToolResponse;
+use crate::envelope::error::ToolError;
+use crate::model::definition::{ErrorContract, ToolErrors};
+use crate::model::response::ToolResponse;
 
 /// A value an action can return: it becomes the call's [`ToolResponse`].
 ///
@@ -357,7 +357,7 @@ impl ToolErrors for Box<dyn std::error::Error> {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::code::ErrorCode;
+    use crate::envelope::code::ErrorCode;
 
     #[derive(Serialize, JsonSchema)]
     struct Invoice {

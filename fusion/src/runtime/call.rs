@@ -26,11 +26,11 @@ use std::task::Poll;
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
-use crate::context::RequestContext;
-use crate::error::ToolError;
+use crate::envelope::error::ToolError;
 use crate::guard::{ArgumentLimits, ToolGates};
-use crate::response::ToolResponse;
-use crate::tool::Tool;
+use crate::model::context::RequestContext;
+use crate::model::response::ToolResponse;
+use crate::runtime::tool::Tool;
 use crate::trace;
 
 /// Where a call goes: the tool, its guards, and how the client named it.
@@ -232,9 +232,9 @@ fn panic_response(payload: Box<dyn std::any::Any + Send>) -> ToolResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::code::ErrorCode;
-    use crate::definition::ToolDefinition;
-    use crate::tool::PreparedCall;
+    use crate::envelope::code::ErrorCode;
+    use crate::model::definition::ToolDefinition;
+    use crate::runtime::tool::PreparedCall;
 
     /// Panics where it is told to.
     struct Panicky(&'static str);

@@ -13,7 +13,7 @@
 use std::collections::HashSet;
 use std::sync::{LazyLock, Mutex, PoisonError};
 
-use crate::definition::{ErrorContract, ToolErrors};
+use crate::model::definition::{ErrorContract, ToolErrors};
 
 /// An action output that can fail: `Result<T, E>`, whose error type declares variants.
 #[diagnostic::on_unimplemented(

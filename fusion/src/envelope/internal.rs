@@ -29,8 +29,8 @@ use std::fmt::Write as _;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::code::{ErrorCategory, ErrorCode};
-use crate::error::ToolError;
+use crate::envelope::code::{ErrorCategory, ErrorCode};
+use crate::envelope::error::ToolError;
 
 /// The message the model sees for every error without a contract.
 pub const MESSAGE: &str = "The server hit an unexpected internal error.";

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use rmcp::model::{CallToolResult, ContentBlock, MetaObject};
 
-use crate::error::ToolError;
+use crate::envelope::error::ToolError;
 use crate::validation::ValidationError;
 
 /// The `_meta` key under which the typed flags travel.

@@ -1,0 +1,11 @@
+//! Tools, actions and answers: what a tool declares about itself (definitions, error
+//! contracts, schemas), what an action gets (its request context) and what it gives back
+//! (outputs and responses).
+
+pub(crate) mod arguments;
+pub(crate) mod context;
+pub(crate) mod declared;
+pub(crate) mod definition;
+pub(crate) mod output;
+pub(crate) mod response;
+pub mod schema;
