@@ -222,7 +222,9 @@
 //!
 //! `anyhow::Error`, boxed `std::error::Error`s, `std::io::Error` and caught panics convert into
 //! `INTERNAL_ERROR` with an error id; the cause is logged with `tracing`, never shown to the
-//! model. See [`internal`].
+//! model: verbatim, unless the server rewrites it first
+//! ([`Server::redact_internal_causes`](server::Server::redact_internal_causes)). See
+//! [`internal`].
 //!
 //! # Validation errors written for self-healing
 //!

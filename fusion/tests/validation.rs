@@ -32,6 +32,9 @@ mod secrets;
 #[path = "validation/secret_copies.rs"]
 mod secret_copies;
 
+#[path = "validation/many_problems.rs"]
+mod many_problems;
+
 #[path = "validation/nesting.rs"]
 mod nesting;
 

@@ -6,6 +6,10 @@
 //! (`tracing`, target `fusion::internal`, level `ERROR`) gets the same id and the whole error
 //! chain. Connection strings, paths and stack traces stay on the server.
 //!
+//! The log gets the cause verbatim, secrets and all, unless the server answering the call
+//! rewrites it first: see
+//! [`Server::redact_internal_causes`](crate::server::Server::redact_internal_causes).
+//!
 //! A [`ToolError`] that travelled inside an `anyhow::Error` or a `Box<dyn Error>` is recovered
 //! intact: code, severity and every section survive the trip.
 //!
@@ -24,9 +28,12 @@
 //! ```
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::error::Error;
 use std::fmt::Write as _;
 use std::hash::{BuildHasher, Hasher};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::envelope::code::{ErrorCategory, ErrorCode};
@@ -51,9 +58,63 @@ pub fn new_error_id() -> String {
     format!("err_{:016x}", hasher.finish())
 }
 
-/// Builds the envelope the model sees and logs `cause` with the same id.
+/// What a server does to the cause of an internal error before it is logged (see
+/// [`Server::redact_internal_causes`](crate::server::Server::redact_internal_causes)).
+pub(crate) type Redactor = Arc<dyn Fn(&str) -> String + Send + Sync>;
+
+/// Logged instead of a cause whose redactor panicked: the cause is withheld, never logged as
+/// it was.
+const REDACTOR_PANICKED: &str = "(cause withheld: the redactor panicked)";
+
+tokio::task_local! {
+    /// The redactor of the server whose call is being polled.
+    static REDACTOR: Redactor;
+}
+
+/// Runs `future` with `redactor` applied to every cause logged while it is polled, as the
+/// call's `tracing` span is entered on each poll; `None` logs causes as they are.
+pub(crate) async fn redacting<F: Future>(redactor: Option<Redactor>, future: F) -> F::Output {
+    match redactor {
+        Some(redactor) => REDACTOR.scope(redactor, future).await,
+        None => future.await,
+    }
+}
+
+/// The redactor in force here, to carry to a thread of the call's own (a blocking handler's).
+pub(crate) fn current_redactor() -> Option<Redactor> {
+    REDACTOR.try_with(Arc::clone).ok()
+}
+
+/// Runs `f` with `redactor` in force (the blocking handler's side of [`current_redactor`]).
+pub(crate) fn redacting_sync<R>(redactor: Option<Redactor>, f: impl FnOnce() -> R) -> R {
+    match redactor {
+        Some(redactor) => REDACTOR.sync_scope(redactor, f),
+        None => f(),
+    }
+}
+
+/// `cause` as the log gets it: rewritten by the redactor in force, if any. A redactor that
+/// panics gives [`REDACTOR_PANICKED`]: its panic must not escape the code that is reporting an
+/// error (the panic boundary itself, for a caught panic).
+pub(crate) fn redacted(cause: &str) -> Cow<'_, str> {
+    match REDACTOR.try_with(|redact| catch_unwind(AssertUnwindSafe(|| redact(cause)))) {
+        Err(_not_in_a_call) => Cow::Borrowed(cause),
+        Ok(Ok(redacted)) => Cow::Owned(redacted),
+        Ok(Err(payload)) => {
+            // Dropped under a guard too, as the call path drops a caught panic's payload.
+            if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+                std::mem::forget(again);
+            }
+            Cow::Borrowed(REDACTOR_PANICKED)
+        }
+    }
+}
+
+/// Builds the envelope the model sees and logs `cause` (redacted, see [`redacted`]) with the
+/// same id.
 fn contractless(kind: &'static str, cause: &str) -> ToolError {
     let id = new_error_id();
+    let cause: &str = &redacted(cause);
     tracing::error!(
         target: "fusion::internal",
         error_id = %id,

@@ -110,6 +110,7 @@ impl RedisStore {
             Err(_) => format!("no answer within {:?}", self.timeout),
         };
         let id = crate::internal::new_error_id();
+        let error: &str = &crate::internal::redacted(&error);
         match self.fallback {
             StoreFallback::Allow => {
                 tracing::error!(

@@ -14,7 +14,8 @@
 //! call from outside, so a hand-written [`Tool`] gets the same guards as a generated one. A
 //! panic anywhere (in `prepare`, in a layer of yours, in any poll of the handler) becomes
 //! an `INTERNAL_ERROR` response with an error id, its message logged and never shown; the
-//! server keeps serving. A synchronous handler runs on Tokio's blocking pool
+//! server keeps serving. The server's redactor of internal causes is in force on every poll
+//! of the call, around the panic boundary. A synchronous handler runs on Tokio's blocking pool
 //! ([`PreparedCall::blocking`](crate::PreparedCall::blocking)); a panic there is carried back
 //! to the polling task and caught by the same boundary.
 
@@ -28,6 +29,7 @@ use tracing::Instrument;
 
 use crate::envelope::error::ToolError;
 use crate::guard::{ArgumentLimits, ToolGates};
+use crate::internal::{self, Redactor};
 use crate::model::context::RequestContext;
 use crate::model::response::ToolResponse;
 use crate::runtime::tool::Tool;
@@ -48,6 +50,8 @@ pub(crate) struct Target<'a> {
     pub(crate) inject: Option<(&'a str, &'a str)>,
     /// Whether the client called a flat tool name: guard messages name the action that way.
     pub(crate) flat: bool,
+    /// What the server does to the causes of internal errors before they are logged.
+    pub(crate) redact: Option<&'a Redactor>,
 }
 
 /// Runs one call of `target` with `arguments` and `context`: the whole call path (see the
@@ -90,7 +94,8 @@ async fn run_in_span(
         arguments.insert(discriminator.to_owned(), Value::String(action.to_owned()));
     }
     let flat = target.flat;
-    catch_panics(async move {
+    let redactor = target.redact.cloned();
+    let call = catch_panics(async move {
         let prepared = match Arc::clone(target.tool).prepare(arguments) {
             Ok(prepared) => prepared,
             Err(refusal) => return refusal,
@@ -108,8 +113,8 @@ async fn run_in_span(
                 Box::pin(gates.run(&action, flat, context, run)).await
             }
         }
-    })
-    .await
+    });
+    internal::redacting(redactor, call).await
 }
 
 /// Calling a tool directly, without a server: the call path with no guards and no argument
@@ -201,6 +206,7 @@ async fn call_directly(
         gates: None,
         inject: None,
         flat: false,
+        redact: None,
     };
     run(target, &NONE, arguments, context).await
 }
@@ -298,6 +304,7 @@ mod tests {
             gates: None,
             inject: None,
             flat: false,
+            redact: None,
         };
         let response = run(
             target,

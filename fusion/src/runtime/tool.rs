@@ -247,13 +247,15 @@ async fn run_blocking<K: Send + 'static>(
     };
     let token = context.cancellation().child_token();
     let context = context.with_cancellation(token.clone());
-    // The caller's `tracing` subscriber and span, so the action logs as it would inline.
+    // The caller's `tracing` subscriber and span, and the server's redactor of internal
+    // causes, so the action logs as it would inline.
     let dispatch = tracing::dispatcher::get_default(tracing::Dispatch::clone);
     let span = tracing::Span::current();
+    let redactor = crate::internal::current_redactor();
     let thread = runtime.spawn_blocking(move || {
         let response = tracing::dispatcher::with_default(&dispatch, || {
             let _span = span.enter();
-            handler(context)
+            crate::internal::redacting_sync(redactor, || handler(context))
         });
         // The slots go back once the thread is done, whether or not anyone still waits.
         drop(keep);

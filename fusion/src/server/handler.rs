@@ -15,6 +15,7 @@ use rmcp::service::{Peer, RequestContext as RmcpContext, RoleServer};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use crate::auth::Principal;
 use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
 use crate::envelope::suggest::did_you_mean;
@@ -79,6 +80,7 @@ impl rmcp::ServerHandler for Server {
                 .as_ref()
                 .map(|(discriminator, action)| (discriminator.as_str(), action.as_str())),
             flat: entry.inject.is_some(),
+            redact: inner.redact.as_ref(),
         };
         let limits = inner.guards.argument_limits();
         let call = call::run(target, &limits, arguments, ctx);
@@ -134,6 +136,11 @@ impl Server {
         self.handshake
             .load(Ordering::Relaxed)
             .then_some(&self.session)
+    }
+
+    /// The caller of this value's calls when it serves a [`Server::serve_io`] connection.
+    fn local_caller(&self) -> Option<&Principal> {
+        self.inner.local_principal.as_ref().filter(|_| self.local)
     }
 
     /// Renders a response as the MCP result: the contract deltas of a validation error (with a

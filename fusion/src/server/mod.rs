@@ -40,7 +40,7 @@
 //!   action ([`Exposition::Flat`]). Each carries its title when it has one (the tool's in
 //!   grouped exposition, the action's in flat), its description, a single flat object input
 //!   schema (never a top-level `oneOf`/`anyOf`/`allOf`), all four MCP annotation hints (see
-//!   [titles and hints](macro@crate::tool#titles-and-hints)), and its error
+//!   [titles and hints](macro@crate::runtime::tool#titles-and-hints)), and its error
 //!   contract in `_meta["fusion/errors"]` ([`ERRORS_META_KEY`]):
 //!   `[{"action": "get_invoice", "code": "NOT_FOUND", "severity": "error", "category":
 //!   "not_found", "retryable": false}, …]`.
@@ -111,6 +111,7 @@ mod handler;
 pub mod http;
 mod malformed;
 mod output_schema;
+mod redact;
 mod transport;
 
 use std::fmt;
@@ -129,6 +130,7 @@ pub use transport::ServeError;
 
 use crate::auth::Principal;
 use crate::guard::{GuardSet, GuardSpec, Guards};
+use crate::internal::Redactor;
 use crate::portability::{self, Provider};
 use crate::runtime::tool::Tool;
 use catalog::{Catalog, Registered};
@@ -229,6 +231,8 @@ struct Inner {
     portable_to: Vec<Provider>,
     /// The rmcp handler answering everything but tools; see [`Server::handler`].
     handler: Option<Arc<dyn compose::Delegate>>,
+    /// See [`Server::redact_internal_causes`].
+    redact: Option<Redactor>,
 }
 
 impl Server {
@@ -257,6 +261,7 @@ impl Server {
                 local_principal: None,
                 portable_to: Provider::DEFAULT.to_vec(),
                 handler: None,
+                redact: None,
             }),
             session: new_session(),
             handshake: Arc::default(),
@@ -415,11 +420,6 @@ impl Server {
     /// ```
     pub fn local_principal(self, principal: Principal) -> Server {
         self.update(|inner| inner.local_principal = Some(principal))
-    }
-
-    /// The caller of this value's calls when it serves a [`Server::serve_io`] connection.
-    fn local_caller(&self) -> Option<&Principal> {
-        self.inner.local_principal.as_ref().filter(|_| self.local)
     }
 
     /// The `serverInfo` advertised.

@@ -35,7 +35,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::guard::{GuardSet, GuardSpec, Guards, ToolGuards};
-use crate::internal::ERROR_ID_KEY;
+use crate::internal::{ERROR_ID_KEY, Redactor};
 use crate::model::context::RequestContext;
 use crate::model::definition::ToolDefinition;
 use crate::model::response::ToolResponse;
@@ -73,6 +73,7 @@ pub struct Tester {
     baseline: Option<crate::contract::ContractBaseline>,
     guards: Guards,
     gates: Arc<GuardSet>,
+    redact: Option<Redactor>,
 }
 
 /// What a call name resolved to: the tool, and the discriminator to inject.
@@ -144,6 +145,17 @@ impl Tester {
         self.rebuild_guards()
     }
 
+    /// Rewrites the cause of every internal error of the calls before it is logged, as
+    /// [`Server::redact_internal_causes`](crate::server::Server::redact_internal_causes) does
+    /// (by default the cause is logged verbatim), so a test can check what the log gets.
+    pub fn redact_internal_causes(
+        mut self,
+        redact: impl Fn(&str) -> String + Send + Sync + 'static,
+    ) -> Tester {
+        self.redact = Some(Arc::new(redact));
+        self
+    }
+
     #[track_caller]
     fn rebuild_guards(mut self) -> Tester {
         let tools = self
@@ -204,6 +216,7 @@ impl Tester {
         let awareness = (self.baseline.as_ref()).map(|b| b.awareness(&self.contract(), flat));
         let tool = Arc::clone(target.tool);
         let (tool_name, inject) = (target.tool_name, target.inject);
+        let redact = self.redact.clone();
         let cancellation = context.cancellation().clone();
         async move {
             let target = call::Target {
@@ -212,6 +225,7 @@ impl Tester {
                 gates: gates.tool(&tool_name),
                 inject: inject.as_ref().map(|(d, a)| (d.as_str(), a.as_str())),
                 flat,
+                redact: redact.as_ref(),
             };
             let call = call::run(target, &limits, arguments, context);
             let response = tokio::select! {

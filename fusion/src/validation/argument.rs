@@ -12,7 +12,7 @@ use super::path::{ROOT, SecretPath};
 use super::report::{Report, line};
 use super::schema::count;
 use super::shape::Shape;
-use super::{ValidationError, deser, rules, schema};
+use super::{ValidationError, cap, deser, rules, schema};
 
 /// The deepest nesting of arrays and objects [`ArgumentValidator`] accepts unless told
 /// otherwise with [`ArgumentValidator::max_depth`].
@@ -46,6 +46,12 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 ///   when they span several), counts the rest: `... and 990 more unknown fields, not
 ///   listed. You sent: 1000 unknown fields. Expected only the fields the object knows
 ///   (remove every unknown one).`
+/// * At most 50 problems are listed in all (the first by path): what a model can act on in
+///   one turn, where an array of a hundred thousand wrong items would be as many lines. One
+///   more line, at the deepest path that holds the others (the array; `(root)` when they are
+///   spread out), counts them: `... and 99950 more problems, not listed. You sent: 100000
+///   problems. Expected every problem fixed (fix the ones listed and any like them; the next
+///   call lists what is left).` The line counting unknown fields is not one of the 50.
 /// * A struct-level `validator` rule (`#[validate(schema(..))]`) echoes the object it checked
 ///   as compact JSON; one longer than 50 characters is cut between whole members, never
 ///   inside a value, with the rest counted: `{"email":"a@b.example",... 2 more fields}`.
@@ -275,7 +281,7 @@ impl ArgumentValidator {
 
     fn finish(&self, report: Report<'_>) -> ValidationError {
         let mut error = ValidationError::new(self.action.as_str());
-        report.finish_into(&mut error);
+        error.push_all(cap::listed(report.merged()));
         error
     }
 

@@ -1,5 +1,6 @@
 //! The `<validation_error>` envelope: every problem with a tool call's arguments, one line per
-//! field, sorted by path, written so a model fixes everything in one turn.
+//! field, sorted by path, written so a model fixes everything in one turn (at most 50 lines of
+//! problems: one more counts the rest).
 //!
 //! Three sources feed one envelope: the action's JSON Schema (`jsonschema`), deserialization
 //! into the handler's argument type (serde, its first failure located by
@@ -8,12 +9,14 @@
 //! `validator::ValidationErrors` alone.
 
 mod argument;
+mod cap;
 mod closing;
 mod cut;
 mod depth;
 mod deser;
 mod locate;
 mod path;
+mod redundant;
 mod report;
 mod rules;
 mod schema;
@@ -53,7 +56,7 @@ impl ValidationError {
         let mut out = ValidationError::new(action);
         let mut found = report::Report::new(args, None, &[], false);
         rules::collect(&mut found, errors);
-        found.finish_into(&mut out);
+        out.push_all(cap::listed(found.merged()));
         out
     }
 }

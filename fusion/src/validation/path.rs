@@ -61,6 +61,13 @@ impl FieldPath {
         parent
     }
 
+    /// Shortens this path to the steps it shares with the start of `steps`: the deepest path
+    /// at or above both.
+    pub(crate) fn keep_common(&mut self, steps: &[Segment]) {
+        let shared = self.0.iter().zip(steps).take_while(|(a, b)| a == b).count();
+        self.0.truncate(shared);
+    }
+
     /// The last segment when it is a key.
     pub(crate) fn last_key(&self) -> Option<&str> {
         match self.0.last() {

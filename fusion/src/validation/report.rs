@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 
+use aho_corasick::AhoCorasick;
 use serde_json::Value;
 
 use crate::envelope::suggest::did_you_mean;
@@ -10,16 +11,10 @@ use crate::envelope::suggest::did_you_mean;
 use super::path::{FieldPath, SecretPath, Segment};
 use super::sent::{self, MISSING, REDACTED, Redact};
 use super::shape::Shape;
-use super::{FieldProblem, ValidationError};
 
 /// Secret values shorter than this (in characters) are only hidden where a value equals them,
 /// not where a longer value contains them: they collide with ordinary text.
 const MIN_CONTAINED_CHARS: usize = 4;
-
-/// The most unknown-field lines an envelope lists (the first by path); one more line at the
-/// objects' path (or `(root)`) counts the rest, so a thousand made-up keys stay a short
-/// envelope.
-pub(crate) const MAX_UNKNOWN_FIELD_LINES: usize = 10;
 
 /// Which source found a problem; decides what a duplicate gives way to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,18 +35,20 @@ pub(crate) enum Check {
     Email,
     Url,
     Other,
-    /// A field the object does not know: at most [`MAX_UNKNOWN_FIELD_LINES`] are listed.
+    /// A field the object does not know: at most
+    /// [`MAX_UNKNOWN_FIELD_LINES`](super::cap::MAX_UNKNOWN_FIELD_LINES) are listed.
     Unknown,
     /// A check of the type's own (a custom serde error: `try_from`, `deserialize_with`), which
     /// the schema cannot express.
     Custom,
 }
 
-struct Found {
-    path: FieldPath,
-    line: String,
-    source: Source,
-    check: Check,
+/// One problem found: where, its line, and what found it.
+pub(crate) struct Found {
+    pub(crate) path: FieldPath,
+    pub(crate) line: String,
+    pub(crate) source: Source,
+    pub(crate) check: Check,
 }
 
 /// Problems found so far for one call, with what is needed to word them.
@@ -61,10 +58,46 @@ pub(crate) struct Report<'a> {
     secrets: &'a [SecretPath],
     /// Whether the schema has any `writeOnly` at all (skips schema walks when it has none).
     write_only: bool,
-    /// The values sent at secret paths (strings, and numbers as written), so that a copy of
-    /// one anywhere else in an echoed value is hidden too.
+    /// The values sent at secret paths (strings, and numbers as written), sorted, so that a
+    /// copy of one anywhere else in an echoed value is hidden too.
     secret_values: Vec<String>,
+    /// How a secret value is found inside a longer text.
+    contained: Contained,
     found: Vec<Found>,
+}
+
+/// The search for the secret values of at least [`MIN_CONTAINED_CHARS`] characters inside a
+/// text. One automaton finds any of them in one pass over the text: a hundred thousand secret
+/// values (an array of cards, each with its own) and as many lines to check them against would
+/// otherwise be ten billion substring searches.
+enum Contained {
+    /// No secret value is long enough.
+    Nothing,
+    Any(AhoCorasick),
+    /// The automaton could not be built (more states than it can number, far beyond what a
+    /// request holds): every text counts as holding a secret, so none is ever shown.
+    Everything,
+}
+
+impl Contained {
+    fn new(secret_values: &[String]) -> Contained {
+        let long = secret_values
+            .iter()
+            .filter(|secret| secret.chars().nth(MIN_CONTAINED_CHARS - 1).is_some());
+        let mut long = long.peekable();
+        if long.peek().is_none() {
+            return Contained::Nothing;
+        }
+        AhoCorasick::new(long).map_or(Contained::Everything, Contained::Any)
+    }
+
+    fn is_in(&self, text: &str) -> bool {
+        match self {
+            Contained::Nothing => false,
+            Contained::Any(automaton) => automaton.is_match(text),
+            Contained::Everything => true,
+        }
+    }
 }
 
 impl<'a> Report<'a> {
@@ -80,9 +113,11 @@ impl<'a> Report<'a> {
             secrets,
             write_only,
             secret_values: Vec::new(),
+            contained: Contained::Nothing,
             found: Vec::new(),
         };
         report.secret_values = report.collect_secret_values();
+        report.contained = Contained::new(&report.secret_values);
         report
     }
 
@@ -115,13 +150,13 @@ impl<'a> Report<'a> {
     }
 
     /// Whether `text` (a string sent, or a number as written) is a secret value or contains
-    /// one (of at least [`MIN_CONTAINED_CHARS`] characters).
+    /// one (of at least [`MIN_CONTAINED_CHARS`] characters). One pass over `text`, however
+    /// many secret values were sent.
     pub(crate) fn is_secret_text(&self, text: &str) -> bool {
-        self.secret_values.iter().any(|secret| {
-            text == secret
-                || (secret.chars().nth(MIN_CONTAINED_CHARS - 1).is_some()
-                    && text.contains(secret.as_str()))
-        })
+        self.secret_values
+            .binary_search_by(|secret| secret.as_str().cmp(text))
+            .is_ok()
+            || self.contained.is_in(text)
     }
 
     /// Whether echoing `value` would show a secret value (see [`Report::is_secret_text`]).
@@ -217,11 +252,11 @@ impl<'a> Report<'a> {
         line("Invalid key", &self.sent_value(path, Some(&key)), expected)
     }
 
-    /// Merges what was found into `error`: drops a schema problem that a `validator` rule
-    /// reports too (same path, same check), a serde problem at or below a path the schema
-    /// already reported, and exact repeats. O(n log n) in the number of problems (hash sets
-    /// keyed by path, one stable sort), in the order found; the lines are kept as worded.
-    pub(crate) fn finish_into(self, error: &mut ValidationError) {
+    /// What was found, merged: drops a schema problem that a `validator` rule reports too (same
+    /// path, same check), a serde problem at or below a path the schema already reported, and
+    /// exact repeats. Linear in the number of problems (hash sets keyed by path), in the order
+    /// found; the lines are kept as worded. [`super::cap::listed`] makes them an envelope's.
+    pub(crate) fn merged(self) -> Vec<Found> {
         let found = self.found;
         let keep: Vec<bool> = {
             let ruled: HashSet<(&FieldPath, Check)> = found
@@ -268,19 +303,12 @@ impl<'a> Report<'a> {
                 })
                 .collect()
         };
-        let mut kept: Vec<Found> = found
+        found
             .into_iter()
             .zip(keep)
             .filter(|(_, keep)| *keep)
             .map(|(f, _)| f)
-            .collect();
-        let summary = cap_unknown_fields(&mut kept);
-        let mut problems: Vec<FieldProblem> = kept
-            .into_iter()
-            .map(|f| FieldProblem::new(f.path.render(), f.line))
-            .collect();
-        problems.extend(summary);
-        error.push_all(problems);
+            .collect()
     }
 
     /// Every value sent at a secret path (strings and numbers, as written), sorted and
@@ -326,50 +354,6 @@ impl Redact for Report<'_> {
     fn secret_text(&self, text: &str) -> bool {
         self.is_secret_text(text)
     }
-}
-
-/// Keeps the first [`MAX_UNKNOWN_FIELD_LINES`] unknown-field problems by path and drops the
-/// others, returning the line that counts them: at the object they were sent in when it is
-/// one object, else at `(root)`.
-fn cap_unknown_fields(found: &mut Vec<Found>) -> Option<FieldProblem> {
-    let mut unknown: Vec<(String, usize)> = found
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.check == Check::Unknown)
-        .map(|(i, f)| (f.path.render(), i))
-        .collect();
-    if unknown.len() <= MAX_UNKNOWN_FIELD_LINES {
-        return None;
-    }
-    let total = unknown.len();
-    unknown.sort_by(|a, b| {
-        crate::envelope::validation_error::compare_paths(&a.0, &b.0).then(a.1.cmp(&b.1))
-    });
-    let dropped: HashSet<usize> = unknown[MAX_UNKNOWN_FIELD_LINES..]
-        .iter()
-        .map(|(_, i)| *i)
-        .collect();
-    let mut parents = dropped.iter().map(|&i| found[i].path.parent());
-    let first = parents.next().unwrap_or_else(FieldPath::root);
-    let at = if parents.all(|p| p == first) {
-        first
-    } else {
-        FieldPath::root()
-    };
-    let mut index = 0;
-    found.retain(|_| {
-        index += 1;
-        !dropped.contains(&(index - 1))
-    });
-    let rest = dropped.len();
-    Some(FieldProblem::new(
-        at.render(),
-        line(
-            &format!("... and {rest} more unknown fields, not listed"),
-            &format!("{total} unknown fields"),
-            "only the fields the object knows (remove every unknown one)",
-        ),
-    ))
 }
 
 /// One line: `{problem}. You sent: {sent}. Expected {expected}.` A problem that already ends in

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::closing::escape_pointer;
 use super::path::FieldPath;
+use super::redundant::{Role, worth_reporting};
 use super::report::{Check, Report, Source, line};
 use super::sent;
 use super::shape::{join_or, type_phrase};
@@ -14,20 +15,14 @@ use super::shape::{join_or, type_phrase};
 /// Adds a problem for every error `validator` finds in the arguments of `report`.
 pub(crate) fn collect(report: &mut Report<'_>, validator: &jsonschema::Validator) {
     let errors: Vec<SchemaFailure<'_>> = validator.iter_errors(report.args()).collect();
-    // A value outside an enum (or const) of one type also fails the type check: the enum's
-    // line lists the allowed values, so the type line would only repeat it less helpfully.
-    let listed: Vec<&str> = errors
+    let roles: Vec<(&str, Role)> = errors
         .iter()
-        .filter(|e| matches!(e.kind(), Kind::Enum { .. } | Kind::Constant { .. }))
-        .map(|e| e.instance_path().as_str())
+        .map(|e| (e.instance_path().as_str(), Role::of(e.kind())))
         .collect();
-    for error in &errors {
-        if matches!(error.kind(), Kind::Type { .. })
-            && listed.contains(&error.instance_path().as_str())
-        {
-            continue;
+    for (error, reported) in errors.iter().zip(worth_reporting(&roles)) {
+        if reported {
+            convert(report, error);
         }
-        convert(report, error);
     }
 }
 

@@ -190,3 +190,35 @@ fn must_match_prefers_the_secret_field_and_hides_the_near_copy() {
     );
     assert!(!err.to_xml().contains("hunter2"), "{err}");
 }
+
+/// A hundred thousand cards, each with a secret of its own and a field of the wrong type: each
+/// line's value is searched for every secret value in one pass over the value, not once per
+/// secret value (ten billion substring searches would take many minutes).
+#[test]
+fn a_hundred_thousand_secret_values_are_each_hidden_without_a_search_per_pair() {
+    let schema = json!({"properties": {"cards": {"type": "array", "items": {
+        "type": "object",
+        "properties": {"cvv": {"type": "string"}, "n": {"type": "integer"}}
+    }}}});
+    let validator = ArgumentValidator::new("pay.batch", &schema)
+        .unwrap()
+        .secret("cards[].cvv");
+    let mut cards: Vec<serde_json::Value> = (0..100_000)
+        .map(|i| json!({"cvv": format!("c{i:06}"), "n": format!("n{i}")}))
+        .collect();
+    // The last card's secret pasted into the fourth card's field.
+    cards[3]["n"] = json!("pasted c099999 here");
+    // A secret shorter than 4 characters is hidden where a value equals it, not inside one.
+    cards[5]["cvv"] = json!("12");
+    cards[6]["n"] = json!("12");
+    cards[7]["n"] = json!("a12b");
+    let err = validator.check(&json!({"cards": cards}));
+    let found = lines(&err);
+    assert_eq!(found.len(), 51);
+    let line = |sent: &str| format!("Wrong type. You sent: {sent}. Expected an integer.");
+    assert_eq!(found[1], ("cards[0].n", line("'n0'").as_str()));
+    assert_eq!(found[4], ("cards[3].n", line("(redacted)").as_str()));
+    assert_eq!(found[7], ("cards[6].n", line("(redacted)").as_str()));
+    assert_eq!(found[8], ("cards[7].n", line("'a12b'").as_str()));
+    assert!(!err.to_xml().contains("c099999"), "{err}");
+}

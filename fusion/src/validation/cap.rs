@@ -1,0 +1,134 @@
+//! Keeping an envelope short: at most [`MAX_UNKNOWN_FIELD_LINES`] unknown fields and at most
+//! [`MAX_PROBLEMS`] problems are listed, the first by path, and one more line counts what each
+//! cap left out.
+
+use std::collections::HashSet;
+
+use crate::envelope::validation_error::compare_paths;
+
+use super::FieldProblem;
+use super::path::FieldPath;
+use super::report::{Check, Found, line};
+use super::schema::count;
+
+/// The most unknown-field lines an envelope lists (the first by path); one more line at the
+/// objects' path (or `(root)`) counts the rest, so a thousand made-up keys stay a short
+/// envelope.
+pub(crate) const MAX_UNKNOWN_FIELD_LINES: usize = 10;
+
+/// The most problems an envelope lists (the first by path); one more line, at the deepest
+/// path that holds all the others, counts them.
+///
+/// Why 50: a line is 20 to 40 tokens, so 50 of them are a page a model reads and acts on in
+/// one turn, and well above what a call written in good faith gets wrong. Past that the lines
+/// are nearly always more of the same (the 51st wrong-typed item of an array reads like the
+/// 50th), and the next call lists whatever the fixes missed. Without a cap, the 4 MiB of
+/// arguments a server accepts could ask for millions of lines.
+pub(crate) const MAX_PROBLEMS: usize = 50;
+
+/// `found` (merged, in the order found) as the problems an envelope lists, with the lines
+/// counting what the caps left out. Every problem is listed when there are at most
+/// [`MAX_PROBLEMS`] and at most [`MAX_UNKNOWN_FIELD_LINES`] unknown fields. Linear in the
+/// number of problems on average: the first ones by path are selected, not sorted.
+pub(crate) fn listed(mut found: Vec<Found>) -> Vec<FieldProblem> {
+    let total = found.len();
+    let unknown = cap_unknown_fields(&mut found);
+    let paths: Vec<String> = found.iter().map(|f| f.path.render()).collect();
+    let dropped = after_the_first(&paths, 0..found.len(), MAX_PROBLEMS);
+    let rest = (!dropped.is_empty()).then(|| {
+        let at = deepest_common_parent(dropped.iter().map(|&i| &found[i].path));
+        FieldProblem::new(
+            at.render(),
+            line(
+                &format!(
+                    "... and {}, not listed",
+                    count(dropped.len() as u64, "more problem")
+                ),
+                &format!("{total} problems"),
+                "every problem fixed (fix the ones listed and any like them; the next call \
+                 lists what is left)",
+            ),
+        )
+    });
+    let mut problems: Vec<FieldProblem> = found
+        .into_iter()
+        .zip(paths)
+        .enumerate()
+        .filter(|(i, _)| !dropped.contains(i))
+        .map(|(_, (f, path))| FieldProblem::new(path, f.line))
+        .collect();
+    problems.extend(unknown);
+    problems.extend(rest);
+    problems
+}
+
+/// Keeps the first [`MAX_UNKNOWN_FIELD_LINES`] unknown-field problems by path and drops the
+/// others, returning the line that counts them: at the object they were sent in when it is
+/// one object, else at `(root)`.
+fn cap_unknown_fields(found: &mut Vec<Found>) -> Option<FieldProblem> {
+    let unknown: Vec<usize> = (0..found.len())
+        .filter(|&i| found[i].check == Check::Unknown)
+        .collect();
+    if unknown.len() <= MAX_UNKNOWN_FIELD_LINES {
+        return None;
+    }
+    let total = unknown.len();
+    let paths: Vec<String> = unknown.iter().map(|&i| found[i].path.render()).collect();
+    let dropped: HashSet<usize> = after_the_first(&paths, 0..total, MAX_UNKNOWN_FIELD_LINES)
+        .into_iter()
+        .map(|n| unknown[n])
+        .collect();
+    let mut parents = dropped.iter().map(|&i| found[i].path.parent());
+    let first = parents.next().unwrap_or_else(FieldPath::root);
+    let at = if parents.all(|p| p == first) {
+        first
+    } else {
+        FieldPath::root()
+    };
+    let mut index = 0;
+    found.retain(|_| {
+        index += 1;
+        !dropped.contains(&(index - 1))
+    });
+    let rest = dropped.len();
+    Some(FieldProblem::new(
+        at.render(),
+        line(
+            &format!("... and {rest} more unknown fields, not listed"),
+            &format!("{total} unknown fields"),
+            "only the fields the object knows (remove every unknown one)",
+        ),
+    ))
+}
+
+/// The indices among `indices` (into `paths`, the rendered paths) that come after the first
+/// `keep` in the envelope's order (by path, then in the order found). Linear on average: a
+/// selection around the `keep`th, not a sort.
+fn after_the_first(
+    paths: &[String],
+    indices: impl Iterator<Item = usize>,
+    keep: usize,
+) -> HashSet<usize> {
+    let mut order: Vec<usize> = indices.collect();
+    if order.len() <= keep {
+        return HashSet::new();
+    }
+    order.select_nth_unstable_by(keep, |&a, &b| {
+        compare_paths(&paths[a], &paths[b]).then(a.cmp(&b))
+    });
+    order.split_off(keep).into_iter().collect()
+}
+
+/// The deepest path that holds every one of `paths` below it: the steps their parents share.
+fn deepest_common_parent<'p>(paths: impl IntoIterator<Item = &'p FieldPath>) -> FieldPath {
+    let mut paths = paths.into_iter();
+    let Some(first) = paths.next() else {
+        return FieldPath::root();
+    };
+    let mut at = first.parent();
+    for path in paths {
+        let steps = path.segments();
+        at.keep_common(&steps[..steps.len().saturating_sub(1)]);
+    }
+    at
+}
