@@ -147,7 +147,7 @@ const MAX_REPORTED: usize = 1024;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ErrorCode, Severity};
+    use crate::envelope::code::{ErrorCode, Severity};
 
     enum Failure {
         Missing,
