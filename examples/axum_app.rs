@@ -1,6 +1,8 @@
 //! An existing axum application (a shop's JSON API) that also serves MCP: fusion's server
-//! nested at `/mcp` with `Router::nest_service`, behind the app's own layers (a bearer-token
-//! check on `/mcp`, CORS and request ids on everything), its tool working on the app's state.
+//! nested at `/mcp` with `Router::nest_service` (`HttpServer::into_service`, which keeps
+//! fusion's session caps, session-to-caller binding, body limits and `Host`/`Origin` checks),
+//! a bearer-token check on `/mcp` (`HttpServer::layer`), CORS and request ids on everything,
+//! its tool working on the app's state.
 //!
 //! ```text
 //! cargo run -p examples --example axum_app -- 127.0.0.1:3000
@@ -8,8 +10,13 @@
 //! # MCP at http://127.0.0.1:3000/mcp, with the bearer token printed at start
 //! ```
 //!
-//! The development token it prints is signed with a public development secret (HS256); a real
-//! app validates its authorization server's tokens with that server's keys.
+//! Calling `/mcp` by hand, `initialize` comes first and every later request carries the
+//! `Mcp-Session-Id` it returns (a request without one gets 400 "Session ID is required"): the
+//! walkthrough is the HTTP guide's "Calling it by hand" (`fusion::server::http`).
+//!
+//! The development token it prints is an RFC 9068 access token (`typ: at+jwt`) signed with the
+//! public DEVELOPMENT key pair of `examples/dev-keys/` (ES256); a real app validates its
+//! authorization server's tokens with that server's public keys and never holds a signing key.
 
 use std::sync::{Arc, Mutex};
 
@@ -18,6 +25,7 @@ use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, Method, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use fusion::auth::jsonwebtoken::{self, Algorithm, DecodingKey, EncodingKey, Header};
 use fusion::auth::{BearerAuth, ProtectedResourceMetadata};
 use fusion::server::Server;
@@ -115,7 +123,7 @@ async fn list_orders(State(state): State<AppState>) -> impl IntoResponse {
 /// RFC 9728 document the bearer layer's 401 points clients to (reachable without a token), and
 /// the app's layers.
 pub(crate) fn app(state: AppState, auth: BearerAuth, resource: &str) -> Router {
-    let metadata = ProtectedResourceMetadata::new(resource, [AUTHORIZATION_SERVER])
+    let metadata = ProtectedResourceMetadata::new(resource, [DEV_ISSUER])
         .scopes([PLACE_SCOPE])
         .resource_name("shop");
     let mcp = Server::new("shop", env!("CARGO_PKG_VERSION"))
@@ -127,6 +135,8 @@ pub(crate) fn app(state: AppState, auth: BearerAuth, resource: &str) -> Router {
         // rebinding, cross-site calls from other pages).
         .allowed_hosts(["localhost", "127.0.0.1", "shop.example.com"])
         .allowed_origins([WEB_ORIGIN])
+        // The bearer check guards `/mcp` only; the app's own routes keep their own auth.
+        .layer(auth)
         .into_service();
     let mcp_session = HeaderName::from_static("mcp-session-id");
     let cors = CorsLayer::new()
@@ -141,54 +151,59 @@ pub(crate) fn app(state: AppState, auth: BearerAuth, resource: &str) -> Router {
         .expose_headers([mcp_session]);
     Router::new()
         .route("/api/orders", get(list_orders))
+        .nest_service("/mcp", mcp)
         .route_service(&metadata.well_known_path(), metadata.into_service())
-        // The bearer check guards `/mcp` only; the app's own routes keep their own auth.
-        .nest_service("/mcp", mcp.layer(auth))
         .with_state(state)
         .layer(cors)
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
 }
 
-/// The bearer check for tokens naming `resource` (the MCP endpoint's URL), issued by
-/// [`AUTHORIZATION_SERVER`] and signed with `secret` (HS256); its 401 asks for the scope the
-/// tool uses.
-pub(crate) fn bearer(resource: &str, secret: &[u8]) -> BearerAuth {
-    BearerAuth::new(
-        resource,
-        AUTHORIZATION_SERVER,
-        DecodingKey::from_secret(secret).expect("a secret is a key"),
-        Algorithm::HS256,
-    )
-    .scopes([PLACE_SCOPE])
+/// Serves `app` on `listener` with `TCP_NODELAY` on each accepted socket: Streamable HTTP
+/// writes a response's head and its events separately, and without it each call waits about
+/// 40 ms for the client's delayed ACK. (The header read timeout and the connection cap of
+/// fusion's own server are not `axum::serve`'s: a reverse proxy in front bounds them.)
+pub(crate) async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
+    let listener = listener.tap_io(|tcp| {
+        if let Err(error) = tcp.set_nodelay(true) {
+            eprintln!("could not set TCP_NODELAY: {error}");
+        }
+    });
+    axum::serve(listener, app).await
 }
 
-/// An access token for `resource` (an RFC 9068 JWT: `typ: at+jwt`, issued by
-/// [`AUTHORIZATION_SERVER`]): subject `subject`, the space-separated `scope`, valid for an
-/// hour.
-pub(crate) fn token(resource: &str, secret: &[u8], subject: &str, scope: &str) -> String {
+/// DEVELOPMENT ONLY: the key pair of `examples/dev-keys/` (see its README). Anyone can sign
+/// tokens with this private key.
+const DEV_PUBLIC_KEY: &[u8] = include_bytes!("dev-keys/es256-public.pem");
+const DEV_PRIVATE_KEY: &[u8] = include_bytes!("dev-keys/es256-private.pem");
+
+/// The issuer the development tokens name, and the authorization server the RFC 9728 document
+/// lists. `.invalid` (RFC 2606): no authorization server answers there, so a client that runs
+/// OAuth discovery learns that it must be given a token.
+pub(crate) const DEV_ISSUER: &str = "https://dev-issuer.shop.invalid";
+
+/// The bearer check for tokens naming `resource` (the MCP endpoint's URL), issued by
+/// [`DEV_ISSUER`] and signed with the development key (ES256); its 401 asks for the scope the
+/// tool uses.
+pub(crate) fn bearer(resource: &str) -> anyhow::Result<BearerAuth> {
+    let key = DecodingKey::from_ec_pem(DEV_PUBLIC_KEY)?;
+    Ok(BearerAuth::new(resource, DEV_ISSUER, key, Algorithm::ES256).scopes([PLACE_SCOPE]))
+}
+
+/// A development access token for `resource`, what `bearer` accepts: header `alg: ES256`,
+/// `typ: at+jwt` (RFC 9068); claims `iss` [`DEV_ISSUER`], `aud` `resource`, `sub` `subject`,
+/// the space-separated `scope`, `exp` an hour from now.
+pub(crate) fn dev_token(resource: &str, subject: &str, scope: &str) -> anyhow::Result<String> {
     let now = jsonwebtoken::get_current_timestamp();
     let claims = json!({
-        "iss": AUTHORIZATION_SERVER, "sub": subject, "aud": resource, "scope": scope,
-        "exp": now + 3600,
+        "iss": DEV_ISSUER, "aud": resource, "sub": subject, "scope": scope,
+        "iat": now, "exp": now + 3600,
     });
-    let mut header = Header::new(Algorithm::HS256);
+    let mut header = Header::new(Algorithm::ES256);
     header.typ = Some("at+jwt".to_owned());
-    jsonwebtoken::encode(
-        &header,
-        &claims,
-        &EncodingKey::from_secret(secret).expect("a secret is a key"),
-    )
-    .expect("an HS256 token encodes")
+    let key = EncodingKey::from_ec_pem(DEV_PRIVATE_KEY)?;
+    Ok(jsonwebtoken::encode(&header, &claims, &key)?)
 }
-
-/// The authorization server that issues the app's tokens, as the RFC 9728 document names it
-/// (a placeholder: this example signs its development token itself).
-pub(crate) const AUTHORIZATION_SERVER: &str = "https://auth.shop.example.com";
-
-/// DEVELOPMENT ONLY: the secret the printed token is signed with. It is public (it is in this
-/// file): a real app validates the tokens of its authorization server with that server's keys.
-const DEV_SECRET: &[u8] = b"axum_app development secret: public, never use it";
 
 #[tokio::main]
 #[allow(
@@ -203,14 +218,11 @@ async fn main() -> anyhow::Result<()> {
     let resource = format!("http://{}/mcp", listener.local_addr()?);
     eprintln!("listening; MCP at {resource}");
     eprintln!(
-        "DEVELOPMENT token (scope orders:write), valid 1 hour:\nexport APP_TOKEN={}",
-        token(&resource, DEV_SECRET, "dev-user", PLACE_SCOPE)
+        "DEVELOPMENT token (scope orders:write), signed with the public key pair of \
+         examples/dev-keys/, valid 1 hour:\nexport APP_TOKEN={}",
+        dev_token(&resource, "dev-user", PLACE_SCOPE)?
     );
-    let app = app(
-        AppState::default(),
-        bearer(&resource, DEV_SECRET),
-        &resource,
-    );
-    axum::serve(listener, app).await?;
+    let app = app(AppState::default(), bearer(&resource)?, &resource);
+    serve(listener, app).await?;
     Ok(())
 }

@@ -14,22 +14,25 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use axum_app::{AppState, PLACE_SCOPE, app, bearer, token};
+use axum_app::{AppState, PLACE_SCOPE, app, bearer, dev_token};
 
 #[path = "support/within.rs"]
 mod within;
 use within::within;
 
-const SECRET: &[u8] = b"a test secret of more than thirty-two bytes";
-
-/// Serves the app on a free loopback port; returns `host:port`.
+/// Serves the app on a free loopback port, as its `main` does; returns `host:port`.
 async fn serve() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
-    let auth = bearer(&resource(&addr), SECRET);
+    let auth = bearer(&resource(&addr)).unwrap();
     let app = app(AppState::default(), auth, &resource(&addr));
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    tokio::spawn(axum_app::serve(listener, app));
     addr
+}
+
+/// A development token for `subject` with the tool's scope.
+fn token(addr: &str, subject: &str) -> String {
+    dev_token(&resource(addr), subject, PLACE_SCOPE).unwrap()
 }
 
 fn resource(addr: &str) -> String {
@@ -48,7 +51,7 @@ async fn send(addr: &str, request: &str) -> String {
 
 /// An rmcp client speaking Streamable HTTP to `/mcp` with a token for `subject`.
 async fn connect(addr: &str, subject: &str) -> RunningService<RoleClient, ClientConfig> {
-    let token = token(&resource(addr), SECRET, subject, PLACE_SCOPE);
+    let token = token(addr, subject);
     let config = StreamableHttpClientTransportConfig::with_uri(resource(addr)).auth_header(token);
     let transport = StreamableHttpClientTransport::from_config(config);
     within(ClientConfig::default().serve(transport))
@@ -183,7 +186,7 @@ async fn the_apps_cors_layer_answers_preflights_and_fusion_checks_origins() {
     );
 
     // A page of another site, with a valid token: fusion's Origin check refuses it.
-    let token = token(&resource(&addr), SECRET, "carol", PLACE_SCOPE);
+    let token = token(&addr, "carol");
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
     let response = send(
         &addr,
@@ -197,4 +200,70 @@ async fn the_apps_cors_layer_answers_preflights_and_fusion_checks_origins() {
     )
     .await;
     assert!(response.starts_with("HTTP/1.1 403"), "{response}");
+}
+
+/// A POST of `body` to `/mcp` with `token`, in `session` when given, as an MCP client sends it.
+fn mcp_post(addr: &str, token: &str, session: Option<&str>, body: &str) -> String {
+    let session = session.map_or(String::new(), |id| format!("Mcp-Session-Id: {id}\r\n"));
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\n{session}\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         MCP-Protocol-Version: 2025-06-18\r\nContent-Length: {}\r\nConnection: close\r\n\r\n\
+         {body}",
+        body.len()
+    )
+}
+
+/// The value of header `name` in a whole HTTP/1.1 response.
+fn header_value<'a>(response: &'a str, name: &str) -> Option<&'a str> {
+    let head = response.split("\r\n\r\n").next()?;
+    head.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.eq_ignore_ascii_case(name).then(|| value.trim())
+    })
+}
+
+#[tokio::test]
+async fn a_mounted_session_serves_only_the_caller_that_opened_it() {
+    let addr = serve().await;
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let opened = send(
+        &addr,
+        &mcp_post(&addr, &token(&addr, "alice"), None, initialize),
+    )
+    .await;
+    assert!(opened.starts_with("HTTP/1.1 200"), "{opened}");
+    let session = header_value(&opened, "mcp-session-id").expect("a session id");
+
+    // Another caller, with a valid token of its own, naming alice's session: no such session.
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let hijack = send(
+        &addr,
+        &mcp_post(&addr, &token(&addr, "mallory"), Some(session), list),
+    )
+    .await;
+    assert!(hijack.starts_with("HTTP/1.1 404"), "{hijack}");
+    assert!(hijack.contains("Session not found"), "{hijack}");
+
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let own = send(
+        &addr,
+        &mcp_post(&addr, &token(&addr, "alice"), Some(session), initialized),
+    )
+    .await;
+    assert!(own.starts_with("HTTP/1.1 202"), "{own}");
+}
+
+#[tokio::test]
+async fn a_call_without_a_session_gets_rmcps_plain_text_400() {
+    // The answer the HTTP guide's troubleshooting table quotes, word for word.
+    let addr = serve().await;
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"orders","arguments":{"action":"list"}}}"#;
+    let response = send(&addr, &mcp_post(&addr, &token(&addr, "alice"), None, call)).await;
+    assert!(response.starts_with("HTTP/1.1 400"), "{response}");
+    assert!(
+        response.ends_with("Bad Request: Session ID is required"),
+        "{response}"
+    );
 }

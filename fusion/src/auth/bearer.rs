@@ -63,8 +63,8 @@ use super::metadata::metadata_url;
 ///     auth.resource_metadata_url(),
 ///     "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
 /// );
-/// // let app = axum::Router::new()
-/// //     .route_service("/mcp", tower::ServiceBuilder::new().layer(auth).service(mcp))
+/// // In front of the MCP endpoint: `server.http().layer(auth)`, then `.serve(addr)`, or
+/// // `.into_service()` nested in your axum app (`Router::nest_service("/mcp", ..)`).
 /// ```
 #[derive(Clone)]
 pub struct BearerAuth {

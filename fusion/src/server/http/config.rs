@@ -59,10 +59,19 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 type Wrap = Box<dyn FnOnce(Router) -> Router + Send>;
 pub(super) type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
 
+/// Who runs the HTTP server in front of the router [`HttpServer::build`] assembles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ServedBy {
+    /// fusion's connection loop ([`HttpServer::serve_on`]): fusion is the process's server.
+    Fusion,
+    /// The application's own server ([`HttpServer::into_router`], [`HttpServer::into_service`]).
+    Application,
+}
+
 /// A Streamable HTTP server for a [`Server`], hardened by default: built by [`Server::http`],
 /// configured with consuming builder methods, run by [`HttpServer::serve`] or
-/// [`HttpServer::serve_on`] (or mounted in your own axum app with
-/// [`HttpServer::into_router`]).
+/// [`HttpServer::serve_on`], or mounted in your own axum app with
+/// [`HttpServer::into_service`].
 ///
 /// | setting | default | beyond it |
 /// |---|---|---|
@@ -77,7 +86,7 @@ pub(super) type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
 /// | [`allowed_hosts`](HttpServer::allowed_hosts) | loopback ([`DEFAULT_ALLOWED_HOSTS`]) | HTTP 403 |
 /// | [`allowed_origins`](HttpServer::allowed_origins) | loopback pages ([`DEFAULT_ALLOWED_ORIGINS`]); no `Origin`: allowed | HTTP 403 |
 /// | [`json_response`](HttpServer::json_response) | off (answers as `text/event-stream`) | — |
-/// | [`release_memory`](HttpServer::release_memory) | on (Linux with glibc) | — |
+/// | [`release_memory`](HttpServer::release_memory) | on (Linux with glibc) under `serve`; off under `into_router` and `into_service` | — |
 ///
 /// A body that is not one JSON-RPC request (not JSON, a batch, params that do not fit the
 /// method) gets HTTP 400 with the JSON-RPC error stdio would give, carrying the request's id
@@ -99,7 +108,7 @@ pub(super) type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
 ///     .await
 /// # }
 /// ```
-#[must_use = "an HttpServer does nothing until `.serve(..)`, `.serve_on(..)` or `.into_router()`"]
+#[must_use = "an HttpServer does nothing until `.serve(..)`, `.serve_on(..)`, `.into_service()` or `.into_router()`"]
 pub struct HttpServer {
     server: Server,
     pub(super) path: String,
@@ -115,7 +124,8 @@ pub struct HttpServer {
     /// `None`: any origin.
     allowed_origins: Option<Vec<String>>,
     json_response: bool,
-    release_memory: bool,
+    /// `None`: trim when fusion runs the server ([`ServedBy::Fusion`]), not when mounted.
+    release_memory: Option<bool>,
     stateless: bool,
     wraps: Vec<Wrap>,
     routes: Router,
@@ -139,7 +149,7 @@ impl HttpServer {
             allowed_hosts: Some(to_strings(DEFAULT_ALLOWED_HOSTS)),
             allowed_origins: Some(to_strings(DEFAULT_ALLOWED_ORIGINS)),
             json_response: false,
-            release_memory: true,
+            release_memory: None,
             stateless: false,
             wraps: Vec::new(),
             routes: Router::new(),
@@ -315,18 +325,22 @@ impl HttpServer {
     }
 
     /// Whether the session store gives the memory of closed sessions back to the operating
-    /// system (default on): on Linux with glibc, `malloc_trim(0)` on Tokio's blocking pool after
-    /// every 64 closed sessions and when the last one closes, one at a time, each at least
-    /// 200 ms after it was asked for, and after a trim that took `t` no sooner than `9 x t`
-    /// later. Without it glibc keeps the memory for reuse (a burst of 10,000 `initialize`
-    /// requests against the default cap left 70 to 110 MB where the server idles at 10 MB). A
-    /// trim walks the whole process heap, each arena under its lock: about 100 ms per GB of
-    /// fragmented heap, during which a thread needing a locked arena waits. Turn it off when the
-    /// process's heap is many gigabytes and its threads cannot wait that long; under another
-    /// allocator it does nothing either way.
-    /// See the [HTTP guide](crate::server::http), "Memory".
+    /// system. Default: on where fusion runs the process's HTTP server ([`HttpServer::serve`],
+    /// [`HttpServer::serve_on`], [`Server::serve_http`]); off for a router or service your
+    /// application serves ([`HttpServer::into_router`], [`HttpServer::into_service`]), whose
+    /// allocator is the application's to manage: `.release_memory(true)` turns it on there.
+    ///
+    /// On Linux with glibc a trim is `malloc_trim(0)` on Tokio's blocking pool, after every 64
+    /// closed sessions and when the last one closes, one at a time, each at least 200 ms after
+    /// it was asked for, and after a trim that took `t` no sooner than `9 x t` later. Without
+    /// it glibc keeps the memory for reuse (a burst of 10,000 `initialize` requests against the
+    /// default cap left 70 to 110 MB where the server idles at 10 MB). A trim walks the whole
+    /// process heap, each arena under its lock: about 5 ms for 100 MB of fragmented heap and
+    /// 100 ms per GB, during which a thread needing a locked arena waits. Under another
+    /// allocator (a `#[global_allocator]` such as jemalloc or mimalloc, or musl) it does nothing
+    /// either way. See the [HTTP guide](crate::server::http), "Memory".
     pub fn release_memory(mut self, enabled: bool) -> HttpServer {
-        self.release_memory = enabled;
+        self.release_memory = Some(enabled);
         self
     }
 
@@ -379,30 +393,45 @@ impl HttpServer {
         self
     }
 
-    /// The MCP route and your routes as an axum [`Router`], to serve with your own HTTP server.
-    /// It keeps the request-level hardening (session cap and idle timeout, body limit and body
-    /// timeout, `Host` and `Origin` checks, explanatory answers to malformed bodies); you then
-    /// own the connection-level settings [`HttpServer::serve`] applies: set `TCP_NODELAY` on
-    /// each accepted socket (else each response waits about 40 ms for a delayed ACK), a header
-    /// read timeout, a cap on open connections, graceful shutdown, and the client's address as a
-    /// [`ClientAddr`](crate::auth::ClientAddr) request extension (the rate-limit key of callers
-    /// without a token; without it they are keyed by their session, which a client renews
-    /// with each `initialize`, and stateless requests share one bucket).
+    /// The MCP route (at [`HttpServer::path`]) and your [routes](HttpServer::routes) as an
+    /// axum [`Router`], to serve with your own HTTP server. To put the endpoint inside an axum
+    /// app of your own, nest [`HttpServer::into_service`] instead (the same router, answering
+    /// at the path it is nested under).
+    ///
+    /// It keeps the request-level hardening: the session caps and idle timeout, sessions bound
+    /// to the caller that opened them, the body limit and body timeout, `Host` and `Origin`
+    /// checks, JSON-RPC answers to malformed bodies, 404 for ended sessions and 204 for a
+    /// `DELETE`. It lacks what [`HttpServer::serve`] does per connection, which your server
+    /// then owns: `TCP_NODELAY` on each accepted socket (else each response waits about 40 ms
+    /// for a delayed ACK), a header read timeout, a cap on open connections, graceful shutdown,
+    /// and the client's address as a [`ClientAddr`](crate::auth::ClientAddr) request extension
+    /// (the rate-limit key of callers without a token; without it they are keyed by their
+    /// session, which a client renews with each `initialize`, and stateless requests share one
+    /// bucket). The heap is not trimmed after sessions close unless
+    /// [`release_memory(true)`](HttpServer::release_memory).
     pub fn into_router(self) -> Router {
-        self.build(CancellationToken::new())
+        self.build(CancellationToken::new(), ServedBy::Application)
     }
 
     /// MCP as a tower service answering at whatever path it is mounted (every path reaches
-    /// it), to nest in your axum app behind your own layers:
-    /// `app.nest_service("/mcp", server.http().into_service())`. It keeps the request-level
-    /// hardening of [`HttpServer::into_router`] (so list your public names in
-    /// [`HttpServer::allowed_hosts`] and your web app's origin in
-    /// [`HttpServer::allowed_origins`]) and ignores [`HttpServer::path`]; your layers around it
-    /// (a bearer check such as `fusion::auth::BearerAuth`, CORS, request ids) run first, and
-    /// what they put on the request (headers, extensions such as the
-    /// [`Principal`](crate::auth::Principal)) reaches each call through
-    /// [`RequestContext::http_parts`](crate::RequestContext::http_parts). The connection-level
-    /// settings are yours, as for `into_router`.
+    /// it): the way to mount fusion in an axum app of your own, behind your layers, as
+    /// `app.nest_service("/mcp", server.http().layer(auth).into_service())`.
+    ///
+    /// It keeps what [`HttpServer::into_router`] keeps: the session caps, sessions bound to the
+    /// caller that opened them (when an auth layer, here or around the service, puts a
+    /// [`Principal`](crate::auth::Principal) on the request), the body limit and timeout,
+    /// `Host` and `Origin` checks (list your public names in [`HttpServer::allowed_hosts`] and
+    /// your web app's origin in [`HttpServer::allowed_origins`]), the JSON-RPC answers to
+    /// malformed bodies and the session status codes. It ignores [`HttpServer::path`]. It lacks,
+    /// as `into_router` does, the per-connection settings of [`HttpServer::serve`]
+    /// (`TCP_NODELAY`, the header read timeout, the connection cap, graceful shutdown, the
+    /// [`ClientAddr`](crate::auth::ClientAddr) extension), which your server owns, and trims
+    /// the heap only with [`release_memory(true)`](HttpServer::release_memory).
+    ///
+    /// Your layers around it (a bearer check such as `fusion::auth::BearerAuth`, CORS, request
+    /// ids) run first, and what they put on the request (headers, extensions such as the
+    /// `Principal`) reaches each call through
+    /// [`RequestContext::http_parts`](crate::RequestContext::http_parts).
     ///
     /// ```
     /// use axum::routing::get;
@@ -419,11 +448,19 @@ impl HttpServer {
     /// ```
     pub fn into_service(mut self) -> Router {
         self.any_path = true;
-        self.build(CancellationToken::new())
+        self.build(CancellationToken::new(), ServedBy::Application)
     }
 
-    /// Assembles the router; `cancel` ends every session (and its event streams).
-    pub(super) fn build(self, cancel: CancellationToken) -> Router {
+    /// Whether the session store trims the heap: as set with [`HttpServer::release_memory`],
+    /// else only where fusion runs the process's server (see there why).
+    fn releases_memory(&self, served_by: ServedBy) -> bool {
+        self.release_memory.unwrap_or(served_by == ServedBy::Fusion)
+    }
+
+    /// Assembles the router for a server run by `served_by`; `cancel` ends every session (and
+    /// its event streams).
+    pub(super) fn build(self, cancel: CancellationToken, served_by: ServedBy) -> Router {
+        let release_memory = self.releases_memory(served_by);
         let mut config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(!self.stateless)
             .with_json_response(self.json_response)
@@ -443,7 +480,7 @@ impl HttpServer {
         let sessions = Arc::new(CappedSessions::new(
             self.max_sessions,
             self.session_idle_timeout,
-            self.release_memory,
+            release_memory,
         ));
         self.server.log_breaking_deltas();
         let server = self.server;
@@ -489,6 +526,7 @@ impl fmt::Debug for HttpServer {
             .field("allowed_hosts", &self.allowed_hosts)
             .field("allowed_origins", &self.allowed_origins)
             .field("json_response", &self.json_response)
+            .field("release_memory", &self.release_memory)
             .field("stateless", &self.stateless)
             .field("layers", &self.wraps.len())
             .finish_non_exhaustive()
@@ -497,4 +535,29 @@ impl fmt::Debug for HttpServer {
 
 fn to_strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|&item| item.to_owned()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn http() -> HttpServer {
+        Server::new("trims", "1.0.0").http()
+    }
+
+    #[test]
+    fn the_heap_is_trimmed_by_default_only_where_fusion_runs_the_server() {
+        assert!(http().releases_memory(ServedBy::Fusion));
+        assert!(!http().releases_memory(ServedBy::Application));
+    }
+
+    #[test]
+    fn release_memory_overrides_the_default_either_way() {
+        let on = http().release_memory(true);
+        assert!(on.releases_memory(ServedBy::Application));
+        assert!(on.releases_memory(ServedBy::Fusion));
+        let off = http().release_memory(false);
+        assert!(!off.releases_memory(ServedBy::Fusion));
+        assert!(!off.releases_memory(ServedBy::Application));
+    }
 }

@@ -1,6 +1,7 @@
 //! Serving over MCP Streamable HTTP (feature `http`): [`Server::serve_http`] and
-//! [`Server::http`] with safe defaults, or rmcp's bare service
-//! ([`Server::streamable_http_service`]) to mount yourself.
+//! [`Server::http`] with safe defaults, [`HttpServer::into_service`] to nest in an axum app of
+//! your own, or rmcp's bare service ([`Server::streamable_http_service`]) without fusion's
+//! hardening.
 //!
 #![doc = include_str!("../../docs/http.md")]
 
@@ -78,26 +79,30 @@ impl Server {
         self.http().serve_on(listener).await
     }
 
-    /// rmcp's tower service speaking MCP Streamable HTTP with rmcp's default configuration
-    /// (sessions kept in memory, only loopback `Host`s accepted), to mount in your own axum
-    /// app: `Router::new().nest_service("/mcp", server.streamable_http_service())`.
+    /// rmcp's bare tower service speaking MCP Streamable HTTP, with rmcp's default
+    /// configuration (sessions kept in memory, only loopback `Host`s accepted). To mount fusion
+    /// in an axum app, nest [`HttpServer::into_service`] instead: this service lacks all of
+    /// fusion's HTTP hardening.
     ///
-    /// It has none of [`Server::serve_http`]'s hardening; mounting it, you own: `TCP_NODELAY`
-    /// on each accepted socket (else every response waits about 40 ms for a delayed ACK), a
-    /// header read timeout and a body read timeout (else half-sent requests hold connections
-    /// open), a cap on open connections (else clients that open connections and leave them idle
-    /// exhaust file descriptors), a cap on live sessions (each costs about 50 KB; else
-    /// `initialize` floods grow memory without bound), `Origin` validation (the MCP
-    /// specification requires it: Transports, Streamable HTTP, "Security Warning"), and answers
-    /// to malformed bodies (rmcp gives HTTP 415 without a JSON-RPC error).
-    /// [`HttpServer::into_router`] gives an axum router with all but the connection-level
-    /// settings.
+    /// Mounting it, you own: a cap on live sessions, overall and per caller (each costs about
+    /// 50 KB; else `initialize` floods grow memory without bound); binding each session to the
+    /// caller that opened it (else a leaked `Mcp-Session-Id` lets another caller post into the
+    /// session and read its events); `Origin` validation (the MCP specification requires it:
+    /// Transports, Streamable HTTP, "Security Warning"); a body read timeout, and JSON-RPC
+    /// answers to a body over the size limit or not readable as a message (rmcp answers 413
+    /// and 415 in plain text); 404 with a JSON-RPC error for an ended session and 204 for a `DELETE`
+    /// (rmcp answers plain text, and 202, which the Python SDK logs as a failed termination);
+    /// and, per connection, `TCP_NODELAY` (else every response waits about 40 ms for a delayed
+    /// ACK), a header read timeout, a cap on open connections and the
+    /// [`ClientAddr`](crate::auth::ClientAddr) extension. The heap is never trimmed after
+    /// sessions close ([`HttpServer::release_memory`]).
     pub fn streamable_http_service(self) -> HttpService {
         self.streamable_http_service_with(StreamableHttpServerConfig::default())
     }
 
     /// [`Server::streamable_http_service`] with a configuration: allowed hosts and origins,
-    /// JSON responses, keep-alive, a cancellation token for shutdown.
+    /// JSON responses, keep-alive, a cancellation token for shutdown. It lacks the same
+    /// hardening: mount [`HttpServer::into_service`] instead.
     pub fn streamable_http_service_with(self, config: StreamableHttpServerConfig) -> HttpService {
         self.log_breaking_deltas();
         rmcp::transport::StreamableHttpService::new(

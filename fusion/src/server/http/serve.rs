@@ -16,7 +16,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-use super::config::HttpServer;
+use super::config::{HttpServer, ServedBy};
 use crate::auth::ClientAddr;
 
 impl HttpServer {
@@ -57,7 +57,7 @@ impl HttpServer {
         ));
         let shutdown = self.shutdown.take();
         let cancel = CancellationToken::new();
-        let router = self.build(cancel.clone());
+        let router = self.build(cancel.clone(), ServedBy::Fusion);
         let mut http = http1::Builder::new();
         http.timer(TokioTimer::new())
             .header_read_timeout(header_read_timeout);

@@ -7,8 +7,10 @@
 //! it idles at 10 MB once it has served. `malloc_trim(0)` (glibc 2.8 and later,
 //! `malloc_trim(3)`) hands every free page of every arena back with `madvise`.
 //!
-//! The session store asks for a trim once [`TRIM_EVERY`] sessions have closed since the last
-//! request, and when the last live session closes. A trim starts [`SETTLE`] after it is asked
+//! A store that trims (by default where fusion runs the server, `serve` and `serve_on`; when
+//! mounted only with `release_memory(true)`: the heap is then the application's) asks for a
+//! trim once [`TRIM_EVERY`] sessions have closed since the last request, and when the last
+//! live session closes. A trim starts [`SETTLE`] after it is asked
 //! for (a session closed by `DELETE` is dropped by rmcp's worker just after the store hears of
 //! it), runs on Tokio's blocking pool, and never overlaps another: requests made meanwhile are
 //! served by one more trim after it, so trims are at least [`SETTLE`] apart. Under another
