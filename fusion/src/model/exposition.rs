@@ -84,7 +84,43 @@ impl ExposedNames {
 
 #[cfg(test)]
 mod tests {
-    use super::Exposition;
+    use super::{ExposedNames, Exposition};
+    use crate::envelope::code::ErrorCode;
+    use crate::envelope::error::ToolError;
+    use crate::model::definition::{ActionDefinition, Annotations, ToolDefinition};
+    use crate::model::response::ToolResponse;
+
+    fn tool(name: &str, discriminator: Option<&str>, actions: &[&str]) -> ToolDefinition {
+        let action = |name: &&str| ActionDefinition {
+            name: (*name).to_owned(),
+            description: String::new(),
+            title: None,
+            input_schema: serde_json::Map::new(),
+            annotations: Annotations::default(),
+            errors: Vec::new(),
+            secret_fields: Vec::new(),
+            output_schema: None,
+            scopes: Vec::new(),
+        };
+        ToolDefinition {
+            name: name.to_owned(),
+            description: String::new(),
+            title: None,
+            discriminator: discriminator.map(str::to_owned),
+            actions: actions.iter().map(action).collect(),
+        }
+    }
+
+    fn available_actions(names: &ExposedNames) -> Vec<String> {
+        let error = ToolError::new(ErrorCode::NotFound, "No invoice.").actions([
+            "billing.charge",
+            "billing.refund",
+            "add",
+            "billing.unknown",
+        ]);
+        let response = names.apply(ToolResponse::error(error));
+        response.tool_error().unwrap().available_actions().to_vec()
+    }
 
     #[test]
     fn an_action_is_named_for_its_exposition() {
@@ -100,5 +136,24 @@ mod tests {
         for exposition in [Exposition::Grouped, Exposition::Flat] {
             assert_eq!(exposition.action_name("add", None), "add");
         }
+    }
+
+    #[test]
+    fn a_response_names_known_actions_as_the_exposition_does() {
+        let tools = [
+            tool("billing", Some("action"), &["charge", "refund"]),
+            tool("add", None, &["add"]),
+        ];
+        let flat = ExposedNames::new(&tools, Exposition::Flat);
+        assert_eq!(
+            available_actions(&flat),
+            ["billing_charge", "billing_refund", "add", "billing.unknown"]
+        );
+        let grouped = ExposedNames::new(&tools, Exposition::Grouped);
+        assert!(grouped.0.is_empty());
+        assert_eq!(
+            available_actions(&grouped),
+            ["billing.charge", "billing.refund", "add", "billing.unknown"]
+        );
     }
 }
