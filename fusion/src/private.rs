@@ -169,11 +169,8 @@ pub struct ActionRef {
 impl ActionRef {
     /// The name models call it by in grouped exposition: `tool.action`, or `tool` alone.
     pub fn qualified(self) -> ::std::string::String {
-        if self.single {
-            self.tool.to_owned()
-        } else {
-            format!("{}.{}", self.tool, self.action)
-        }
+        let action = (!self.single).then_some(self.action);
+        crate::model::exposition::Exposition::Grouped.action_name(self.tool, action)
     }
 }
 

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::envelope::error::ToolError;
 use crate::envelope::validation_error::{FieldProblem, ValidationError};
+use crate::model::exposition::Exposition;
 
 use super::envelope::Envelope;
 use super::flags::Flags;
@@ -22,8 +23,8 @@ use super::retry::{Decision, RetryEvent, RetryPolicy};
 /// How names given to [`Client::call`] map to MCP tools.
 #[derive(Clone, Debug)]
 enum Naming {
-    /// As configured: flat tool names (`tool_action`) when `true`, else grouped tools.
-    Fixed { flat: bool },
+    /// As configured: flat tool names (`tool_action`) or grouped tools.
+    Fixed(Exposition),
     /// From the tool names of `tools/list`.
     Listed(HashSet<String>),
 }
@@ -79,7 +80,7 @@ impl Client {
             inner: Arc::new(Inner {
                 peer,
                 policy: RetryPolicy::new(),
-                naming: Naming::Fixed { flat: false },
+                naming: Naming::Fixed(Exposition::Grouped),
                 discriminator: "action".to_owned(),
             }),
         }
@@ -107,7 +108,7 @@ impl Client {
     /// `billing_get_invoice` tool), `false` for grouped exposition, the default (it calls the
     /// `billing` tool with `"action": "get_invoice"`).
     pub fn with_flat_names(mut self, flat: bool) -> Client {
-        self.inner_mut().naming = Naming::Fixed { flat };
+        self.inner_mut().naming = Naming::Fixed(Exposition::from_flat_flag(flat));
         self
     }
 
@@ -151,26 +152,28 @@ impl Client {
     ) -> (String, Map<String, Value>) {
         let listed = |name: &str| match &self.inner.naming {
             Naming::Listed(names) => names.contains(name),
-            Naming::Fixed { .. } => false,
+            Naming::Fixed(_) => false,
         };
         // MCP allows dots in tool names: a tool the server lists under `name` is that tool.
         let split = name.split_once('.').filter(|_| !listed(name));
         let Some((tool, action)) = split else {
             return (name.to_owned(), arguments);
         };
-        let flat = format!("{tool}_{action}");
-        let grouped = match &self.inner.naming {
-            Naming::Fixed { flat } => !flat,
-            Naming::Listed(names) => !names.contains(&flat),
+        let flat = Exposition::Flat.action_name(tool, Some(action));
+        let exposition = match &self.inner.naming {
+            Naming::Fixed(exposition) => *exposition,
+            Naming::Listed(names) if names.contains(&flat) => Exposition::Flat,
+            Naming::Listed(_) => Exposition::Grouped,
         };
-        if grouped {
-            arguments.insert(
-                self.inner.discriminator.clone(),
-                Value::String(action.to_owned()),
-            );
-            (tool.to_owned(), arguments)
-        } else {
-            (flat, arguments)
+        match exposition {
+            Exposition::Grouped => {
+                arguments.insert(
+                    self.inner.discriminator.clone(),
+                    Value::String(action.to_owned()),
+                );
+                (tool.to_owned(), arguments)
+            }
+            Exposition::Flat => (flat, arguments),
         }
     }
 

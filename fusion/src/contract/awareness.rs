@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::envelope::validation_error::{DeltaClass, ScopedDelta};
+use crate::model::exposition::Exposition;
 use crate::model::response::ToolResponse;
 
 use super::diff::{ContractDiff, diff};
@@ -59,14 +60,18 @@ impl ContractBaseline {
     /// carry. `flat` names action scopes as flat exposition does (`billing_charge` instead of
     /// `billing.charge`).
     pub fn awareness(&self, current: &Contract, flat: bool) -> Awareness {
+        self.awareness_in(current, Exposition::from_flat_flag(flat))
+    }
+
+    /// [`ContractBaseline::awareness`], action scopes named as `exposition` names them.
+    pub(crate) fn awareness_in(&self, current: &Contract, exposition: Exposition) -> Awareness {
         let diff = diff(self.lockfile.contract(), current);
         let mut by_action: HashMap<String, Arc<Vec<ScopedDelta>>> = HashMap::new();
         for (tool_name, tool) in &current.tools {
+            let discriminated = tool.discriminator.is_some();
             for action in tool.actions.keys() {
-                let key = match tool.discriminator {
-                    Some(_) => format!("{tool_name}.{action}"),
-                    None => tool_name.clone(),
-                };
+                let named = discriminated.then_some(action.as_str());
+                let key = Exposition::Grouped.action_name(tool_name, named);
                 // Deltas are sorted by class already; the cap keeps the highest.
                 let relevant: Vec<ScopedDelta> = diff
                     .deltas()
@@ -79,11 +84,8 @@ impl ContractBaseline {
                     .take(self.max_deltas)
                     .map(|d| ScopedDelta {
                         class: d.class,
-                        scope: match (&d.action, &tool.discriminator, flat) {
-                            (Some(a), Some(_), true) => format!("{tool_name}_{a}"),
-                            (Some(a), Some(_), false) => format!("{tool_name}.{a}"),
-                            _ => tool_name.clone(),
-                        },
+                        scope: exposition
+                            .action_name(tool_name, d.action.as_deref().filter(|_| discriminated)),
                         text: d.text.clone(),
                     })
                     .collect();

@@ -11,6 +11,7 @@ use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
 use crate::model::context::RequestContext;
 use crate::model::definition::ActionDefinition;
+use crate::model::exposition::Exposition;
 use crate::model::response::ToolResponse;
 
 use super::concurrency::{Concurrency, Slots};
@@ -31,7 +32,7 @@ pub(crate) struct GuardSet {
 pub(crate) struct ToolGates {
     /// Whether the tool has a discriminator (several actions): its actions are named
     /// `tool.action` (grouped) or `tool_action` (flat) in messages, else like the tool.
-    pub(super) grouped: bool,
+    pub(super) discriminated: bool,
     pub(super) tool: Gate,
     pub(super) actions: HashMap<String, Gate>,
     /// The actions a model may call again after a `TIMEOUT` (see [`retry_safe`]).
@@ -141,12 +142,12 @@ impl ToolGates {
     /// Dropping the returned future (client cancellation) frees the call's queue place.
     /// `handler` gets the call's concurrency slots and keeps them as long as it runs: an async
     /// handler's go back with its future, a blocking handler's when its thread returns (see
-    /// [`PreparedCall::blocking`](crate::PreparedCall::blocking)). `flat`: the call came
-    /// through a flat tool name (`billing_charge`), and messages name the action that way.
+    /// [`PreparedCall::blocking`](crate::PreparedCall::blocking)). Messages name the action
+    /// as `exposition` does (`billing_charge` for a call through a flat tool name).
     pub(crate) async fn run<H, F>(
         &self,
         action: &str,
-        flat: bool,
+        exposition: Exposition,
         context: RequestContext,
         handler: H,
     ) -> ToolResponse
@@ -160,11 +161,7 @@ impl ToolGates {
         }
         // An action's limit is named as the client called the action; the tool's limit,
         // shared by its actions, by the tool's name.
-        let called = match (self.grouped, flat) {
-            (false, _) => self.tool.name.clone(),
-            (true, false) => format!("{}.{action}", self.tool.name),
-            (true, true) => format!("{}_{action}", self.tool.name),
-        };
+        let called = exposition.action_name(&self.tool.name, self.discriminated.then_some(action));
         let name_of = |g: &Gate| -> String {
             if gate.is_some_and(|a| std::ptr::eq(a, g)) {
                 called.clone()

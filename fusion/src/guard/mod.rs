@@ -96,6 +96,7 @@ use std::time::Duration;
 
 use crate::envelope::code::{ErrorCode, Severity};
 use crate::model::definition::{ActionDefinition, ErrorContract, ToolDefinition};
+use crate::model::exposition::Exposition;
 
 use gates::Gate;
 pub use gates::GuardRequest;
@@ -477,7 +478,7 @@ impl Guards {
                     d.discriminator.as_ref()?;
                     d.actions
                         .iter()
-                        .find(|a| format!("{}_{}", d.name, a.name) == *target)
+                        .find(|a| d.action_name(Exposition::Flat, &a.name) == *target)
                         .map(|a| d.qualified_name(&a.name))
                 });
                 if let Some(action) = flat {
@@ -519,7 +520,7 @@ impl Guards {
         for (tool, (tool_spec, action_specs)) in specs {
             let definition = definitions[&tool];
             let mut gates = ToolGates {
-                grouped: definition.discriminator.is_some(),
+                discriminated: definition.discriminator.is_some(),
                 tool: Gate::new(tool.clone(), &tool_spec, &self.store, &self.proxies)?,
                 actions: HashMap::new(),
                 retry_safe: definition

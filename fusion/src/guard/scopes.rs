@@ -96,6 +96,7 @@ mod tests {
     use super::*;
     use crate::auth::Principal;
     use crate::envelope::code::ErrorCategory;
+    use crate::model::exposition::Exposition;
 
     fn owned(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| (*s).to_owned()).collect()
@@ -231,7 +232,7 @@ mod tests {
         let call = |scopes: &'static [&'static str]| {
             let context = RequestContext::new()
                 .with_principal(Principal::new("alice").with_scopes(scopes.iter().copied()));
-            gates.run("charge", false, context, |_, _| async {
+            gates.run("charge", Exposition::Grouped, context, |_, _| async {
                 crate::model::response::ToolResponse::text("charged")
             })
         };

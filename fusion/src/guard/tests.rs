@@ -195,11 +195,11 @@ async fn only_the_guarded_action_passes_through_guards() {
         ToolResponse::text("ran")
     };
     let charge = gates
-        .run("charge", false, RequestContext::new(), slow)
+        .run("charge", Exposition::Grouped, RequestContext::new(), slow)
         .await;
     assert_eq!(charge.tool_error().unwrap().code(), &ErrorCode::Timeout);
     let refund = gates
-        .run("refund", false, RequestContext::new(), slow)
+        .run("refund", Exposition::Grouped, RequestContext::new(), slow)
         .await;
     assert_eq!(refund.payload(), Some("ran"));
 }
@@ -214,9 +214,12 @@ struct TryAnotherCall {
 impl Drop for TryAnotherCall {
     fn drop(&mut self) {
         let gates = self.set.tool("billing").unwrap();
-        let second = gates.run("charge", false, RequestContext::new(), |_, _| async {
-            ToolResponse::text("second")
-        });
+        let second = gates.run(
+            "charge",
+            Exposition::Grouped,
+            RequestContext::new(),
+            |_, _| async { ToolResponse::text("second") },
+        );
         let mut second = std::pin::pin!(second);
         let waker = std::task::Waker::noop();
         let outcome = second
@@ -261,9 +264,12 @@ async fn a_slot_is_given_back_only_after_the_handler_is_dropped() {
             }
             "first"
         });
-        let call = gates.run("charge", false, RequestContext::new(), |context, slots| {
-            prepared.run(context, slots)
-        });
+        let call = gates.run(
+            "charge",
+            Exposition::Grouped,
+            RequestContext::new(),
+            |context, slots| prepared.run(context, slots),
+        );
         match case {
             "is cancelled" => {
                 let mut call = Box::pin(call);
@@ -293,9 +299,12 @@ fn blocking_call(
         let _ = release.recv();
         "released"
     });
-    gates.run("charge", false, RequestContext::new(), |context, slots| {
-        prepared.run(context, slots)
-    })
+    gates.run(
+        "charge",
+        Exposition::Grouped,
+        RequestContext::new(),
+        |context, slots| prepared.run(context, slots),
+    )
 }
 
 #[tokio::test]

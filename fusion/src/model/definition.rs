@@ -6,6 +6,8 @@ use serde_json::{Map, Value};
 
 use crate::envelope::code::{ErrorCategory, ErrorCode, Severity};
 
+use super::exposition::Exposition;
+
 /// One error an action can produce: its code and the flags it carries. Fed by
 /// `#[derive(ToolErrors)]`; part of the tool's contract (`_meta` and the lockfile).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -187,10 +189,13 @@ impl ToolDefinition {
     /// The qualified name of an action as models see it: `tool.action`, or `tool` alone for a
     /// single-function tool.
     pub fn qualified_name(&self, action: &str) -> String {
-        match self.discriminator {
-            Some(_) => format!("{}.{}", self.name, action),
-            None => self.name.clone(),
-        }
+        self.action_name(Exposition::Grouped, action)
+    }
+
+    /// The name of action `action` of this tool in `exposition` ([`Exposition::action_name`]).
+    pub(crate) fn action_name(&self, exposition: Exposition, action: &str) -> String {
+        let action = self.discriminator.as_ref().map(|_| action);
+        exposition.action_name(&self.name, action)
     }
 
     /// The action named `name`.

@@ -6,6 +6,7 @@ pub(crate) mod arguments;
 pub(crate) mod context;
 pub(crate) mod declared;
 pub(crate) mod definition;
+pub(crate) mod exposition;
 pub(crate) mod output;
 pub(crate) mod response;
 pub mod schema;

@@ -119,8 +119,8 @@ impl ToolResponse {
 
     /// Renames every action name the model reads for which `f` returns a name: the available
     /// actions of the error and of every warning (see [`ToolError::map_available_actions`]),
-    /// and the action of a validation error. A server in flat exposition gives each
-    /// `tool.action` its flat tool name this way.
+    /// and the action of a validation error. [`ExposedNames`](super::exposition::ExposedNames)
+    /// gives each `tool.action` its name in flat exposition this way.
     pub(crate) fn map_action_names(mut self, f: impl Fn(&str) -> Option<String>) -> ToolResponse {
         match self.outcome {
             Outcome::Error(error) => self.outcome = Outcome::Error(error.map_available_actions(&f)),

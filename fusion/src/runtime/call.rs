@@ -31,6 +31,7 @@ use crate::envelope::error::ToolError;
 use crate::guard::{ArgumentLimits, ToolGates};
 use crate::internal::{self, Redactor};
 use crate::model::context::RequestContext;
+use crate::model::exposition::Exposition;
 use crate::model::response::ToolResponse;
 use crate::runtime::tool::Tool;
 use crate::trace;
@@ -48,8 +49,9 @@ pub(crate) struct Target<'a> {
     /// `billing_charge`, a tester's `billing.charge`): the discriminator and the action,
     /// added to the arguments before routing.
     pub(crate) inject: Option<(&'a str, &'a str)>,
-    /// Whether the client called a flat tool name: guard messages name the action that way.
-    pub(crate) flat: bool,
+    /// The exposition the client called the tool in: guard messages name the action as it
+    /// does (`billing_charge` for a flat tool name).
+    pub(crate) exposition: Exposition,
     /// What the server does to the causes of internal errors before they are logged.
     pub(crate) redact: Option<&'a Redactor>,
 }
@@ -93,7 +95,7 @@ async fn run_in_span(
     if let Some((discriminator, action)) = target.inject {
         arguments.insert(discriminator.to_owned(), Value::String(action.to_owned()));
     }
-    let flat = target.flat;
+    let exposition = target.exposition;
     let redactor = target.redact.cloned();
     let call = catch_panics(async move {
         let prepared = match Arc::clone(target.tool).prepare(arguments) {
@@ -110,7 +112,7 @@ async fn run_in_span(
             Some(gates) => {
                 let action = prepared.action_name();
                 let run = |context, slots| prepared.run(context, slots);
-                Box::pin(gates.run(&action, flat, context, run)).await
+                Box::pin(gates.run(&action, exposition, context, run)).await
             }
         }
     });
@@ -205,7 +207,7 @@ async fn call_directly(
         tool: &tool,
         gates: None,
         inject: None,
-        flat: false,
+        exposition: Exposition::Grouped,
         redact: None,
     };
     run(target, &NONE, arguments, context).await
@@ -303,7 +305,7 @@ mod tests {
             tool: &tool,
             gates: None,
             inject: None,
-            flat: false,
+            exposition: Exposition::Grouped,
             redact: None,
         };
         let response = run(

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::contract::{Awareness, Contract, ContractBaseline};
 use crate::model::response::ToolResponse;
 
-use super::{Exposition, Inner, Server};
+use super::{Inner, Server};
 
 /// The baseline option and what it computed for the current tools.
 #[derive(Clone)]
@@ -84,6 +84,5 @@ pub(super) fn refresh(inner: &mut Inner) {
         return;
     };
     let current = Contract::from_definitions(inner.tools.iter().map(|r| &r.definition));
-    let flat = inner.exposition == Exposition::Flat;
-    baseline.awareness = Arc::new(baseline.baseline.awareness(&current, flat));
+    baseline.awareness = Arc::new(baseline.baseline.awareness_in(&current, inner.exposition));
 }

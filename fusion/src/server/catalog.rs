@@ -1,5 +1,5 @@
 //! The catalog: the MCP tool definitions a server advertises, built once from the registered
-//! tools and the exposition, and the flat names available actions are renamed to.
+//! tools and the exposition, and the names the exposition gives the actions a response names.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,6 +8,7 @@ use rmcp::model::{MetaObject, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
 use crate::model::definition::{ActionDefinition, Annotations, ToolDefinition};
+use crate::model::exposition::ExposedNames;
 use crate::model::response::ToolResponse;
 use crate::runtime::tool::Tool;
 use crate::schema::flat_input_schema;
@@ -48,8 +49,8 @@ pub(super) struct Entry {
 pub(super) struct Catalog {
     entries: Vec<Entry>,
     by_name: HashMap<String, usize>,
-    /// `tool.action` → `tool_action`; empty in grouped exposition.
-    flat_names: HashMap<String, String>,
+    /// What the exposition calls each `tool.action`.
+    exposed_names: ExposedNames,
 }
 
 impl Catalog {
@@ -74,10 +75,7 @@ impl Catalog {
                     .actions
                     .iter()
                     .map(|action| {
-                        let name = flat_name(&def.name, &action.name);
-                        catalog
-                            .flat_names
-                            .insert(def.qualified_name(&action.name), name.clone());
+                        let name = def.action_name(exposition, &action.name);
                         let entry = Entry {
                             definition: flat_definition(def, action, name),
                             tool: registered.tool.clone(),
@@ -114,6 +112,7 @@ impl Catalog {
                 catalog.entries.push(entry);
             }
         }
+        catalog.exposed_names = ExposedNames::new(tools.iter().map(|r| &r.definition), exposition);
         Ok(catalog)
     }
 
@@ -132,21 +131,11 @@ impl Catalog {
         self.definitions().map(|d| d.name.to_string()).collect()
     }
 
-    /// In flat exposition, renames every known `tool.action` the model reads in `response` to
-    /// its flat tool name: the available actions of the error and of each warning, and the
-    /// action of a validation envelope. One name per exposition. Unknown names stay as they
-    /// are; grouped exposition changes nothing.
-    pub(super) fn with_flat_names(&self, response: ToolResponse) -> ToolResponse {
-        if self.flat_names.is_empty() {
-            return response;
-        }
-        response.map_action_names(|action| self.flat_names.get(action).cloned())
+    /// `response` with every known `tool.action` the model reads named as the exposition
+    /// names it ([`ExposedNames::apply`]): in flat exposition, its flat tool name.
+    pub(super) fn with_exposed_names(&self, response: ToolResponse) -> ToolResponse {
+        self.exposed_names.apply(response)
     }
-}
-
-/// The flat tool name of an action: `tool_action` (LLM APIs reject dots in tool names).
-pub(super) fn flat_name(tool: &str, action: &str) -> String {
-    format!("{tool}_{action}")
 }
 
 /// The tool-name rule ([`check_tool_name`](crate::model::definition::check_tool_name)): a

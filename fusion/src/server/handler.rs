@@ -79,7 +79,7 @@ impl rmcp::ServerHandler for Server {
                 .inject
                 .as_ref()
                 .map(|(discriminator, action)| (discriminator.as_str(), action.as_str())),
-            flat: entry.inject.is_some(),
+            exposition: inner.exposition,
             redact: inner.redact.as_ref(),
         };
         let limits = inner.guards.argument_limits();
@@ -144,14 +144,14 @@ impl Server {
     }
 
     /// Renders a response as the MCP result: the contract deltas of a validation error (with a
-    /// baseline), the flat names of actions (flat exposition), then the server's
+    /// baseline), the names the exposition gives actions (flat exposition), then the server's
     /// structured-content option.
     fn finish(&self, response: ToolResponse) -> CallToolResponse {
         let response = self.with_contract_awareness(response);
         let response = self
             .inner
             .catalog
-            .with_flat_names(response)
+            .with_exposed_names(response)
             .flags_in_structured_content(self.inner.flags_in_structured_content);
         CallToolResult::from(response).into()
     }

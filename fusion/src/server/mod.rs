@@ -154,23 +154,8 @@ macro_rules! server_info {
     };
 }
 
-/// How fusion tools map to MCP tools.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Exposition {
-    /// One MCP tool per fusion tool (`billing`), its actions chosen by the discriminator; the
-    /// input schema is [`flat_input_schema`](crate::schema::flat_input_schema). Available
-    /// actions read `billing.list_invoices`.
-    #[default]
-    Grouped,
-    /// One MCP tool per action, named `tool_action` (`billing_list_invoices`), its input schema
-    /// the action's own. The server injects the discriminator, and every action name a model
-    /// reads is the flat tool's: available actions in `<tool_error>` envelopes, the `action`
-    /// of `<validation_error>` envelopes and guard messages (`billing_list_invoices`, not
-    /// `billing.list_invoices`). A single-function tool keeps its name.
-    Flat,
-}
-
 pub use crate::guard::DEFAULT_MAX_ARGUMENT_BYTES;
+pub use crate::model::exposition::Exposition;
 
 /// An MCP server of fusion tools: a builder, then an [`rmcp::ServerHandler`].
 ///

@@ -29,7 +29,6 @@ mod lockfile;
 mod outcome;
 mod portable;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -38,6 +37,7 @@ use crate::guard::{GuardSet, GuardSpec, Guards, ToolGuards};
 use crate::internal::{ERROR_ID_KEY, Redactor};
 use crate::model::context::RequestContext;
 use crate::model::definition::ToolDefinition;
+use crate::model::exposition::{ExposedNames, Exposition};
 use crate::model::response::ToolResponse;
 use crate::runtime::call;
 use crate::runtime::tool::Tool;
@@ -81,8 +81,8 @@ struct Target<'a> {
     tool: &'a Arc<dyn Tool>,
     tool_name: Arc<str>,
     inject: Option<(String, String)>,
-    /// Whether the name was the flat `tool_action`.
-    flat: bool,
+    /// The exposition the name belongs to: flat for `tool_action`, else grouped.
+    exposition: Exposition,
 }
 
 impl Tester {
@@ -207,13 +207,11 @@ impl Tester {
         let target = self.resolve(name);
         let limits = self.guards.argument_limits();
         let gates = Arc::clone(&self.gates);
-        let flat = target.flat;
-        let flat_names = if flat {
-            self.flat_names()
-        } else {
-            HashMap::new()
-        };
-        let awareness = (self.baseline.as_ref()).map(|b| b.awareness(&self.contract(), flat));
+        let exposition = target.exposition;
+        let definitions = self.tools.iter().map(|(_, def, _)| def);
+        let exposed_names = ExposedNames::new(definitions, exposition);
+        let awareness =
+            (self.baseline.as_ref()).map(|b| b.awareness_in(&self.contract(), exposition));
         let tool = Arc::clone(target.tool);
         let (tool_name, inject) = (target.tool_name, target.inject);
         let redact = self.redact.clone();
@@ -224,7 +222,7 @@ impl Tester {
                 name: Some(&tool_name),
                 gates: gates.tool(&tool_name),
                 inject: inject.as_ref().map(|(d, a)| (d.as_str(), a.as_str())),
-                flat,
+                exposition,
                 redact: redact.as_ref(),
             };
             let call = call::run(target, &limits, arguments, context);
@@ -238,27 +236,8 @@ impl Tester {
                 Some(awareness) => awareness.apply(response),
                 None => response,
             };
-            if flat_names.is_empty() {
-                return Outcome::new(response);
-            }
-            Outcome::new(response.map_action_names(|action| flat_names.get(action).cloned()))
+            Outcome::new(exposed_names.apply(response))
         }
-    }
-
-    /// `tool.action` → `tool_action`, for every action of every tool of several actions.
-    fn flat_names(&self) -> HashMap<String, String> {
-        self.tools
-            .iter()
-            .filter(|(_, def, _)| def.discriminator.is_some())
-            .flat_map(|(_, def, _)| {
-                def.actions.iter().map(|action| {
-                    (
-                        def.qualified_name(&action.name),
-                        format!("{}_{}", def.name, action.name),
-                    )
-                })
-            })
-            .collect()
     }
 
     /// Every name [`Tester::call`] accepts, in registration and declaration order.
@@ -275,13 +254,14 @@ impl Tester {
         let mut names = vec![def.name.clone()];
         if def.discriminator.is_some() {
             for action in &def.actions {
-                names.push(def.qualified_name(&action.name));
-                names.push(format!("{}_{}", def.name, action.name));
+                names.push(def.action_name(Exposition::Grouped, &action.name));
+                names.push(def.action_name(Exposition::Flat, &action.name));
             }
         } else if let [action] = def.actions.as_slice()
             && action.name != def.name
         {
-            names.push(format!("{}.{}", def.name, action.name));
+            // Named as if the tool had a discriminator.
+            names.push(Exposition::Grouped.action_name(&def.name, Some(&action.name)));
         }
         names
     }
@@ -294,7 +274,7 @@ impl Tester {
                 tool,
                 tool_name: Arc::from(def.name.as_str()),
                 inject: None,
-                flat: false,
+                exposition: Exposition::Grouped,
             };
         }
         // `tool.action`: an unknown action still reaches the tool, which answers
@@ -314,7 +294,7 @@ impl Tester {
                     tool,
                     tool_name: Arc::from(tool_name),
                     inject: Some((d.clone(), action.to_owned())),
-                    flat: false,
+                    exposition: Exposition::Grouped,
                 };
             }
             // A single-action tool answers to its action's qualified name too.
@@ -326,7 +306,7 @@ impl Tester {
                     tool,
                     tool_name: Arc::from(tool_name),
                     inject: None,
-                    flat: false,
+                    exposition: Exposition::Grouped,
                 };
             }
         }
@@ -336,12 +316,12 @@ impl Tester {
                 continue;
             };
             for action in &def.actions {
-                if name == format!("{}_{}", def.name, action.name) {
+                if name == def.action_name(Exposition::Flat, &action.name) {
                     return Target {
                         tool,
                         tool_name: Arc::from(def.name.as_str()),
                         inject: Some((d.clone(), action.name.clone())),
-                        flat: true,
+                        exposition: Exposition::Flat,
                     };
                 }
             }

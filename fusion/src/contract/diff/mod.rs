@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use crate::envelope::validation_error::DeltaClass;
+use crate::model::exposition::Exposition;
 
 use super::model::{ActionContract, Contract, ToolContract};
 
@@ -65,12 +66,8 @@ impl ContractDiff {
     /// The scope of `delta` as models name it: `tool.action` for an action of a multi-action
     /// tool, `tool` for a single-function tool's action or a change to the tool as a whole.
     pub fn scope(&self, delta: &Delta) -> String {
-        match &delta.action {
-            Some(action) if self.discriminated.contains(&delta.tool) => {
-                format!("{}.{action}", delta.tool)
-            }
-            _ => delta.tool.clone(),
-        }
+        let action = (delta.action.as_deref()).filter(|_| self.discriminated.contains(&delta.tool));
+        Exposition::Grouped.action_name(&delta.tool, action)
     }
 
     /// The human-readable report: one line per delta, `CLASS scope: text`, highest class

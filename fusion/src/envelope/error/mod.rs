@@ -151,8 +151,8 @@ impl ToolError {
     }
 
     /// Replaces each available action for which `f` returns a name (order kept; the others
-    /// stay as they are). The tester uses it to give a call by a flat name the flat names a
-    /// server in flat exposition would send.
+    /// stay as they are). A server in flat exposition, and a tester called by a flat name,
+    /// give each `tool.action` its flat tool name this way.
     pub(crate) fn map_available_actions(mut self, f: impl Fn(&str) -> Option<String>) -> ToolError {
         for action in &mut self.0.actions {
             if let Some(renamed) = f(action) {
