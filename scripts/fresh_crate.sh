@@ -6,8 +6,8 @@
 #
 # Run after `cargo package -p fusion-macros -p fusion --locked` (as .ci/run does):
 #   scripts/fresh_crate.sh
-# Shares the workspace's target directory, so dependencies already built are reused, and the
-# workspace's Cargo.lock, so the versions are the ones the tests ran with.
+# Shares the workspace's target directory and build profiles, so dependencies already built are
+# reused, and the workspace's Cargo.lock, so the versions are the ones the tests ran with.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -24,7 +24,10 @@ for crate in fusion fusion-macros; do
   }
 done
 
-work="$(mktemp -d)"
+# Inside the target directory, so that the repository's .cargo/config.toml (its build profiles)
+# applies and the dependencies already built are reused; `[workspace]` in the manifest keeps the
+# crate out of the repository's workspace.
+work="$(mktemp -d "$target_dir/fresh-crate.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 tar -xzf "$packages/fusion-$version.crate" -C "$work"
 tar -xzf "$packages/fusion-macros-$version.crate" -C "$work"
