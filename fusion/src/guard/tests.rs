@@ -262,7 +262,7 @@ async fn a_slot_is_given_back_only_after_the_handler_is_dropped() {
             "first"
         });
         let call = gates.run("charge", false, RequestContext::new(), |context, slots| {
-            prepared.run(context, slots)
+            prepared.run(context, slots, None)
         });
         match case {
             "is cancelled" => {
@@ -294,7 +294,7 @@ fn blocking_call(
         "released"
     });
     gates.run("charge", false, RequestContext::new(), |context, slots| {
-        prepared.run(context, slots)
+        prepared.run(context, slots, None)
     })
 }
 
