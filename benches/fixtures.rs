@@ -165,9 +165,9 @@ pub(crate) async fn add(args: AddArgs) -> f64 {
     args.a + args.b
 }
 
-/// The same tool as a plain `fn`: fusion runs a synchronous action on Tokio's blocking pool
-/// (it may block), which costs a hand-off to another thread and back on every call.
-pub(crate) mod blocking {
+/// The same tool as a plain `fn`: fusion runs it inline, on the task that polls the call, as
+/// it runs the `async fn`.
+pub(crate) mod plain {
     use super::AddArgs;
 
     /// Adds two numbers.
@@ -175,6 +175,35 @@ pub(crate) mod blocking {
     #[action(read_only, idempotent)]
     pub(crate) fn add(args: AddArgs) -> f64 {
         args.a + args.b
+    }
+}
+
+/// The same tool declared blocking: fusion runs it on Tokio's blocking pool (as it runs a
+/// plain `fn` under a timeout), which costs a hand-off to another thread and back on every
+/// call.
+pub(crate) mod blocking {
+    use super::AddArgs;
+
+    /// Adds two numbers.
+    #[fusion::tool]
+    #[action(read_only, idempotent, blocking)]
+    pub(crate) fn add(args: AddArgs) -> f64 {
+        args.a + args.b
+    }
+}
+
+/// The same tool with its body in `tokio::task::block_in_place`, the other way to keep a
+/// blocking body off the async workers: the worker hands its other tasks to a new thread
+/// (from the blocking pool) and takes them back when the body returns. Not what fusion does
+/// (a timeout cannot answer while the body holds the polling thread); measured next to it.
+pub(crate) mod in_place {
+    use super::AddArgs;
+
+    /// Adds two numbers.
+    #[fusion::tool]
+    #[action(read_only, idempotent)]
+    pub(crate) async fn add(args: AddArgs) -> f64 {
+        tokio::task::block_in_place(|| args.a + args.b)
     }
 }
 

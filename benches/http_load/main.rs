@@ -9,13 +9,15 @@
 //! cargo run --release -p fusion-benches --bin http_load -- --secs 3 --rounds 7 --inflight 64
 //! ```
 //!
-//! Keys: `rmcp` (fusion against rmcp), `sync` (the action as a plain `fn`, run on the blocking
-//! pool, against the same action as an `async fn`), `stack` (the full stack against plain fusion,
-//! both under one recording subscriber), `bare` (the full stack against plain fusion without
-//! any subscriber), `mixed` (the correctness check). The program starts itself as each server (`--serve KIND`, a child
-//! process, so the load generator's own CPU is not counted), then drives them from here: one
-//! keep-alive HTTP/1.1 connection per call in flight (`--inflight`, 64), each sending `tools/call`
-//! of the same `add` tool back to back. Both servers of a figure run at once and take turns:
+//! Keys: `rmcp` (fusion against rmcp), `sync` (the action as a plain `fn`, run inline, against
+//! the same action as an `async fn`), `blocking` (the action as an `#[action(blocking)]` `fn`,
+//! run on the blocking pool, against the `async fn`), `in_place` (the `async fn` with its body
+//! in `tokio::task::block_in_place`, against the plain `async fn`), `stack` (the full stack
+//! against plain fusion, both under one recording subscriber), `bare` (the full stack against
+//! plain fusion without any subscriber), `mixed` (the correctness check). The program starts
+//! itself as each server (`--serve KIND`, a child process, so the load generator's own CPU is
+//! not counted), then drives them from here: one keep-alive HTTP/1.1 connection per call in
+//! flight (`--inflight`, 64), each sending `tools/call` of the same `add` tool back to back. Both servers of a figure run at once and take turns:
 //! `--rounds` rounds (5) of `--secs` seconds (4) each, the order flipped every round. A round's
 //! CPU is the server process's user + system time (`/proc/<pid>/stat`) over its calls; latency
 //! is measured by the client, request written to body read. The medians over the rounds are
@@ -482,11 +484,39 @@ fn main() -> anyhow::Result<()> {
                 .await?;
             }
             if wanted("sync") {
-                let sync = spawn("sync fn", "fusion-sync").await?;
+                let sync = spawn("plain fn", "fusion-sync").await?;
                 let plain = spawn("async fn", "fusion").await?;
                 compare(
-                    "fusion: the action as a plain fn (blocking pool) vs as an async fn",
+                    "fusion: the action as a plain fn (inline) vs as an async fn",
                     &sync,
+                    &plain,
+                    &options,
+                    Some(1.10),
+                    None,
+                    None,
+                )
+                .await?;
+            }
+            if wanted("blocking") {
+                let blocking = spawn("blocking fn", "fusion-blocking").await?;
+                let plain = spawn("async fn", "fusion").await?;
+                compare(
+                    "fusion: the action as an #[action(blocking)] fn (blocking pool) vs as an async fn",
+                    &blocking,
+                    &plain,
+                    &options,
+                    None,
+                    None,
+                    None,
+                )
+                .await?;
+            }
+            if wanted("in_place") {
+                let in_place = spawn("block_in_place", "fusion-in-place").await?;
+                let plain = spawn("async fn", "fusion").await?;
+                compare(
+                    "fusion: the action's body in tokio::task::block_in_place vs an async fn",
+                    &in_place,
                     &plain,
                     &options,
                     None,

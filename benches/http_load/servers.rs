@@ -47,7 +47,19 @@ pub(super) async fn serve(kind: &str) -> anyhow::Result<()> {
         }
         "fusion-sync" => {
             Server::new("bench-fusion", "0.0.0")
+                .tool(fixtures::plain::Add)
+                .serve_http_on(listener)
+                .await?;
+        }
+        "fusion-blocking" => {
+            Server::new("bench-fusion", "0.0.0")
                 .tool(fixtures::blocking::Add)
+                .serve_http_on(listener)
+                .await?;
+        }
+        "fusion-in-place" => {
+            Server::new("bench-fusion", "0.0.0")
+                .tool(fixtures::in_place::Add)
                 .serve_http_on(listener)
                 .await?;
         }

@@ -138,10 +138,13 @@
 //! [`trace`]). Above it: [`server`], [`testing`], [`client`], [`contract`] and [`portability`].
 //! Each layer imports only the ones below it.
 //!
-//! A synchronous action (`fn`, not `async fn`) may block: inside a Tokio runtime it runs on the
-//! runtime's blocking pool, off the async workers, and its timeout answers `TIMEOUT` at the
-//! deadline. Its thread cannot be killed: it runs to its end, its output discarded, with its
-//! [`RequestContext`] cancelled at the deadline so it can stop early (see
+//! A synchronous action (`fn`, not `async fn`) runs inline, on the task that polls the call, at
+//! the cost of an `async fn`. One that may block says so, `#[action(blocking)]`: inside a Tokio
+//! runtime it runs on the runtime's blocking pool, off the async workers. A plain `fn` under a
+//! timeout (its own, its tool's or one a server sets) runs there too, so that the timeout
+//! answers `TIMEOUT` at the deadline while the action blocks. A pool thread cannot be killed:
+//! the action runs to its end, its output discarded, with its [`RequestContext`] cancelled at
+//! the deadline so it can stop early (see [`PreparedCall::sync`] and
 //! [`PreparedCall::blocking`]).
 //!
 //! A server's and a tester's calls each run inside one `tracing` span, `tool_call`, that

@@ -1,9 +1,12 @@
-//! Synchronous actions: nothing runs before the call is first polled; inside a Tokio runtime
-//! they run on its blocking pool (inside the runtime and the caller's `tracing` span, without
-//! the caller's task-locals), so they neither starve the async workers nor outlast their
-//! timeout, and see their context cancelled when the call ends without them; outside a
-//! runtime they run inline. Behind guards they wait for them, run exactly once (or not at all
-//! when refused or cancelled), and a panic comes back as `INTERNAL_ERROR`.
+//! Synchronous actions: nothing runs before the call is first polled. A plain `fn` runs inline,
+//! on the task that polls the call (its thread, its task-locals), unless a timeout bounds the
+//! call (the attribute's or the server's); then, and always for one declared
+//! `#[action(blocking)]`, it runs on the runtime's blocking pool (inside the runtime and the
+//! caller's `tracing` span, without the caller's task-locals), so it neither starves the async
+//! workers nor outlasts its timeout, and sees its context cancelled when the call ends without
+//! it. Outside a runtime every synchronous action runs inline. Behind guards they wait for
+//! them, run exactly once (or not at all when refused or cancelled), and a panic comes back as
+//! `INTERNAL_ERROR`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -230,8 +233,14 @@ impl Where {
         self.tenant()
     }
 
-    /// Spawns a task, which needs a tokio runtime.
-    #[action]
+    /// The tenant, on the blocking pool.
+    #[action(blocking)]
+    fn tenant_blocking(&self) -> String {
+        self.tenant()
+    }
+
+    /// Spawns a task from the blocking pool, which needs a tokio runtime.
+    #[action(blocking)]
     fn spawns(&self) -> String {
         drop(tokio::spawn(async {}));
         "spawned".to_owned()
@@ -243,12 +252,31 @@ impl Where {
         std::thread::current().name().unwrap_or_default().to_owned()
     }
 
+    /// The name of its thread, on the blocking pool.
+    #[action(blocking)]
+    fn thread_blocking(&self) -> String {
+        self.thread()
+    }
+
     /// The name of the current `tracing` span.
     #[action]
     fn span(&self) -> String {
         let span = tracing::Span::current();
         span.metadata().map_or("none", |m| m.name()).to_owned()
     }
+
+    /// The name of the current `tracing` span, on the blocking pool.
+    #[action(blocking)]
+    fn span_blocking(&self) -> String {
+        self.span()
+    }
+}
+
+/// The name of its thread: a function tool declared blocking.
+#[fusion::tool]
+#[action(blocking)]
+fn pool_thread() -> String {
+    std::thread::current().name().unwrap_or_default().to_owned()
 }
 
 fn action(name: &str) -> Map<String, Value> {
@@ -266,43 +294,82 @@ fn text(response: &ToolResponse) -> String {
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .thread_name("pool")
+        .enable_time()
         .build()
         .unwrap()
 }
 
+/// The name of the current thread.
+fn this_thread() -> String {
+    std::thread::current().name().unwrap_or_default().to_owned()
+}
+
 #[test]
-fn inside_a_runtime_a_synchronous_action_runs_on_its_blocking_pool_inside_the_runtime() {
+fn inside_a_runtime_a_blocking_action_runs_on_its_blocking_pool_inside_the_runtime() {
     let rt = runtime();
     // `block_on` polls the call on this thread; the action runs on a thread of the pool.
-    let thread = rt.block_on(Where.call(action("thread"), RequestContext::new()));
+    let thread = rt.block_on(Where.call(action("thread_blocking"), RequestContext::new()));
     assert_eq!(text(&thread), "pool");
     let spawns = rt.block_on(Where.call(action("spawns"), RequestContext::new()));
     assert_eq!(text(&spawns), "spawned");
+    let function = rt.block_on(PoolThread.call(Map::new(), RequestContext::new()));
+    assert_eq!(text(&function), "pool");
+}
+
+#[test]
+fn a_plain_fn_runs_inline_on_the_thread_and_task_that_poll_the_call() {
+    let rt = runtime();
+    // Guards other than a timeout leave it inline.
+    let tester = Tester::new().tool(Where).guard(
+        "where",
+        GuardSpec::new().concurrency(ConcurrencyLimit::new(4, 4)),
+    );
+    rt.block_on(tester.call("where.thread", json!({})))
+        .assert_text(&this_thread());
+    let tenant = rt.block_on(TENANT.scope("acme", tester.call("where.tenant", json!({}))));
+    tenant.assert_text("acme");
+}
+
+#[test]
+fn under_a_timeout_a_plain_fn_runs_on_the_blocking_pool() {
+    let rt = runtime();
+    // A timeout the server sets, which the attribute cannot know of.
+    let tester = Tester::new()
+        .tool(Where)
+        .guard("where", GuardSpec::new().timeout(Duration::from_secs(30)));
+    rt.block_on(tester.call("where.thread", json!({})))
+        .assert_text("pool");
+    rt.block_on(TENANT.scope("acme", tester.call("where.tenant", json!({}))))
+        .assert_text("unset");
 }
 
 #[test]
 fn outside_a_runtime_a_synchronous_action_runs_inline() {
-    let here = std::thread::current().name().unwrap_or_default().to_owned();
-    let thread = futures::executor::block_on(Where.call(action("thread"), RequestContext::new()));
-    assert_eq!(text(&thread), here);
+    for name in ["thread", "thread_blocking"] {
+        let thread = futures::executor::block_on(Where.call(action(name), RequestContext::new()));
+        assert_eq!(text(&thread), this_thread(), "{name}");
+    }
 }
 
 #[tokio::test]
-async fn the_callers_task_locals_reach_an_async_action_but_not_a_synchronous_one() {
+async fn the_callers_task_locals_reach_an_async_action_and_a_plain_fn_but_not_a_blocking_one() {
     let call = |name: &str| TENANT.scope("acme", Where.call(action(name), RequestContext::new()));
     assert_eq!(text(&call("tenant_async").await), "acme");
-    assert_eq!(text(&call("tenant").await), "unset");
+    assert_eq!(text(&call("tenant").await), "acme");
+    assert_eq!(text(&call("tenant_blocking").await), "unset");
 }
 
 #[tokio::test]
 async fn a_synchronous_action_runs_inside_the_callers_tracing_span() {
     use tracing::Instrument as _;
     let _subscriber = tracing::subscriber::set_default(tracing_subscriber::registry());
-    let response = Where
-        .call(action("span"), RequestContext::new())
-        .instrument(tracing::info_span!("request"))
-        .await;
-    assert_eq!(text(&response), "request");
+    for name in ["span", "span_blocking"] {
+        let response = Where
+            .call(action(name), RequestContext::new())
+            .instrument(tracing::info_span!("request"))
+            .await;
+        assert_eq!(text(&response), "request", "{name}");
+    }
 }
 
 // --- blocking actions do not hold the call up ----------------------------------------------------
@@ -324,9 +391,16 @@ impl Sleeper {
         "rested".to_owned()
     }
 
-    /// Sleeps a second and a half, with no timeout.
-    #[action]
+    /// Sleeps a second and a half, with no timeout, on the blocking pool.
+    #[action(blocking)]
     fn snooze(&self) -> String {
+        std::thread::sleep(Duration::from_millis(1500));
+        "rested".to_owned()
+    }
+
+    /// Sleeps a second and a half, not declared blocking, with no timeout of its own.
+    #[action]
+    fn doze(&self) -> String {
         std::thread::sleep(Duration::from_millis(1500));
         "rested".to_owned()
     }
@@ -375,6 +449,28 @@ async fn a_blocking_action_past_its_timeout_is_answered_timeout_at_the_deadline(
         took < Duration::from_millis(1500),
         "answered after {took:?}, not at the 200 ms deadline"
     );
+}
+
+/// On a runtime with one thread (`#[tokio::test]`'s), which the call's timer needs too: the
+/// action sleeps on a thread of the blocking pool and the call is answered at the deadline.
+#[tokio::test]
+async fn a_blocking_action_or_a_plain_fn_given_a_timeout_by_the_server_times_out_while_its_thread_sleeps()
+ {
+    for name in ["sleeper.snooze", "sleeper.doze"] {
+        let tester = Tester::new()
+            .tool(Sleeper::default())
+            .guard(name, GuardSpec::new().timeout(Duration::from_millis(100)));
+        let started = Instant::now();
+        tester
+            .call(name, json!({}))
+            .await
+            .assert_error(ErrorCode::Timeout);
+        let took = started.elapsed();
+        assert!(
+            took < Duration::from_millis(1000),
+            "{name}: answered after {took:?}, not at the 100 ms deadline"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

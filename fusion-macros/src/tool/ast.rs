@@ -90,6 +90,9 @@ pub(crate) struct Action<'a> {
     /// The `output_schema` flag, when given (on `#[action(...)]`, or on
     /// `#[fusion::tool(...)]` for a function tool).
     pub(crate) output_schema: Option<Span>,
+    /// The `blocking` flag, when given: the action runs on the blocking pool (a plain `fn`
+    /// only; `valid` reports it on an `async fn`).
+    pub(crate) blocking: Option<Span>,
     /// `name = …`, `title = …` or `description = …` on a function tool's `#[action]` (errors
     /// `valid` reports: the tool attribute names a function tool).
     pub(crate) misplaced: Vec<Span>,
@@ -380,6 +383,7 @@ impl<'a> Action<'a> {
             params,
             output,
             output_schema: flag(&args.output_schema),
+            blocking: flag(&args.blocking),
             misplaced,
             cfg: Vec::new(),
             guards,

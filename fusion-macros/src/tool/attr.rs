@@ -46,8 +46,8 @@ pub(crate) struct ToolArgs {
     pub(crate) guards: GuardArgs,
 }
 
-/// `#[action(name = "list", description = "…", output_schema, read_only, destructive = false,
-/// …)]`.
+/// `#[action(name = "list", description = "…", output_schema, blocking, read_only,
+/// destructive = false, …)]`.
 ///
 /// Each option is one field, the guard options (`timeout`, `rate_limit`, `concurrency`,
 /// `scopes`) included.
@@ -77,6 +77,8 @@ pub(crate) struct ActionArgs {
     /// `errors(BillingError::NotFound, ..)`: the variants of the action's error type it can
     /// return, its exact error contract (every variant when left out).
     pub(crate) errors: Option<darling::util::PathList>,
+    /// `blocking`: a plain `fn` that may block, run on the blocking pool.
+    pub(crate) blocking: Flag,
 }
 
 impl ToolArgs {

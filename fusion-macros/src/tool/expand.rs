@@ -497,8 +497,14 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
             })
         }
     } else {
+        // A plain `fn` runs inline (or on the blocking pool under a timeout); one declared
+        // `blocking` always runs on the pool.
+        let constructor = match action.blocking {
+            Some(_) => quote!(blocking),
+            None => quote!(sync),
+        };
         quote! {
-            #private::PreparedCall::blocking(#name, move |__fusion_context| {
+            #private::PreparedCall::#constructor(#name, move |__fusion_context| {
                 #allow
                 let __fusion_output = #invoke;
                 #check

@@ -15,7 +15,7 @@ fn every_kind_of_action() -> TokenStream {
             fn get(&self, args: Get, ctx: &RequestContext) -> Result<Invoice, BillingError> {}
             #[action]
             async fn list(args: List, ctx: RequestContext) -> Vec<Invoice> {}
-            #[action(destructive)]
+            #[action(destructive, blocking)]
             fn purge(&self) {}
             #[action]
             fn count(&self) -> anyhow::Result<u32> {}
@@ -121,9 +121,13 @@ fn prepare_takes_the_tool_by_arc_and_handlers_own_it() {
         "no lifetime on the prepared call: {out}"
     );
     // `&self` actions borrow from the `Arc` the handler moved in; synchronous ones go to the
-    // blocking constructor, asynchronous ones to `new`.
+    // `sync` constructor, or `blocking` when declared so, asynchronous ones to `new`.
     assert!(
-        out.contains("PreparedCall :: blocking (\"get\" , move | __fusion_context |"),
+        out.contains("PreparedCall :: sync (\"get\" , move | __fusion_context |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("PreparedCall :: blocking (\"purge\" , move | __fusion_context |"),
         "{out}"
     );
     assert!(

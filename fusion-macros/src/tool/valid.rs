@@ -95,7 +95,7 @@ pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
         for span in &action.misplaced {
             errors.at_span(
                 *span,
-                "a function tool takes its name, title and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema` and guards",
+                "a function tool takes its name, title and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema`, `blocking` and guards",
             );
         }
         check_signature(action, function, errors);
@@ -129,11 +129,19 @@ fn check_declared_errors(action: &Action<'_>, errors: &mut Errors) {
     }
 }
 
-/// Receiver, generics, `unsafe`.
+/// Receiver, generics, `unsafe`, `blocking` on an `async fn`.
 fn check_signature(action: &Action<'_>, function: bool, errors: &mut Errors) {
     let sig = action.sig;
     if let Some(unsafety) = &sig.unsafety {
         errors.at(unsafety, "an action cannot be an `unsafe fn`");
+    }
+    if let Some(span) = action.blocking
+        && action.is_async()
+    {
+        errors.at_span(
+            span,
+            "`blocking` is for a plain `fn`, which it moves to the blocking pool; an `async fn` runs on the task that polls the call: make the action a plain `fn`, or move its blocking work into `tokio::task::spawn_blocking`",
+        );
     }
     for param in &sig.generics.params {
         match param {
@@ -306,6 +314,8 @@ mod tests {
                 fn list(&self, args: List, ctx: &::fusion::RequestContext) -> Result<u8, E> {}
                 #[action]
                 async fn get(Args { id }: Args) {}
+                #[action(blocking)]
+                fn export(&self) {}
                 fn helper(&mut self, a: u8, b: u8) {}
             }
         };
@@ -324,6 +334,8 @@ mod tests {
                 unsafe fn nameless(&self, args: &A) {}
                 #[action(bogus)]
                 fn bogus(&self) {}
+                #[action(blocking)]
+                async fn sleepy(&self) {}
             }
         };
         assert_eq!(
@@ -342,6 +354,7 @@ mod tests {
                 "the action name cannot be empty",
                 "an action cannot be an `unsafe fn`",
                 "the arguments parameter takes its type by value: it is deserialized from each call; if this is the request context, name its type `RequestContext` (the macro recognizes it by name)",
+                "`blocking` is for a plain `fn`, which it moves to the blocking pool; an `async fn` runs on the task that polls the call: make the action a plain `fn`, or move its blocking work into `tokio::task::spawn_blocking`",
             ]
         );
     }
@@ -356,7 +369,7 @@ mod tests {
             messages(quote!(discriminator = "op"), item),
             [
                 "a function tool has no discriminator; `discriminator` applies to tools declared on an `impl` block",
-                "a function tool takes its name, title and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema` and guards",
+                "a function tool takes its name, title and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema`, `blocking` and guards",
                 "a function tool has no `self`",
             ]
         );

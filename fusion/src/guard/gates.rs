@@ -135,6 +135,14 @@ impl ToolGates {
             .collect();
     }
 
+    /// The timeout a call of `action` runs under: the action's, else the tool's. A synchronous
+    /// handler needs to know it before it starts, to leave the task the timeout runs on (see
+    /// [`PreparedCall::sync`](crate::PreparedCall::sync)).
+    pub(crate) fn timeout(&self, action: &str) -> Option<Duration> {
+        let gate = self.actions.get(action);
+        gate.and_then(|g| g.timeout).or(self.tool.timeout)
+    }
+
     /// Runs the call of `action` through the guards: the scope check (the action's scopes and
     /// the tool's), the rate limits (the action's, then the tool's), the concurrency limits (the tool's, then the action's; waiting in the queue
     /// when full), then `handler` under the timeout and inside the layers. A refusal is
@@ -204,7 +212,7 @@ impl ToolGates {
             }
         }
 
-        let timeout = gate.and_then(|g| g.timeout).or(self.tool.timeout);
+        let timeout = self.timeout(action);
         let retry_safe = self.retry_safe.contains(action);
         let slots = Slots::new(permits);
         let stack = match gate {
@@ -244,9 +252,10 @@ pub(crate) fn seconds(n: u64) -> String {
 }
 
 /// `handler`'s response, or the `TIMEOUT` envelope of `name` once `limit` (if any) has passed,
-/// the handler's future dropped. For a blocking handler that drops the wait for its thread,
-/// which cancels the handler's context and keeps running to its end, its output discarded
-/// (see [`PreparedCall::blocking`](crate::PreparedCall::blocking)). `retry_safe`: see
+/// the handler's future dropped. For a synchronous handler (on the blocking pool under a
+/// timeout) that drops the wait for its thread, which cancels the handler's context and keeps
+/// running to its end, its output discarded (see
+/// [`PreparedCall::blocking`](crate::PreparedCall::blocking)). `retry_safe`: see
 /// [`timed_out`].
 async fn within(
     limit: Option<Duration>,

@@ -268,7 +268,7 @@ async fn a_slot_is_given_back_only_after_the_handler_is_dropped() {
             "charge",
             Exposition::Grouped,
             RequestContext::new(),
-            |context, slots| prepared.run(context, slots),
+            |context, slots| prepared.run(context, slots, None),
         );
         match case {
             "is cancelled" => {
@@ -303,7 +303,7 @@ fn blocking_call(
         "charge",
         Exposition::Grouped,
         RequestContext::new(),
-        |context, slots| prepared.run(context, slots),
+        |context, slots| prepared.run(context, slots, None),
     )
 }
 

@@ -15,8 +15,10 @@
 //! panic anywhere (in `prepare`, in a layer of yours, in any poll of the handler) becomes
 //! an `INTERNAL_ERROR` response with an error id, its message logged and never shown; the
 //! server keeps serving. The server's redactor of internal causes is in force on every poll
-//! of the call, around the panic boundary. A synchronous handler runs on Tokio's blocking pool
-//! ([`PreparedCall::blocking`](crate::PreparedCall::blocking)); a panic there is carried back
+//! of the call, around the panic boundary. A synchronous handler runs inline, or on Tokio's
+//! blocking pool when it is declared blocking or a timeout bounds the call
+//! ([`PreparedCall::sync`](crate::PreparedCall::sync),
+//! [`PreparedCall::blocking`](crate::PreparedCall::blocking)); a panic there is carried back
 //! to the polling task and caught by the same boundary.
 
 use std::future::Future;
@@ -106,12 +108,13 @@ async fn run_in_span(
             trace::record_action(span, prepared.action());
         }
         match target.gates {
-            None => prepared.run(context, ()).await,
+            None => prepared.run(context, (), None).await,
             // Boxed: the guards' state (permits, timer, layers) is large, and an unguarded
             // call's future should not carry it.
             Some(gates) => {
                 let action = prepared.action_name();
-                let run = |context, slots| prepared.run(context, slots);
+                let timeout = gates.timeout(&action);
+                let run = move |context, slots| prepared.run(context, slots, timeout);
                 Box::pin(gates.run(&action, exposition, context, run)).await
             }
         }

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
@@ -126,11 +127,14 @@ pub struct PreparedCall {
 }
 
 type AsyncHandler = Box<dyn FnOnce(RequestContext) -> BoxFuture<'static, ToolResponse> + Send>;
-type BlockingHandler = Box<dyn FnOnce(RequestContext) -> ToolResponse + Send>;
+type SyncHandler = Box<dyn FnOnce(RequestContext) -> ToolResponse + Send>;
 
 enum Handler {
     Async(AsyncHandler),
-    Blocking(BlockingHandler),
+    /// Runs on the polling task, or on the blocking pool when a timeout bounds the call.
+    Sync(SyncHandler),
+    /// Always runs on the blocking pool.
+    Blocking(SyncHandler),
 }
 
 impl PreparedCall {
@@ -153,8 +157,34 @@ impl PreparedCall {
         }
     }
 
-    /// [`PreparedCall::new`] with a synchronous handler: a plain function that returns its
-    /// output, free to block (file or database I/O, a long computation).
+    /// [`PreparedCall::new`] with a synchronous handler that does not block: a plain function
+    /// that returns its output (what `#[fusion::tool]` makes of a plain `fn` action).
+    ///
+    /// The handler runs inline, on the task that polls the call, at the cost of an async
+    /// handler: with the caller's runtime, `tracing` span and `tokio::task_local!` values.
+    /// When a timeout bounds the call (the `timeout` guard of the action or its tool), it runs
+    /// on the blocking pool instead, as [`PreparedCall::blocking`] describes, so that the
+    /// timeout answers at its deadline even if the handler blocks.
+    ///
+    /// Inline, a handler that blocks holds its async worker thread, and every task waiting
+    /// for that thread, as long as it blocks: a handler that may block (file or database I/O,
+    /// a long computation) without a timeout belongs in [`PreparedCall::blocking`].
+    pub fn sync<F, R>(action: impl Into<Cow<'static, str>>, handler: F) -> PreparedCall
+    where
+        F: FnOnce(RequestContext) -> R + Send + 'static,
+        R: IntoToolResponse,
+    {
+        PreparedCall {
+            action: action.into(),
+            handler: Handler::Sync(Box::new(move |context| {
+                handler(context).into_tool_response()
+            })),
+        }
+    }
+
+    /// [`PreparedCall::new`] with a synchronous handler that may block: a plain function that
+    /// returns its output, free to block (file or database I/O, a long computation). What
+    /// `#[fusion::tool]` makes of an `#[action(blocking)]`.
     ///
     /// When the call is polled inside a Tokio runtime, the handler runs on the runtime's
     /// blocking pool (`tokio::task::spawn_blocking`), never on an async worker, so a slow
@@ -164,7 +194,9 @@ impl PreparedCall {
     /// there. The pool has a bounded number of threads (512 by default, tokio's
     /// `Builder::max_blocking_threads`); past it, a blocking call waits for a thread, under its
     /// timeout. Outside a runtime (a call driven by `futures::executor::block_on`), the
-    /// handler runs inline, at the first poll.
+    /// handler runs inline, at the first poll. The hand-off to the pool and back costs each
+    /// call a thread wake-up either way (tens of microseconds of CPU), which
+    /// [`PreparedCall::sync`] saves a handler that does not block.
     ///
     /// A thread cannot be stopped from outside. When the call ends before the handler does
     /// (its timeout passed, the client cancelled, the call's future was dropped), the call is
@@ -200,10 +232,14 @@ impl PreparedCall {
     /// it (inside its guards and panic boundary). `keep` (the call's concurrency slots) lives
     /// as long as the handler: it is dropped with an async handler's future, and when a
     /// blocking handler returns, on its thread, even after the call was answered without it.
+    /// `timeout` is the one the guards run the call under (they enforce it): under one, a
+    /// synchronous handler runs on the blocking pool, so that the deadline can be answered
+    /// while it blocks.
     pub(crate) async fn run<K: Send + 'static>(
         self,
         context: RequestContext,
         keep: K,
+        timeout: Option<Duration>,
     ) -> ToolResponse {
         match self.handler {
             Handler::Async(handler) => {
@@ -211,7 +247,14 @@ impl PreparedCall {
                 drop(keep);
                 response
             }
-            Handler::Blocking(handler) => run_blocking(handler, context, keep).await,
+            Handler::Sync(handler) if timeout.is_none() => {
+                let response = handler(context);
+                drop(keep);
+                response
+            }
+            Handler::Sync(handler) | Handler::Blocking(handler) => {
+                run_blocking(handler, context, keep).await
+            }
         }
     }
 }
@@ -220,6 +263,7 @@ impl fmt::Debug for PreparedCall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self.handler {
             Handler::Async(_) => "async",
+            Handler::Sync(_) => "sync",
             Handler::Blocking(_) => "blocking",
         };
         f.debug_struct("PreparedCall")
@@ -236,7 +280,7 @@ impl fmt::Debug for PreparedCall {
 /// else. A panic on the blocking thread is resumed here, so the call path's one panic boundary
 /// answers it like a panic in an async handler.
 async fn run_blocking<K: Send + 'static>(
-    handler: BlockingHandler,
+    handler: SyncHandler,
     context: RequestContext,
     keep: K,
 ) -> ToolResponse {
