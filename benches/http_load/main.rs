@@ -483,47 +483,20 @@ fn main() -> anyhow::Result<()> {
                 )
                 .await?;
             }
-            if wanted("sync") {
-                let sync = spawn("plain fn", "fusion-sync").await?;
-                let plain = spawn("async fn", "fusion").await?;
-                compare(
-                    "fusion: the action as a plain fn (inline) vs as an async fn",
-                    &sync,
-                    &plain,
-                    &options,
-                    Some(1.10),
-                    None,
-                    None,
-                )
-                .await?;
-            }
-            if wanted("blocking") {
-                let blocking = spawn("blocking fn", "fusion-blocking").await?;
-                let plain = spawn("async fn", "fusion").await?;
-                compare(
-                    "fusion: the action as an #[action(blocking)] fn (blocking pool) vs as an async fn",
-                    &blocking,
-                    &plain,
-                    &options,
-                    None,
-                    None,
-                    None,
-                )
-                .await?;
-            }
-            if wanted("in_place") {
-                let in_place = spawn("block_in_place", "fusion-in-place").await?;
-                let plain = spawn("async fn", "fusion").await?;
-                compare(
-                    "fusion: the action's body in tokio::task::block_in_place vs an async fn",
-                    &in_place,
-                    &plain,
-                    &options,
-                    None,
-                    None,
-                    None,
-                )
-                .await?;
+            // A plain `fn` inline, on the blocking pool, and in `block_in_place`, each against
+            // the same action as an `async fn`.
+            let sync_kinds = [
+                ("sync", "plain fn", "fusion-sync", "a plain fn (inline)", Some(1.10)),
+                ("blocking", "blocking fn", "fusion-blocking", "an #[action(blocking)] fn (blocking pool)", None),
+                ("in_place", "block_in_place", "fusion-in-place", "an async fn with its body in tokio::task::block_in_place", None),
+            ];
+            for (key, label, kind, what, target) in sync_kinds {
+                if wanted(key) {
+                    let sync = spawn(label, kind).await?;
+                    let plain = spawn("async fn", "fusion").await?;
+                    let title = format!("fusion: the action as {what} vs as an async fn");
+                    compare(&title, &sync, &plain, &options, target, None, None).await?;
+                }
             }
             if wanted("stack") {
                 let full = spawn("full stack", "full").await?;
