@@ -58,6 +58,20 @@ pub(crate) struct Target<'a> {
     pub(crate) redact: Option<&'a Redactor>,
 }
 
+impl<'a> Target<'a> {
+    /// `tool` called directly: no name, no guards, no redactor, its actions named as grouped.
+    fn direct(tool: &'a Arc<dyn Tool>) -> Target<'a> {
+        Target {
+            name: None,
+            tool,
+            gates: None,
+            inject: None,
+            exposition: Exposition::Grouped,
+            redact: None,
+        }
+    }
+}
+
 /// Runs one call of `target` with `arguments` and `context`: the whole call path (see the
 /// module docs), inside the call's `tracing` span when the target is named. Never panics;
 /// answers every call exactly once.
@@ -205,15 +219,7 @@ async fn call_directly(
         max_bytes: None,
         max_depth: None,
     };
-    let target = Target {
-        name: None,
-        tool: &tool,
-        gates: None,
-        inject: None,
-        exposition: Exposition::Grouped,
-        redact: None,
-    };
-    run(target, &NONE, arguments, context).await
+    run(Target::direct(&tool), &NONE, arguments, context).await
 }
 
 /// Runs `future`, turning a panic in any poll into an `INTERNAL_ERROR` response.
@@ -303,16 +309,8 @@ mod tests {
         };
         let arguments = serde_json::json!({"text": "far too long"});
         let tool: Arc<dyn Tool> = Arc::new(Panicky("prepare"));
-        let target = Target {
-            name: None,
-            tool: &tool,
-            gates: None,
-            inject: None,
-            exposition: Exposition::Grouped,
-            redact: None,
-        };
         let response = run(
-            target,
+            Target::direct(&tool),
             &limits,
             arguments.as_object().unwrap().clone(),
             RequestContext::new(),

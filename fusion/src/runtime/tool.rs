@@ -137,6 +137,15 @@ enum Handler {
     Blocking(SyncHandler),
 }
 
+/// A synchronous handler, its output turned into the call's response.
+fn sync_handler<F, R>(handler: F) -> SyncHandler
+where
+    F: FnOnce(RequestContext) -> R + Send + 'static,
+    R: IntoToolResponse,
+{
+    Box::new(move |context| handler(context).into_tool_response())
+}
+
 impl PreparedCall {
     /// A call of `action` (the discriminator value; for a single-function tool, the tool's
     /// name) whose handler is asynchronous: `handler` gets the request context and returns a
@@ -176,9 +185,7 @@ impl PreparedCall {
     {
         PreparedCall {
             action: action.into(),
-            handler: Handler::Sync(Box::new(move |context| {
-                handler(context).into_tool_response()
-            })),
+            handler: Handler::Sync(sync_handler(handler)),
         }
     }
 
@@ -212,9 +219,7 @@ impl PreparedCall {
     {
         PreparedCall {
             action: action.into(),
-            handler: Handler::Blocking(Box::new(move |context| {
-                handler(context).into_tool_response()
-            })),
+            handler: Handler::Blocking(sync_handler(handler)),
         }
     }
 
