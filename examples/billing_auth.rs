@@ -84,7 +84,7 @@ pub(crate) fn print_dev_tokens(resource: &str, metadata_url: &str) -> anyhow::Re
 DEVELOPMENT tokens, signed with the public key pair of examples/dev-keys/ (never use it for
 anything real), valid for 1 hour. Paste into a shell:
 export BILLING_TOKEN={payer}
-export BILLING_TOKEN_NO_CHARGE={viewer}
+export BILLING_TOKEN_READ_ONLY={viewer}
 (the first has the `{CHARGE_SCOPE}` and `{REFUND_SCOPE}` scopes; with the second, `charge` and
 `refund` answer FORBIDDEN)
 try (MCP 2026-07-28: one request, no session to open):

@@ -82,7 +82,7 @@ async fn read_tokens(
             .expect("the tokens are printed");
         if let Some(token) = line.strip_prefix("export BILLING_TOKEN=") {
             charge = Some(token.to_owned());
-        } else if let Some(token) = line.strip_prefix("export BILLING_TOKEN_NO_CHARGE=") {
+        } else if let Some(token) = line.strip_prefix("export BILLING_TOKEN_READ_ONLY=") {
             no_charge = Some(token.to_owned());
         }
     }
