@@ -318,8 +318,8 @@ impl GuardSpec {
     /// The layer wraps an [`ActionService`] (the rest of the stack, then the handler) whose
     /// requests are [`ActionCall`]s. It runs after routing, validation, the scope check, the
     /// rate limits and the concurrency limits, inside the timeout: it sees only well-formed,
-    /// admitted calls. The stack is built once, when the server or tester is built; a call
-    /// clones it. What the stack answers is the response; an error it returns is answered
+    /// admitted calls. The stack is built once, when the tool is registered (again when the
+    /// guards change); a call clones it. What the stack answers is the response; an error it returns is answered
     /// like a handler's: a [`ToolError`](crate::ToolError) (put into the `BoxError` as it is)
     /// reaches the model intact, any other error becomes `INTERNAL_ERROR` with an `errorId`,
     /// its cause logged and never shown. A panic is contained like a handler's.

@@ -26,10 +26,11 @@ pub(crate) struct Registry {
     tools: Vec<Registered>,
     guards: Guards,
     baseline: Option<ContractBaseline>,
-    redact: Option<Redactor>,
+    /// See [`Server::redact_internal_causes`](crate::server::Server::redact_internal_causes).
+    pub(crate) redact: Option<Redactor>,
     /// A server's [`Server::flags_in_structured_content`](crate::server::Server::flags_in_structured_content)
     /// option; `None` (a tester) leaves each response's own.
-    flags_in_structured_content: Option<bool>,
+    pub(crate) flags_in_structured_content: Option<bool>,
     /// What the tools are called in each exposition, and the contract deltas named so: worked
     /// out at the first call that needs them, forgotten when the tools or the baseline change.
     grouped: Derived,
@@ -129,20 +130,6 @@ impl Registry {
     pub(crate) fn set_baseline(&mut self, baseline: ContractBaseline) {
         self.baseline = Some(baseline);
         self.forget_derived();
-    }
-
-    /// See [`Server::redact_internal_causes`](crate::server::Server::redact_internal_causes).
-    pub(crate) fn set_redactor(&mut self, redact: Redactor) {
-        self.redact = Some(redact);
-    }
-
-    /// See [`Server::flags_in_structured_content`](crate::server::Server::flags_in_structured_content).
-    pub(crate) fn set_flags_in_structured_content(&mut self, enabled: bool) {
-        self.flags_in_structured_content = Some(enabled);
-    }
-
-    pub(crate) fn flags_in_structured_content(&self) -> bool {
-        self.flags_in_structured_content == Some(true)
     }
 
     /// The contract of the registered tools, as a lockfile records it.

@@ -146,7 +146,7 @@ impl Tester {
         mut self,
         redact: impl Fn(&str) -> String + Send + Sync + 'static,
     ) -> Tester {
-        self.registry.set_redactor(Arc::new(redact));
+        self.registry.redact = Some(Arc::new(redact));
         self
     }
 
@@ -207,62 +207,62 @@ impl Tester {
     /// The names one tool answers to: `tool`, and `tool.action` and `tool_action` per action
     /// (a single-action tool: `tool` and `tool.action`).
     fn names_of(def: &ToolDefinition) -> Vec<String> {
-        let mut names = vec![def.name.clone()];
-        if def.discriminator.is_some() {
+        Tester::routes_of(0, def)
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect()
+    }
+
+    /// Each name of [`Tester::names_of`] of tool `tool` (its index), and where a call by it
+    /// goes.
+    fn routes_of(tool: usize, def: &ToolDefinition) -> Vec<(String, Route)> {
+        let route = |inject, exposition| Route {
+            tool,
+            inject,
+            exposition,
+        };
+        let mut routes = vec![(def.name.clone(), route(None, Exposition::Grouped))];
+        if let Some(d) = &def.discriminator {
             for action in &def.actions {
-                names.push(def.action_name(Exposition::Grouped, &action.name));
-                names.push(def.action_name(Exposition::Flat, &action.name));
+                for exposition in [Exposition::Grouped, Exposition::Flat] {
+                    let inject = Some((d.clone(), action.name.clone()));
+                    let name = def.action_name(exposition, &action.name);
+                    routes.push((name, route(inject, exposition)));
+                }
             }
         } else if let [action] = def.actions.as_slice()
             && action.name != def.name
         {
             // Named as if the tool had a discriminator.
-            names.push(Exposition::Grouped.action_name(&def.name, Some(&action.name)));
+            let name = Exposition::Grouped.action_name(&def.name, Some(&action.name));
+            routes.push((name, route(None, Exposition::Grouped)));
         }
-        names
+        routes
     }
 
-    /// Where `name` leads: `tool` as sent (its discriminator, if any, in the arguments);
-    /// `tool.action` (an unknown action still reaches the tool, which answers
-    /// `UNKNOWN_ACTION` as it would to a model; a single-action tool answers to its action's
-    /// qualified name too); else a flat `tool_action`.
+    /// Where `name` leads: one of [`Tester::names`] (no two tools share one), else
+    /// `tool.action` naming an action the tool does not list (it still reaches the tool, which
+    /// answers `UNKNOWN_ACTION` as it would to a model) or the one action of a single-function
+    /// tool.
     #[track_caller]
     fn resolve(&self, name: &str) -> Route {
         let tools = self.registry.tools();
-        let route = |tool, inject, exposition| Route {
-            tool,
-            inject,
-            exposition,
-        };
-        let named = |wanted: &str| tools.iter().position(|r| r.definition.name == wanted);
-        if let Some(tool) = named(name) {
-            return route(tool, None, Exposition::Grouped);
+        let mut routes = (tools.iter().enumerate())
+            .flat_map(|(tool, registered)| Tester::routes_of(tool, &registered.definition));
+        if let Some((_, route)) = routes.find(|(n, _)| n == name) {
+            return route;
         }
         if let Some((tool_name, action)) = name.split_once('.')
-            && let Some(tool) = named(tool_name)
+            && let Some(tool) = tools.iter().position(|r| r.definition.name == tool_name)
         {
             let def = &tools[tool].definition;
-            match &def.discriminator {
-                Some(d) => {
-                    let inject = Some((d.clone(), action.to_owned()));
-                    return route(tool, inject, Exposition::Grouped);
-                }
-                None if def.action(action).is_some() => {
-                    return route(tool, None, Exposition::Grouped);
-                }
-                None => {}
-            }
-        }
-        for (tool, registered) in tools.iter().enumerate() {
-            let def = &registered.definition;
-            let Some(d) = &def.discriminator else {
-                continue;
-            };
-            for action in &def.actions {
-                if name == def.action_name(Exposition::Flat, &action.name) {
-                    let inject = Some((d.clone(), action.name.clone()));
-                    return route(tool, inject, Exposition::Flat);
-                }
+            let inject = def.discriminator.clone().map(|d| (d, action.to_owned()));
+            if inject.is_some() || def.action(action).is_some() {
+                return Route {
+                    tool,
+                    inject,
+                    exposition: Exposition::Grouped,
+                };
             }
         }
         panic!(
