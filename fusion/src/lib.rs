@@ -344,11 +344,13 @@ mod model;
 pub mod elicit;
 pub mod guard;
 pub mod trace;
-// One call, whatever the transport: dispatch to an action, the call path, the `Tool` trait.
-mod runtime;
-// On top: serving, testing, calling, the contract lockfile, portable schemas.
-pub mod client;
+// The contract lockfile and its comparison with a baseline.
 pub mod contract;
+// One call, whatever the transport: dispatch to an action, the call path, the `Tool` trait,
+// and the registry of tools whose front half a server and a tester share.
+mod runtime;
+// On top: serving, testing, calling, portable schemas.
+pub mod client;
 pub mod portability;
 pub mod server;
 pub mod testing;

@@ -23,6 +23,8 @@ pub use ::schemars;
 pub use ::serde;
 pub use ::serde_json;
 pub use ::std;
+use ::std::any::TypeId;
+use ::std::sync::Arc;
 pub use ::std::sync::OnceLock;
 pub use ::validator;
 
@@ -114,7 +116,7 @@ impl<R> NoOutputSchema for Outputs<R> {}
 /// the `prepare` body, so a tool on a generic impl still compiles (a static cannot name the
 /// impl's type parameters; the macro rejects arguments types that depend on them, so one
 /// runtime fits every instantiation).
-pub type RuntimeCell = OnceLock<::core::result::Result<ToolRuntime, SchemaError>>;
+pub type RuntimeCell = OnceLock<::core::result::Result<Arc<ToolRuntime>, SchemaError>>;
 
 /// Runs `validator::Validate` on a parsed arguments value when its type implements it.
 /// Generated code: `(&&Validate(&arguments)).__fusion_validate()`.
@@ -140,13 +142,19 @@ pub trait NoValidator {
 }
 impl<T> NoValidator for Validate<'_, T> {}
 
-/// The tool's runtime, built at the first call from its definition. A schema that does not
-/// compile becomes an `INTERNAL_ERROR` response (logged), never a panic.
-pub fn runtime(
+/// The runtime of tool type `T`, kept in `cell` at the first call: the one built when the
+/// tool was registered, else (a tool called directly) built now from its definition. A schema
+/// that does not compile becomes an `INTERNAL_ERROR` response (logged), never a panic.
+/// Generated code: `runtime::<Self>(&__FUSION_RUNTIME, Self::__fusion_definition)?`.
+pub fn runtime<T: 'static>(
     cell: &'static RuntimeCell,
     definition: impl FnOnce() -> ToolDefinition,
 ) -> ::core::result::Result<&'static ToolRuntime, ToolResponse> {
-    match cell.get_or_init(|| ToolRuntime::new(&definition())) {
+    let built = cell.get_or_init(|| match ToolRuntime::registered(TypeId::of::<T>()) {
+        Some(runtime) => Ok(runtime),
+        None => ToolRuntime::new(&definition()).map(Arc::new),
+    });
+    match built {
         Ok(runtime) => Ok(runtime),
         Err(error) => Err(ToolResponse::error(ToolError::from_internal(error))),
     }
@@ -516,10 +524,28 @@ mod tests {
                 scopes: Vec::new(),
             }],
         };
-        let first = runtime(&CELL, definition).unwrap() as *const ToolRuntime;
+        let first = runtime::<()>(&CELL, definition).unwrap() as *const ToolRuntime;
         let second =
-            runtime(&CELL, || unreachable!("built already")).unwrap() as *const ToolRuntime;
+            runtime::<()>(&CELL, || unreachable!("built already")).unwrap() as *const ToolRuntime;
         assert_eq!(first, second);
+    }
+
+    #[test]
+    fn a_registered_tools_calls_use_the_runtime_built_at_registration() {
+        struct Registered;
+        static CELL: RuntimeCell = RuntimeCell::new();
+        let kind = TypeId::of::<Registered>();
+        let definition = ToolDefinition {
+            name: "calc".into(),
+            description: String::new(),
+            title: None,
+            discriminator: None,
+            actions: Vec::new(),
+        };
+        ToolRuntime::register(kind, ToolRuntime::new(&definition).unwrap());
+        let registered = ToolRuntime::registered(kind).unwrap();
+        let used = runtime::<Registered>(&CELL, || unreachable!("built at registration"));
+        assert!(std::ptr::eq(used.unwrap(), &*registered));
     }
 }
 

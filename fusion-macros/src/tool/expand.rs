@@ -398,7 +398,8 @@ fn prepare(tool: &Tool<'_>) -> TokenStream {
     quote! {
         #probes
         static __FUSION_RUNTIME: #private::RuntimeCell = #private::RuntimeCell::new();
-        let __fusion_runtime = #private::runtime(&__FUSION_RUNTIME, Self::__fusion_definition)?;
+        let __fusion_runtime =
+            #private::runtime::<Self>(&__FUSION_RUNTIME, Self::__fusion_definition)?;
         #body
     }
 }

@@ -21,15 +21,9 @@ use super::rate::Rate;
 use super::scopes;
 use super::{GuardSpec, Store};
 
-/// The runtime guards of a server: one [`ToolGates`] per guarded tool. Shared by every call
-/// (behind an `Arc` in the server).
-#[derive(Default)]
-pub(crate) struct GuardSet {
-    pub(super) tools: HashMap<String, ToolGates>,
-}
-
-/// The gates of one tool: the tool-wide one, and one per guarded action.
-pub(crate) struct ToolGates {
+/// The runtime guards of one tool, with their state: the tool-wide gate, and one per guarded
+/// action. Its registry entry holds them, shared by every call.
+pub(crate) struct Gates {
     /// Whether the tool has a discriminator (several actions): its actions are named
     /// `tool.action` (grouped) or `tool_action` (flat) in messages, else like the tool.
     pub(super) discriminated: bool,
@@ -117,14 +111,7 @@ pub struct GuardRequest<'a> {
     pub context: &'a RequestContext,
 }
 
-impl GuardSet {
-    /// The gates of tool `name`, when it has any.
-    pub(crate) fn tool(&self, name: &str) -> Option<&ToolGates> {
-        self.tools.get(name)
-    }
-}
-
-impl ToolGates {
+impl Gates {
     /// Builds the layer stacks once the tool's and the actions' gates are in place.
     pub(super) fn build_stacks(&mut self) {
         self.tool_stack = Layers::stack(&self.tool.layers, &Layers::default());

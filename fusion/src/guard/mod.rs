@@ -99,8 +99,8 @@ use crate::model::definition::{ActionDefinition, ErrorContract, ToolDefinition};
 use crate::model::exposition::Exposition;
 
 use gates::Gate;
+pub(crate) use gates::Gates;
 pub use gates::GuardRequest;
-pub(crate) use gates::{GuardSet, ToolGates};
 pub(crate) use gates::{retry_safe, seconds, whole_seconds};
 pub use key::{ForwardedHeader, TrustedProxies};
 pub use layer::{ActionCall, ActionService, BoxError, FromFn, FromFnLayer, Next, from_fn};
@@ -318,8 +318,8 @@ impl GuardSpec {
     /// The layer wraps an [`ActionService`] (the rest of the stack, then the handler) whose
     /// requests are [`ActionCall`]s. It runs after routing, validation, the scope check, the
     /// rate limits and the concurrency limits, inside the timeout: it sees only well-formed,
-    /// admitted calls. The stack is built once, when the server or tester is built; a call
-    /// clones it. What the stack answers is the response; an error it returns is answered
+    /// admitted calls. The stack is built once, when the tool is registered (again when the
+    /// guards change); a call clones it. What the stack answers is the response; an error it returns is answered
     /// like a handler's: a [`ToolError`](crate::ToolError) (put into the `BoxError` as it is)
     /// reaches the model intact, any other error becomes `INTERNAL_ERROR` with an `errorId`,
     /// its cause logged and never shown. A panic is contained like a handler's.
@@ -448,33 +448,19 @@ impl Guards {
         self
     }
 
-    /// Builds the runtime guards of `tools` (name, definition, the attribute's guards).
+    /// Checks that every target names a tool of `definitions`, or an action of one.
     ///
     /// # Errors
-    /// A message when a target names no registered tool or action, a rate limit is empty, a
-    /// concurrency limit is too large to count, or a timeout is zero.
-    pub(crate) fn build<'a>(
+    /// A message naming the target and what it could have named.
+    pub(crate) fn check_targets<'a>(
         &self,
-        tools: impl IntoIterator<Item = (&'a ToolDefinition, ToolGuards)>,
-    ) -> Result<GuardSet, String> {
-        let mut set = GuardSet {
-            tools: HashMap::new(),
-        };
-        let mut specs: HashMap<String, (GuardSpec, HashMap<String, GuardSpec>)> = HashMap::new();
-        let mut definitions = HashMap::new();
-        for (definition, declared) in tools {
-            let actions = declared.actions.into_iter().collect();
-            specs.insert(definition.name.clone(), (declared.tool, actions));
-            definitions.insert(definition.name.clone(), definition);
-        }
-        for (target, spec) in &self.targets {
-            let (tool, action) = match target.split_once('.') {
-                Some((tool, action)) => (tool, Some(action)),
-                None => (target.as_str(), None),
-            };
-            let Some(definition) = definitions.get(tool) else {
+        definitions: impl IntoIterator<Item = &'a ToolDefinition> + Clone,
+    ) -> Result<(), String> {
+        for (target, _) in &self.targets {
+            let (tool, action) = split_target(target);
+            let Some(definition) = definitions.clone().into_iter().find(|d| d.name == tool) else {
                 // A flat exposition name (`billing_charge`) for `billing.charge`.
-                let flat = definitions.values().find_map(|d| {
+                let flat = definitions.clone().into_iter().find_map(|d| {
                     d.discriminator.as_ref()?;
                     d.actions
                         .iter()
@@ -487,7 +473,7 @@ impl Guards {
                          `{action}` in either exposition"
                     ));
                 }
-                let mut known: Vec<_> = definitions.keys().map(String::as_str).collect();
+                let mut known: Vec<_> = definitions.into_iter().map(|d| d.name.as_str()).collect();
                 known.sort_unstable();
                 return Err(format!(
                     "guard target `{target}` names no registered tool (register tools before \
@@ -495,59 +481,85 @@ impl Guards {
                     known.join(", ")
                 ));
             };
-            let (tool_spec, action_specs) = specs.entry(tool.to_owned()).or_default();
-            match action {
-                None => *tool_spec = tool_spec.clone().overridden_by(spec),
-                Some(action) => {
-                    // A single-action tool's action is named too: its guards are the tool's.
-                    if definition.action(action).is_none() {
-                        return Err(format!(
-                            "guard target `{target}` names no action of tool `{tool}`; \
-                             actions: {}",
-                            definition
-                                .actions
-                                .iter()
-                                .map(|a| a.name.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ));
-                    }
-                    let entry = action_specs.entry(action.to_owned()).or_default();
-                    *entry = entry.clone().overridden_by(spec);
-                }
+            // A single-action tool's action is named too: its guards are the tool's.
+            if let Some(action) = action
+                && definition.action(action).is_none()
+            {
+                return Err(format!(
+                    "guard target `{target}` names no action of tool `{tool}`; actions: {}",
+                    definition
+                        .actions
+                        .iter()
+                        .map(|a| a.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
             }
         }
-        for (tool, (tool_spec, action_specs)) in specs {
-            let definition = definitions[&tool];
-            let mut gates = ToolGates {
-                discriminated: definition.discriminator.is_some(),
-                tool: Gate::new(tool.clone(), &tool_spec, &self.store, &self.proxies)?,
-                actions: HashMap::new(),
-                retry_safe: definition
-                    .actions
-                    .iter()
-                    .filter(|a| retry_safe(a))
-                    .map(|a| a.name.clone())
-                    .collect(),
-                tool_name: Arc::from(tool.as_str()),
-                stacks: HashMap::new(),
-                tool_stack: None,
+        Ok(())
+    }
+
+    /// The gates of the tool `definition`: the guards it declares, each option overridden by
+    /// the targets naming the tool or one of its actions; `None` when it has no guard.
+    ///
+    /// # Errors
+    /// A message when a rate limit is empty, a concurrency limit is too large to count, or a
+    /// timeout is zero.
+    pub(crate) fn gates(
+        &self,
+        definition: &ToolDefinition,
+        declared: &ToolGuards,
+    ) -> Result<Option<Gates>, String> {
+        let mut tool_spec = declared.tool.clone();
+        let mut action_specs: HashMap<String, GuardSpec> =
+            declared.actions.iter().cloned().collect();
+        for (target, spec) in &self.targets {
+            let (tool, action) = split_target(target);
+            if tool != definition.name {
+                continue;
+            }
+            let entry = match action {
+                None => &mut tool_spec,
+                Some(action) => action_specs.entry(action.to_owned()).or_default(),
             };
-            for (action, spec) in action_specs {
-                if spec.is_empty() {
-                    continue;
-                }
-                let name = definition.qualified_name(&action);
-                gates
-                    .actions
-                    .insert(action, Gate::new(name, &spec, &self.store, &self.proxies)?);
-            }
-            if !gates.tool.is_empty() || !gates.actions.is_empty() {
-                gates.build_stacks();
-                set.tools.insert(tool, gates);
-            }
+            *entry = entry.clone().overridden_by(spec);
         }
-        Ok(set)
+        let name = &definition.name;
+        let mut gates = Gates {
+            discriminated: definition.discriminator.is_some(),
+            tool: Gate::new(name.clone(), &tool_spec, &self.store, &self.proxies)?,
+            actions: HashMap::new(),
+            retry_safe: definition
+                .actions
+                .iter()
+                .filter(|a| retry_safe(a))
+                .map(|a| a.name.clone())
+                .collect(),
+            tool_name: Arc::from(name.as_str()),
+            stacks: HashMap::new(),
+            tool_stack: None,
+        };
+        for (action, spec) in action_specs {
+            if spec.is_empty() {
+                continue;
+            }
+            let name = definition.qualified_name(&action);
+            let gate = Gate::new(name, &spec, &self.store, &self.proxies)?;
+            gates.actions.insert(action, gate);
+        }
+        if gates.tool.is_empty() && gates.actions.is_empty() {
+            return Ok(None);
+        }
+        gates.build_stacks();
+        Ok(Some(gates))
+    }
+}
+
+/// A guard target's tool and action: `billing.charge` is `("billing", Some("charge"))`.
+fn split_target(target: &str) -> (&str, Option<&str>) {
+    match target.split_once('.') {
+        Some((tool, action)) => (tool, Some(action)),
+        None => (target, None),
     }
 }
 

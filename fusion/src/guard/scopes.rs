@@ -228,7 +228,7 @@ mod tests {
         let set = super::super::Guards::new()
             .build([(&definition, declared())])
             .unwrap();
-        let gates = set.tool("billing").unwrap();
+        let gates = set.get("billing").unwrap();
         let call = |scopes: &'static [&'static str]| {
             let context = RequestContext::new()
                 .with_principal(Principal::new("alice").with_scopes(scopes.iter().copied()));

@@ -9,6 +9,27 @@ use crate::model::context::RequestContext;
 use crate::model::definition::{ActionDefinition, Annotations};
 use crate::model::response::ToolResponse;
 
+impl Guards {
+    /// The gates of every tool of `tools` that has guards, by tool name.
+    ///
+    /// # Errors
+    /// As [`Guards::check_targets`] and [`Guards::gates`].
+    pub(super) fn build<'a>(
+        &self,
+        tools: impl IntoIterator<Item = (&'a ToolDefinition, ToolGuards)>,
+    ) -> Result<HashMap<String, Gates>, String> {
+        let tools: Vec<_> = tools.into_iter().collect();
+        self.check_targets(tools.iter().map(|(d, _)| *d))?;
+        let mut set = HashMap::new();
+        for (definition, declared) in &tools {
+            if let Some(gates) = self.gates(definition, declared)? {
+                set.insert(definition.name.clone(), gates);
+            }
+        }
+        Ok(set)
+    }
+}
+
 fn definition(name: &str, actions: &[&str]) -> ToolDefinition {
     ToolDefinition {
         name: name.to_owned(),
@@ -62,17 +83,14 @@ fn building_checks_targets_and_limits() {
     let build = |guards: Guards| guards.build([(&billing, ToolGuards::default())]);
 
     let unguarded = build(Guards::new()).unwrap();
-    assert!(
-        unguarded.tools.is_empty(),
-        "no gate for a tool without guards"
-    );
+    assert!(unguarded.is_empty(), "no gate for a tool without guards");
 
     let set = build(Guards::new().guard(
         "billing.charge",
         GuardSpec::new().timeout(Duration::from_secs(1)),
     ))
     .unwrap();
-    let gates = &set.tools["billing"];
+    let gates = &set["billing"];
     assert!(gates.tool.is_empty());
     assert_eq!(gates.actions["charge"].name, "billing.charge");
     assert!(!gates.actions.contains_key("refund"));
@@ -189,7 +207,7 @@ async fn only_the_guarded_action_passes_through_guards() {
         )
         .build([(&billing, ToolGuards::default())])
         .unwrap();
-    let gates = set.tool("billing").unwrap();
+    let gates = set.get("billing").unwrap();
     let slow = |_, _| async {
         tokio::time::sleep(Duration::from_secs(1)).await;
         ToolResponse::text("ran")
@@ -207,13 +225,13 @@ async fn only_the_guarded_action_passes_through_guards() {
 /// A handler's drop guard: when dropped, it tries a second call through the same one-slot,
 /// no-queue limit and records whether that call was refused (the slot still held).
 struct TryAnotherCall {
-    set: Arc<GuardSet>,
+    set: Arc<HashMap<String, Gates>>,
     refused: Arc<std::sync::Mutex<Option<bool>>>,
 }
 
 impl Drop for TryAnotherCall {
     fn drop(&mut self) {
-        let gates = self.set.tool("billing").unwrap();
+        let gates = self.set.get("billing").unwrap();
         let second = gates.run(
             "charge",
             Exposition::Grouped,
@@ -255,7 +273,7 @@ async fn a_slot_is_given_back_only_after_the_handler_is_dropped() {
             set: Arc::clone(&set),
             refused: Arc::clone(&refused),
         };
-        let gates = set.tool("billing").unwrap();
+        let gates = set.get("billing").unwrap();
         // Through the handler a prepared call runs, which holds the slots.
         let prepared = crate::PreparedCall::new("charge", move |_| async move {
             let _canary = canary;
@@ -292,7 +310,7 @@ async fn a_slot_is_given_back_only_after_the_handler_is_dropped() {
 
 /// Runs a blocking handler that waits for `release`, through `gates`.
 fn blocking_call(
-    gates: &ToolGates,
+    gates: &Gates,
     release: std::sync::mpsc::Receiver<()>,
 ) -> impl std::future::Future<Output = ToolResponse> + '_ {
     let prepared = crate::PreparedCall::blocking("charge", move |_| {
@@ -319,7 +337,7 @@ async fn a_blocking_handler_past_its_timeout_keeps_its_slot_until_its_thread_ret
         )
         .build([(&billing, ToolGuards::default())])
         .unwrap();
-    let gates = set.tool("billing").unwrap();
+    let gates = set.get("billing").unwrap();
     let (release, held) = std::sync::mpsc::channel();
     let first = blocking_call(gates, held).await;
     assert_eq!(first.tool_error().unwrap().code(), &ErrorCode::Timeout);

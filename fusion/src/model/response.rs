@@ -45,7 +45,7 @@ pub const FLAGS_META_KEY: &str = "fusion/error";
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolResponse {
-    outcome: Outcome,
+    body: Body,
     warnings: Vec<ToolError>,
     // Boxed, like the validation error: a response is moved through every layer of a call's
     // future, so the common case (a success without structured content) is kept narrow.
@@ -53,17 +53,18 @@ pub struct ToolResponse {
     flags_in_structured: bool,
 }
 
+/// What a response carries before its warnings: the payload, or an error envelope.
 #[derive(Clone, Debug, PartialEq)]
-enum Outcome {
+enum Body {
     Success(String),
     Error(ToolError),
     Validation(Box<ValidationError>),
 }
 
 impl ToolResponse {
-    fn new(outcome: Outcome) -> ToolResponse {
+    fn new(body: Body) -> ToolResponse {
         ToolResponse {
-            outcome,
+            body,
             warnings: Vec::new(),
             structured: None,
             flags_in_structured: false,
@@ -72,7 +73,7 @@ impl ToolResponse {
 
     /// A success whose payload is `text`, verbatim.
     pub fn text(text: impl Into<String>) -> ToolResponse {
-        ToolResponse::new(Outcome::Success(text.into()))
+        ToolResponse::new(Body::Success(text.into()))
     }
 
     /// A success whose payload is `value` as compact JSON text. If `value` cannot be
@@ -87,12 +88,12 @@ impl ToolResponse {
 
     /// A failed (or, for a warning severity, guided) call carrying `error`'s envelope.
     pub fn error(error: impl Into<ToolError>) -> ToolResponse {
-        ToolResponse::new(Outcome::Error(error.into()))
+        ToolResponse::new(Body::Error(error.into()))
     }
 
     /// A call rejected for invalid arguments.
     pub fn validation(error: ValidationError) -> ToolResponse {
-        ToolResponse::new(Outcome::Validation(Box::new(error)))
+        ToolResponse::new(Body::Validation(Box::new(error)))
     }
 
     /// Adds a warning that rides next to the payload as a further text block. Its severity is
@@ -122,15 +123,15 @@ impl ToolResponse {
     /// and the action of a validation error. [`ExposedNames`](super::exposition::ExposedNames)
     /// gives each `tool.action` its name in flat exposition this way.
     pub(crate) fn map_action_names(mut self, f: impl Fn(&str) -> Option<String>) -> ToolResponse {
-        match self.outcome {
-            Outcome::Error(error) => self.outcome = Outcome::Error(error.map_available_actions(&f)),
-            Outcome::Validation(mut error) => {
+        match self.body {
+            Body::Error(error) => self.body = Body::Error(error.map_available_actions(&f)),
+            Body::Validation(mut error) => {
                 if let Some(renamed) = f(error.action()) {
                     error.set_action(renamed);
                 }
-                self.outcome = Outcome::Validation(error);
+                self.body = Body::Validation(error);
             }
-            Outcome::Success(_) => {}
+            Body::Success(_) => {}
         }
         self.warnings = self
             .warnings
@@ -145,25 +146,25 @@ impl ToolResponse {
         mut self,
         f: impl FnOnce(ValidationError) -> ValidationError,
     ) -> ToolResponse {
-        if let Outcome::Validation(error) = self.outcome {
-            self.outcome = Outcome::Validation(Box::new(f(*error)));
+        if let Body::Validation(error) = self.body {
+            self.body = Body::Validation(Box::new(f(*error)));
         }
         self
     }
 
     /// The MCP `isError` value: `false` for successes and warning-severity errors.
     pub fn is_error(&self) -> bool {
-        match &self.outcome {
-            Outcome::Success(_) => false,
-            Outcome::Error(e) => e.is_error(),
-            Outcome::Validation(_) => true,
+        match &self.body {
+            Body::Success(_) => false,
+            Body::Error(e) => e.is_error(),
+            Body::Validation(_) => true,
         }
     }
 
     /// The success payload text, if this is a success.
     pub fn payload(&self) -> Option<&str> {
-        match &self.outcome {
-            Outcome::Success(text) => Some(text),
+        match &self.body {
+            Body::Success(text) => Some(text),
             _ => None,
         }
     }
@@ -176,16 +177,16 @@ impl ToolResponse {
 
     /// The error, if the outcome is a [`ToolError`].
     pub fn tool_error(&self) -> Option<&ToolError> {
-        match &self.outcome {
-            Outcome::Error(e) => Some(e),
+        match &self.body {
+            Body::Error(e) => Some(e),
             _ => None,
         }
     }
 
     /// The validation error, if the arguments were rejected.
     pub fn validation_error(&self) -> Option<&ValidationError> {
-        match &self.outcome {
-            Outcome::Validation(v) => Some(&**v),
+        match &self.body {
+            Body::Validation(v) => Some(&**v),
             _ => None,
         }
     }
@@ -198,20 +199,20 @@ impl ToolResponse {
     /// The flags that travel in `_meta["fusion/error"]`: the error's, else the first
     /// warning's, else `None` for a plain success.
     pub fn flags(&self) -> Option<Value> {
-        match &self.outcome {
-            Outcome::Error(e) => Some(e.flags()),
-            Outcome::Validation(v) => Some(v.flags()),
-            Outcome::Success(_) => self.warnings.first().map(ToolError::flags),
+        match &self.body {
+            Body::Error(e) => Some(e.flags()),
+            Body::Validation(v) => Some(v.flags()),
+            Body::Success(_) => self.warnings.first().map(ToolError::flags),
         }
     }
 
     /// The text blocks of the result, in order: the outcome, then each warning's envelope.
     pub fn content_texts(&self) -> Vec<String> {
         let mut texts = Vec::with_capacity(1 + self.warnings.len());
-        texts.push(match &self.outcome {
-            Outcome::Success(text) => text.clone(),
-            Outcome::Error(e) => e.to_xml(),
-            Outcome::Validation(v) => v.to_xml(),
+        texts.push(match &self.body {
+            Body::Success(text) => text.clone(),
+            Body::Error(e) => e.to_xml(),
+            Body::Validation(v) => v.to_xml(),
         });
         texts.extend(self.warnings.iter().map(ToolError::to_xml));
         texts
@@ -234,7 +235,7 @@ impl From<ToolResponse> for CallToolResult {
     fn from(response: ToolResponse) -> CallToolResult {
         let is_error = response.is_error();
         let flags = response.flags();
-        if let Outcome::Error(e) = &response.outcome
+        if let Body::Error(e) = &response.body
             && e.is_uncategorised()
         {
             tracing::warn!(
@@ -253,7 +254,7 @@ impl From<ToolResponse> for CallToolResult {
         } else {
             CallToolResult::success(blocks)
         };
-        let succeeded = matches!(response.outcome, Outcome::Success(_));
+        let succeeded = matches!(response.body, Body::Success(_));
         result.structured_content = match (response.structured, &flags) {
             (Some(value), _) if succeeded => Some(*value),
             (_, Some(flags)) if !succeeded && response.flags_in_structured => Some(flags.clone()),

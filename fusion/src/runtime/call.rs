@@ -1,6 +1,7 @@
-//! One tool call, top to bottom. A [`Server`](crate::server::Server), a
-//! [`Tester`](crate::testing::Tester) and a direct [`ToolExt::call`] all run a call through
-//! [`run`]:
+//! One tool call, top to bottom. A [`Server`](crate::server::Server) and a
+//! [`Tester`](crate::testing::Tester) find the tool in their
+//! [registry](super::registry) by the name the client called, then run [`run`]; a direct
+//! [`ToolExt::call`] runs it alone:
 //!
 //! ```text
 //! arguments ─▶ argument limits ─▶ Tool::prepare ─▶ guards ─▶ handler ─▶ ToolResponse
@@ -8,6 +9,9 @@
 //!                                                    layers, timeout)
 //! └──────────────────────── one panic boundary ───────────────────────┘
 //! ```
+//!
+//! The registry then gives the response the action names of the client's exposition and,
+//! with a contract baseline, a validation error its contract deltas.
 //!
 //! Routing and validation are synchronous and come first, so a malformed call is answered
 //! before it can take a rate-limit slot or a concurrency slot. The guards wrap the prepared
@@ -30,7 +34,7 @@ use serde_json::{Map, Value};
 use tracing::Instrument;
 
 use crate::envelope::error::ToolError;
-use crate::guard::{ArgumentLimits, ToolGates};
+use crate::guard::{ArgumentLimits, Gates};
 use crate::internal::{self, Redactor};
 use crate::model::context::RequestContext;
 use crate::model::exposition::Exposition;
@@ -46,7 +50,7 @@ pub(crate) struct Target<'a> {
     /// no span of its own.
     pub(crate) name: Option<&'a str>,
     /// The guards configured for the tool, when it has any.
-    pub(crate) gates: Option<&'a ToolGates>,
+    pub(crate) gates: Option<&'a Gates>,
     /// For a call naming its action outside the arguments (the flat tool name
     /// `billing_charge`, a tester's `billing.charge`): the discriminator and the action,
     /// added to the arguments before routing.

@@ -3,6 +3,10 @@
 //! and validating the routed action's arguments. `#[fusion::tool]`'s generated
 //! `Tool::prepare` runs on it.
 
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -14,14 +18,23 @@ use crate::model::response::ToolResponse;
 use crate::schema::{check_definition, type_name};
 use crate::validation::{ArgumentValidator, SchemaError};
 
-/// Everything a tool needs per call, built once from its definition: the router and one
-/// compiled argument validator per action. Generated `Tool::prepare` implementations keep one
-/// in a `OnceLock`.
+/// Everything a tool needs per call, built once from its definition: what routes an
+/// arguments object to an action, and one compiled argument validator per action. A
+/// registered tool's is built when it is registered; a generated `Tool::prepare` keeps that
+/// one in a `OnceLock` at its first call (or builds its own when the tool is called directly).
 #[derive(Debug)]
 pub struct ToolRuntime {
-    router: Router,
+    tool: String,
+    discriminator: Option<String>,
+    actions: Vec<String>,
+    /// The actions as routing errors list them: `tool.action`.
+    available: Vec<String>,
     validators: Vec<ArgumentValidator>,
 }
+
+/// The runtimes built when tools were registered, by the tool's type.
+static REGISTERED: LazyLock<Mutex<HashMap<TypeId, Arc<ToolRuntime>>>> =
+    LazyLock::new(Mutex::default);
 
 impl ToolRuntime {
     /// Compiles the validators of every action of `definition`.
@@ -45,15 +58,33 @@ impl ToolRuntime {
             })
             .collect::<Result<_, SchemaError>>()?;
         Ok(ToolRuntime {
-            router: Router::new(definition),
+            tool: definition.name.clone(),
+            discriminator: definition.discriminator.clone(),
+            actions: definition.actions.iter().map(|a| a.name.clone()).collect(),
+            available: (definition.actions.iter())
+                .map(|a| definition.qualified_name(&a.name))
+                .collect(),
             validators,
         })
     }
 
-    /// Routes `arguments` to an action index (see [`Router::route`]); a routing error comes
-    /// back as the response to send.
+    /// Keeps the runtime built for a tool of type `kind` at its registration, for
+    /// [`ToolRuntime::registered`] (the first one, when several servers register the type).
+    pub(crate) fn register(kind: TypeId, runtime: ToolRuntime) {
+        let mut registered = REGISTERED.lock().unwrap_or_else(PoisonError::into_inner);
+        registered.entry(kind).or_insert_with(|| Arc::new(runtime));
+    }
+
+    /// The runtime built when a tool of type `kind` was registered, if one was.
+    pub(crate) fn registered(kind: TypeId) -> Option<Arc<ToolRuntime>> {
+        let registered = REGISTERED.lock().unwrap_or_else(PoisonError::into_inner);
+        registered.get(&kind).cloned()
+    }
+
+    /// Routes `arguments` to an action index (see [`ToolRuntime::route_action`]); a routing
+    /// error comes back as the response to send.
     pub fn route(&self, arguments: &mut Map<String, Value>) -> Result<usize, ToolResponse> {
-        self.router.route(arguments).map_err(ToolResponse::error)
+        self.route_action(arguments).map_err(ToolResponse::error)
     }
 
     /// Validates the arguments of action `index` and deserializes them into `T`, running
@@ -91,31 +122,6 @@ impl ToolRuntime {
             Err(ToolResponse::validation(problems))
         }
     }
-}
-
-/// Routes argument objects of one tool to its actions. Built once per tool.
-#[derive(Clone, Debug)]
-pub(crate) struct Router {
-    tool: String,
-    discriminator: Option<String>,
-    actions: Vec<String>,
-    available: Vec<String>,
-}
-
-impl Router {
-    /// A router for `definition`, listing available actions as `tool.action`.
-    pub(crate) fn new(definition: &ToolDefinition) -> Router {
-        Router {
-            tool: definition.name.clone(),
-            discriminator: definition.discriminator.clone(),
-            actions: definition.actions.iter().map(|a| a.name.clone()).collect(),
-            available: definition
-                .actions
-                .iter()
-                .map(|a| definition.qualified_name(&a.name))
-                .collect(),
-        }
-    }
 
     /// Picks the action named by the discriminator and removes the discriminator from
     /// `arguments`, so the rest can be validated as the action's own arguments. A
@@ -125,7 +131,10 @@ impl Router {
     /// `MISSING_DISCRIMINATOR` when the field is absent, `null` or empty; `UNKNOWN_ACTION`
     /// (with a "did you mean" when a name is close) for any other value that names no action,
     /// non-strings included. Both list the available actions.
-    pub(crate) fn route(&self, arguments: &mut Map<String, Value>) -> Result<usize, ToolError> {
+    pub(crate) fn route_action(
+        &self,
+        arguments: &mut Map<String, Value>,
+    ) -> Result<usize, ToolError> {
         let Some(field) = &self.discriminator else {
             return Ok(0);
         };
@@ -214,21 +223,21 @@ mod tests {
 
     #[test]
     fn routes_and_strips_the_discriminator() {
-        let router = Router::new(&billing());
+        let router = ToolRuntime::new(&billing()).unwrap();
         let mut args = json!({"action": "get_invoice", "id": "inv_1"})
             .as_object()
             .unwrap()
             .clone();
-        assert_eq!(router.route(&mut args).unwrap(), 1);
+        assert_eq!(router.route_action(&mut args).unwrap(), 1);
         assert_eq!(Value::Object(args), json!({"id": "inv_1"}));
     }
 
     #[test]
     fn routing_errors_list_available_actions() {
-        let router = Router::new(&billing());
+        let router = ToolRuntime::new(&billing()).unwrap();
         for sent in [json!({}), json!({"action": null}), json!({"action": ""})] {
             let err = router
-                .route(&mut sent.as_object().unwrap().clone())
+                .route_action(&mut sent.as_object().unwrap().clone())
                 .unwrap_err();
             assert_eq!(*err.code(), ErrorCode::MissingDiscriminator, "{sent}");
             assert_eq!(
@@ -237,7 +246,7 @@ mod tests {
             );
         }
         let err = router
-            .route(
+            .route_action(
                 &mut json!({"action": "list_invoice"})
                     .as_object()
                     .unwrap()
@@ -251,7 +260,7 @@ mod tests {
                 .starts_with("Did you mean 'list_invoices'?")
         );
         let err = router
-            .route(&mut json!({"action": 42}).as_object().unwrap().clone())
+            .route_action(&mut json!({"action": 42}).as_object().unwrap().clone())
             .unwrap_err();
         assert_eq!(*err.code(), ErrorCode::UnknownAction);
         assert_eq!(
@@ -259,7 +268,7 @@ mod tests {
             "The argument 'action' must be a string naming an action; you sent a number (42)."
         );
         let err = router
-            .route(&mut json!({"action": [1]}).as_object().unwrap().clone())
+            .route_action(&mut json!({"action": [1]}).as_object().unwrap().clone())
             .unwrap_err();
         assert!(
             err.message().ends_with("you sent an array (array(1))."),
@@ -268,7 +277,7 @@ mod tests {
         );
         let long = "x".repeat(5_000);
         let err = router
-            .route(&mut json!({"action": long}).as_object().unwrap().clone())
+            .route_action(&mut json!({"action": long}).as_object().unwrap().clone())
             .unwrap_err();
         assert!(
             err.message().len() < 120,

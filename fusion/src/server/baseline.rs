@@ -1,19 +1,9 @@
 //! The server's contract, and the known-good baseline its validation errors are compared
 //! against (the `<contract_awareness>` section of a `<validation_error>`).
 
-use std::sync::Arc;
-
 use crate::contract::{Awareness, Contract, ContractBaseline};
-use crate::model::response::ToolResponse;
 
-use super::{Inner, Server};
-
-/// The baseline option and what it computed for the current tools.
-#[derive(Clone)]
-pub(super) struct Baseline {
-    baseline: ContractBaseline,
-    awareness: Arc<Awareness>,
-}
+use super::Server;
 
 impl Server {
     /// Compares the server's contract with a known-good one (usually the `fusion.lock` the
@@ -24,37 +14,24 @@ impl Server {
     /// contract is told what changed in the same turn. Scopes follow the exposition:
     /// `billing.charge` grouped, `billing_charge` flat.
     ///
-    /// The comparison is made when the server is built (again after each later builder call)
-    /// and each BREAKING delta is logged (a `tracing` warning) when the server starts serving
+    /// The comparison is made once, when first needed (the first call, or when the server
+    /// starts serving), and each BREAKING delta is logged (a `tracing` warning) when the server starts serving
     /// ([`Server::serve_io`], [`Server::serve_stdio`], per connection; the Streamable HTTP
     /// service, once when it is created). Without a baseline, or for an action without such changes, envelopes are
     /// unchanged.
     pub fn contract_baseline(self, baseline: ContractBaseline) -> Server {
-        self.update(|inner| {
-            inner.baseline = Some(Baseline {
-                baseline,
-                awareness: Arc::default(),
-            });
-        })
+        self.set(|inner| inner.registry.set_baseline(baseline))
     }
 
     /// The contract of the registered tools, as a lockfile records it.
     pub fn contract(&self) -> Contract {
-        Contract::from_definitions(self.inner.tools.iter().map(|r| &r.definition))
+        self.inner.registry.contract()
     }
 
     /// The comparison with the baseline set by [`Server::contract_baseline`], `None` without
     /// one.
     pub fn contract_awareness(&self) -> Option<&Awareness> {
-        self.inner.baseline.as_ref().map(|b| &*b.awareness)
-    }
-
-    /// Attaches the contract deltas of the failing action to a validation error.
-    pub(super) fn with_contract_awareness(&self, response: ToolResponse) -> ToolResponse {
-        match &self.inner.baseline {
-            Some(b) => b.awareness.apply(response),
-            None => response,
-        }
+        self.inner.registry.awareness(self.inner.exposition)
     }
 
     /// Logs the BREAKING deltas since the baseline, once per connection start.
@@ -76,13 +53,4 @@ impl Server {
             );
         }
     }
-}
-
-/// Recomputes the awareness after a builder change (tools or exposition may have changed).
-pub(super) fn refresh(inner: &mut Inner) {
-    let Some(baseline) = &mut inner.baseline else {
-        return;
-    };
-    let current = Contract::from_definitions(inner.tools.iter().map(|r| &r.definition));
-    baseline.awareness = Arc::new(baseline.baseline.awareness_in(&current, inner.exposition));
 }

@@ -1,16 +1,13 @@
-//! The catalog: the MCP tool definitions a server advertises, built once from the registered
-//! tools and the exposition, and the names the exposition gives the actions a response names.
+//! The catalog: the MCP tool definitions a server advertises, made from each registered tool
+//! once (again when the exposition changes), and where a call of each goes.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use rmcp::model::{MetaObject, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
 use crate::model::definition::{ActionDefinition, Annotations, ToolDefinition};
-use crate::model::exposition::ExposedNames;
-use crate::model::response::ToolResponse;
-use crate::runtime::tool::Tool;
+use crate::runtime::registry::{Registered, Route};
 use crate::schema::flat_input_schema;
 
 use super::{Exposition, output_schema};
@@ -23,25 +20,11 @@ pub const ERRORS_META_KEY: &str = "fusion/errors";
 /// absent when none does.
 pub const SCOPES_META_KEY: &str = "fusion/scopes";
 
-/// A tool as registered: the value and the definition it reported once.
-#[derive(Clone)]
-pub(super) struct Registered {
-    pub(super) tool: Arc<dyn Tool>,
-    pub(super) definition: ToolDefinition,
-    /// The guards the tool declares (`Tool::guards`), read once at registration.
-    pub(super) guards: crate::guard::ToolGuards,
-}
-
-/// One MCP tool: its definition, the fusion tool serving it and, in flat exposition, the
-/// discriminator value the server injects.
+/// One MCP tool: its definition, and where a call of it goes.
 #[derive(Clone)]
 pub(super) struct Entry {
     pub(super) definition: rmcp::model::Tool,
-    pub(super) tool: Arc<dyn Tool>,
-    /// The fusion tool's name (`billing`, also for the flat `billing_charge`): its guards.
-    pub(super) tool_name: Arc<str>,
-    /// `(discriminator, action)` to insert into the arguments before `Tool::prepare`.
-    pub(super) inject: Option<(String, String)>,
+    pub(super) route: Route,
 }
 
 /// Every MCP tool of a server, in registration (then declaration) order.
@@ -49,71 +32,75 @@ pub(super) struct Entry {
 pub(super) struct Catalog {
     entries: Vec<Entry>,
     by_name: HashMap<String, usize>,
-    /// What the exposition calls each `tool.action`.
-    exposed_names: ExposedNames,
+    /// For the clash message: which tool (and action) claimed each name first.
+    owners: HashMap<String, String>,
 }
 
 impl Catalog {
-    /// Builds the catalog.
+    /// The catalog of `tools` in `exposition`.
     ///
     /// # Errors
-    /// A message naming the clash when two MCP tools would share a name, naming the
-    /// offending name when it is not a valid tool name for LLM APIs, or the
-    /// [`check_definition`](crate::runtime::dispatch::check_definition) error of a tool whose runtime
-    /// would refuse it (arguments that are no JSON object, a field named like the
-    /// discriminator).
+    /// As [`Catalog::add`].
     pub(super) fn build(tools: &[Registered], exposition: Exposition) -> Result<Catalog, String> {
         let mut catalog = Catalog::default();
-        // For the clash message: which tool (and action) claimed each name first.
-        let mut owners: HashMap<String, String> = HashMap::new();
-        for registered in tools {
-            let def = &registered.definition;
-            // What the tool's runtime would refuse at its first call, refused now.
-            crate::schema::check_definition(def).map_err(|error| error.to_string())?;
-            let exposed: Vec<(Entry, String)> = match (exposition, &def.discriminator) {
-                (Exposition::Flat, Some(discriminator)) => def
-                    .actions
-                    .iter()
-                    .map(|action| {
-                        let name = def.action_name(exposition, &action.name);
-                        let entry = Entry {
-                            definition: flat_definition(def, action, name),
-                            tool: registered.tool.clone(),
-                            tool_name: Arc::from(def.name.as_str()),
-                            inject: Some((discriminator.clone(), action.name.clone())),
-                        };
-                        (
-                            entry,
-                            format!("action `{}` of tool `{}`", action.name, def.name),
-                        )
-                    })
-                    .collect(),
-                _ => vec![(
-                    Entry {
-                        definition: grouped_definition(def),
-                        tool: registered.tool.clone(),
-                        tool_name: Arc::from(def.name.as_str()),
-                        inject: None,
-                    },
-                    format!("tool `{}`", def.name),
-                )],
-            };
-            for (entry, owner) in exposed {
-                let name = entry.definition.name.to_string();
-                check_name(&name, &owner)?;
-                if let Some(first) = owners.get(&name) {
-                    return Err(format!(
-                        "two MCP tools are named `{name}`: {first} and {owner}; \
-                         rename one with `#[fusion::tool(name = \"...\")]` or `#[action(name = \"...\")]`"
-                    ));
-                }
-                owners.insert(name.clone(), owner);
-                catalog.by_name.insert(name, catalog.entries.len());
-                catalog.entries.push(entry);
-            }
+        for (index, registered) in tools.iter().enumerate() {
+            catalog.add(index, &registered.definition, exposition)?;
         }
-        catalog.exposed_names = ExposedNames::new(tools.iter().map(|r| &r.definition), exposition);
         Ok(catalog)
+    }
+
+    /// Adds the MCP tools of registered tool `index` (its definition `def`) in `exposition`,
+    /// returning their definitions.
+    ///
+    /// # Errors
+    /// A message naming the clash when two MCP tools would share a name, or naming the
+    /// offending name when it is not a valid tool name for LLM APIs.
+    pub(super) fn add(
+        &mut self,
+        index: usize,
+        def: &ToolDefinition,
+        exposition: Exposition,
+    ) -> Result<&[Entry], String> {
+        let route = |inject| Route {
+            tool: index,
+            inject,
+            exposition,
+        };
+        let exposed: Vec<(Entry, String)> = match (exposition, &def.discriminator) {
+            (Exposition::Flat, Some(discriminator)) => (def.actions.iter())
+                .map(|action| {
+                    let name = def.action_name(exposition, &action.name);
+                    let entry = Entry {
+                        definition: flat_definition(def, action, name),
+                        route: route(Some((discriminator.clone(), action.name.clone()))),
+                    };
+                    let owner = format!("action `{}` of tool `{}`", action.name, def.name);
+                    (entry, owner)
+                })
+                .collect(),
+            _ => vec![(
+                Entry {
+                    definition: grouped_definition(def),
+                    route: route(None),
+                },
+                format!("tool `{}`", def.name),
+            )],
+        };
+        let first = self.entries.len();
+        for (entry, owner) in exposed {
+            let name = entry.definition.name.to_string();
+            check_name(&name, &owner)?;
+            if let Some(first) = self.owners.get(&name) {
+                return Err(format!(
+                    "two MCP tools are named `{name}`: {first} and {owner}; \
+                     rename one with `#[fusion::tool(name = \"...\")]` or `#[action(name = \"...\")]`"
+                ));
+            }
+            self.owners.insert(name.clone(), owner);
+            self.by_name.insert(name, self.entries.len());
+            self.entries.push(entry);
+        }
+        Ok(&self.entries[first..])
     }
 
     /// The entry serving MCP tool `name`.
@@ -129,12 +116,6 @@ impl Catalog {
     /// The MCP tool names, in order.
     pub(super) fn names(&self) -> Vec<String> {
         self.definitions().map(|d| d.name.to_string()).collect()
-    }
-
-    /// `response` with every known `tool.action` the model reads named as the exposition
-    /// names it ([`ExposedNames::apply`]): in flat exposition, its flat tool name.
-    pub(super) fn with_exposed_names(&self, response: ToolResponse) -> ToolResponse {
-        self.exposed_names.apply(response)
     }
 }
 

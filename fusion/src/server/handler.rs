@@ -21,7 +21,6 @@ use crate::envelope::error::ToolError;
 use crate::envelope::suggest::did_you_mean;
 use crate::model::context::{LogLevel, LogSink, ProgressReporter, RequestContext};
 use crate::model::response::ToolResponse;
-use crate::runtime::call::{self, Target};
 
 use super::compose::{self, forward_delegated};
 use super::{Server, elicitor};
@@ -71,19 +70,7 @@ impl rmcp::ServerHandler for Server {
         if let Some(principal) = self.local_caller() {
             ctx = ctx.with_principal(principal.clone());
         }
-        let target = Target {
-            tool: &entry.tool,
-            name: Some(&entry.tool_name),
-            gates: inner.gates.tool(&entry.tool_name),
-            inject: entry
-                .inject
-                .as_ref()
-                .map(|(discriminator, action)| (discriminator.as_str(), action.as_str())),
-            exposition: inner.exposition,
-            redact: inner.redact.as_ref(),
-        };
-        let limits = inner.guards.argument_limits();
-        let call = call::run(target, &limits, arguments, ctx);
+        let call = inner.registry.call(&entry.route, arguments, ctx);
         let response = tokio::select! {
             biased;
             // Dropping `call` here drops the action's future: the client cancelled
@@ -98,7 +85,7 @@ impl rmcp::ServerHandler for Server {
             }
             response = forward_progress(call, reports, &context.peer) => response,
         };
-        Ok(self.finish(response))
+        Ok(CallToolResult::from(response).into())
     }
 
     async fn initialize(
@@ -143,19 +130,6 @@ impl Server {
         self.inner.local_principal.as_ref().filter(|_| self.local)
     }
 
-    /// Renders a response as the MCP result: the contract deltas of a validation error (with a
-    /// baseline), the names the exposition gives actions (flat exposition), then the server's
-    /// structured-content option.
-    fn finish(&self, response: ToolResponse) -> CallToolResponse {
-        let response = self.with_contract_awareness(response);
-        let response = self
-            .inner
-            .catalog
-            .with_exposed_names(response)
-            .flags_in_structured_content(self.inner.flags_in_structured_content);
-        CallToolResult::from(response).into()
-    }
-
     /// The answer to a call naming no tool: JSON-RPC `-32602` (MCP specification, tools,
     /// "Error Handling"), or a `VALIDATION_ERROR` envelope when the server opted in.
     fn unknown_tool(&self, name: &str) -> Result<CallToolResponse, ErrorData> {
@@ -174,7 +148,9 @@ impl Server {
         let error = ToolError::new(ErrorCode::ValidationError, format!("No tool named {sent}."))
             .suggest(recovery)
             .actions(names);
-        Ok(self.finish(ToolResponse::error(error)))
+        let response =
+            (self.inner.registry).answer(ToolResponse::error(error), self.inner.exposition);
+        Ok(CallToolResult::from(response).into())
     }
 }
 

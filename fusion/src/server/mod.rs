@@ -129,11 +129,11 @@ pub use rmcp::model::Implementation;
 pub use transport::ServeError;
 
 use crate::auth::Principal;
-use crate::guard::{GuardSet, GuardSpec, Guards};
-use crate::internal::Redactor;
+use crate::guard::{GuardSpec, Guards};
 use crate::portability::{self, Provider};
+use crate::runtime::registry::{Refusal, Registry};
 use crate::runtime::tool::Tool;
-use catalog::{Catalog, Registered};
+use catalog::Catalog;
 
 /// Expands to the calling crate's [`Implementation`] (`serverInfo`): the `name` and `version`
 /// of the `Cargo.toml` of the crate that writes it, read with `env!` in the caller's tokens.
@@ -201,23 +201,17 @@ pub struct Server {
 struct Inner {
     info: Implementation,
     instructions: Option<String>,
-    tools: Vec<Registered>,
+    /// The tools, their gates, the limits and the baseline: the front half of every call.
+    registry: Registry,
     exposition: Exposition,
     catalog: Catalog,
     unknown_tool_as_envelope: bool,
-    flags_in_structured_content: bool,
-    baseline: Option<baseline::Baseline>,
-    guards: Guards,
-    /// The runtime guards built from `guards` and the tools' own.
-    gates: Arc<GuardSet>,
     /// The caller of every call over [`Server::serve_io`]; see [`Server::local_principal`].
     local_principal: Option<Principal>,
     /// The LLM providers every tool definition must suit; see [`Server::portable_to`].
     portable_to: Vec<Provider>,
     /// The rmcp handler answering everything but tools; see [`Server::handler`].
     handler: Option<Arc<dyn compose::Delegate>>,
-    /// See [`Server::redact_internal_causes`].
-    redact: Option<Redactor>,
 }
 
 impl Server {
@@ -231,22 +225,19 @@ impl Server {
     /// A server advertising `info` (name, version, and optionally title, description, icons,
     /// website) as its `serverInfo`.
     pub fn with_info(info: Implementation) -> Server {
+        let mut registry = Registry::default();
+        registry.flags_in_structured_content = Some(false);
         Server {
             inner: Arc::new(Inner {
                 info,
                 instructions: None,
-                tools: Vec::new(),
+                registry,
                 exposition: Exposition::Grouped,
                 catalog: Catalog::default(),
                 unknown_tool_as_envelope: false,
-                flags_in_structured_content: false,
-                baseline: None,
-                guards: Guards::default(),
-                gates: Arc::default(),
                 local_principal: None,
                 portable_to: Provider::DEFAULT.to_vec(),
                 handler: None,
-                redact: None,
             }),
             session: new_session(),
             handshake: Arc::default(),
@@ -265,7 +256,8 @@ impl Server {
         }
     }
 
-    /// Registers a tool. Its definition is read once, now. An action whose declared output
+    /// Registers a tool. Its definition is read, its schemas compiled, its guards built and
+    /// its MCP tools named and checked once, now. An action whose declared output
     /// schema is not an object schema is logged (a `tracing` warning) and advertised without
     /// one.
     ///
@@ -282,24 +274,29 @@ impl Server {
     /// [`Server::portable_to`] (the message lists every rule broken and what to change).
     #[track_caller]
     pub fn tool(self, tool: impl Tool) -> Server {
-        let definition = tool.definition();
-        // Compiled once here so that a broken schema stops the server at startup instead of
-        // failing every call (a generated tool compiles its own at its first call).
-        if let Err(error) = crate::runtime::dispatch::ToolRuntime::new(&definition) {
-            panic!(
-                "fusion::server::Server: tool `{}`: {error}",
-                definition.name
-            );
-        }
-        catalog::warn_non_object_output_schemas(&definition);
-        output_schema::warn_unmergeable(&definition);
-        let guards = tool.guards();
+        let kind = std::any::Any::type_id(&tool);
+        self.register(Arc::new(tool), kind)
+    }
+
+    /// [`Server::tool`], not generic: the definition read, its schemas compiled, its gates
+    /// built, its MCP tools named and checked, once.
+    #[track_caller]
+    fn register(self, tool: Arc<dyn Tool>, kind: std::any::TypeId) -> Server {
         self.update(|inner| {
-            inner.tools.push(Registered {
-                tool: Arc::new(tool),
-                definition,
-                guards,
-            })
+            inner
+                .registry
+                .register(tool, kind)
+                .map_err(|refusal| match refusal {
+                    Refusal::Definition(tool, error) => format!("tool `{tool}`: {error}"),
+                    Refusal::Guards(message) => message,
+                })?;
+            let index = inner.registry.tools().len() - 1;
+            let definition = &inner.registry.tools()[index].definition;
+            catalog::warn_non_object_output_schemas(definition);
+            output_schema::warn_unmergeable(definition);
+            let added = inner.catalog.add(index, definition, inner.exposition)?;
+            let added = added.iter().map(|entry| &entry.definition);
+            portability::require(added, &inner.portable_to).map_err(|report| report.to_string())
         })
     }
 
@@ -309,7 +306,11 @@ impl Server {
     /// When flat names clash or are invalid, as for [`Server::tool`].
     #[track_caller]
     pub fn exposition(self, exposition: Exposition) -> Server {
-        self.update(|inner| inner.exposition = exposition)
+        self.update(|inner| {
+            inner.exposition = exposition;
+            inner.catalog = Catalog::build(inner.registry.tools(), exposition)?;
+            inner.check_portability()
+        })
     }
 
     /// The LLM providers whose tool APIs every tool definition must suit, checked at each
@@ -324,14 +325,17 @@ impl Server {
     #[track_caller]
     pub fn portable_to(self, providers: impl IntoIterator<Item = Provider>) -> Server {
         let providers = providers.into_iter().collect();
-        self.update(|inner| inner.portable_to = providers)
+        self.update(|inner| {
+            inner.portable_to = providers;
+            inner.check_portability()
+        })
     }
 
     /// Sets the `instructions` of the `initialize` result: how to use this server, for the
     /// model.
     pub fn instructions(self, instructions: impl Into<String>) -> Server {
         let instructions = instructions.into();
-        self.update(|inner| inner.instructions = Some(instructions))
+        self.set(|inner| inner.instructions = Some(instructions))
     }
 
     /// Answers a call naming no tool with a `VALIDATION_ERROR` envelope (message
@@ -339,21 +343,21 @@ impl Server {
     /// instead of the JSON-RPC `-32602` error the MCP specification prescribes. For clients
     /// that show protocol errors to the model as an opaque failure.
     pub fn unknown_tool_as_envelope(self, enabled: bool) -> Server {
-        self.update(|inner| inner.unknown_tool_as_envelope = enabled)
+        self.set(|inner| inner.unknown_tool_as_envelope = enabled)
     }
 
     /// Copies the typed flags into `structuredContent` on error results, next to
     /// `_meta["fusion/error"]`. Off by default: some clients validate
     /// `structuredContent` against a tool's `outputSchema` even on errors.
     pub fn flags_in_structured_content(self, enabled: bool) -> Server {
-        self.update(|inner| inner.flags_in_structured_content = enabled)
+        self.set(|inner| inner.registry.flags_in_structured_content = Some(enabled))
     }
 
     /// Rejects calls whose arguments serialize to more than `bytes` bytes of JSON with a
     /// `VALIDATION_ERROR` envelope, before the tool sees them; `None` removes the limit.
     /// Default: [`DEFAULT_MAX_ARGUMENT_BYTES`] (4 MiB).
     pub fn max_argument_bytes(self, bytes: Option<usize>) -> Server {
-        self.update(|inner| inner.guards = inner.guards.clone().max_argument_bytes(bytes))
+        self.set(|inner| inner.registry.set_limits(|g| g.max_argument_bytes(bytes)))
     }
 
     /// Rejects calls whose arguments nest objects and arrays deeper than `levels` (the
@@ -361,7 +365,7 @@ impl Server {
     /// them; `None` (the default) leaves depth to the tool: the validator of every
     /// `#[fusion::tool]` action refuses more than 64 levels in its own `<validation_error>`.
     pub fn max_argument_depth(self, levels: Option<usize>) -> Server {
-        self.update(|inner| inner.guards = inner.guards.clone().max_argument_depth(levels))
+        self.set(|inner| inner.registry.set_limits(|g| g.max_argument_depth(levels)))
     }
 
     /// Adds runtime guards for `target`: a tool (`billing`, each of its actions) or one action
@@ -373,8 +377,8 @@ impl Server {
     /// limit allows no call: startup bugs, reported before the server serves anything.
     #[track_caller]
     pub fn guard(self, target: impl Into<String>, spec: GuardSpec) -> Server {
-        let target = target.into();
-        self.update(|inner| inner.guards = inner.guards.clone().guard(target, spec))
+        let guards = self.inner.registry.guards().clone().guard(target, spec);
+        self.guards(guards)
     }
 
     /// Replaces the whole guard configuration (per-target guards, argument limits, the
@@ -384,7 +388,7 @@ impl Server {
     /// As [`Server::guard`].
     #[track_caller]
     pub fn guards(self, guards: Guards) -> Server {
-        self.update(|inner| inner.guards = guards)
+        self.update(|inner| inner.registry.set_guards(guards))
     }
 
     /// Sets the caller of every call this server answers over a connection it serves itself:
@@ -404,7 +408,7 @@ impl Server {
     /// let server = server.local_principal(Principal::new(user).with_scopes(["charge"]));
     /// ```
     pub fn local_principal(self, principal: Principal) -> Server {
-        self.update(|inner| inner.local_principal = Some(principal))
+        self.set(|inner| inner.local_principal = Some(principal))
     }
 
     /// The `serverInfo` advertised.
@@ -524,36 +528,28 @@ impl Server {
         running.waiting().await.map_err(ServeError::Task)
     }
 
-    /// Applies a builder change, then rebuilds the catalog.
-    #[track_caller]
-    fn update(mut self, change: impl FnOnce(&mut Inner)) -> Server {
+    /// Applies a builder change that cannot fail.
+    fn set(mut self, change: impl FnOnce(&mut Inner)) -> Server {
         change(Arc::make_mut(&mut self.inner));
-        self.rebuild()
+        self
     }
 
-    /// Rebuilds the catalog, the baseline's deltas and the guards after a change. Not generic,
-    /// so the user's crate does not compile a copy per builder call.
+    /// Applies a builder change that can refuse the configuration: a startup bug, reported
+    /// as a panic.
     #[track_caller]
-    fn rebuild(mut self) -> Server {
-        let inner = Arc::make_mut(&mut self.inner);
-        match Catalog::build(&inner.tools, inner.exposition) {
-            Ok(catalog) => inner.catalog = catalog,
-            Err(message) => panic!("fusion::server::Server: {message}"),
-        }
-        let portable = portability::require(inner.catalog.definitions(), &inner.portable_to);
-        if let Err(report) = portable {
-            panic!("fusion::server::Server: {report}");
-        }
-        baseline::refresh(inner);
-        let tools = inner
-            .tools
-            .iter()
-            .map(|t| (&t.definition, t.guards.clone()));
-        match inner.guards.build(tools) {
-            Ok(gates) => inner.gates = Arc::new(gates),
-            Err(message) => panic!("fusion::server::Server: {message}"),
+    fn update(mut self, change: impl FnOnce(&mut Inner) -> Result<(), String>) -> Server {
+        if let Err(message) = change(Arc::make_mut(&mut self.inner)) {
+            panic!("fusion::server::Server: {message}");
         }
         self
+    }
+}
+
+impl Inner {
+    /// Checks every MCP tool definition against [`Server::portable_to`].
+    fn check_portability(&self) -> Result<(), String> {
+        portability::require(self.catalog.definitions(), &self.portable_to)
+            .map_err(|report| report.to_string())
     }
 }
 
@@ -574,9 +570,9 @@ impl fmt::Debug for Server {
             .field("unknown_tool_as_envelope", &inner.unknown_tool_as_envelope)
             .field(
                 "flags_in_structured_content",
-                &inner.flags_in_structured_content,
+                &(inner.registry.flags_in_structured_content == Some(true)),
             )
-            .field("guards", &inner.guards)
+            .field("guards", inner.registry.guards())
             .field("local_principal", &inner.local_principal)
             .finish_non_exhaustive()
     }

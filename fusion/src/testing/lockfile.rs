@@ -174,7 +174,7 @@ pub fn assert_lockfile(path: impl AsRef<Path>, contract: &Contract) {
 impl Tester {
     /// The contract of the registered tools, as a lockfile records it.
     pub fn contract(&self) -> Contract {
-        Contract::from_definitions(self.tools.iter().map(|(_, def, _)| def))
+        self.registry.contract()
     }
 
     /// Compares the tools with a known-good contract, as
@@ -182,7 +182,7 @@ impl Tester {
     /// validation error of an action then carries the `<contract_awareness>` section. Scopes
     /// follow the call's name (`billing_charge` for a flat call, `billing.charge` otherwise).
     pub fn contract_baseline(mut self, baseline: ContractBaseline) -> Tester {
-        self.baseline = Some(baseline);
+        self.registry.set_baseline(baseline);
         self
     }
 }

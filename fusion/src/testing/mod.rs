@@ -33,13 +33,13 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::guard::{GuardSet, GuardSpec, Guards, ToolGuards};
-use crate::internal::{ERROR_ID_KEY, Redactor};
+use crate::guard::{GuardSpec, Guards};
+use crate::internal::ERROR_ID_KEY;
 use crate::model::context::RequestContext;
 use crate::model::definition::ToolDefinition;
-use crate::model::exposition::{ExposedNames, Exposition};
+use crate::model::exposition::Exposition;
 use crate::model::response::ToolResponse;
-use crate::runtime::call;
+use crate::runtime::registry::{Refusal, Registry, Route};
 use crate::runtime::tool::Tool;
 
 pub use lockfile::{LOCK_ENV, LockCheckError, LockStatus, assert_lockfile, check_lockfile};
@@ -69,20 +69,8 @@ pub use portable::assert_portable;
 /// ```
 #[derive(Clone, Default)]
 pub struct Tester {
-    tools: Vec<(Arc<dyn Tool>, ToolDefinition, ToolGuards)>,
-    baseline: Option<crate::contract::ContractBaseline>,
-    guards: Guards,
-    gates: Arc<GuardSet>,
-    redact: Option<Redactor>,
-}
-
-/// What a call name resolved to: the tool, and the discriminator to inject.
-struct Target<'a> {
-    tool: &'a Arc<dyn Tool>,
-    tool_name: Arc<str>,
-    inject: Option<(String, String)>,
-    /// The exposition the name belongs to: flat for `tool_action`, else grouped.
-    exposition: Exposition,
+    /// The tools, their gates, the limits and the baseline, as a server keeps them.
+    registry: Registry,
 }
 
 impl Tester {
@@ -100,27 +88,31 @@ impl Tester {
     /// that two tools or actions claim.
     #[track_caller]
     pub fn tool(mut self, tool: impl Tool) -> Tester {
-        let definition = tool.definition();
-        if let Err(err) = crate::runtime::dispatch::ToolRuntime::new(&definition) {
-            panic!(
-                "fusion::testing: a server would refuse tool `{}`: {err}",
-                definition.name
-            );
+        let kind = std::any::Any::type_id(&tool);
+        match self.registry.register(Arc::new(tool), kind) {
+            Ok(()) => {}
+            Err(Refusal::Definition(tool, err)) => {
+                panic!("fusion::testing: a server would refuse tool `{tool}`: {err}")
+            }
+            Err(Refusal::Guards(message)) => panic!("fusion::testing: {message}"),
         }
-        let mut claimed: Vec<String> = self.names();
-        for name in Tester::names_of(&definition) {
+        let Some((new, earlier)) = self.registry.tools().split_last() else {
+            unreachable!("a tool was just registered");
+        };
+        let mut claimed: Vec<String> = (earlier.iter())
+            .flat_map(|registered| Tester::names_of(&registered.definition))
+            .collect();
+        for name in Tester::names_of(&new.definition) {
             if claimed.contains(&name) {
                 panic!(
                     "fusion::testing: the name `{name}` of tool `{}` is already taken by a \
                      registered tool; a server would refuse both",
-                    definition.name
+                    new.definition.name
                 );
             }
             claimed.push(name);
         }
-        let guards = tool.guards();
-        self.tools.push((Arc::new(tool), definition, guards));
-        self.rebuild_guards()
+        self
     }
 
     /// Adds runtime guards for `target` (`billing` or `billing.charge`), as
@@ -129,9 +121,9 @@ impl Tester {
     /// # Panics
     /// As `Server::guard`: when `target` names no registered tool or action.
     #[track_caller]
-    pub fn guard(mut self, target: impl Into<String>, spec: GuardSpec) -> Tester {
-        self.guards = self.guards.guard(target, spec);
-        self.rebuild_guards()
+    pub fn guard(self, target: impl Into<String>, spec: GuardSpec) -> Tester {
+        let guards = self.registry.guards().clone().guard(target, spec);
+        self.guards(guards)
     }
 
     /// Replaces the guard configuration, as [`Server::guards`](crate::server::Server::guards)
@@ -141,8 +133,10 @@ impl Tester {
     /// As [`Tester::guard`].
     #[track_caller]
     pub fn guards(mut self, guards: Guards) -> Tester {
-        self.guards = guards;
-        self.rebuild_guards()
+        if let Err(message) = self.registry.set_guards(guards) {
+            panic!("fusion::testing: {message}");
+        }
+        self
     }
 
     /// Rewrites the cause of every internal error of the calls before it is logged, as
@@ -152,20 +146,7 @@ impl Tester {
         mut self,
         redact: impl Fn(&str) -> String + Send + Sync + 'static,
     ) -> Tester {
-        self.redact = Some(Arc::new(redact));
-        self
-    }
-
-    #[track_caller]
-    fn rebuild_guards(mut self) -> Tester {
-        let tools = self
-            .tools
-            .iter()
-            .map(|(_, def, guards)| (def, guards.clone()));
-        match self.guards.build(tools) {
-            Ok(gates) => self.gates = Arc::new(gates),
-            Err(message) => panic!("fusion::testing: {message}"),
-        }
+        self.registry.redact = Some(Arc::new(redact));
         self
     }
 
@@ -204,126 +185,84 @@ impl Tester {
                 "fusion::testing: the arguments of `{name}` must be a JSON object, got {arguments}"
             );
         };
-        let target = self.resolve(name);
-        let limits = self.guards.argument_limits();
-        let gates = Arc::clone(&self.gates);
-        let exposition = target.exposition;
-        let definitions = self.tools.iter().map(|(_, def, _)| def);
-        let exposed_names = ExposedNames::new(definitions, exposition);
-        let awareness =
-            (self.baseline.as_ref()).map(|b| b.awareness_in(&self.contract(), exposition));
-        let tool = Arc::clone(target.tool);
-        let (tool_name, inject) = (target.tool_name, target.inject);
-        let redact = self.redact.clone();
+        let route = self.resolve(name);
         let cancellation = context.cancellation().clone();
         async move {
-            let target = call::Target {
-                tool: &tool,
-                name: Some(&tool_name),
-                gates: gates.tool(&tool_name),
-                inject: inject.as_ref().map(|(d, a)| (d.as_str(), a.as_str())),
-                exposition,
-                redact: redact.as_ref(),
-            };
-            let call = call::run(target, &limits, arguments, context);
-            let response = tokio::select! {
+            tokio::select! {
                 biased;
-                // Dropping `call` drops the action's future, as the server does.
-                () = cancellation.cancelled() => return Outcome::cancelled(),
-                response = call => response,
-            };
-            let response = match &awareness {
-                Some(awareness) => awareness.apply(response),
-                None => response,
-            };
-            Outcome::new(exposed_names.apply(response))
+                // Dropping the call drops the action's future, as the server does.
+                () = cancellation.cancelled() => Outcome::cancelled(),
+                response = self.registry.call(&route, arguments, context) => Outcome::new(response),
+            }
         }
     }
 
     /// Every name [`Tester::call`] accepts, in registration and declaration order.
     pub fn names(&self) -> Vec<String> {
-        self.tools
-            .iter()
-            .flat_map(|(_, def, _)| Tester::names_of(def))
+        (self.registry.tools().iter())
+            .flat_map(|registered| Tester::names_of(&registered.definition))
             .collect()
     }
 
     /// The names one tool answers to: `tool`, and `tool.action` and `tool_action` per action
     /// (a single-action tool: `tool` and `tool.action`).
     fn names_of(def: &ToolDefinition) -> Vec<String> {
-        let mut names = vec![def.name.clone()];
-        if def.discriminator.is_some() {
+        Tester::routes_of(0, def)
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect()
+    }
+
+    /// Each name of [`Tester::names_of`] of tool `tool` (its index), and where a call by it
+    /// goes.
+    fn routes_of(tool: usize, def: &ToolDefinition) -> Vec<(String, Route)> {
+        let route = |inject, exposition| Route {
+            tool,
+            inject,
+            exposition,
+        };
+        let mut routes = vec![(def.name.clone(), route(None, Exposition::Grouped))];
+        if let Some(d) = &def.discriminator {
             for action in &def.actions {
-                names.push(def.action_name(Exposition::Grouped, &action.name));
-                names.push(def.action_name(Exposition::Flat, &action.name));
+                for exposition in [Exposition::Grouped, Exposition::Flat] {
+                    let inject = Some((d.clone(), action.name.clone()));
+                    let name = def.action_name(exposition, &action.name);
+                    routes.push((name, route(inject, exposition)));
+                }
             }
         } else if let [action] = def.actions.as_slice()
             && action.name != def.name
         {
             // Named as if the tool had a discriminator.
-            names.push(Exposition::Grouped.action_name(&def.name, Some(&action.name)));
+            let name = Exposition::Grouped.action_name(&def.name, Some(&action.name));
+            routes.push((name, route(None, Exposition::Grouped)));
         }
-        names
+        routes
     }
 
+    /// Where `name` leads: one of [`Tester::names`] (no two tools share one), else
+    /// `tool.action` naming an action the tool does not list (it still reaches the tool, which
+    /// answers `UNKNOWN_ACTION` as it would to a model) or the one action of a single-function
+    /// tool.
     #[track_caller]
-    fn resolve(&self, name: &str) -> Target<'_> {
-        // `tool`: as sent, discriminator (if any) in the arguments.
-        if let Some((tool, def, _)) = self.tools.iter().find(|(_, def, _)| def.name == name) {
-            return Target {
-                tool,
-                tool_name: Arc::from(def.name.as_str()),
-                inject: None,
-                exposition: Exposition::Grouped,
-            };
+    fn resolve(&self, name: &str) -> Route {
+        let tools = self.registry.tools();
+        let mut routes = (tools.iter().enumerate())
+            .flat_map(|(tool, registered)| Tester::routes_of(tool, &registered.definition));
+        if let Some((_, route)) = routes.find(|(n, _)| n == name) {
+            return route;
         }
-        // `tool.action`: an unknown action still reaches the tool, which answers
-        // UNKNOWN_ACTION as it would to a model.
-        if let Some((tool_name, action)) = name.split_once('.') {
-            let found = self.tools.iter().find(|(_, def, _)| def.name == tool_name);
-            if let Some((
-                tool,
-                ToolDefinition {
-                    discriminator: Some(d),
-                    ..
-                },
-                _,
-            )) = found
-            {
-                return Target {
+        if let Some((tool_name, action)) = name.split_once('.')
+            && let Some(tool) = tools.iter().position(|r| r.definition.name == tool_name)
+        {
+            let def = &tools[tool].definition;
+            let inject = def.discriminator.clone().map(|d| (d, action.to_owned()));
+            if inject.is_some() || def.action(action).is_some() {
+                return Route {
                     tool,
-                    tool_name: Arc::from(tool_name),
-                    inject: Some((d.clone(), action.to_owned())),
+                    inject,
                     exposition: Exposition::Grouped,
                 };
-            }
-            // A single-action tool answers to its action's qualified name too.
-            if let Some((tool, def, _)) = found
-                && def.discriminator.is_none()
-                && def.action(action).is_some()
-            {
-                return Target {
-                    tool,
-                    tool_name: Arc::from(tool_name),
-                    inject: None,
-                    exposition: Exposition::Grouped,
-                };
-            }
-        }
-        // `tool_action`: the flat exposition's name.
-        for (tool, def, _) in &self.tools {
-            let Some(d) = &def.discriminator else {
-                continue;
-            };
-            for action in &def.actions {
-                if name == def.action_name(Exposition::Flat, &action.name) {
-                    return Target {
-                        tool,
-                        tool_name: Arc::from(def.name.as_str()),
-                        inject: Some((d.clone(), action.name.clone())),
-                        exposition: Exposition::Flat,
-                    };
-                }
             }
         }
         panic!(

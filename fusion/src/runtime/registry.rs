@@ -1,0 +1,202 @@
+//! The front half of every call, shared by a [`Server`](crate::server::Server) and a
+//! [`Tester`](crate::testing::Tester): the registered tools, each read and checked once when
+//! it is registered (its definition, its compiled schemas, its gates); the argument limits;
+//! the contract awareness; and the call of a tool by the name a client used, its response
+//! naming actions as that exposition does.
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{Map, Value};
+
+use crate::contract::{Awareness, Contract, ContractBaseline};
+use crate::guard::{Gates, Guards, ToolGuards};
+use crate::internal::Redactor;
+use crate::model::context::RequestContext;
+use crate::model::definition::ToolDefinition;
+use crate::model::exposition::{ExposedNames, Exposition};
+use crate::model::response::ToolResponse;
+use crate::runtime::call::{self, Target};
+use crate::runtime::dispatch::ToolRuntime;
+use crate::runtime::tool::Tool;
+use crate::validation::SchemaError;
+
+/// The registered tools and what every call of them goes through.
+#[derive(Clone, Default)]
+pub(crate) struct Registry {
+    tools: Vec<Registered>,
+    guards: Guards,
+    baseline: Option<ContractBaseline>,
+    /// See [`Server::redact_internal_causes`](crate::server::Server::redact_internal_causes).
+    pub(crate) redact: Option<Redactor>,
+    /// A server's [`Server::flags_in_structured_content`](crate::server::Server::flags_in_structured_content)
+    /// option; `None` (a tester) leaves each response's own.
+    pub(crate) flags_in_structured_content: Option<bool>,
+    /// What the tools are called in each exposition, and the contract deltas named so: worked
+    /// out at the first call that needs them, forgotten when the tools or the baseline change.
+    grouped: Derived,
+    flat: Derived,
+}
+
+#[derive(Clone, Default)]
+struct Derived {
+    names: OnceLock<ExposedNames>,
+    awareness: OnceLock<Arc<Awareness>>,
+}
+
+/// A tool as registered: the value, the definition it reported once, the guards it declares
+/// and its gates (the guards configured for it, with their state).
+#[derive(Clone)]
+pub(crate) struct Registered {
+    pub(crate) tool: Arc<dyn Tool>,
+    pub(crate) definition: ToolDefinition,
+    declared: ToolGuards,
+    gates: Option<Arc<Gates>>,
+}
+
+/// Where a name a client called leads: the tool (its index), the discriminator and action to
+/// inject when the name carries the action, and the exposition the name belongs to.
+#[derive(Clone, Debug)]
+pub(crate) struct Route {
+    pub(crate) tool: usize,
+    pub(crate) inject: Option<(String, String)>,
+    pub(crate) exposition: Exposition,
+}
+
+/// Why a tool cannot be registered.
+pub(crate) enum Refusal {
+    /// Its definition is refused or an input schema does not compile.
+    Definition(String, SchemaError),
+    /// Its guards cannot be built (a zero timeout, a rate limit allowing no call).
+    Guards(String),
+}
+
+impl Registry {
+    /// Registers `tool`: reads its definition and guards, compiles its schemas (a generated
+    /// tool's calls use this runtime, see [`ToolRuntime::registered`]) and builds its gates.
+    pub(crate) fn register(
+        &mut self,
+        tool: Arc<dyn Tool>,
+        kind: std::any::TypeId,
+    ) -> Result<(), Refusal> {
+        let definition = tool.definition();
+        let runtime = ToolRuntime::new(&definition)
+            .map_err(|error| Refusal::Definition(definition.name.clone(), error))?;
+        ToolRuntime::register(kind, runtime);
+        let declared = tool.guards();
+        let gates = self
+            .guards
+            .gates(&definition, &declared)
+            .map_err(Refusal::Guards)?;
+        self.tools.push(Registered {
+            tool,
+            definition,
+            declared,
+            gates: gates.map(Arc::new),
+        });
+        self.forget_derived();
+        Ok(())
+    }
+
+    /// The registered tools, in registration order.
+    pub(crate) fn tools(&self) -> &[Registered] {
+        &self.tools
+    }
+
+    /// The guard configuration.
+    pub(crate) fn guards(&self) -> &Guards {
+        &self.guards
+    }
+
+    /// Replaces the guard configuration and builds every tool's gates afresh.
+    ///
+    /// # Errors
+    /// A message when a target names no registered tool or action, or a guard cannot be built.
+    pub(crate) fn set_guards(&mut self, guards: Guards) -> Result<(), String> {
+        guards.check_targets(self.tools.iter().map(|r| &r.definition))?;
+        for registered in &mut self.tools {
+            let gates = guards.gates(&registered.definition, &registered.declared)?;
+            registered.gates = gates.map(Arc::new);
+        }
+        self.guards = guards;
+        Ok(())
+    }
+
+    /// Changes the argument limits (which need no gates).
+    pub(crate) fn set_limits(&mut self, change: impl FnOnce(Guards) -> Guards) {
+        self.guards = change(std::mem::take(&mut self.guards));
+    }
+
+    /// Compares the tools with `baseline` from now on.
+    pub(crate) fn set_baseline(&mut self, baseline: ContractBaseline) {
+        self.baseline = Some(baseline);
+        self.forget_derived();
+    }
+
+    /// The contract of the registered tools, as a lockfile records it.
+    pub(crate) fn contract(&self) -> Contract {
+        Contract::from_definitions(self.tools.iter().map(|r| &r.definition))
+    }
+
+    /// The comparison with the baseline, action scopes named as `exposition` names them;
+    /// `None` without a baseline. Made once, at the first need.
+    pub(crate) fn awareness(&self, exposition: Exposition) -> Option<&Awareness> {
+        let baseline = self.baseline.as_ref()?;
+        let derived = self.derived(exposition);
+        let awareness = derived
+            .awareness
+            .get_or_init(|| Arc::new(baseline.awareness_in(&self.contract(), exposition)));
+        Some(awareness)
+    }
+
+    /// Runs one call along `route`: the argument limits, the tool, its gates (see
+    /// [`call::run`]); then the response as the model reads it in the route's exposition:
+    /// the contract deltas of a validation error, every `tool.action` named as the exposition
+    /// names it, and the flags in `structuredContent` when the server asks for them.
+    pub(crate) async fn call(
+        &self,
+        route: &Route,
+        arguments: Map<String, Value>,
+        context: RequestContext,
+    ) -> ToolResponse {
+        let registered = &self.tools[route.tool];
+        let target = Target {
+            tool: &registered.tool,
+            name: Some(&registered.definition.name),
+            gates: registered.gates.as_deref(),
+            inject: (route.inject.as_ref()).map(|(d, a)| (d.as_str(), a.as_str())),
+            exposition: route.exposition,
+            redact: self.redact.as_ref(),
+        };
+        let limits = self.guards.argument_limits();
+        let response = call::run(target, &limits, arguments, context).await;
+        self.answer(response, route.exposition)
+    }
+
+    /// `response` (a tool's, or the server's own) as the model reads it in `exposition`.
+    pub(crate) fn answer(&self, response: ToolResponse, exposition: Exposition) -> ToolResponse {
+        let response = match self.awareness(exposition) {
+            Some(awareness) => awareness.apply(response),
+            None => response,
+        };
+        let names = (self.derived(exposition).names).get_or_init(|| {
+            ExposedNames::new(self.tools.iter().map(|r| &r.definition), exposition)
+        });
+        let response = names.apply(response);
+        match self.flags_in_structured_content {
+            Some(enabled) => response.flags_in_structured_content(enabled),
+            None => response,
+        }
+    }
+
+    fn derived(&self, exposition: Exposition) -> &Derived {
+        match exposition {
+            Exposition::Grouped => &self.grouped,
+            Exposition::Flat => &self.flat,
+        }
+    }
+
+    fn forget_derived(&mut self) {
+        self.grouped = Derived::default();
+        self.flat = Derived::default();
+    }
+}
