@@ -18,28 +18,19 @@ pub trait RetryAfterSecs {
     fn retry_after_secs(&self) -> u64;
 }
 
-macro_rules! retry_after_unsigned {
-    ($($ty:ty),*) => {$(
-        impl RetryAfterSecs for $ty {
-            fn retry_after_secs(&self) -> u64 {
-                u64::try_from(*self).unwrap_or(u64::MAX)
-            }
-        }
-    )*};
-}
-retry_after_unsigned!(u8, u16, u32, u64, u128, usize);
-
-macro_rules! retry_after_signed {
+macro_rules! retry_after_integer {
     ($($ty:ty),*) => {$(
         impl RetryAfterSecs for $ty {
             fn retry_after_secs(&self) -> u64 {
                 // Negative: no delay. Too large for u64: the largest delay.
-                if *self < 0 { 0 } else { u64::try_from(*self).unwrap_or(u64::MAX) }
+                u64::try_from(*self).unwrap_or(if *self > 0 { u64::MAX } else { 0 })
             }
         }
     )*};
 }
-retry_after_signed!(i8, i16, i32, i64, i128, isize);
+retry_after_integer!(
+    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize
+);
 
 impl RetryAfterSecs for ::core::time::Duration {
     fn retry_after_secs(&self) -> u64 {
