@@ -2,7 +2,7 @@
 //!
 //! Use them through the `fusion` crate, which re-exports both and documents every attribute.
 //! Each macro runs the same pipeline: parse into an IR (`ast.rs`, attributes in `attr.rs`),
-//! validate with every error accumulated (`valid.rs`), expand (`expand.rs`, cannot fail), and
+//! validate with every error accumulated (`valid.rs`, into `errors.rs`), expand (`expand.rs`, cannot fail), and
 //! on error re-emit the user's item with a stub impl (`fallback.rs`). Both name the runtime
 //! through `::fusion::__private`, or through the path their `crate = …` option gives
 //! (`crate_path.rs`).
@@ -10,6 +10,7 @@
 use proc_macro::TokenStream;
 
 mod crate_path;
+mod errors;
 mod tool;
 mod tool_errors;
 

@@ -12,10 +12,10 @@ use syn::{
     Signature, Type,
 };
 
-use super::Errors;
 use super::attr::{self, ActionArgs, Annotations};
 use super::guard::GuardArgs;
 use crate::crate_path::CratePath;
+use crate::errors::Errors;
 
 /// A tool: an `impl` block with `#[action]` methods, or one function.
 pub(crate) struct Tool<'a> {

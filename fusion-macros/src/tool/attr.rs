@@ -7,9 +7,9 @@ use darling::util::{Flag, SpannedValue};
 use proc_macro2::TokenStream;
 use syn::{Attribute, Meta};
 
-use super::Errors;
 use super::guard::{ConcurrencyArgs, DurationLit, GuardArgs, RateLimitArgs, ScopesArg};
 use crate::crate_path::CratePath;
+use crate::errors::Errors;
 
 /// `#[fusion::tool(name = "billing", title = "Billing", description = "…", discriminator = "op",
 /// output_schema, read_only, concurrency(..), rate_limit(..), timeout = "30s", crate = ::fu)]`.
@@ -135,11 +135,11 @@ impl Annotations {
 /// Parses the attribute's own arguments (the tokens inside `#[fusion::tool(...)]`).
 pub(crate) fn tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
     let parsed = NestedMeta::parse_meta_list(args).map_err(darling::Error::from);
-    let Some(items) = errors.darling(parsed) else {
+    let Some(items) = errors.handle(parsed) else {
         return ToolArgs::default();
     };
     let parsed = ToolArgs::from_list(&items);
-    errors.darling(parsed).unwrap_or_else(|| ToolArgs {
+    errors.handle(parsed).unwrap_or_else(|| ToolArgs {
         // The stub still names the runtime through the user's path (see `CratePath::find`).
         krate: CratePath::find(&items).unwrap_or_default(),
         ..ToolArgs::default()
@@ -167,7 +167,7 @@ pub(crate) fn action_args(attrs: &[Attribute], errors: &mut Errors) -> Option<Ac
                 let parsed = NestedMeta::parse_meta_list(list.tokens.clone())
                     .map_err(darling::Error::from)
                     .and_then(|items| ActionArgs::from_list(&items));
-                errors.darling(parsed).unwrap_or_default()
+                errors.handle(parsed).unwrap_or_default()
             }
             Meta::NameValue(nv) => {
                 errors.at(

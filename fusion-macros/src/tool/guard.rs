@@ -31,7 +31,7 @@ pub(crate) struct ScopesArg(Vec<String>);
 
 impl FromMeta for ScopesArg {
     fn from_list(items: &[darling::ast::NestedMeta]) -> darling::Result<ScopesArg> {
-        let mut errors = darling::Error::accumulator();
+        let mut errors = Vec::new();
         let mut scopes = Vec::new();
         for item in items {
             let darling::ast::NestedMeta::Lit(Lit::Str(text)) = item else {
@@ -61,7 +61,9 @@ impl FromMeta for ScopesArg {
                 scopes.push(scope);
             }
         }
-        errors.finish()?;
+        if !errors.is_empty() {
+            return Err(darling::Error::multiple(errors));
+        }
         if scopes.is_empty() {
             return Err(darling::Error::custom(
                 "expected at least one scope, as in `scopes(\"invoices:write\")`",

@@ -3,8 +3,8 @@
 //! `fusion/src/model/definition.rs`: a proc-macro crate cannot call its runtime), tested against the
 //! same cases.
 
-use super::Errors;
 use super::ast::Name;
+use crate::errors::Errors;
 
 /// The longest name the Anthropic and OpenAI APIs accept, in characters.
 const MAX_LEN: usize = 64;

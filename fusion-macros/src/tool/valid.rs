@@ -5,9 +5,9 @@ use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::{GenericParam, Ident, Receiver, Type};
 
-use super::Errors;
 use super::ast::{Action, ParamKind, Shape, Tool};
 use super::name::{self, Kind};
+use crate::errors::Errors;
 
 /// Checks the whole tool.
 pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {

@@ -2,12 +2,12 @@
 //! variant, its own single contract) and their fields, with the helper attributes read and the
 //! `recovery` template split into text and field placeholders.
 
-use darling::error::Accumulator;
 use darling::{Error, Result};
 use proc_macro2::Span;
 
 use super::attr::{FieldAttrs, Place, ToolErrorAttr, closest};
 use crate::crate_path::CratePath;
+use crate::errors::Errors;
 use syn::ext::IdentExt;
 use syn::{Attribute, Data, DeriveInput, Fields, Generics, Ident, LitStr, Member, Type};
 
@@ -74,10 +74,10 @@ pub(super) enum Piece {
 impl<'a> Input<'a> {
     /// Reads the whole input. Every problem goes to `errors`; what could not be read is left at
     /// its default, so that validation still runs on the rest and the user sees all errors at once.
-    pub(super) fn from_syn(node: &'a DeriveInput, errors: &mut Accumulator) -> Input<'a> {
+    pub(super) fn from_syn(node: &'a DeriveInput, errors: &mut Errors) -> Input<'a> {
         let (attr, body) = match &node.data {
             Data::Enum(data) => {
-                let attr = errors.handle(ToolErrorAttr::from_attrs(&node.attrs, Place::Enum));
+                let attr = ToolErrorAttr::from_attrs(&node.attrs, Place::Enum, errors);
                 let variants = data
                     .variants
                     .iter()
@@ -143,9 +143,9 @@ impl<'a> Variant<'a> {
         attrs: &[Attribute],
         fields: &'a Fields,
         place: Place,
-        errors: &mut Accumulator,
+        errors: &mut Errors,
     ) -> Variant<'a> {
-        let attr = errors.handle(ToolErrorAttr::from_attrs(attrs, place));
+        let attr = ToolErrorAttr::from_attrs(attrs, place, errors);
         let fields: Vec<Field<'a>> = fields
             .iter()
             .zip(fields.members())
@@ -153,9 +153,7 @@ impl<'a> Variant<'a> {
                 member,
                 ident: field.ident.as_ref(),
                 ty: &field.ty,
-                attrs: errors
-                    .handle(FieldAttrs::from_attrs(&field.attrs))
-                    .unwrap_or_default(),
+                attrs: FieldAttrs::from_attrs(&field.attrs, errors).unwrap_or_default(),
             })
             .collect();
         let recovery = attr

@@ -2,7 +2,6 @@
 //! `#[detail]` and `#[retry_after]` on fields.
 
 use darling::ast::NestedMeta;
-use darling::error::Accumulator;
 use darling::util::{Flag, PathList};
 use darling::{Error, FromMeta, Result};
 use proc_macro2::Span;
@@ -11,6 +10,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, LitStr, Meta, Path};
 
 use crate::crate_path::CratePath;
+use crate::errors::Errors;
 
 /// The canonical codes, in the order `fusion::ErrorCode` declares them: the wire string and the
 /// `fusion::ErrorCode` variant it maps to.
@@ -108,9 +108,14 @@ struct Keys {
 }
 
 impl ToolErrorAttr {
-    /// Reads every `#[tool_error(…)]` in `attrs`, reporting all problems at once.
-    pub(super) fn from_attrs(attrs: &[Attribute], place: Place) -> Result<ToolErrorAttr> {
-        let mut errors = Error::accumulator();
+    /// Reads every `#[tool_error(…)]` in `attrs`, reporting all problems at once; `None` when
+    /// there were any.
+    pub(super) fn from_attrs(
+        attrs: &[Attribute],
+        place: Place,
+        errors: &mut Errors,
+    ) -> Option<ToolErrorAttr> {
+        let before = errors.count();
         let mut items = Vec::new();
         for attr in attrs.iter().filter(|a| a.path().is_ident("tool_error")) {
             match &attr.meta {
@@ -127,7 +132,7 @@ impl ToolErrorAttr {
         }
 
         let mut out = ToolErrorAttr::default();
-        let rest = out.take_words(items, place, &mut errors);
+        let rest = out.take_words(items, place, errors);
         if let Some(keys) = errors.handle(Keys::from_list(&rest)) {
             if let Some(code) = keys.code {
                 if out.code.is_some() {
@@ -153,7 +158,7 @@ impl ToolErrorAttr {
             out.tool = keys.tool;
             out.krate = keys.krate;
         }
-        errors.finish_with(out)
+        (errors.count() == before).then_some(out)
     }
 
     /// Takes out what darling cannot read: the bare code word (`NOT_FOUND`), and keys written in
@@ -162,7 +167,7 @@ impl ToolErrorAttr {
         &mut self,
         items: Vec<NestedMeta>,
         place: Place,
-        errors: &mut Accumulator,
+        errors: &mut Errors,
     ) -> Vec<NestedMeta> {
         let mut rest = Vec::new();
         for item in items {
@@ -233,11 +238,6 @@ impl ToolErrorAttr {
             .find(|(k, _)| k == key)
             .map(|(_, span)| *span)
     }
-}
-
-/// An error at `span` (darling spans errors by syntax node; a bare `Span` goes through syn).
-pub(super) fn error_at(span: Span, message: impl std::fmt::Display) -> Error {
-    syn::Error::new(span, message).into()
 }
 
 const DUPLICATE_CODE: &str = "duplicate error code; give each variant exactly one";
@@ -370,9 +370,10 @@ pub(super) struct FieldAttrs {
 }
 
 impl FieldAttrs {
-    /// Reads `#[detail]` and `#[retry_after]`, reporting all problems at once.
-    pub(super) fn from_attrs(attrs: &[Attribute]) -> Result<FieldAttrs> {
-        let mut errors = Error::accumulator();
+    /// Reads `#[detail]` and `#[retry_after]`, reporting all problems at once; `None` when
+    /// there were any.
+    pub(super) fn from_attrs(attrs: &[Attribute], errors: &mut Errors) -> Option<FieldAttrs> {
+        let before = errors.count();
         let mut out = FieldAttrs::default();
         for attr in attrs {
             // The attribute's name: on stable, a span cannot cover the whole `#[…]`.
@@ -402,6 +403,6 @@ impl FieldAttrs {
                 }
             }
         }
-        errors.finish_with(out)
+        (errors.count() == before).then_some(out)
     }
 }

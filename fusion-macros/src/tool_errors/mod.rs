@@ -10,13 +10,15 @@ mod warn;
 
 use proc_macro2::TokenStream;
 
+use crate::errors::Errors;
+
 pub(crate) fn expand(input: syn::DeriveInput) -> TokenStream {
-    let mut errors = darling::Error::accumulator();
+    let mut errors = Errors::default();
     let ast = ast::Input::from_syn(&input, &mut errors);
     ast.validate(&mut errors);
     match errors.finish() {
-        Ok(()) => expand::derive(&ast),
-        Err(errors) => fallback::stub(&input, &ast.krate, errors.write_errors()),
+        None => expand::derive(&ast),
+        Some(error) => fallback::stub(&input, &ast.krate, error.to_compile_error()),
     }
 }
 

@@ -2,13 +2,12 @@
 //! actions have a tool, details have distinct keys. Every problem is reported at once.
 
 use darling::Error;
-use darling::error::Accumulator;
 
 use super::ast::{Input, Variant};
-use super::attr::error_at;
+use crate::errors::Errors;
 
 impl Input<'_> {
-    pub(super) fn validate(&self, errors: &mut Accumulator) {
+    pub(super) fn validate(&self, errors: &mut Errors) {
         for variant in self.variants() {
             variant.validate(self, errors);
         }
@@ -17,17 +16,17 @@ impl Input<'_> {
 
 impl Variant<'_> {
     /// A `transparent` variant wraps one `ToolErrors` value and adds nothing of its own.
-    fn validate_transparent(&self, errors: &mut Accumulator) {
+    fn validate_transparent(&self, errors: &mut Errors) {
         let name = self.ident;
         for (key, span) in &self.attr.keys {
             if key != "transparent" {
-                errors.push(error_at(
+                errors.at_span(
                     *span,
                     format!(
                         "`{key}` does not combine with `transparent`; the wrapped error's own \
                          envelope and contract pass through"
                     ),
-                ));
+                );
             }
         }
         if self.fields.len() != 1 {
@@ -46,15 +45,15 @@ impl Variant<'_> {
                 .map(|d| d.span)
                 .or(field.attrs.retry_after);
             if let Some(span) = at {
-                errors.push(error_at(
+                errors.at_span(
                     span,
                     "a `transparent` variant's field is the wrapped error; it has no details",
-                ));
+                );
             }
         }
     }
 
-    fn validate(&self, input: &Input<'_>, errors: &mut Accumulator) {
+    fn validate(&self, input: &Input<'_>, errors: &mut Errors) {
         let attr = &self.attr;
         let name = self.ident;
         if attr.transparent {
@@ -66,13 +65,13 @@ impl Variant<'_> {
             // anything that would put the variant's own data or advice in the envelope is out.
             for key in ["code", "category", "retryable", "recovery", "actions"] {
                 if let Some(span) = attr.key_span(key) {
-                    errors.push(error_at(
+                    errors.at_span(
                         span,
                         format!(
                             "`{key}` does not combine with `internal`; an internal error shows \
                              the model only a fixed message and its error id"
                         ),
-                    ));
+                    );
                 }
             }
             for field in &self.fields {
@@ -83,13 +82,13 @@ impl Variant<'_> {
                 ];
                 for (helper, span) in helpers {
                     if let Some(span) = span {
-                        errors.push(error_at(
+                        errors.at_span(
                             span,
                             format!(
                                 "`{helper}` does not combine with `internal`; an internal error \
                                  shows the model only a fixed message and its error id"
                             ),
-                        ));
+                        );
                     }
                 }
             }
@@ -126,30 +125,27 @@ impl Variant<'_> {
                     (Some(key), _) => key.value(),
                     (None, Some(ident)) => syn::ext::IdentExt::unraw(ident).to_string(),
                     (None, None) => {
-                        errors.push(error_at(
+                        errors.at_span(
                             detail.span,
                             "`#[detail]` on a tuple field needs a key: `#[detail(key = \"…\")]`",
-                        ));
+                        );
                         continue;
                     }
                 };
                 if keys.contains(&key) {
                     let at = detail.key.as_ref().map_or(detail.span, |k| k.span());
-                    errors.push(error_at(
-                        at,
-                        format!("duplicate detail key `{key}` in `{name}`"),
-                    ));
+                    errors.at_span(at, format!("duplicate detail key `{key}` in `{name}`"));
                 }
                 keys.push(key);
             }
             if let Some(span) = field.attrs.retry_after {
                 if retry_after {
-                    errors.push(error_at(
+                    errors.at_span(
                         span,
                         format!(
                             "a second `#[retry_after]` in `{name}`; an error has one retry delay"
                         ),
-                    ));
+                    );
                 }
                 retry_after = true;
             }

@@ -1,5 +1,6 @@
 //! "Did you mean": the known name closest to a misspelt one, for unknown actions, tools and
-//! fields alike.
+//! fields alike ([`did_you_mean`]), and the compile-time rule for a misspelt action method
+//! ([`typo_distance`]).
 
 /// The name in `known` closest to `name`, when it is close enough to be a typo:
 ///
@@ -82,6 +83,76 @@ fn fold(name: &str) -> String {
         .collect()
 }
 
+/// How far `wanted` is from the action method `method` when it is close enough to be a typo:
+/// at most two edits, or at most a third of the longer name. Generated code compares method
+/// names at compile time (`#[derive(ToolErrors)]` reads `actions(Billing::list_invoces)`,
+/// `#[fusion::tool]` knows the methods; they meet only in a constant), so this is a `const
+/// fn`, which [`did_you_mean`]'s `strsim` similarities cannot be.
+pub(crate) const fn typo_distance(wanted: &str, method: &str) -> Option<usize> {
+    let distance = edit_distance(wanted.as_bytes(), method.as_bytes());
+    let longest = if wanted.len() > method.len() {
+        wanted.len()
+    } else {
+        method.len()
+    };
+    if distance <= 2 || distance * 3 <= longest {
+        Some(distance)
+    } else {
+        None
+    }
+}
+
+/// Whether two byte strings are equal, in a `const fn`.
+pub(crate) const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Levenshtein distance over bytes, for names of at most 64 bytes (longer: `usize::MAX`).
+const fn edit_distance(a: &[u8], b: &[u8]) -> usize {
+    const MAX: usize = 64;
+    if a.len() > MAX || b.len() > MAX {
+        return usize::MAX;
+    }
+    let mut row = [0usize; MAX + 1];
+    let mut j = 0;
+    while j <= b.len() {
+        row[j] = j;
+        j += 1;
+    }
+    let mut i = 1;
+    while i <= a.len() {
+        let mut diagonal = row[0];
+        row[0] = i;
+        let mut j = 1;
+        while j <= b.len() {
+            let above = row[j];
+            let cost = if a[i - 1] == b[j - 1] { 0 } else { 1 };
+            let mut best = diagonal + cost;
+            if above + 1 < best {
+                best = above + 1;
+            }
+            if row[j - 1] + 1 < best {
+                best = row[j - 1] + 1;
+            }
+            row[j] = best;
+            diagonal = above;
+            j += 1;
+        }
+        i += 1;
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,5 +226,14 @@ mod tests {
         );
         assert_eq!(did_you_mean("ab", ["abc", "abd"]), Some("abc"));
         assert_eq!(did_you_mean("anything", []), None);
+    }
+
+    #[test]
+    fn typos_of_action_methods_are_found_at_compile_time() {
+        const CLOSE: Option<usize> = typo_distance("list_invoices", "list_invoce");
+        assert_eq!(CLOSE, Some(2));
+        assert_eq!(typo_distance("refund", "list_invoices"), None);
+        assert_eq!(typo_distance("a", "b"), Some(1));
+        assert!(bytes_eq(b"refund", b"refund") && !bytes_eq(b"refund", b"refunds"));
     }
 }

@@ -1,12 +1,19 @@
-//! The compile-time check that an action's arguments type is a JSON object: a type whose JSON
-//! is an array, a string, a number or a boolean (`Vec<String>`, `String`, `u32`) is refused on
-//! the user's type, not at start-up when the server reads the tool's schema.
+//! What generated code checks on an action's arguments type, by autoref specialization:
+//! generated code calls a method on several references to a probe value (`(&&probe)`); method
+//! resolution tries the receiver with the most references first, so the impl on the most
+//! references that the concrete type satisfies wins. The output probes
+//! ([`Outputs`](crate::model::output::Outputs)) and the internal-error probe
+//! ([`Internal`](crate::envelope::error::derive::Internal)) work the same way.
 //!
-//! An autoref-specialization probe in generated code:
+//! The arguments are a JSON object: a type whose JSON is an array, a string, a number or a
+//! boolean (`Vec<String>`, `String`, `u32`) is refused on the user's type, not at start-up when
+//! the server reads the tool's schema. Generated code:
 //! `(&&Arguments::<T>::NEW).__fusion_object_arguments()`. For the types listed by
 //! [`NotAnObject`] the first impl applies and its method requires [`ObjectArguments`], which
 //! nothing implements: the error carries the `on_unimplemented` message. Every other type takes
 //! the second impl, which requires nothing (its schema is still checked at registration).
+//!
+//! `validator` rules run only for arguments types that have them ([`Validate`]).
 
 use std::collections::{BTreeSet, HashSet, VecDeque};
 
@@ -87,3 +94,58 @@ pub trait AnyArguments {
     fn __fusion_object_arguments(&self) {}
 }
 impl<T: ?Sized> AnyArguments for Arguments<T> {}
+
+/// Runs `validator::Validate` on a parsed arguments value when its type implements it, by the
+/// same autoref specialization. Generated code: `(&&Validate(&arguments)).__fusion_validate()`.
+pub struct Validate<'a, T>(pub &'a T);
+
+/// The arguments type implements `validator::Validate`.
+pub trait ViaValidator {
+    /// The rule violations, if any.
+    fn __fusion_validate(&self) -> Option<validator::ValidationErrors>;
+}
+impl<T: validator::Validate> ViaValidator for &Validate<'_, T> {
+    fn __fusion_validate(&self) -> Option<validator::ValidationErrors> {
+        self.0.validate().err()
+    }
+}
+
+/// The arguments type has no `validator` rules.
+pub trait NoValidator {
+    /// Always `None`.
+    fn __fusion_validate(&self) -> Option<validator::ValidationErrors> {
+        None
+    }
+}
+impl<T> NoValidator for Validate<'_, T> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(validator::Validate)]
+    struct Checked {
+        #[validate(range(min = 1))]
+        n: u32,
+    }
+    struct Unchecked;
+
+    #[test]
+    #[allow(
+        clippy::needless_borrow,
+        reason = "autoref specialization: the extra references pick the impl"
+    )]
+    fn validation_runs_only_when_implemented() {
+        assert!(
+            (&&Validate(&Checked { n: 0 }))
+                .__fusion_validate()
+                .is_some()
+        );
+        assert!(
+            (&&Validate(&Checked { n: 1 }))
+                .__fusion_validate()
+                .is_none()
+        );
+        assert!((&&Validate(&Unchecked)).__fusion_validate().is_none());
+    }
+}

@@ -2,6 +2,7 @@
 //! contracts, schemas), what an action gets (its request context) and what it gives back
 //! (outputs and responses).
 
+pub(crate) mod action_ref;
 pub(crate) mod arguments;
 pub(crate) mod context;
 pub(crate) mod declared;

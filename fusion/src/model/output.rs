@@ -31,6 +31,7 @@ use serde_json::Value;
 use crate::envelope::error::ToolError;
 use crate::model::definition::{ErrorContract, ToolErrors};
 use crate::model::response::ToolResponse;
+use crate::model::schema::generate::output_schema_for;
 
 /// A value an action can return: it becomes the call's [`ToolResponse`].
 ///
@@ -354,6 +355,71 @@ impl ToolErrors for std::io::Error {}
 impl ToolErrors for Box<dyn std::error::Error + Send + Sync> {}
 impl ToolErrors for Box<dyn std::error::Error> {}
 
+/// An action's output as the response a client receives. Generated code wraps each call of
+/// an action in it, spanned on the action's return type, so a type that is not an output
+/// is reported there.
+pub fn respond<R: IntoToolResponse>(output: R) -> ToolResponse {
+    output.into_tool_response()
+}
+
+/// [`respond`] for an action with `#[action(output_schema)]`: the success value as
+/// `structuredContent` too.
+pub fn respond_structured<R: StructuredOutput>(output: R) -> ToolResponse {
+    output.into_structured_response()
+}
+
+/// What an action's definition reads off its return type `R`: the error contracts it declares
+/// (those of `E` for `Result<T, E>`) and its output schema. Probed rather than required
+/// (autoref specialization, see `model/arguments.rs`), so an `R` that is no output is
+/// reported once, where the action's call is generated. Generated code:
+/// `(&&Outputs::<R>::NEW).__fusion_contracts()`.
+pub struct Outputs<R>(::core::marker::PhantomData<fn() -> R>);
+
+impl<R> Outputs<R> {
+    /// The probe value.
+    pub const NEW: Outputs<R> = Outputs(::core::marker::PhantomData);
+}
+
+/// `R` is an output: its contracts.
+pub trait DeclaredContracts {
+    /// The error contracts of `R`.
+    fn __fusion_contracts(&self) -> Vec<ErrorContract>;
+}
+impl<R: IntoToolResponse> DeclaredContracts for &Outputs<R> {
+    fn __fusion_contracts(&self) -> Vec<ErrorContract> {
+        R::error_contracts()
+    }
+}
+
+/// `R` is no output (reported elsewhere): no contracts.
+pub trait NoContracts {
+    /// None.
+    fn __fusion_contracts(&self) -> Vec<ErrorContract> {
+        Vec::new()
+    }
+}
+impl<R> NoContracts for Outputs<R> {}
+
+/// `R` has a structured success value: its schema.
+pub trait DeclaredOutputSchema {
+    /// The output schema of `R`.
+    fn __fusion_output_schema(&self) -> Option<serde_json::Map<String, Value>>;
+}
+impl<R: StructuredOutput> DeclaredOutputSchema for &Outputs<R> {
+    fn __fusion_output_schema(&self) -> Option<serde_json::Map<String, Value>> {
+        Some(output_schema_for::<R::Success>())
+    }
+}
+
+/// `R` has none (reported elsewhere).
+pub trait NoOutputSchema {
+    /// None.
+    fn __fusion_output_schema(&self) -> Option<serde_json::Map<String, Value>> {
+        None
+    }
+}
+impl<R> NoOutputSchema for Outputs<R> {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -443,5 +509,46 @@ mod tests {
     fn a_result_names_its_error_contract() {
         assert!(<Alias<u8> as IntoToolResponse>::error_contracts().is_empty());
         assert!(<String as IntoToolResponse>::error_contracts().is_empty());
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    struct Total {
+        currency: &'static str,
+        amount: u64,
+        note: Option<&'static str>,
+    }
+
+    #[test]
+    #[allow(
+        clippy::needless_borrow,
+        reason = "autoref specialization: the extra references pick the impl"
+    )]
+    fn output_schemas_describe_the_serialized_form() {
+        let schema = (&&Outputs::<Json<Total>>::NEW)
+            .__fusion_output_schema()
+            .unwrap();
+        assert_eq!(schema["type"], "object");
+        // Serialize contract: `note` is always written (as `null` when unset), so required.
+        assert_eq!(
+            schema["required"],
+            serde_json::json!(["currency", "amount", "note"])
+        );
+        let list = (&&Outputs::<::core::result::Result<Vec<u8>, ToolError>>::NEW)
+            .__fusion_output_schema()
+            .unwrap();
+        assert_eq!(list["type"], "array");
+        // No structured success value: no schema (the call's generation reports it).
+        assert!(
+            (&&Outputs::<String>::NEW)
+                .__fusion_output_schema()
+                .is_none()
+        );
+        assert!((&&Outputs::<u8>::NEW).__fusion_contracts().is_empty());
+        // `serde_json::Value` accepts anything: the boolean schema `true`, no object schema.
+        assert!(
+            output_schema_for::<serde_json::Value>()
+                .get("type")
+                .is_none()
+        );
     }
 }

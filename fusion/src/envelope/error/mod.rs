@@ -1,6 +1,7 @@
 //! `ToolError`: the error value, its consuming builder, its getters and typed flags. The
 //! `<tool_error>` envelope writer is in `render`.
 
+pub(crate) mod derive;
 mod render;
 
 use std::fmt;

@@ -3,6 +3,7 @@
 //! (several LLM APIs reject tools whose schema starts with one), rewritten into the part of JSON
 //! Schema every major LLM API accepts (see [`crate::portability`]).
 
+pub(crate) mod generate;
 mod portable;
 
 pub(crate) use portable::{GEMINI_FORMATS, GEMINI_KEYWORDS, local_definition};
