@@ -16,7 +16,9 @@ use tokio_util::sync::CancellationToken;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use super::front::{self, Front};
+use super::body::BodyLimits;
+use super::front;
+use super::gate::Gate;
 use super::sessions::CappedSessions;
 use crate::server::Server;
 
@@ -465,7 +467,7 @@ impl HttpServer {
             .with_legacy_session_mode(!self.stateless)
             .with_json_response(self.json_response)
             .with_cancellation_token(cancel);
-        // The front reads bodies under its own limit; rmcp's must not be the smaller one.
+        // The body layer reads bodies under its own limit; rmcp's must not be the smaller one.
         config.max_request_body_bytes = self.max_body_bytes.max(1);
         config = match self.allowed_hosts {
             Some(hosts) => config.with_allowed_hosts(hosts),
@@ -489,21 +491,18 @@ impl HttpServer {
             Arc::clone(&sessions),
             config,
         );
-        let front = Arc::new(Front {
-            mcp,
+        let gate = Gate {
             sessions,
-            max_body_bytes: self.max_body_bytes,
-            body_timeout: self.body_read_timeout,
-            retry_after: self.session_idle_timeout.min(MAX_RETRY_AFTER),
             max_sessions_per_caller: self.max_sessions_per_caller,
+            retry_after: self.session_idle_timeout.min(MAX_RETRY_AFTER),
             stateless: self.stateless,
-        });
-        let router = if self.any_path {
-            Router::new().fallback(front::serve)
-        } else {
-            Router::new().route(&self.path, axum::routing::any(front::serve))
         };
-        let mut router = router.with_state(front);
+        let limits = BodyLimits {
+            max_bytes: self.max_body_bytes,
+            timeout: self.body_read_timeout,
+        };
+        let path = (!self.any_path).then_some(self.path.as_str());
+        let mut router = front::route(mcp, gate, limits, path);
         for wrap in self.wraps {
             router = wrap(router);
         }

@@ -5,8 +5,11 @@
 //!
 #![doc = include_str!("../../docs/http.md")]
 
+mod answer;
+mod body;
 mod config;
 mod front;
+mod gate;
 
 /// The deployment guide: replicas behind a load balancer (sessions and stickiness, shared rate
 /// limits in Redis, trusted proxies, failure modes), as `scripts/replicas.sh` runs them.
@@ -14,6 +17,7 @@ mod front;
 pub mod deployment {}
 mod serve;
 mod sessions;
+mod statuses;
 mod trim;
 
 use std::io;
