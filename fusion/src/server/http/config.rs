@@ -16,7 +16,9 @@ use tokio_util::sync::CancellationToken;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use super::front::{self, Front};
+use super::body::BodyLimits;
+use super::front;
+use super::gate::Gate;
 use super::sessions::CappedSessions;
 use crate::server::Server;
 
@@ -121,7 +123,7 @@ pub struct HttpServer {
     max_body_bytes: usize,
     /// `None`: any host.
     allowed_hosts: Option<Vec<String>>,
-    /// `None`: any origin.
+    /// `None`: as `rmcp` says (any origin, unless [`HttpServer::into_service_with`] set it).
     allowed_origins: Option<Vec<String>>,
     json_response: bool,
     /// `None`: trim when fusion runs the server ([`ServedBy::Fusion`]), not when mounted.
@@ -132,6 +134,8 @@ pub struct HttpServer {
     pub(super) shutdown: Option<Shutdown>,
     /// Serve MCP at every path, not only `path` ([`HttpServer::into_service`]).
     any_path: bool,
+    /// rmcp's settings fusion has none of its own for (keep-alive, retry, the shutdown token).
+    rmcp: StreamableHttpServerConfig,
 }
 
 impl HttpServer {
@@ -155,7 +159,27 @@ impl HttpServer {
             routes: Router::new(),
             shutdown: None,
             any_path: false,
+            rmcp: StreamableHttpServerConfig::default(),
         }
+    }
+
+    /// [`HttpServer::into_service`] with the settings of rmcp's `config` (allowed hosts and
+    /// origins, JSON responses, sessions or none, the body limit, keep-alive, the cancellation
+    /// token that ends every session); fusion's defaults for the rest.
+    pub(super) fn into_service_with(mut self, config: StreamableHttpServerConfig) -> Router {
+        if config.session_store.is_some() {
+            tracing::warn!(target: "fusion::server", "a StreamableHttpServerConfig::session_store is not used: fusion's session store keeps sessions in memory");
+        }
+        self.allowed_hosts = Some(config.allowed_hosts.clone()).filter(|hosts| !hosts.is_empty());
+        // `config` keeps its own origin check.
+        self.allowed_origins = None;
+        self.json_response = config.json_response;
+        self.stateless = !config.legacy_session_mode;
+        self.max_body_bytes = config.max_request_body_bytes;
+        self.any_path = true;
+        let cancel = config.cancellation_token.clone();
+        self.rmcp = config;
+        self.build(cancel, ServedBy::Application)
     }
 
     /// Serves MCP at `path` (default `/mcp`).
@@ -461,22 +485,22 @@ impl HttpServer {
     /// its event streams).
     pub(super) fn build(self, cancel: CancellationToken, served_by: ServedBy) -> Router {
         let release_memory = self.releases_memory(served_by);
-        let mut config = StreamableHttpServerConfig::default()
+        let mut config = self
+            .rmcp
             .with_legacy_session_mode(!self.stateless)
             .with_json_response(self.json_response)
             .with_cancellation_token(cancel);
-        // The front reads bodies under its own limit; rmcp's must not be the smaller one.
+        // The body layer reads bodies under its own limit; rmcp's must not be the smaller one.
         config.max_request_body_bytes = self.max_body_bytes.max(1);
         config = match self.allowed_hosts {
             Some(hosts) => config.with_allowed_hosts(hosts),
             None => config.disable_allowed_hosts(),
         };
-        config = match self.allowed_origins {
-            Some(origins) => config
+        if let Some(origins) = self.allowed_origins {
+            config = config
                 .with_allowed_origins(origins)
-                .enforce_origin_validation(),
-            None => config.disable_allowed_origins(),
-        };
+                .enforce_origin_validation();
+        }
         let sessions = Arc::new(CappedSessions::new(
             self.max_sessions,
             self.session_idle_timeout,
@@ -489,21 +513,18 @@ impl HttpServer {
             Arc::clone(&sessions),
             config,
         );
-        let front = Arc::new(Front {
-            mcp,
+        let gate = Gate {
             sessions,
-            max_body_bytes: self.max_body_bytes,
-            body_timeout: self.body_read_timeout,
-            retry_after: self.session_idle_timeout.min(MAX_RETRY_AFTER),
             max_sessions_per_caller: self.max_sessions_per_caller,
+            retry_after: self.session_idle_timeout.min(MAX_RETRY_AFTER),
             stateless: self.stateless,
-        });
-        let router = if self.any_path {
-            Router::new().fallback(front::serve)
-        } else {
-            Router::new().route(&self.path, axum::routing::any(front::serve))
         };
-        let mut router = router.with_state(front);
+        let limits = BodyLimits {
+            max_bytes: self.max_body_bytes,
+            timeout: self.body_read_timeout,
+        };
+        let path = (!self.any_path).then_some(self.path.as_str());
+        let mut router = front::route(mcp, gate, limits, path);
         for wrap in self.wraps {
             router = wrap(router);
         }

@@ -1,12 +1,14 @@
 //! Serving over MCP Streamable HTTP (feature `http`): [`Server::serve_http`] and
-//! [`Server::http`] with safe defaults, [`HttpServer::into_service`] to nest in an axum app of
-//! your own, or rmcp's bare service ([`Server::streamable_http_service`]) without fusion's
-//! hardening.
+//! [`Server::http`] with safe defaults, or [`HttpServer::into_service`] to nest in an axum app of
+//! your own ([`Server::streamable_http_service`] is the same, configured as rmcp's).
 //!
 #![doc = include_str!("../../docs/http.md")]
 
+mod answer;
+mod body;
 mod config;
 mod front;
+mod gate;
 
 /// The deployment guide: replicas behind a load balancer (sessions and stickiness, shared rate
 /// limits in Redis, trusted proxies, failure modes), as `scripts/replicas.sh` runs them.
@@ -14,12 +16,11 @@ mod front;
 pub mod deployment {}
 mod serve;
 mod sessions;
+mod statuses;
 mod trim;
 
 use std::io;
-use std::sync::Arc;
 
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio::net::TcpListener;
 
 pub use config::{
@@ -34,9 +35,32 @@ pub use rmcp::transport::StreamableHttpServerConfig;
 
 use super::Server;
 
-/// The tower service [`Server::streamable_http_service`] returns: rmcp's, with sessions kept in
-/// memory without a cap.
-pub type HttpService = rmcp::transport::StreamableHttpService<Server, LocalSessionManager>;
+/// The tower service [`Server::streamable_http_service`] returns: rmcp's behind fusion's
+/// layers, as [`HttpServer::into_service`] returns it, but not an axum `Router` (so that
+/// `Router::route_service` takes it).
+#[derive(Clone, Debug)]
+pub struct HttpService(axum::Router);
+
+impl<B> tower_service::Service<http::Request<B>> for HttpService
+where
+    B: axum::body::HttpBody<Data = bytes::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = axum::response::Response;
+    type Error = std::convert::Infallible;
+    type Future = axum::routing::future::RouteFuture<std::convert::Infallible>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        tower_service::Service::<http::Request<B>>::poll_ready(&mut self.0, cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        self.0.call(request)
+    }
+}
 
 impl Server {
     /// A Streamable HTTP server for this server's tools, to configure before serving it; see
@@ -79,36 +103,45 @@ impl Server {
         self.http().serve_on(listener).await
     }
 
-    /// rmcp's bare tower service speaking MCP Streamable HTTP, with rmcp's default
-    /// configuration (sessions kept in memory, only loopback `Host`s accepted). To mount fusion
-    /// in an axum app, nest [`HttpServer::into_service`] instead: this service lacks all of
-    /// fusion's HTTP hardening.
-    ///
-    /// Mounting it, you own: a cap on live sessions, overall and per caller (each costs about
-    /// 50 KB; else `initialize` floods grow memory without bound); binding each session to the
-    /// caller that opened it (else a leaked `Mcp-Session-Id` lets another caller post into the
-    /// session and read its events); `Origin` validation (the MCP specification requires it:
-    /// Transports, Streamable HTTP, "Security Warning"); a body read timeout, and JSON-RPC
-    /// answers to a body over the size limit or not readable as a message (rmcp answers 413
-    /// and 415 in plain text); 404 with a JSON-RPC error for an ended session and 204 for a `DELETE`
-    /// (rmcp answers plain text, and 202, which the Python SDK logs as a failed termination);
-    /// and, per connection, `TCP_NODELAY` (else every response waits about 40 ms for a delayed
-    /// ACK), a header read timeout, a cap on open connections and the
-    /// [`ClientAddr`](crate::auth::ClientAddr) extension. The heap is never trimmed after
-    /// sessions close ([`HttpServer::release_memory`]).
+    /// MCP Streamable HTTP as a tower service answering at whatever path it is mounted, with
+    /// rmcp's default configuration (sessions, loopback `Host`s only, any `Origin`) and fusion's
+    /// defaults for the rest: the same service, behind the same layers, as
+    /// `server.http().any_origin().into_service()` (see [`HttpServer::into_service`] for what it
+    /// keeps and what your server then owns).
     pub fn streamable_http_service(self) -> HttpService {
         self.streamable_http_service_with(StreamableHttpServerConfig::default())
     }
 
-    /// [`Server::streamable_http_service`] with a configuration: allowed hosts and origins,
-    /// JSON responses, keep-alive, a cancellation token for shutdown. It lacks the same
-    /// hardening: mount [`HttpServer::into_service`] instead.
+    /// [`Server::streamable_http_service`] with rmcp's configuration: allowed hosts and
+    /// origins, JSON responses, sessions or none (`legacy_session_mode`), the body limit,
+    /// keep-alive and retry, a cancellation token that ends every session. Fusion's defaults
+    /// apply to what it does not set (the session caps and idle timeout, the body read
+    /// timeout); a `session_store` is not used (sessions are kept in memory). [`Server::http`]
+    /// sets all of them.
     pub fn streamable_http_service_with(self, config: StreamableHttpServerConfig) -> HttpService {
-        self.log_breaking_deltas();
-        rmcp::transport::StreamableHttpService::new(
-            move || Ok(self.for_new_session()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        )
+        HttpService(self.http().into_service_with(config))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tower::ServiceExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn the_streamable_http_service_has_fusions_layers() {
+        let service = Server::new("layered", "1.0.0").streamable_http_service();
+        let ended = http::Request::delete("/anywhere")
+            .header("host", "localhost")
+            .header("mcp-session-id", "gone")
+            .body(String::new())
+            .unwrap();
+        let response = service.oneshot(ended).await.unwrap();
+        assert_eq!(response.status(), http::StatusCode::NOT_FOUND);
+        assert_eq!(
+            response.headers()[http::header::CONTENT_TYPE],
+            "application/json"
+        );
     }
 }

@@ -6,19 +6,19 @@
 //! with `initialize` requests alone. At the cap a new session is refused, never an old one
 //! evicted: eviction would break a working client's conversation mid-way (its in-flight calls,
 //! its event stream) to make room for whoever sends `initialize` fastest, which under a flood is
-//! the flood. The refusal is an HTTP 503 with `Retry-After` ([`super::front`]); sessions free
+//! the flood. The refusal is an HTTP 503 with `Retry-After` ([`super::gate`]); sessions free
 //! their slot when they close (HTTP `DELETE`), end, or sit idle past the idle timeout.
 //!
 //! Both caps are checked and the slot taken in one step, under one lock
 //! ([`CappedSessions::reserve`]), before rmcp starts opening the session: a check now and a
 //! count of the session later (once rmcp answers with its id) would let parallel `initialize`s
-//! all pass the check. The [`Reservation`] becomes the session's when rmcp creates it (bound to
-//! its caller from then on), and is freed if it never does. A session rmcp opened holds its slot
+//! all pass the check. The [`Reservation`] travels with the request ([`Opening`]) and becomes the
+//! session's when rmcp opens it (bound to its caller from then on), and is freed if it never
+//! does. A session rmcp opened holds its slot
 //! until it ends, even when its `initialize` then fails or its client goes away: its worker
 //! lives until the idle timeout, and counting it keeps a caller who disconnects mid-`initialize`
 //! within its cap.
 
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -27,7 +27,7 @@ use futures::Stream;
 
 use super::trim::Trimmer;
 use crate::auth::Principal;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError, SessionConfig,
 };
@@ -35,17 +35,43 @@ use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionId, SessionManager,
 };
 
-tokio::task_local! {
-    /// Set while the front serves an `initialize`: the slot reserved for the session it opens,
-    /// taken by [`CappedSessions::create_session`].
-    static OPENING: Cell<Option<Reservation>>;
-}
+/// The slot reserved for the session an `initialize` opens, carried in the request's
+/// extensions (cloned with them) from the session gate to [`CappedSessions::initialize_session`],
+/// which takes it: rmcp hands that call the `initialize` message, and the message the request's
+/// parts. Dropped unused with every copy of the request (rmcp refused it before opening a
+/// session, or the client went away), or taken and dropped by the gate once rmcp answered, the
+/// reservation frees its slot.
+#[derive(Clone, Debug)]
+pub(super) struct Opening(Arc<Mutex<Option<Reservation>>>);
 
-/// Runs `request` (the handling of an `initialize`) with `reservation` as the slot of the
-/// session it opens. Dropped unused (rmcp refused the request before opening a session, or the
-/// request was dropped: the client went away), the reservation frees its slot.
-pub(super) async fn opening<F: Future>(reservation: Reservation, request: F) -> F::Output {
-    OPENING.scope(Cell::new(Some(reservation)), request).await
+impl Opening {
+    pub(super) fn new(reservation: Reservation) -> Opening {
+        Opening(Arc::new(Mutex::new(Some(reservation))))
+    }
+
+    /// The reservation, if no one took it yet.
+    pub(super) fn take(&self) -> Option<Reservation> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+
+    /// Whether it still holds its reservation.
+    #[cfg(test)]
+    pub(super) fn is_reserved(&self) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
+    /// The reservation an `initialize` message carries (in the HTTP request's parts rmcp puts
+    /// on it), taken.
+    fn of(message: &ClientJsonRpcMessage) -> Option<Reservation> {
+        let ClientJsonRpcMessage::Request(request) = message else {
+            return None;
+        };
+        let parts = request.request.extensions().get::<http::request::Parts>()?;
+        parts.extensions.get::<Opening>()?.take()
+    }
 }
 
 /// Who a session belongs to: the issuer and subject of the principal that opened it
@@ -212,7 +238,7 @@ impl CappedSessions {
 /// Why the store could not serve a session operation.
 #[derive(Debug, thiserror::Error)]
 pub(super) enum SessionError {
-    /// rmcp asked for a session outside an `initialize` the front reserved a slot for.
+    /// rmcp opened a session for an `initialize` the session gate reserved no slot for.
     #[error("no session slot was reserved for this request")]
     Unreserved,
     /// rmcp's own error.
@@ -225,13 +251,7 @@ impl SessionManager for CappedSessions {
     type Transport = <LocalSessionManager as SessionManager>::Transport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), SessionError> {
-        // Every `initialize` the front serves carries a reservation (the front reads the method
-        // as rmcp will); without one a session would escape both caps.
-        let reservation = OPENING.try_with(Cell::take).ok().flatten();
-        let reservation = reservation.ok_or(SessionError::Unreserved)?;
-        let (id, transport) = self.inner.create_session().await?;
-        reservation.open(&id);
-        Ok((id, transport))
+        Ok(self.inner.create_session().await?)
     }
 
     async fn initialize_session(
@@ -239,6 +259,15 @@ impl SessionManager for CappedSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, SessionError> {
+        // rmcp calls this in the same poll as `create_session` returns, so the session is
+        // counted from its creation: no await lies between (a client going away cannot leave
+        // it uncounted). Every `initialize` the gate lets through carries a reservation (the
+        // gate reads the method as rmcp will); without one a session would escape both caps.
+        let Some(reservation) = Opening::of(&message) else {
+            self.inner.close_session(id).await?;
+            return Err(SessionError::Unreserved);
+        };
+        reservation.open(id);
         Ok(self.inner.initialize_session(id, message).await?)
     }
 
@@ -328,18 +357,48 @@ mod tests {
         sessions.reserve(caller("alice"), 2).unwrap();
     }
 
+    /// An `initialize` as rmcp hands it to the store: carrying the request's parts, and in
+    /// them the gate's `opening` when there is one.
+    fn initialize(opening: Option<&Opening>) -> ClientJsonRpcMessage {
+        let mut message: ClientJsonRpcMessage = serde_json::from_value(serde_json::json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        }))
+        .unwrap();
+        let (mut parts, ()) = http::Request::new(()).into_parts();
+        if let Some(opening) = opening {
+            parts.extensions.insert(opening.clone());
+        }
+        if let ClientJsonRpcMessage::Request(request) = &mut message {
+            request.request.extensions_mut().insert(parts);
+        }
+        message
+    }
+
+    /// Initializes session `id` with `message`, as far as the store goes without a server.
+    async fn initialize_session(
+        sessions: &CappedSessions,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) {
+        let initialized = sessions.initialize_session(id, message);
+        let _ = tokio::time::timeout(Duration::from_millis(10), initialized).await;
+    }
+
     #[tokio::test]
     async fn a_reservation_dropped_with_its_request_frees_its_slots() {
         // The client went away while its `initialize` was handled, before rmcp opened a
-        // session: hyper drops the request's future, and the reservation with it.
+        // session: hyper drops the request, and the reservation with it.
         let sessions = store(1);
-        let reservation = sessions.reserve(caller("alice"), 1).unwrap();
-        let request = opening(reservation, std::future::pending::<()>());
-        assert!(
-            tokio::time::timeout(Duration::from_millis(10), request)
-                .await
-                .is_err()
-        );
+        let opening = Opening::new(sessions.reserve(caller("alice"), 1).unwrap());
+        let message = initialize(Some(&opening));
+        drop(opening);
+        assert_eq!(sessions.live(), 1);
+        drop(message);
         assert_eq!(sessions.live(), 0);
         sessions.reserve(caller("alice"), 1).unwrap();
     }
@@ -347,10 +406,10 @@ mod tests {
     #[tokio::test]
     async fn a_reservation_becomes_its_session_until_the_session_closes() {
         let sessions = store(1);
-        let reservation = sessions.reserve(caller("alice"), 1).unwrap();
-        let (id, _transport) = opening(reservation, sessions.create_session())
-            .await
-            .unwrap();
+        let opening = Opening::new(sessions.reserve(caller("alice"), 1).unwrap());
+        let (id, _transport) = sessions.create_session().await.unwrap();
+        initialize_session(&sessions, &id, initialize(Some(&opening))).await;
+        assert!(!opening.is_reserved());
         assert!(sessions.is_open(&id));
         assert!(sessions.serves(&id, Some(&Principal::new("alice"))));
         assert!(!sessions.serves(&id, Some(&Principal::new("bob"))));
@@ -369,8 +428,10 @@ mod tests {
     #[tokio::test]
     async fn no_session_opens_without_a_reservation() {
         let sessions = store(1);
-        let created = sessions.create_session().await;
-        assert!(matches!(created, Err(SessionError::Unreserved)));
+        let (id, _transport) = sessions.create_session().await.unwrap();
+        let initialized = sessions.initialize_session(&id, initialize(None)).await;
+        assert!(matches!(initialized, Err(SessionError::Unreserved)));
+        assert!(!sessions.inner.has_session(&id).await.unwrap());
         assert_eq!(sessions.live(), 0);
     }
 }
