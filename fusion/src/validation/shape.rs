@@ -3,13 +3,15 @@
 //!
 //! Only used after a validation failed, to word the lines; it never decides validity.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
+
+use crate::schema::{BRANCHES, Walk, local_pointer};
 
 use super::path::{FieldPath, Segment};
 use super::sent;
 
 /// How deep `$ref` chains and combinator branches are followed (recursive schemas stop here).
-const MAX_DEPTH: u8 = 16;
+const MAX_DEPTH: usize = 16;
 
 /// An input schema, kept for wording lines.
 #[derive(Clone, Debug)]
@@ -28,15 +30,7 @@ impl Shape {
 
     /// The target of a local reference (`#`, `#/$defs/Address`); `None` for anything else.
     fn reference(&self, reference: &str) -> Option<&Value> {
-        let pointer = reference.strip_prefix('#')?;
-        if pointer.is_empty() {
-            return Some(&self.root);
-        }
-        if pointer.contains('%') {
-            self.root.pointer(&percent_decode(pointer)?)
-        } else {
-            self.root.pointer(pointer)
-        }
+        self.root.pointer(&local_pointer(reference)?)
     }
 
     /// Calls `f` on `node`, then on what it references and on its combinator branches, depth
@@ -44,33 +38,17 @@ impl Shape {
     fn find<'a, T>(
         &'a self,
         node: &'a Value,
-        depth: u8,
-        f: &mut impl FnMut(&'a Value) -> Option<T>,
+        f: impl FnMut(&'a Map<String, Value>) -> Option<T>,
     ) -> Option<T> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        if let Some(found) = f(node) {
-            return Some(found);
-        }
-        if let Some(target) = node
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| self.reference(r))
-            && let Some(found) = self.find(target, depth + 1, f)
-        {
-            return Some(found);
-        }
-        for key in ["allOf", "anyOf", "oneOf"] {
-            if let Some(Value::Array(branches)) = node.get(key) {
-                for branch in branches {
-                    if let Some(found) = self.find(branch, depth + 1, f) {
-                        return Some(found);
-                    }
-                }
-            }
-        }
-        None
+        self.walk(node).find_map(f)
+    }
+
+    /// The schemas [`Shape::find`] reaches from `node`, in its order.
+    fn walk<'a>(&'a self, node: &'a Value) -> impl Iterator<Item = &'a Map<String, Value>> {
+        Walk::new(BRANCHES)
+            .through_refs(&self.root, MAX_DEPTH)
+            .from(node.as_object())
+            .map(|n| n.schema)
     }
 
     /// The schema of property `name` of an object described by `node`: a declared property,
@@ -79,16 +57,16 @@ impl Shape {
     /// pattern `name` matches does not change the value's schema), else a schema-valued
     /// `additionalProperties` (maps keyed by strings).
     pub(crate) fn property<'a>(&'a self, node: &'a Value, name: &str) -> Option<&'a Value> {
-        self.find(node, 0, &mut |n| n.get("properties")?.get(name))
+        self.find(node, |n| n.get("properties")?.get(name))
             .or_else(|| {
-                self.find(node, 0, &mut |n| {
+                self.find(node, |n| {
                     let mut schemas = n.get("patternProperties")?.as_object()?.values();
                     let first = schemas.next()?;
                     schemas.all(|other| other == first).then_some(first)
                 })
             })
             .or_else(|| {
-                self.find(node, 0, &mut |n| {
+                self.find(node, |n| {
                     n.get("additionalProperties").filter(|v| v.is_object())
                 })
             })
@@ -98,7 +76,7 @@ impl Shape {
     /// schema's order, each once.
     pub(crate) fn key_patterns<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
         let mut patterns: Vec<&str> = Vec::new();
-        self.visit(node, 0, &mut |n| {
+        self.walk(node).for_each(|n| {
             if let Some(Value::Object(map)) = n.get("patternProperties") {
                 for pattern in map.keys() {
                     if !patterns.contains(&pattern.as_str()) {
@@ -112,7 +90,7 @@ impl Shape {
 
     /// The schema of element `index` of an array described by `node`.
     pub(crate) fn item<'a>(&'a self, node: &'a Value, index: usize) -> Option<&'a Value> {
-        self.find(node, 0, &mut |n| {
+        self.find(node, |n| {
             n.get("prefixItems")
                 .and_then(|p| p.get(index))
                 .or_else(|| match n.get("items") {
@@ -135,7 +113,7 @@ impl Shape {
 
     /// Whether `node` (or what it references, or one of its branches) says `writeOnly: true`.
     fn write_only(&self, node: &Value) -> bool {
-        self.find(node, 0, &mut |n| {
+        self.find(node, |n| {
             (n.get("writeOnly") == Some(&Value::Bool(true))).then_some(())
         })
         .is_some()
@@ -172,7 +150,7 @@ impl Shape {
     pub(crate) fn declared_properties<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
         let mut names: Vec<&str> = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        self.visit(node, 0, &mut |n| {
+        self.walk(node).for_each(|n| {
             if let Some(Value::Object(props)) = n.get("properties") {
                 names.extend(
                     props
@@ -185,25 +163,17 @@ impl Shape {
         names
     }
 
-    /// Calls `f` on every node [`Shape::find`] would reach.
-    fn visit<'a>(&'a self, node: &'a Value, depth: u8, f: &mut impl FnMut(&'a Value)) {
-        let _ = self.find(node, depth, &mut |n| {
-            f(n);
-            None::<()>
-        });
-    }
-
     /// The tag of a tagged union described by `node`: a property that every branch of its
     /// `oneOf`/`anyOf` (after `$ref`s) declares with a `const`, and those values in branch
     /// order. `None` when `node` is not such a union (schemars writes one for an enum with
     /// `#[serde(tag = "..")]`, with or without `content`).
     pub(crate) fn tag<'a>(&'a self, node: &'a Value) -> Option<(&'a str, Vec<&'a Value>)> {
         // Through `$ref`s and wrappers: an `Option` of the enum is `anyOf: [{$ref}, null]`.
-        self.find(node, 0, &mut |n| self.tag_here(n))
+        self.find(node, |n| self.tag_here(n))
     }
 
     /// [`Shape::tag`] of `node` itself.
-    fn tag_here<'a>(&'a self, node: &'a Value) -> Option<(&'a str, Vec<&'a Value>)> {
+    fn tag_here<'a>(&'a self, node: &'a Map<String, Value>) -> Option<(&'a str, Vec<&'a Value>)> {
         let branches = node
             .get("oneOf")
             .or_else(|| node.get("anyOf"))?
@@ -224,11 +194,11 @@ impl Shape {
     /// For a `oneOf`/`anyOf` whose every branch is an object requiring some fields, one
     /// outline per branch: `an object with 'id'`, `an object with 'w' and 'h'`.
     pub(crate) fn required_outlines(&self, node: &Value) -> Option<Vec<String>> {
-        self.find(node, 0, &mut |n| self.required_outlines_here(n))
+        self.find(node, |n| self.required_outlines_here(n))
     }
 
     /// [`Shape::required_outlines`] of `node` itself.
-    fn required_outlines_here(&self, node: &Value) -> Option<Vec<String>> {
+    fn required_outlines_here(&self, node: &Map<String, Value>) -> Option<Vec<String>> {
         let branches = node
             .get("oneOf")
             .or_else(|| node.get("anyOf"))?
@@ -254,7 +224,7 @@ impl Shape {
     }
 
     /// `node` with its `$ref`s followed.
-    fn resolve<'a>(&'a self, node: &'a Value, depth: u8) -> Option<&'a Value> {
+    fn resolve<'a>(&'a self, node: &'a Value, depth: usize) -> Option<&'a Value> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -266,12 +236,12 @@ impl Shape {
 
     /// The first `pattern` that applies to `node`.
     pub(crate) fn pattern<'a>(&'a self, node: &'a Value) -> Option<&'a str> {
-        self.find(node, 0, &mut |n| n.get("pattern").and_then(Value::as_str))
+        self.find(node, |n| n.get("pattern").and_then(Value::as_str))
     }
 
     /// The literal values `node` allows, when it is made only of `const` and `enum` (possibly
     /// spread over `anyOf`/`oneOf` branches, as schemars writes documented enums).
-    pub(crate) fn literals<'a>(&'a self, node: &'a Value, depth: u8) -> Option<Vec<&'a Value>> {
+    pub(crate) fn literals<'a>(&'a self, node: &'a Value, depth: usize) -> Option<Vec<&'a Value>> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -305,7 +275,7 @@ impl Shape {
         self.describe_at(node, 0)
     }
 
-    fn describe_at(&self, node: &Value, depth: u8) -> Option<String> {
+    fn describe_at(&self, node: &Value, depth: usize) -> Option<String> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -393,29 +363,6 @@ fn join_last<'s>(phrases: impl IntoIterator<Item = &'s str>, last: &str) -> Stri
     out
 }
 
-/// Decodes the `%XX` escapes of a URI fragment (RFC 3986, section 2.1; schemars
-/// percent-encodes `$defs` names with characters such as `<` or a space). `None` when a `%` is
-/// not followed by two hex digits or the decoded bytes are not UTF-8: no reference designates
-/// anything then.
-pub(crate) fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = bytes.get(i + 1..i + 3)?;
-            let digit = |b: u8| char::from(b).to_digit(16);
-            let (high, low) = (digit(hex[0])?, digit(hex[1])?);
-            out.push((high * 16 + low) as u8);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,15 +424,5 @@ mod tests {
         let s = shape();
         assert!(s.is_write_only(&path("/token")));
         assert!(!s.is_write_only(&path("/currency")));
-    }
-
-    #[test]
-    fn percent_escapes_decode() {
-        assert_eq!(percent_decode("/$defs/A%3CB%3E").unwrap(), "/$defs/A<B>");
-        assert_eq!(percent_decode("/$defs/%7e0%25").unwrap(), "/$defs/~0%");
-        // Not two hex digits (`from_str_radix` would take `+1`), or not UTF-8.
-        for bad in ["%zz", "%+1", "%4", "a%", "%FF", "%C3"] {
-            assert_eq!(percent_decode(bad), None, "{bad}");
-        }
     }
 }

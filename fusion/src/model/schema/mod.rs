@@ -4,13 +4,17 @@
 //! Schema every major LLM API accepts (see [`crate::portability`]).
 
 mod portable;
+mod walk;
 
-pub(crate) use portable::{GEMINI_FORMATS, GEMINI_KEYWORDS, local_definition};
+pub(crate) use portable::{GEMINI_FORMATS, GEMINI_KEYWORDS};
+pub(crate) use walk::{
+    BRANCHES, EVERY, Walk, at_pointer, escape_pointer, local_definition, local_pointer,
+    unescape_pointer_token,
+};
 
 use serde_json::{Map, Value, json};
 
-use crate::model::definition::{ActionDefinition, ToolDefinition};
-use crate::validation::SchemaError;
+use crate::model::definition::{ActionDefinition, SchemaError, ToolDefinition};
 
 /// The checks a definition must pass before it is served, made by the generated tool runtime (at a
 /// generated tool's first call) and by `Server::tool` (at registration, which panics):
