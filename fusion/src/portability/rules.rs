@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 
 use super::Provider;
 use crate::schema::{
-    EVERY, GEMINI_FORMATS, GEMINI_KEYWORDS, Walk, at_pointer, escape_pointer, local_definition,
-    local_pointer,
+    EVERY, GEMINI_FORMATS, GEMINI_KEYWORDS, Walk, accepts_objects, at_pointer, escape_pointer,
+    local_definition, local_pointer, required,
 };
 
 /// A rule a tool definition can break; [`Provider`] says which provider has which.
@@ -240,11 +240,7 @@ impl Check<'_> {
         let mut depths: Vec<usize> = Vec::new();
         for node in Walk::new(EVERY).from(Some(self.root)) {
             let map = node.schema;
-            let is_object = map.get("type").is_some_and(|t| {
-                t == "object"
-                    || t.as_array()
-                        .is_some_and(|ts| ts.iter().any(|t| t == "object"))
-            }) || map.contains_key("properties");
+            let is_object = accepts_objects(map) || map.contains_key("properties");
             let depth = node.parent.map_or(0, |p| depths[p]) + usize::from(is_object);
             depths.push(depth);
             self.totals.depth = self.totals.depth.max(depth);
@@ -444,11 +440,7 @@ impl Check<'_> {
                     .into(),
             );
         }
-        let required: Vec<&str> = map
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let required = required(map);
         if let Some(Value::Object(properties)) = map.get("properties") {
             for field in properties
                 .keys()

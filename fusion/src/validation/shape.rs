@@ -33,17 +33,7 @@ impl Shape {
         self.root.pointer(&local_pointer(reference)?)
     }
 
-    /// Calls `f` on `node`, then on what it references and on its combinator branches, depth
-    /// first, and returns the first `Some`.
-    fn find<'a, T>(
-        &'a self,
-        node: &'a Value,
-        f: impl FnMut(&'a Map<String, Value>) -> Option<T>,
-    ) -> Option<T> {
-        self.walk(node).find_map(f)
-    }
-
-    /// The schemas [`Shape::find`] reaches from `node`, in its order.
+    /// `node`, then what it references and its combinator branches, depth first.
     fn walk<'a>(&'a self, node: &'a Value) -> impl Iterator<Item = &'a Map<String, Value>> {
         Walk::new(BRANCHES)
             .through_refs(&self.root, MAX_DEPTH)
@@ -57,18 +47,18 @@ impl Shape {
     /// pattern `name` matches does not change the value's schema), else a schema-valued
     /// `additionalProperties` (maps keyed by strings).
     pub(crate) fn property<'a>(&'a self, node: &'a Value, name: &str) -> Option<&'a Value> {
-        self.find(node, |n| n.get("properties")?.get(name))
+        self.walk(node)
+            .find_map(|n| n.get("properties")?.get(name))
             .or_else(|| {
-                self.find(node, |n| {
+                self.walk(node).find_map(|n| {
                     let mut schemas = n.get("patternProperties")?.as_object()?.values();
                     let first = schemas.next()?;
                     schemas.all(|other| other == first).then_some(first)
                 })
             })
             .or_else(|| {
-                self.find(node, |n| {
-                    n.get("additionalProperties").filter(|v| v.is_object())
-                })
+                self.walk(node)
+                    .find_map(|n| n.get("additionalProperties").filter(|v| v.is_object()))
             })
     }
 
@@ -90,7 +80,7 @@ impl Shape {
 
     /// The schema of element `index` of an array described by `node`.
     pub(crate) fn item<'a>(&'a self, node: &'a Value, index: usize) -> Option<&'a Value> {
-        self.find(node, |n| {
+        self.walk(node).find_map(|n| {
             n.get("prefixItems")
                 .and_then(|p| p.get(index))
                 .or_else(|| match n.get("items") {
@@ -113,10 +103,9 @@ impl Shape {
 
     /// Whether `node` (or what it references, or one of its branches) says `writeOnly: true`.
     fn write_only(&self, node: &Value) -> bool {
-        self.find(node, |n| {
-            (n.get("writeOnly") == Some(&Value::Bool(true))).then_some(())
-        })
-        .is_some()
+        self.walk(node)
+            .find_map(|n| (n.get("writeOnly") == Some(&Value::Bool(true))).then_some(()))
+            .is_some()
     }
 
     /// Whether `path` or one of its ancestors is `writeOnly` in the schema (a secret).
@@ -169,7 +158,7 @@ impl Shape {
     /// `#[serde(tag = "..")]`, with or without `content`).
     pub(crate) fn tag<'a>(&'a self, node: &'a Value) -> Option<(&'a str, Vec<&'a Value>)> {
         // Through `$ref`s and wrappers: an `Option` of the enum is `anyOf: [{$ref}, null]`.
-        self.find(node, |n| self.tag_here(n))
+        self.walk(node).find_map(|n| self.tag_here(n))
     }
 
     /// [`Shape::tag`] of `node` itself.
@@ -194,7 +183,7 @@ impl Shape {
     /// For a `oneOf`/`anyOf` whose every branch is an object requiring some fields, one
     /// outline per branch: `an object with 'id'`, `an object with 'w' and 'h'`.
     pub(crate) fn required_outlines(&self, node: &Value) -> Option<Vec<String>> {
-        self.find(node, |n| self.required_outlines_here(n))
+        self.walk(node).find_map(|n| self.required_outlines_here(n))
     }
 
     /// [`Shape::required_outlines`] of `node` itself.
@@ -236,7 +225,8 @@ impl Shape {
 
     /// The first `pattern` that applies to `node`.
     pub(crate) fn pattern<'a>(&'a self, node: &'a Value) -> Option<&'a str> {
-        self.find(node, |n| n.get("pattern").and_then(Value::as_str))
+        self.walk(node)
+            .find_map(|n| n.get("pattern").and_then(Value::as_str))
     }
 
     /// The literal values `node` allows, when it is made only of `const` and `enum` (possibly

@@ -4,17 +4,8 @@
 
 use serde_json::{Map, Value};
 
-/// The keywords whose value is a map of subschemas by name; every other keyword a walk goes
-/// down holds one subschema, or a list of them.
-const NAMED: [&str; 5] = [
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
-
-/// Every keyword that holds subschemas.
+/// Every keyword that holds subschemas: the first [`NAMED`] a map of them by name, each other
+/// one subschema or a list of them.
 pub(crate) const EVERY: &[&str] = &[
     "properties",
     "patternProperties",
@@ -35,6 +26,9 @@ pub(crate) const EVERY: &[&str] = &[
     "propertyNames",
     "unevaluatedProperties",
 ];
+
+/// How many keywords of [`EVERY`] come first and hold a map of subschemas by name.
+const NAMED: usize = 5;
 
 /// The keywords that apply their subschemas to the instance their own schema applies to: a
 /// schema's branches.
@@ -137,19 +131,15 @@ impl<'a> Walk<'a> {
                 continue;
             }
             let here = format!("{}/{}", node.pointer, escape_pointer(keyword));
-            match value {
-                Value::Object(named) if NAMED.contains(&keyword.as_str()) => {
-                    for (name, child) in named {
-                        push(child, format!("{here}/{}", escape_pointer(name)));
-                    }
-                }
-                _ if NAMED.contains(&keyword.as_str()) => {}
-                Value::Array(list) => {
-                    for (index, child) in list.iter().enumerate() {
-                        push(child, format!("{here}/{index}"));
-                    }
-                }
-                child => push(child, here),
+            match (EVERY[..NAMED].contains(&keyword.as_str()), value) {
+                (true, Value::Object(named)) => named.iter().for_each(|(name, child)| {
+                    push(child, format!("{here}/{}", escape_pointer(name)));
+                }),
+                (true, _) => {}
+                (false, Value::Array(list)) => list.iter().enumerate().for_each(|(i, child)| {
+                    push(child, format!("{here}/{i}"));
+                }),
+                (false, child) => push(child, here),
             }
         }
     }
@@ -232,56 +222,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn walks_depth_first_in_keyword_order_with_pointers() {
+    fn walks_depth_first_in_keyword_order_through_references_when_asked() {
         let schema = json!({
-            "type": "object",
-            "properties": {"a/b": {"type": "array", "items": {"type": "string"}}, "c": true},
-            "anyOf": [{"required": ["c"]}, {"$ref": "#/$defs/D"}],
-            "$defs": {"D": {"not": {"type": "null"}}},
+            "properties": {"a/b": {"items": {"type": "string"}}, "c": true},
+            "anyOf": [{"$ref": "#/$defs/D"}],
+            "$defs": {"D": {"not": {"$ref": "#"}}},
             "enum": [{"properties": {}}]
         });
-        let walked: Vec<(String, usize, Option<usize>)> = Walk::new(EVERY)
-            .from(schema.as_object())
-            .map(|node| (node.pointer, node.depth, node.parent))
-            .collect();
+        let walked = |walk: Walk<'_>| -> Vec<(String, Option<usize>)> {
+            let nodes = walk.from(schema.as_object());
+            nodes.map(|node| (node.pointer, node.parent)).collect()
+        };
         let expected = [
-            ("", 0, None),
-            ("/$defs/D", 1, Some(0)),
-            ("/$defs/D/not", 2, Some(1)),
-            ("/anyOf/0", 1, Some(0)),
-            ("/anyOf/1", 1, Some(0)),
-            ("/properties/a~1b", 1, Some(0)),
-            ("/properties/a~1b/items", 2, Some(5)),
+            ("", None),
+            ("/$defs/D", Some(0)),
+            ("/$defs/D/not", Some(1)),
+            ("/anyOf/0", Some(0)),
+            ("/properties/a~1b", Some(0)),
+            ("/properties/a~1b/items", Some(4)),
         ];
-        let expected: Vec<(String, usize, Option<usize>)> = expected
-            .into_iter()
-            .map(|(p, d, parent)| (p.to_owned(), d, parent))
-            .collect();
-        assert_eq!(walked, expected);
-    }
-
-    #[test]
-    fn follows_references_to_the_depth_given() {
-        let schema = json!({
-            "anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}],
-            "$defs": {"Node": {"allOf": [{"$ref": "#"}]}}
-        });
-        let walk = Walk::new(BRANCHES).through_refs(&schema, 4);
-        let pointers: Vec<String> = walk
-            .from(schema.as_object())
-            .map(|node| node.pointer)
-            .collect();
-        assert_eq!(
-            pointers,
-            [
-                "",
-                "/anyOf/0",
-                "/$defs/Node",
-                "/$defs/Node/allOf/0",
-                "",
-                "/anyOf/1"
-            ]
-        );
+        let expected = expected.map(|(p, parent)| (p.to_owned(), parent));
+        assert_eq!(walked(Walk::new(EVERY)), expected);
+        let through_refs = Walk::new(BRANCHES).through_refs(&schema, 2);
+        let pointers: Vec<String> = walked(through_refs).into_iter().map(|(p, _)| p).collect();
+        assert_eq!(pointers, ["", "/anyOf/0", "/$defs/D"]);
     }
 
     #[test]
