@@ -491,15 +491,7 @@ fn structure(schema: &Value) -> Value {
                             )
                     })
                     .map(|(k, v)| {
-                        let child_names = !names
-                            && matches!(
-                                k.as_str(),
-                                "properties"
-                                    | "patternProperties"
-                                    | "$defs"
-                                    | "definitions"
-                                    | "dependentSchemas"
-                            );
+                        let child_names = !names && crate::schema::names_subschemas(k);
                         (k.clone(), strip(v, child_names))
                     })
                     .collect(),

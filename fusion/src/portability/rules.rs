@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::Provider;
 use crate::schema::{
     EVERY, GEMINI_FORMATS, GEMINI_KEYWORDS, Walk, accepts_objects, at_pointer, escape_pointer,
-    local_definition, local_pointer, required,
+    local_definition, local_pointer, names_subschemas, required,
 };
 
 /// A rule a tool definition can break; [`Provider`] says which provider has which.
@@ -252,11 +252,7 @@ impl Check<'_> {
             }
             for (keyword, value) in map {
                 match (keyword.as_str(), value) {
-                    (
-                        "properties" | "$defs" | "definitions" | "patternProperties"
-                        | "dependentSchemas",
-                        Value::Object(children),
-                    ) => {
+                    (named, Value::Object(children)) if names_subschemas(named) => {
                         self.totals.string_length +=
                             children.keys().map(String::len).sum::<usize>();
                         if keyword == "properties" {

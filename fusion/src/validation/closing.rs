@@ -22,19 +22,14 @@ const CLOSED_THROUGH: &[&str] = &[
     "additionalProperties",
 ];
 
-/// Keywords through which a schema brings fields into the object it describes.
-const FIELD_SOURCES: [&str; 11] = [
+/// Keywords through which a schema brings fields into the object it describes, besides
+/// [`COMPOSING`].
+const OWN_FIELD_SOURCES: [&str; 5] = [
     "properties",
     "patternProperties",
     "additionalProperties",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "$ref",
-    "if",
     "then",
     "else",
-    "dependentSchemas",
 ];
 
 /// `schema` with unknown fields denied in every object schema that does not already say how to
@@ -87,8 +82,7 @@ fn combined_targets(root: &Value) -> HashSet<String> {
     let mut direct = Vec::new();
     for node in Walk::new(EVERY).from(root.as_object()) {
         let map = node.schema;
-        let sources = FIELD_SOURCES
-            .iter()
+        let sources = (COMPOSING.iter().chain(&OWN_FIELD_SOURCES))
             .filter(|k| map.contains_key(**k))
             .count();
         for (key, child) in map {

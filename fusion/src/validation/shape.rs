@@ -28,9 +28,10 @@ impl Shape {
         &self.root
     }
 
-    /// The target of a local reference (`#`, `#/$defs/Address`); `None` for anything else.
-    fn reference(&self, reference: &str) -> Option<&Value> {
-        self.root.pointer(&local_pointer(reference)?)
+    /// The target of `node`'s local `$ref` (`#`, `#/$defs/Address`), if it has one.
+    fn target(&self, node: &Value) -> Option<&Value> {
+        self.root
+            .pointer(&local_pointer(node.get("$ref")?.as_str()?)?)
     }
 
     /// `node`, then what it references and its combinator branches, depth first.
@@ -167,8 +168,7 @@ impl Shape {
             .get("oneOf")
             .or_else(|| node.get("anyOf"))?
             .as_array()?;
-        let branch_props =
-            |branch: &'a Value| self.resolve(branch, 0)?.get("properties")?.as_object();
+        let branch_props = |branch: &'a Value| self.resolve(branch)?.get("properties")?.as_object();
         let first = branch_props(branches.first()?)?;
         first.iter().find_map(|(name, schema)| {
             schema.get("const")?;
@@ -195,7 +195,7 @@ impl Shape {
         branches
             .iter()
             .map(|branch| {
-                let branch = self.resolve(branch, 0)?;
+                let branch = self.resolve(branch)?;
                 let required: Vec<String> = branch
                     .get("required")?
                     .as_array()?
@@ -213,14 +213,9 @@ impl Shape {
     }
 
     /// `node` with its `$ref`s followed.
-    fn resolve<'a>(&'a self, node: &'a Value, depth: usize) -> Option<&'a Value> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        match node.get("$ref").and_then(Value::as_str) {
-            Some(r) => self.resolve(self.reference(r)?, depth + 1),
-            None => Some(node),
-        }
+    fn resolve<'a>(&'a self, node: &'a Value) -> Option<&'a Map<String, Value>> {
+        let walk = Walk::new(&[]).through_refs(&self.root, MAX_DEPTH);
+        walk.from(node.as_object()).last().map(|n| n.schema)
     }
 
     /// The first `pattern` that applies to `node`.
@@ -241,11 +236,7 @@ impl Shape {
         if let Some(Value::Array(options)) = node.get("enum") {
             return Some(options.iter().collect());
         }
-        if let Some(target) = node
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| self.reference(r))
-        {
+        if let Some(target) = self.target(node) {
             return self.literals(target, depth + 1);
         }
         let branches = node
@@ -284,11 +275,7 @@ impl Shape {
             }
             _ => {}
         }
-        if let Some(target) = node
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| self.reference(r))
-        {
+        if let Some(target) = self.target(node) {
             return self.describe_at(target, depth + 1);
         }
         if let Some(Value::Array(branches)) = node.get("anyOf").or_else(|| node.get("oneOf")) {

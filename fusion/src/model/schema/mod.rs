@@ -9,7 +9,7 @@ mod walk;
 pub(crate) use portable::{GEMINI_FORMATS, GEMINI_KEYWORDS};
 pub(crate) use walk::{
     BRANCHES, EVERY, Walk, at_pointer, escape_pointer, local_definition, local_pointer,
-    unescape_pointer_token,
+    names_subschemas, unescape_pointer_token,
 };
 
 use serde_json::{Map, Value, json};

@@ -30,6 +30,11 @@ pub(crate) const EVERY: &[&str] = &[
 /// How many keywords of [`EVERY`] come first and hold a map of subschemas by name.
 const NAMED: usize = 5;
 
+/// Whether `keyword`'s value is a map of subschemas by name (`properties`, `$defs`, ...).
+pub(crate) fn names_subschemas(keyword: &str) -> bool {
+    EVERY[..NAMED].contains(&keyword)
+}
+
 /// The keywords that apply their subschemas to the instance their own schema applies to: a
 /// schema's branches.
 pub(crate) const BRANCHES: &[&str] = &["allOf", "anyOf", "oneOf"];
@@ -131,7 +136,7 @@ impl<'a> Walk<'a> {
                 continue;
             }
             let here = format!("{}/{}", node.pointer, escape_pointer(keyword));
-            match (EVERY[..NAMED].contains(&keyword.as_str()), value) {
+            match (names_subschemas(keyword), value) {
                 (true, Value::Object(named)) => named.iter().for_each(|(name, child)| {
                     push(child, format!("{here}/{}", escape_pointer(name)));
                 }),
