@@ -66,17 +66,7 @@ impl Shape {
     /// The key patterns (`patternProperties`) of an object described by `node`, in the
     /// schema's order, each once.
     pub(crate) fn key_patterns<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
-        let mut patterns: Vec<&str> = Vec::new();
-        self.walk(node).for_each(|n| {
-            if let Some(Value::Object(map)) = n.get("patternProperties") {
-                for pattern in map.keys() {
-                    if !patterns.contains(&pattern.as_str()) {
-                        patterns.push(pattern);
-                    }
-                }
-            }
-        });
-        patterns
+        self.keys(node, "patternProperties")
     }
 
     /// The schema of element `index` of an array described by `node`.
@@ -138,19 +128,16 @@ impl Shape {
     /// order (the order of its `properties` maps, `$ref` targets and branches depth first),
     /// each once.
     pub(crate) fn declared_properties<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
-        let mut names: Vec<&str> = Vec::new();
+        self.keys(node, "properties")
+    }
+
+    /// The keys of the `keyword` maps (`properties`, `patternProperties`) of an object
+    /// described by `node`, in the schema's order, each once.
+    fn keys<'a>(&'a self, node: &'a Value, keyword: &str) -> Vec<&'a str> {
         let mut seen = std::collections::HashSet::new();
-        self.walk(node).for_each(|n| {
-            if let Some(Value::Object(props)) = n.get("properties") {
-                names.extend(
-                    props
-                        .keys()
-                        .map(String::as_str)
-                        .filter(|name| seen.insert(*name)),
-                );
-            }
-        });
-        names
+        let maps = self.walk(node).filter_map(|n| n.get(keyword)?.as_object());
+        let keys = maps.flat_map(|map| map.keys().map(String::as_str));
+        keys.filter(|key| seen.insert(*key)).collect()
     }
 
     /// The tag of a tagged union described by `node`: a property that every branch of its
