@@ -208,7 +208,10 @@ impl ActionContract {
             refs: Vec::new(),
         };
         walker.object(&flat, "", 1);
-        let mut required: Vec<String> = string_array(flat.get("required"));
+        let mut required: Vec<String> = crate::schema::required(&flat)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
         required.sort();
         required.dedup();
         let errors: BTreeSet<ErrorEntry> = action
@@ -277,7 +280,7 @@ impl FieldWalker<'_> {
         if depth > MAX_FIELD_DEPTH {
             return;
         }
-        let required = string_array(schema.get("required"));
+        let required = crate::schema::required(schema);
         let Some(Value::Object(properties)) = schema.get("properties") else {
             return;
         };
@@ -288,7 +291,7 @@ impl FieldWalker<'_> {
                 self.fields.insert(
                     path,
                     FieldContract {
-                        required: required.contains(name),
+                        required: required.contains(&name.as_str()),
                         ..FieldContract::default()
                     },
                 );
@@ -334,7 +337,7 @@ impl FieldWalker<'_> {
             self.fields.insert(
                 path.clone(),
                 FieldContract {
-                    required: required.contains(name),
+                    required: required.contains(&name.as_str()),
                     types: types.into_iter().collect(),
                     enum_values: values.map(|v| v.into_iter().collect()),
                     constraints,
@@ -468,18 +471,6 @@ fn is_null_only(schema: &Map<String, Value>) -> bool {
     types_of(schema) == BTreeSet::from(["null".to_owned()]) && enum_values(schema).is_none()
 }
 
-fn string_array(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn text(value: Option<&Value>) -> Option<String> {
     value.and_then(Value::as_str).map(str::to_owned)
 }
@@ -500,15 +491,7 @@ fn structure(schema: &Value) -> Value {
                             )
                     })
                     .map(|(k, v)| {
-                        let child_names = !names
-                            && matches!(
-                                k.as_str(),
-                                "properties"
-                                    | "patternProperties"
-                                    | "$defs"
-                                    | "definitions"
-                                    | "dependentSchemas"
-                            );
+                        let child_names = !names && crate::schema::names_subschemas(k);
                         (k.clone(), strip(v, child_names))
                     })
                     .collect(),

@@ -26,9 +26,7 @@ pub(super) fn form_schema<T: JsonSchema>() -> Result<Map<String, Value>, Unanswe
             }
         }
     }
-    schema.remove("$schema");
-    schema.remove("title");
-    Ok(schema)
+    Ok(crate::schema::advertised(&schema))
 }
 
 /// One field as an MCP elicitation form takes it (MCP specification 2025-06-18,

@@ -257,6 +257,47 @@ impl std::fmt::Display for NameError {
     }
 }
 
+/// The input schema of an action could not be compiled: it is not a valid JSON Schema, or it
+/// references something outside itself. Raised at startup by [`ArgumentValidator::new`](crate::validation::ArgumentValidator::new), never
+/// on a call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchemaError {
+    action: String,
+    message: String,
+}
+
+impl SchemaError {
+    /// A schema error of `action` with `message` (for checks made outside the compiler).
+    pub(crate) fn new(action: impl Into<String>, message: impl Into<String>) -> SchemaError {
+        SchemaError {
+            action: action.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The action whose schema failed.
+    pub fn action(&self) -> &str {
+        &self.action
+    }
+
+    /// What the schema compiler said.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl std::fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "invalid input schema for action `{}`: {}",
+            self.action, self.message
+        )
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
 #[cfg(test)]
 mod tests {
     use super::{NameError, check_tool_name};

@@ -34,10 +34,6 @@ mod tests;
 
 use std::fmt;
 
-use serde_json::{Map, Value};
-
-use crate::validation::unescape_pointer_token;
-
 pub use rules::Rule;
 
 /// An LLM provider's tool API, whose rules [`check_tool`] applies.
@@ -195,13 +191,4 @@ pub(crate) fn report(issues: &[PortabilityIssue]) -> String {
         text.push_str(&issue.to_string());
     }
     text
-}
-
-/// The value `pointer` (a local reference without its `#`, percent-decoded) designates in
-/// `root`: its first step taken in `root`, the rest by serde_json's `Value::pointer` (RFC 6901).
-fn resolve<'a>(root: &'a Map<String, Value>, pointer: &str) -> Option<&'a Value> {
-    let steps = pointer.strip_prefix('/')?;
-    let first = steps.find('/').unwrap_or(steps.len());
-    root.get(&unescape_pointer_token(&steps[..first]))?
-        .pointer(&steps[first..])
 }

@@ -5,9 +5,11 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::{Provider, resolve};
-use crate::schema::{GEMINI_FORMATS, GEMINI_KEYWORDS, local_definition};
-use crate::validation::{escape_pointer, percent_decode};
+use super::Provider;
+use crate::schema::{
+    EVERY, GEMINI_FORMATS, GEMINI_KEYWORDS, Walk, accepts_objects, at_pointer, escape_pointer,
+    local_definition, local_pointer, names_subschemas, required,
+};
 
 /// A rule a tool definition can break; [`Provider`] says which provider has which.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -189,13 +191,13 @@ pub(super) fn schema(root: &Map<String, Value>, provider: Provider, found: &mut 
             ));
         }
     }
-    let mut walk = Walk {
+    let mut walk = Check {
         root,
         provider,
         found,
         totals: Totals::default(),
     };
-    walk.object(root, String::new(), 0);
+    walk.every_node();
     if provider == Provider::OpenAiStrict {
         walk.limits();
     }
@@ -219,82 +221,53 @@ struct Totals {
     string_length: usize,
 }
 
-struct Walk<'a> {
+struct Check<'a> {
     root: &'a Map<String, Value>,
     provider: Provider,
     found: &'a mut Vec<Found>,
     totals: Totals,
 }
 
-impl Walk<'_> {
+impl Check<'_> {
     fn push(&mut self, pointer: &str, rule: Rule, message: String) {
         self.found
             .push((format!("/inputSchema{pointer}"), rule, message));
     }
 
-    /// Checks the schema at `pointer` (`depth` objects deep), then its subschemas.
-    fn node(&mut self, node: &Value, pointer: String, depth: usize) {
-        if let Value::Object(map) = node {
-            self.object(map, pointer, depth);
-        }
-    }
-
-    /// [`Walk::node`] of a schema object.
-    fn object(&mut self, map: &Map<String, Value>, pointer: String, depth: usize) {
-        let is_object = map.get("type").is_some_and(|t| {
-            t == "object"
-                || t.as_array()
-                    .is_some_and(|ts| ts.iter().any(|t| t == "object"))
-        }) || map.contains_key("properties");
-        let depth = depth + usize::from(is_object);
-        self.totals.depth = self.totals.depth.max(depth);
-        for (keyword, value) in map {
-            self.keyword(map, keyword, value, &pointer);
-        }
-        if self.provider == Provider::OpenAiStrict && is_object {
-            self.strict_object(map, &pointer);
-        }
-        for (keyword, value) in map {
-            let here = format!("{pointer}/{}", escape_pointer(keyword));
-            match (keyword.as_str(), value) {
-                (
-                    "properties" | "$defs" | "definitions" | "patternProperties"
-                    | "dependentSchemas",
-                    Value::Object(children),
-                ) => {
-                    for (name, child) in children {
-                        self.totals.string_length += name.len();
+    /// Checks every schema node, the root first, then each subschema depth first.
+    fn every_node(&mut self) {
+        // How many object schemas deep each node walked is, itself counted.
+        let mut depths: Vec<usize> = Vec::new();
+        for node in Walk::new(EVERY).from(Some(self.root)) {
+            let map = node.schema;
+            let is_object = accepts_objects(map) || map.contains_key("properties");
+            let depth = node.parent.map_or(0, |p| depths[p]) + usize::from(is_object);
+            depths.push(depth);
+            self.totals.depth = self.totals.depth.max(depth);
+            for (keyword, value) in map {
+                self.keyword(map, keyword, value, &node.pointer);
+            }
+            if self.provider == Provider::OpenAiStrict && is_object {
+                self.strict_object(map, &node.pointer);
+            }
+            for (keyword, value) in map {
+                match (keyword.as_str(), value) {
+                    (named, Value::Object(children)) if names_subschemas(named) => {
+                        self.totals.string_length +=
+                            children.keys().map(String::len).sum::<usize>();
                         if keyword == "properties" {
-                            self.totals.properties += 1;
+                            self.totals.properties += children.len();
                         }
-                        self.node(child, format!("{here}/{}", escape_pointer(name)), depth);
                     }
-                }
-                ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(children)) => {
-                    for (index, child) in children.iter().enumerate() {
-                        self.node(child, format!("{here}/{index}"), depth);
+                    ("enum", Value::Array(values)) => {
+                        self.totals.enum_values += values.len();
+                        self.totals.string_length += strings_length(values);
                     }
+                    ("const", value) => {
+                        self.totals.string_length += strings_length(std::slice::from_ref(value));
+                    }
+                    _ => {}
                 }
-                (
-                    "items"
-                    | "additionalProperties"
-                    | "not"
-                    | "if"
-                    | "then"
-                    | "else"
-                    | "contains"
-                    | "propertyNames"
-                    | "unevaluatedProperties",
-                    child,
-                ) => self.node(child, here, depth),
-                ("enum", Value::Array(values)) => {
-                    self.totals.enum_values += values.len();
-                    self.totals.string_length += strings_length(values);
-                }
-                ("const", value) => {
-                    self.totals.string_length += strings_length(std::slice::from_ref(value));
-                }
-                _ => {}
             }
         }
     }
@@ -329,10 +302,8 @@ impl Walk<'_> {
             );
             return;
         }
-        let resolves = reference
-            .strip_prefix('#')
-            .and_then(percent_decode)
-            .is_some_and(|pointer| pointer.is_empty() || resolve(self.root, &pointer).is_some());
+        let resolves = local_pointer(reference)
+            .is_some_and(|pointer| pointer.is_empty() || at_pointer(self.root, &pointer).is_some());
         if !resolves {
             self.push(
                 here,
@@ -465,11 +436,7 @@ impl Walk<'_> {
                     .into(),
             );
         }
-        let required: Vec<&str> = map
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let required = required(map);
         if let Some(Value::Object(properties)) = map.get("properties") {
             for field in properties
                 .keys()

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::model::definition::ActionDefinition;
+use crate::schema;
 
 /// The `outputSchema` an action is advertised with: its declared schema without `$schema` and
 /// `title`, as for input schemas (the dialect is left to the client, whose validator may
@@ -58,14 +59,8 @@ pub(super) fn is_object_schema(schema: &Map<String, Value>) -> bool {
 }
 
 fn advertised(action: &ActionDefinition) -> Option<Map<String, Value>> {
-    let mut schema = action
-        .output_schema
-        .as_ref()
-        .filter(|schema| is_object_schema(schema))?
-        .clone();
-    schema.remove("$schema");
-    schema.remove("title");
-    Some(schema)
+    let schema = action.output_schema.as_ref()?;
+    is_object_schema(schema).then(|| schema::advertised(schema))
 }
 
 /// One object schema every document of `schemas` conforms to; `None` when their `$defs`
@@ -89,10 +84,10 @@ fn merge(schemas: &[Map<String, Value>]) -> Option<Map<String, Value>> {
             }
         }
     }
-    let required: Vec<Value> = names(&schemas[0], "required")
+    let required: Vec<Value> = schema::required(&schemas[0])
         .into_iter()
-        .filter(|name| schemas.iter().all(|s| names(s, "required").contains(name)))
-        .map(Value::String)
+        .filter(|name| schemas.iter().all(|s| schema::required(s).contains(name)))
+        .map(Value::from)
         .collect();
     let closed = schemas
         .iter()
@@ -132,16 +127,6 @@ fn object<'s>(
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
-}
-
-fn names(schema: &Map<String, Value>, key: &str) -> Vec<String> {
-    schema
-        .get(key)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|name| name.as_str().map(str::to_owned))
-        .collect()
 }
 
 #[cfg(test)]

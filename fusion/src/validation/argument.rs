@@ -13,6 +13,8 @@ use super::report::{Report, line};
 use super::schema::count;
 use super::shape::Shape;
 use super::{ValidationError, cap, deser, rules, schema};
+use crate::model::definition::SchemaError;
+use crate::schema::{EVERY, Walk};
 
 /// The deepest nesting of arrays and objects [`ArgumentValidator`] accepts unless told
 /// otherwise with [`ArgumentValidator::max_depth`].
@@ -130,47 +132,6 @@ pub struct ArgumentValidator {
     max_depth: usize,
 }
 
-/// The input schema of an action could not be compiled: it is not a valid JSON Schema, or it
-/// references something outside itself. Raised at startup by [`ArgumentValidator::new`], never
-/// on a call.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SchemaError {
-    action: String,
-    message: String,
-}
-
-impl SchemaError {
-    /// A schema error of `action` with `message` (for checks made outside the compiler).
-    pub(crate) fn new(action: impl Into<String>, message: impl Into<String>) -> SchemaError {
-        SchemaError {
-            action: action.into(),
-            message: message.into(),
-        }
-    }
-
-    /// The action whose schema failed.
-    pub fn action(&self) -> &str {
-        &self.action
-    }
-
-    /// What the schema compiler said.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
-impl fmt::Display for SchemaError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "invalid input schema for action `{}`: {}",
-            self.action, self.message
-        )
-    }
-}
-
-impl std::error::Error for SchemaError {}
-
 impl ArgumentValidator {
     /// Compiles `schema` (a JSON Schema, draft detected from `$schema`, 2020-12 by default) for
     /// `action` (`tool.action`, or `tool`).
@@ -189,10 +150,7 @@ impl ArgumentValidator {
             .offline()
             .should_validate_formats(true)
             .build(&schema)
-            .map_err(|e| SchemaError {
-                action: action.clone(),
-                message: e.to_string(),
-            })?;
+            .map_err(|e| SchemaError::new(action.clone(), e.to_string()))?;
         Ok(ArgumentValidator {
             action,
             validator,
@@ -400,14 +358,9 @@ impl fmt::Debug for ArgumentValidator {
     }
 }
 
-/// Whether `writeOnly: true` appears anywhere in `schema`.
+/// Whether `writeOnly: true` appears in a subschema of `schema`.
 fn mentions_write_only(schema: &Value) -> bool {
-    match schema {
-        Value::Object(map) => {
-            map.get("writeOnly") == Some(&Value::Bool(true))
-                || map.values().any(mentions_write_only)
-        }
-        Value::Array(items) => items.iter().any(mentions_write_only),
-        _ => false,
-    }
+    Walk::new(EVERY)
+        .from(schema.as_object())
+        .any(|node| node.schema.get("writeOnly") == Some(&Value::Bool(true)))
 }

@@ -6,72 +6,61 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::shape::percent_decode;
+use crate::schema::{BRANCHES, EVERY, Walk, local_pointer};
 
 /// Keywords that apply other schemas to the same instance as the object they sit in: an
 /// object schema using one is closed with `unevaluatedProperties`, which sees their fields.
 const COMPOSING: [&str; 6] = ["allOf", "anyOf", "oneOf", "$ref", "if", "dependentSchemas"];
 
-/// Keywords through which a schema brings fields into the object it describes.
-const FIELD_SOURCES: [&str; 11] = [
+/// The keywords through which the object schemas closed are reached.
+const CLOSED_THROUGH: &[&str] = &[
+    "properties",
+    "$defs",
+    "definitions",
+    "items",
+    "prefixItems",
+    "additionalProperties",
+];
+
+/// Keywords through which a schema brings fields into the object it describes, besides
+/// [`COMPOSING`].
+const OWN_FIELD_SOURCES: [&str; 5] = [
     "properties",
     "patternProperties",
     "additionalProperties",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "$ref",
-    "if",
     "then",
     "else",
-    "dependentSchemas",
 ];
 
 /// `schema` with unknown fields denied in every object schema that does not already say how to
-/// treat them (see [`ArgumentValidator`]). Walks the schema without recursion.
+/// treat them (see [`ArgumentValidator`]).
 pub(crate) fn deny_unknown_fields(schema: &Value) -> Value {
-    let mut schema = schema.clone();
-    let unevaluated = knows_unevaluated(&schema);
-    let shared = combined_targets(&schema);
-    let mut stack: Vec<(String, &mut Value)> = vec![(String::new(), &mut schema)];
-    while let Some((pointer, node)) = stack.pop() {
-        let Value::Object(map) = node else { continue };
-        let says_nothing = map.contains_key("properties")
-            && !map.contains_key("additionalProperties")
-            && !map.contains_key("unevaluatedProperties")
-            && !map.contains_key("patternProperties");
-        if says_nothing && !shared.contains(&pointer) {
+    let unevaluated = knows_unevaluated(schema);
+    let shared = combined_targets(schema);
+    let closing: Vec<(String, &str)> = Walk::new(CLOSED_THROUGH)
+        .from(schema.as_object())
+        .filter_map(|node| {
+            let map = node.schema;
+            let says_nothing = map.contains_key("properties")
+                && !map.contains_key("additionalProperties")
+                && !map.contains_key("unevaluatedProperties")
+                && !map.contains_key("patternProperties");
+            if !says_nothing || shared.contains(&node.pointer) {
+                return None;
+            }
             // `additionalProperties` only sees sibling `properties`: with composition it would
             // reject the branches' fields, so use the keyword that sees through it.
             if !COMPOSING.iter().any(|k| map.contains_key(*k)) {
-                map.insert("additionalProperties".to_owned(), Value::Bool(false));
-            } else if unevaluated {
-                map.insert("unevaluatedProperties".to_owned(), Value::Bool(false));
+                Some((node.pointer, "additionalProperties"))
+            } else {
+                unevaluated.then_some((node.pointer, "unevaluatedProperties"))
             }
-        }
-        for (key, child) in map.iter_mut() {
-            let at = format!("{pointer}/{}", escape_pointer(key));
-            match (key.as_str(), child) {
-                ("properties" | "$defs" | "definitions", Value::Object(children)) => {
-                    stack.extend(
-                        children
-                            .iter_mut()
-                            .map(|(name, c)| (format!("{at}/{}", escape_pointer(name)), c)),
-                    );
-                }
-                ("items" | "prefixItems", Value::Array(children)) => {
-                    stack.extend(
-                        children
-                            .iter_mut()
-                            .enumerate()
-                            .map(|(i, c)| (format!("{at}/{i}"), c)),
-                    );
-                }
-                ("items" | "additionalProperties", child @ Value::Object(_)) => {
-                    stack.push((at, child));
-                }
-                _ => {}
-            }
+        })
+        .collect();
+    let mut schema = schema.clone();
+    for (pointer, keyword) in closing {
+        if let Some(Value::Object(map)) = schema.pointer_mut(&pointer) {
+            map.insert(keyword.to_owned(), Value::Bool(false));
         }
     }
     schema
@@ -91,30 +80,21 @@ fn knows_unevaluated(root: &Value) -> bool {
 /// reject the fields it is combined with.
 fn combined_targets(root: &Value) -> HashSet<String> {
     let mut direct = Vec::new();
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        match node {
-            Value::Object(map) => {
-                let sources = FIELD_SOURCES
-                    .iter()
-                    .filter(|k| map.contains_key(**k))
-                    .count();
-                for (key, child) in map {
-                    match key.as_str() {
-                        "allOf" | "if" | "then" | "else" | "dependentSchemas" => {
-                            instance_refs(child, key == "dependentSchemas", &mut direct, 0);
-                        }
-                        "anyOf" | "oneOf" if sources > 1 => {
-                            instance_refs(child, false, &mut direct, 0);
-                        }
-                        "$ref" if sources > 1 => direct.extend(local_pointer(child)),
-                        _ => {}
-                    }
+    for node in Walk::new(EVERY).from(root.as_object()) {
+        let map = node.schema;
+        let sources = (COMPOSING.iter().chain(&OWN_FIELD_SOURCES))
+            .filter(|k| map.contains_key(**k))
+            .count();
+        for (key, child) in map {
+            match (key.as_str(), child) {
+                ("dependentSchemas", Value::Object(schemas)) => {
+                    schemas.values().for_each(|s| instance_refs(s, &mut direct));
                 }
-                stack.extend(map.values());
+                ("allOf" | "if" | "then" | "else", _) => instance_refs(child, &mut direct),
+                ("anyOf" | "oneOf", _) if sources > 1 => instance_refs(child, &mut direct),
+                ("$ref", Value::String(r)) if sources > 1 => direct.extend(local_pointer(r)),
+                _ => {}
             }
-            Value::Array(items) => stack.extend(items),
-            _ => {}
         }
     }
     // What a combined schema stands for (`{$ref}` aliases, `anyOf` of one object and null) is
@@ -124,54 +104,28 @@ fn combined_targets(root: &Value) -> HashSet<String> {
         if shared.insert(pointer.clone())
             && let Some(target) = root.pointer(&pointer)
         {
-            let mut more = Vec::new();
-            instance_refs(target, false, &mut more, 0);
-            direct.extend(more);
+            instance_refs(target, &mut direct);
         }
     }
     shared
 }
 
-/// The local `$ref` targets that `schema` (or each of its values, for `map_of_schemas`, or
-/// each item of an array of schemas) applies to the same instance: its own `$ref` and those of
-/// its `allOf`/`anyOf`/`oneOf` branches.
-fn instance_refs(schema: &Value, map_of_schemas: bool, out: &mut Vec<String>, depth: u8) {
-    const MAX_DEPTH: u8 = 16;
-    if depth > MAX_DEPTH {
-        return;
+/// The local `$ref` targets that `schema` (or each item of a list of schemas) applies to the
+/// same instance: its own `$ref` and those of its `allOf`/`anyOf`/`oneOf` branches.
+fn instance_refs(schema: &Value, out: &mut Vec<String>) {
+    let schemas = match schema {
+        Value::Array(items) => items.iter().collect(),
+        one => vec![one],
+    };
+    for node in schemas
+        .into_iter()
+        .flat_map(|s| Walk::new(BRANCHES).from(s.as_object()))
+    {
+        out.extend(
+            node.schema
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(local_pointer),
+        );
     }
-    match schema {
-        Value::Array(items) => {
-            for item in items {
-                instance_refs(item, false, out, depth + 1);
-            }
-        }
-        Value::Object(map) if map_of_schemas => {
-            for value in map.values() {
-                instance_refs(value, false, out, depth + 1);
-            }
-        }
-        Value::Object(map) => {
-            if let Some(reference) = map.get("$ref") {
-                out.extend(local_pointer(reference));
-            }
-            for key in ["allOf", "anyOf", "oneOf"] {
-                if let Some(branches) = map.get(key) {
-                    instance_refs(branches, false, out, depth + 1);
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The JSON pointer of a local `$ref` (`#/$defs/A%3CB%3E` → `/$defs/A<B>`).
-fn local_pointer(reference: &Value) -> Option<String> {
-    let fragment = reference.as_str()?.strip_prefix('#')?;
-    percent_decode(fragment)
-}
-
-/// `name` as a JSON pointer token (`~` → `~0`, `/` → `~1`).
-pub(crate) fn escape_pointer(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
 }

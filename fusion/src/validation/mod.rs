@@ -27,11 +27,9 @@ use serde_json::Value;
 
 pub use crate::envelope::validation_error::{FieldProblem, RECOVERY, ValidationError};
 
-pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH, SchemaError};
-pub(crate) use closing::escape_pointer;
+pub use crate::model::definition::SchemaError;
+pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH};
 pub(crate) use depth::nesting_depth;
-pub(crate) use path::unescape_pointer_token;
-pub(crate) use shape::percent_decode;
 
 /// A value as the `You sent:` part of a line (`'text'` cut at 50 characters, `12`, `null`,
 /// `array(3)`, compact JSON), for other envelopes that echo what the model sent.

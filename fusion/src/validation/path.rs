@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 pub(crate) use crate::envelope::validation_error::{Part, Parts, ROOT};
+use crate::schema::unescape_pointer_token;
 
 /// One step from a JSON value into a child.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -146,14 +147,6 @@ impl FieldPath {
             }
         }
         out
-    }
-}
-
-pub(crate) fn unescape_pointer_token(token: &str) -> String {
-    if token.contains('~') {
-        token.replace("~1", "/").replace("~0", "~")
-    } else {
-        token.to_owned()
     }
 }
 

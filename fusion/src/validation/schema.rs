@@ -5,12 +5,12 @@ use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
 use jsonschema::{JsonType, ValidationError as SchemaFailure};
 use serde_json::Value;
 
-use super::closing::escape_pointer;
 use super::path::FieldPath;
 use super::redundant::{Role, worth_reporting};
 use super::report::{Check, Report, Source, line};
 use super::sent;
 use super::shape::{join_or, type_phrase};
+use crate::schema::escape_pointer;
 
 /// Adds a problem for every error `validator` finds in the arguments of `report`.
 pub(crate) fn collect(report: &mut Report<'_>, validator: &jsonschema::Validator) {

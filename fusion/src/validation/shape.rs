@@ -3,13 +3,15 @@
 //!
 //! Only used after a validation failed, to word the lines; it never decides validity.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
+
+use crate::schema::{BRANCHES, Walk, local_pointer};
 
 use super::path::{FieldPath, Segment};
 use super::sent;
 
 /// How deep `$ref` chains and combinator branches are followed (recursive schemas stop here).
-const MAX_DEPTH: u8 = 16;
+const MAX_DEPTH: usize = 16;
 
 /// An input schema, kept for wording lines.
 #[derive(Clone, Debug)]
@@ -26,51 +28,18 @@ impl Shape {
         &self.root
     }
 
-    /// The target of a local reference (`#`, `#/$defs/Address`); `None` for anything else.
-    fn reference(&self, reference: &str) -> Option<&Value> {
-        let pointer = reference.strip_prefix('#')?;
-        if pointer.is_empty() {
-            return Some(&self.root);
-        }
-        if pointer.contains('%') {
-            self.root.pointer(&percent_decode(pointer)?)
-        } else {
-            self.root.pointer(pointer)
-        }
+    /// The target of `node`'s local `$ref` (`#`, `#/$defs/Address`), if it has one.
+    fn target(&self, node: &Value) -> Option<&Value> {
+        self.root
+            .pointer(&local_pointer(node.get("$ref")?.as_str()?)?)
     }
 
-    /// Calls `f` on `node`, then on what it references and on its combinator branches, depth
-    /// first, and returns the first `Some`.
-    fn find<'a, T>(
-        &'a self,
-        node: &'a Value,
-        depth: u8,
-        f: &mut impl FnMut(&'a Value) -> Option<T>,
-    ) -> Option<T> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        if let Some(found) = f(node) {
-            return Some(found);
-        }
-        if let Some(target) = node
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| self.reference(r))
-            && let Some(found) = self.find(target, depth + 1, f)
-        {
-            return Some(found);
-        }
-        for key in ["allOf", "anyOf", "oneOf"] {
-            if let Some(Value::Array(branches)) = node.get(key) {
-                for branch in branches {
-                    if let Some(found) = self.find(branch, depth + 1, f) {
-                        return Some(found);
-                    }
-                }
-            }
-        }
-        None
+    /// `node`, then what it references and its combinator branches, depth first.
+    fn walk<'a>(&'a self, node: &'a Value) -> impl Iterator<Item = &'a Map<String, Value>> {
+        Walk::new(BRANCHES)
+            .through_refs(&self.root, MAX_DEPTH)
+            .from(node.as_object())
+            .map(|n| n.schema)
     }
 
     /// The schema of property `name` of an object described by `node`: a declared property,
@@ -79,40 +48,30 @@ impl Shape {
     /// pattern `name` matches does not change the value's schema), else a schema-valued
     /// `additionalProperties` (maps keyed by strings).
     pub(crate) fn property<'a>(&'a self, node: &'a Value, name: &str) -> Option<&'a Value> {
-        self.find(node, 0, &mut |n| n.get("properties")?.get(name))
+        self.walk(node)
+            .find_map(|n| n.get("properties")?.get(name))
             .or_else(|| {
-                self.find(node, 0, &mut |n| {
+                self.walk(node).find_map(|n| {
                     let mut schemas = n.get("patternProperties")?.as_object()?.values();
                     let first = schemas.next()?;
                     schemas.all(|other| other == first).then_some(first)
                 })
             })
             .or_else(|| {
-                self.find(node, 0, &mut |n| {
-                    n.get("additionalProperties").filter(|v| v.is_object())
-                })
+                self.walk(node)
+                    .find_map(|n| n.get("additionalProperties").filter(|v| v.is_object()))
             })
     }
 
     /// The key patterns (`patternProperties`) of an object described by `node`, in the
     /// schema's order, each once.
     pub(crate) fn key_patterns<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
-        let mut patterns: Vec<&str> = Vec::new();
-        self.visit(node, 0, &mut |n| {
-            if let Some(Value::Object(map)) = n.get("patternProperties") {
-                for pattern in map.keys() {
-                    if !patterns.contains(&pattern.as_str()) {
-                        patterns.push(pattern);
-                    }
-                }
-            }
-        });
-        patterns
+        self.keys(node, "patternProperties")
     }
 
     /// The schema of element `index` of an array described by `node`.
     pub(crate) fn item<'a>(&'a self, node: &'a Value, index: usize) -> Option<&'a Value> {
-        self.find(node, 0, &mut |n| {
+        self.walk(node).find_map(|n| {
             n.get("prefixItems")
                 .and_then(|p| p.get(index))
                 .or_else(|| match n.get("items") {
@@ -135,10 +94,9 @@ impl Shape {
 
     /// Whether `node` (or what it references, or one of its branches) says `writeOnly: true`.
     fn write_only(&self, node: &Value) -> bool {
-        self.find(node, 0, &mut |n| {
-            (n.get("writeOnly") == Some(&Value::Bool(true))).then_some(())
-        })
-        .is_some()
+        self.walk(node)
+            .find_map(|n| (n.get("writeOnly") == Some(&Value::Bool(true))).then_some(()))
+            .is_some()
     }
 
     /// Whether `path` or one of its ancestors is `writeOnly` in the schema (a secret).
@@ -170,27 +128,16 @@ impl Shape {
     /// order (the order of its `properties` maps, `$ref` targets and branches depth first),
     /// each once.
     pub(crate) fn declared_properties<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
-        let mut names: Vec<&str> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        self.visit(node, 0, &mut |n| {
-            if let Some(Value::Object(props)) = n.get("properties") {
-                names.extend(
-                    props
-                        .keys()
-                        .map(String::as_str)
-                        .filter(|name| seen.insert(*name)),
-                );
-            }
-        });
-        names
+        self.keys(node, "properties")
     }
 
-    /// Calls `f` on every node [`Shape::find`] would reach.
-    fn visit<'a>(&'a self, node: &'a Value, depth: u8, f: &mut impl FnMut(&'a Value)) {
-        let _ = self.find(node, depth, &mut |n| {
-            f(n);
-            None::<()>
-        });
+    /// The keys of the `keyword` maps (`properties`, `patternProperties`) of an object
+    /// described by `node`, in the schema's order, each once.
+    fn keys<'a>(&'a self, node: &'a Value, keyword: &str) -> Vec<&'a str> {
+        let mut seen = std::collections::HashSet::new();
+        let maps = self.walk(node).filter_map(|n| n.get(keyword)?.as_object());
+        let keys = maps.flat_map(|map| map.keys().map(String::as_str));
+        keys.filter(|key| seen.insert(*key)).collect()
     }
 
     /// The tag of a tagged union described by `node`: a property that every branch of its
@@ -199,17 +146,16 @@ impl Shape {
     /// `#[serde(tag = "..")]`, with or without `content`).
     pub(crate) fn tag<'a>(&'a self, node: &'a Value) -> Option<(&'a str, Vec<&'a Value>)> {
         // Through `$ref`s and wrappers: an `Option` of the enum is `anyOf: [{$ref}, null]`.
-        self.find(node, 0, &mut |n| self.tag_here(n))
+        self.walk(node).find_map(|n| self.tag_here(n))
     }
 
     /// [`Shape::tag`] of `node` itself.
-    fn tag_here<'a>(&'a self, node: &'a Value) -> Option<(&'a str, Vec<&'a Value>)> {
+    fn tag_here<'a>(&'a self, node: &'a Map<String, Value>) -> Option<(&'a str, Vec<&'a Value>)> {
         let branches = node
             .get("oneOf")
             .or_else(|| node.get("anyOf"))?
             .as_array()?;
-        let branch_props =
-            |branch: &'a Value| self.resolve(branch, 0)?.get("properties")?.as_object();
+        let branch_props = |branch: &'a Value| self.resolve(branch)?.get("properties")?.as_object();
         let first = branch_props(branches.first()?)?;
         first.iter().find_map(|(name, schema)| {
             schema.get("const")?;
@@ -224,11 +170,11 @@ impl Shape {
     /// For a `oneOf`/`anyOf` whose every branch is an object requiring some fields, one
     /// outline per branch: `an object with 'id'`, `an object with 'w' and 'h'`.
     pub(crate) fn required_outlines(&self, node: &Value) -> Option<Vec<String>> {
-        self.find(node, 0, &mut |n| self.required_outlines_here(n))
+        self.walk(node).find_map(|n| self.required_outlines_here(n))
     }
 
     /// [`Shape::required_outlines`] of `node` itself.
-    fn required_outlines_here(&self, node: &Value) -> Option<Vec<String>> {
+    fn required_outlines_here(&self, node: &Map<String, Value>) -> Option<Vec<String>> {
         let branches = node
             .get("oneOf")
             .or_else(|| node.get("anyOf"))?
@@ -236,7 +182,7 @@ impl Shape {
         branches
             .iter()
             .map(|branch| {
-                let branch = self.resolve(branch, 0)?;
+                let branch = self.resolve(branch)?;
                 let required: Vec<String> = branch
                     .get("required")?
                     .as_array()?
@@ -254,24 +200,20 @@ impl Shape {
     }
 
     /// `node` with its `$ref`s followed.
-    fn resolve<'a>(&'a self, node: &'a Value, depth: u8) -> Option<&'a Value> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        match node.get("$ref").and_then(Value::as_str) {
-            Some(r) => self.resolve(self.reference(r)?, depth + 1),
-            None => Some(node),
-        }
+    fn resolve<'a>(&'a self, node: &'a Value) -> Option<&'a Map<String, Value>> {
+        let walk = Walk::new(&[]).through_refs(&self.root, MAX_DEPTH);
+        walk.from(node.as_object()).last().map(|n| n.schema)
     }
 
     /// The first `pattern` that applies to `node`.
     pub(crate) fn pattern<'a>(&'a self, node: &'a Value) -> Option<&'a str> {
-        self.find(node, 0, &mut |n| n.get("pattern").and_then(Value::as_str))
+        self.walk(node)
+            .find_map(|n| n.get("pattern").and_then(Value::as_str))
     }
 
     /// The literal values `node` allows, when it is made only of `const` and `enum` (possibly
     /// spread over `anyOf`/`oneOf` branches, as schemars writes documented enums).
-    pub(crate) fn literals<'a>(&'a self, node: &'a Value, depth: u8) -> Option<Vec<&'a Value>> {
+    pub(crate) fn literals<'a>(&'a self, node: &'a Value, depth: usize) -> Option<Vec<&'a Value>> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -281,11 +223,7 @@ impl Shape {
         if let Some(Value::Array(options)) = node.get("enum") {
             return Some(options.iter().collect());
         }
-        if let Some(target) = node
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| self.reference(r))
-        {
+        if let Some(target) = self.target(node) {
             return self.literals(target, depth + 1);
         }
         let branches = node
@@ -305,7 +243,7 @@ impl Shape {
         self.describe_at(node, 0)
     }
 
-    fn describe_at(&self, node: &Value, depth: u8) -> Option<String> {
+    fn describe_at(&self, node: &Value, depth: usize) -> Option<String> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -324,11 +262,7 @@ impl Shape {
             }
             _ => {}
         }
-        if let Some(target) = node
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| self.reference(r))
-        {
+        if let Some(target) = self.target(node) {
             return self.describe_at(target, depth + 1);
         }
         if let Some(Value::Array(branches)) = node.get("anyOf").or_else(|| node.get("oneOf")) {
@@ -393,29 +327,6 @@ fn join_last<'s>(phrases: impl IntoIterator<Item = &'s str>, last: &str) -> Stri
     out
 }
 
-/// Decodes the `%XX` escapes of a URI fragment (RFC 3986, section 2.1; schemars
-/// percent-encodes `$defs` names with characters such as `<` or a space). `None` when a `%` is
-/// not followed by two hex digits or the decoded bytes are not UTF-8: no reference designates
-/// anything then.
-pub(crate) fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = bytes.get(i + 1..i + 3)?;
-            let digit = |b: u8| char::from(b).to_digit(16);
-            let (high, low) = (digit(hex[0])?, digit(hex[1])?);
-            out.push((high * 16 + low) as u8);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,15 +388,5 @@ mod tests {
         let s = shape();
         assert!(s.is_write_only(&path("/token")));
         assert!(!s.is_write_only(&path("/currency")));
-    }
-
-    #[test]
-    fn percent_escapes_decode() {
-        assert_eq!(percent_decode("/$defs/A%3CB%3E").unwrap(), "/$defs/A<B>");
-        assert_eq!(percent_decode("/$defs/%7e0%25").unwrap(), "/$defs/~0%");
-        // Not two hex digits (`from_str_radix` would take `+1`), or not UTF-8.
-        for bad in ["%zz", "%+1", "%4", "a%", "%FF", "%C3"] {
-            assert_eq!(percent_decode(bad), None, "{bad}");
-        }
     }
 }

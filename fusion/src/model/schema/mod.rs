@@ -5,13 +5,17 @@
 
 pub(crate) mod generate;
 mod portable;
+mod walk;
 
-pub(crate) use portable::{GEMINI_FORMATS, GEMINI_KEYWORDS, local_definition};
+pub(crate) use portable::{GEMINI_FORMATS, GEMINI_KEYWORDS};
+pub(crate) use walk::{
+    BRANCHES, EVERY, Walk, at_pointer, escape_pointer, local_definition, local_pointer,
+    names_subschemas, unescape_pointer_token,
+};
 
 use serde_json::{Map, Value, json};
 
-use crate::model::definition::{ActionDefinition, ToolDefinition};
-use crate::validation::SchemaError;
+use crate::model::definition::{ActionDefinition, SchemaError, ToolDefinition};
 
 /// The checks a definition must pass before it is served, made by the generated tool runtime (at a
 /// generated tool's first call) and by `Server::tool` (at registration, which panics):
@@ -39,13 +43,9 @@ pub fn check_definition(definition: &ToolDefinition) -> Result<(), SchemaError> 
         ));
     }
     let not_object = definition.actions.iter().find_map(|action| {
-        match flatten_top_level(&action.input_schema).get("type") {
-            Some(Value::String(ty)) if ty == "object" => None,
-            // `["object", "null"]`: an object is accepted.
-            Some(Value::Array(types)) if types.iter().any(|t| t == "object") => None,
-            Some(ty) => Some((action, ty.to_string())),
-            None => None,
-        }
+        let flat = flatten_top_level(&action.input_schema);
+        let ty = flat.get("type").filter(|_| !accepts_objects(&flat))?;
+        Some((action, ty.to_string()))
     });
     if let Some((action, ty)) = not_object {
         return Err(SchemaError::new(
@@ -70,6 +70,44 @@ pub fn discriminator_clash(definition: &ToolDefinition) -> Option<&ActionDefinit
             .and_then(Value::as_object)
             .is_some_and(|props| props.contains_key(discriminator))
     })
+}
+
+/// Whether the schema's `type` is `"object"` or a list with it (`["object", "null"]`).
+pub(crate) fn accepts_objects(schema: &Map<String, Value>) -> bool {
+    match schema.get("type") {
+        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
+        ty => ty.is_some_and(|t| t == "object"),
+    }
+}
+
+/// The names a schema lists under `required`.
+pub(crate) fn required(schema: &Map<String, Value>) -> Vec<&str> {
+    let names = schema.get("required").and_then(Value::as_array);
+    names
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+/// `schema` as advertised to clients: without `$schema` (the dialect is left to the client,
+/// whose validator may reject one it does not know) and `title` (the Rust type's name).
+pub(crate) fn advertised(schema: &Map<String, Value>) -> Map<String, Value> {
+    let mut schema = schema.clone();
+    schema.remove("$schema");
+    schema.remove("title");
+    schema
+}
+
+/// Adds `field` to `properties`; declared differently before, either is accepted.
+fn add_field(properties: &mut Map<String, Value>, field: &str, schema: &Value) {
+    match properties.get_mut(field) {
+        None => {
+            properties.insert(field.to_owned(), schema.clone());
+        }
+        Some(existing) if existing != schema => merge_alternative(existing, schema),
+        Some(_) => {}
+    }
 }
 
 /// The JSON type name of a value, as messages say it.
@@ -107,10 +145,8 @@ fn flat_schema(definition: &ToolDefinition) -> Map<String, Value> {
         let mut schema = definition
             .actions
             .first()
-            .map(|a| flatten_top_level(&a.input_schema))
+            .map(|a| advertised(&flatten_top_level(&a.input_schema)))
             .unwrap_or_default();
-        schema.remove("$schema");
-        schema.remove("title");
         schema.insert("type".into(), "object".into());
         return schema;
     };
@@ -125,22 +161,12 @@ fn flat_schema(definition: &ToolDefinition) -> Map<String, Value> {
         .map(|a| flatten_top_level(&a.input_schema))
         .collect();
     for (action, input_schema) in definition.actions.iter().zip(&flattened) {
-        let required: Vec<&str> = input_schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let required = required(input_schema);
         if let Some(Value::Object(props)) = input_schema.get("properties") {
             // A field named like the discriminator never overwrites it (see
             // `discriminator_clash`, which refuses such tools at their first call).
             for (field, schema) in props.iter().filter(|(f, _)| *f != discriminator) {
-                match properties.get_mut(field) {
-                    None => {
-                        properties.insert(field.clone(), schema.clone());
-                    }
-                    Some(existing) if existing != schema => merge_alternative(existing, schema),
-                    Some(_) => {}
-                }
+                add_field(&mut properties, field, schema);
                 let is_required = required.contains(&field.as_str());
                 match users.iter_mut().find(|(f, _)| f == field) {
                     Some((_, list)) => list.push((action.name.clone(), is_required)),
@@ -233,14 +259,12 @@ pub(crate) fn flatten_top_level(schema: &Map<String, Value>) -> Map<String, Valu
     let Some(combinator) = combinator else {
         return schema.clone();
     };
-    let defs = schema.get("$defs").and_then(Value::as_object);
     let resolve = |branch: &'_ Value| -> Option<Map<String, Value>> {
         let object = branch.as_object()?;
         match object.get("$ref").and_then(Value::as_str) {
-            Some(reference) => {
-                let name = reference.strip_prefix("#/$defs/")?;
-                defs?.get(name)?.as_object().cloned()
-            }
+            Some(reference) => at_pointer(schema, &local_pointer(reference)?)?
+                .as_object()
+                .cloned(),
             None => Some(object.clone()),
         }
     };
@@ -264,38 +288,24 @@ pub(crate) fn flatten_top_level(schema: &Map<String, Value>) -> Map<String, Valu
         .filter_map(resolve)
         .map(|b| flatten_top_level(&b))
         .collect();
-    let branch_required = |b: &Map<String, Value>| -> Vec<Value> {
-        b.get("required")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
-    };
     for branch in &branches {
         if let Some(Value::Object(props)) = branch.get("properties") {
             for (field, field_schema) in props {
-                match properties.get_mut(field) {
-                    None => {
-                        properties.insert(field.clone(), field_schema.clone());
-                    }
-                    Some(existing) if existing != field_schema => {
-                        merge_alternative(existing, field_schema)
-                    }
-                    Some(_) => {}
-                }
+                add_field(&mut properties, field, field_schema);
             }
         }
     }
-    let extra: Vec<Value> = if combinator == "allOf" {
-        branches.iter().flat_map(branch_required).collect()
+    let extra: Vec<&str> = if combinator == "allOf" {
+        branches.iter().flat_map(self::required).collect()
     } else {
-        let mut common = branches.first().map(branch_required).unwrap_or_default();
+        let mut common = branches.first().map(self::required).unwrap_or_default();
         for branch in branches.iter().skip(1) {
-            let theirs = branch_required(branch);
+            let theirs = self::required(branch);
             common.retain(|f| theirs.contains(f));
         }
         common
     };
-    for field in extra {
+    for field in extra.into_iter().map(Value::from) {
         if !required.contains(&field) {
             required.push(field);
         }

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use crate::validation::{percent_decode, unescape_pointer_token};
+use super::walk::local_definition;
 
 /// The keywords kept: the fields of the Gemini API's `Schema` object
 /// (<https://ai.google.dev/api/caching#Schema>), which rejects any other. Anthropic and OpenAI
@@ -111,23 +111,6 @@ fn append_description(schema: &mut Map<String, Value>, text: &str) {
         _ => text.to_owned(),
     };
     schema.insert("description".into(), description.into());
-}
-
-/// The name a local reference points at: `Address` for `#/$defs/Address`, `Page<Invoice>` for
-/// `#/$defs/Page%3CInvoice%3E` (how schemars refers to a type renamed `Page<{T}>`); `None` for
-/// a reference to anything but one definition.
-pub(crate) fn local_definition(reference: &str) -> Option<String> {
-    // A URI fragment, percent-encoded (RFC 3986, section 3.5), holding a JSON Pointer whose
-    // escapes are undone after the percent-decoding (RFC 6901, sections 4 and 6).
-    let pointer = percent_decode(reference.strip_prefix('#')?)?;
-    let name = pointer
-        .strip_prefix("/$defs/")
-        .or_else(|| pointer.strip_prefix("/definitions/"))?;
-    // A `/` left (sent as `/` or as `%2F`) is a step below the definition, not part of its name.
-    if name.contains('/') {
-        return None;
-    }
-    Some(unescape_pointer_token(name))
 }
 
 struct Rewriter<'a> {
@@ -524,27 +507,5 @@ mod tests {
             rewrite(json!({"type": "object"})),
             json!({"type": "object", "properties": {}})
         );
-    }
-
-    #[test]
-    fn local_definition_decodes_percent_escapes_then_pointer_escapes() {
-        let named = |reference: &str| local_definition(reference);
-        assert_eq!(
-            named("#/$defs/Page%3CEntry%3E").as_deref(),
-            Some("Page<Entry>")
-        );
-        assert_eq!(named("#/definitions/a~1b~0c").as_deref(), Some("a/b~c"));
-        assert_eq!(named("#/$defs/a%7E1b").as_deref(), Some("a/b"));
-        // A `/`, sent as such or as `%2F`, is a step below a definition; broken escapes and
-        // bytes that are not UTF-8 designate nothing.
-        for nothing in [
-            "#/$defs/a/b",
-            "#/$defs/a%2Fb",
-            "#/$defs/x%+1",
-            "#/$defs/a%FF",
-            "#/x",
-        ] {
-            assert_eq!(named(nothing), None, "{nothing}");
-        }
     }
 }
