@@ -17,8 +17,8 @@ use serde_json::{Map, Value, json};
 
 use crate::model::definition::{ActionDefinition, SchemaError, ToolDefinition};
 
-/// The checks a definition must pass before it is served, made by the generated tool runtime (at a
-/// generated tool's first call) and by `Server::tool` (at registration, which panics):
+/// The checks a definition must pass before it is served, made once when the tool is registered
+/// with a `Server` or `Tester` (which panics), or at the first call of a tool called directly:
 ///
 /// - no action's arguments declare a field named like the discriminator (see
 ///   [`discriminator_clash`]);
