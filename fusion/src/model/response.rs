@@ -120,7 +120,7 @@ impl ToolResponse {
 
     /// Renames every action name the model reads for which `f` returns a name: the available
     /// actions of the error and of every warning (see [`ToolError::map_available_actions`]),
-    /// and the action of a validation error. [`ExposedNames`](super::exposition::ExposedNames)
+    /// and the action of a validation error. The registry
     /// gives each `tool.action` its name in flat exposition this way.
     pub(crate) fn map_action_names(mut self, f: impl Fn(&str) -> Option<String>) -> ToolResponse {
         match self.body {

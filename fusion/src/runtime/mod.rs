@@ -6,5 +6,6 @@
 
 pub(crate) mod call;
 pub(crate) mod dispatch;
+pub(crate) mod names;
 pub(crate) mod registry;
 pub(crate) mod tool;

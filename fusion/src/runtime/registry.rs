@@ -13,10 +13,11 @@ use crate::guard::{Gates, Guards, ToolGuards};
 use crate::internal::Redactor;
 use crate::model::context::RequestContext;
 use crate::model::definition::ToolDefinition;
-use crate::model::exposition::{ExposedNames, Exposition};
+use crate::model::exposition::Exposition;
 use crate::model::response::ToolResponse;
 use crate::runtime::call::{self, Target};
 use crate::runtime::dispatch::ToolRuntime;
+use crate::runtime::names::ExposedNames;
 use crate::runtime::tool::Tool;
 use crate::validation::SchemaError;
 
