@@ -30,7 +30,8 @@ impl Guards {
     }
 }
 
-fn definition(name: &str, actions: &[&str]) -> ToolDefinition {
+/// A tool `name` with a discriminator and the bare `actions`.
+pub(super) fn definition(name: &str, actions: &[&str]) -> ToolDefinition {
     ToolDefinition {
         name: name.to_owned(),
         description: String::new(),
