@@ -2,13 +2,12 @@
 //! `WWW-Authenticate: Bearer` challenge of RFC 6750 section 3, naming the resource metadata
 //! (RFC 9728 section 5.1) and the scopes to ask for.
 
-use std::fmt;
-
 use http::{HeaderValue, Response, StatusCode, header};
 use jsonwebtoken::errors::ErrorKind;
 
 /// Why a bearer token was refused: the `error_description` of the `invalid_token` challenge.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.description())]
 #[non_exhaustive]
 pub enum InvalidToken {
     /// Not a readable JWT, or its claims lack `sub`.
@@ -68,14 +67,6 @@ impl InvalidToken {
         }
     }
 }
-
-impl fmt::Display for InvalidToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.description())
-    }
-}
-
-impl std::error::Error for InvalidToken {}
 
 /// Why a request's credentials were not accepted.
 #[derive(Debug, PartialEq, Eq)]

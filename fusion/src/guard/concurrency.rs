@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::key::{TrustedProxies, caller_key};
-use super::{ConcurrencyLimit, seconds};
+use super::{ConcurrencyLimit, count, seconds};
 use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
 use crate::model::context::RequestContext;
@@ -177,14 +177,14 @@ impl Concurrency {
     /// The refusal of a caller with `held` calls running or waiting, its share: retry once
     /// one of its own calls has been answered.
     fn caller_busy(&self, name: &str, held: usize) -> ToolError {
-        let calls = if held == 1 { "call" } else { "calls" };
         let average = Duration::from_micros(self.average_micros.load(Ordering::Relaxed));
         let retry_after = super::whole_seconds(average).min(MAX_RETRY_AFTER_SECS);
         ToolError::new(
             ErrorCode::ServerBusy,
             format!(
-                "You already have {held} {calls} of `{name}` running or waiting, the most one \
-                 caller may have."
+                "You already have {} of `{name}` running or waiting, the most one caller may \
+                 have.",
+                count(held as u64, "call")
             ),
         )
         .suggest(format!(
@@ -211,17 +211,16 @@ impl Concurrency {
         let wait = Duration::from_micros(average.saturating_mul(waves));
         let retry_after = super::whole_seconds(wait).min(MAX_RETRY_AFTER_SECS);
         let queue = match max_queued {
-            0 => "no calls waiting".to_owned(),
-            1 => "1 call waiting".to_owned(),
-            n => format!("{n} calls waiting"),
+            0 => "no calls".to_owned(),
+            n => count(n as u64, "call"),
         };
-        let running = match max_active {
-            1 => "1 call running".to_owned(),
-            n => format!("{n} calls running"),
-        };
+        let running = count(max_active as u64, "call");
         ToolError::new(
             ErrorCode::ServerBusy,
-            format!("`{name}` is at capacity: {running} and {queue}, the most it takes."),
+            format!(
+                "`{name}` is at capacity: {running} running and {queue} waiting, the most it \
+                 takes."
+            ),
         )
         .suggest(format!(
             "Send calls one at a time: wait for each answer before sending the next. Retry \

@@ -231,10 +231,15 @@ pub(crate) fn whole_seconds(duration: Duration) -> u64 {
 
 /// "1 second", "5 seconds".
 pub(crate) fn seconds(n: u64) -> String {
+    count(n, "second")
+}
+
+/// `n` of `unit`: "1 call", "5 calls".
+pub(super) fn count(n: u64, unit: &str) -> String {
     if n == 1 {
-        "1 second".to_owned()
+        format!("1 {unit}")
     } else {
-        format!("{n} seconds")
+        format!("{n} {unit}s")
     }
 }
 

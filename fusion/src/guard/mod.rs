@@ -101,6 +101,7 @@ use crate::model::exposition::Exposition;
 use gates::Gate;
 pub(crate) use gates::Gates;
 pub use gates::GuardRequest;
+use gates::count;
 pub(crate) use gates::{retry_safe, seconds, whole_seconds};
 pub use key::{ForwardedHeader, TrustedProxies};
 pub use layer::{ActionCall, ActionService, BoxError, FromFn, FromFnLayer, Next, from_fn};
@@ -168,12 +169,7 @@ impl ToolGuards {
     /// action is annotated read-only or idempotent, since any other action may have taken
     /// effect before it was stopped). The tool's guards apply to each action.
     pub fn error_contracts(&self, action: &ActionDefinition) -> Vec<ErrorContract> {
-        let own = self
-            .actions
-            .iter()
-            .filter(|(name, _)| *name == action.name)
-            .map(|(_, spec)| spec);
-        let specs: Vec<&GuardSpec> = own.chain([&self.tool]).collect();
+        let specs: Vec<&GuardSpec> = self.specs(&action.name).collect();
         let scoped = specs
             .iter()
             .any(|s| s.scopes.as_ref().is_some_and(|s| !s.is_empty()));
@@ -232,18 +228,11 @@ impl ToolGuards {
             }
         }
     }
-}
 
-impl ToolGuards {
     /// The scopes a call of `action` needs: the action's own, then the tool's, each once.
     pub fn scopes(&self, action: &str) -> Vec<String> {
-        let own = self
-            .actions
-            .iter()
-            .filter(|(name, _)| name == action)
-            .map(|(_, spec)| spec);
         let mut scopes: Vec<String> = Vec::new();
-        for spec in own.chain([&self.tool]) {
+        for spec in self.specs(action) {
             for scope in spec.scopes.iter().flatten() {
                 if !scopes.contains(scope) {
                     scopes.push(scope.clone());
@@ -251,6 +240,12 @@ impl ToolGuards {
             }
         }
         scopes
+    }
+
+    /// The specs that apply to `action`: its own, then the tool's.
+    fn specs<'a>(&'a self, action: &'a str) -> impl Iterator<Item = &'a GuardSpec> {
+        let own = self.actions.iter().filter(move |(name, _)| name == action);
+        own.map(|(_, spec)| spec).chain([&self.tool])
     }
 }
 

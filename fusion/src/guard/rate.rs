@@ -13,7 +13,7 @@ use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
 
 use super::key::{TrustedProxies, caller_key};
-use super::{GuardRequest, Store, seconds, whole_seconds};
+use super::{GuardRequest, Store, count, seconds, whole_seconds};
 use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
 
@@ -230,10 +230,7 @@ impl Rate {
     /// rounded up, at least 1), never the key.
     fn limited(&self, name: &str, wait: Duration) -> ToolError {
         let retry_after = whole_seconds(wait);
-        let calls = match self.limit.calls {
-            1 => "1 call".to_owned(),
-            n => format!("{n} calls"),
-        };
+        let calls = count(self.limit.calls.into(), "call");
         ToolError::new(
             ErrorCode::RateLimited,
             format!(

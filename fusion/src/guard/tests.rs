@@ -30,7 +30,8 @@ impl Guards {
     }
 }
 
-fn definition(name: &str, actions: &[&str]) -> ToolDefinition {
+/// A tool `name` with a discriminator and the bare `actions`.
+pub(super) fn definition(name: &str, actions: &[&str]) -> ToolDefinition {
     ToolDefinition {
         name: name.to_owned(),
         description: String::new(),
@@ -51,6 +52,13 @@ fn definition(name: &str, actions: &[&str]) -> ToolDefinition {
             })
             .collect(),
     }
+}
+
+/// The gates of a tool `billing` with `actions`, `spec` guarding `billing.charge`.
+fn guarded(actions: &[&str], spec: GuardSpec) -> HashMap<String, Gates> {
+    let billing = definition("billing", actions);
+    let guards = Guards::new().guard("billing.charge", spec);
+    guards.build([(&billing, ToolGuards::default())]).unwrap()
 }
 
 #[test]
@@ -199,14 +207,10 @@ fn a_code_declared_with_the_same_flags_is_listed_once_with_other_flags_twice() {
 
 #[tokio::test(start_paused = true)]
 async fn only_the_guarded_action_passes_through_guards() {
-    let billing = definition("billing", &["charge", "refund"]);
-    let set = Guards::new()
-        .guard(
-            "billing.charge",
-            GuardSpec::new().timeout(Duration::from_millis(10)),
-        )
-        .build([(&billing, ToolGuards::default())])
-        .unwrap();
+    let set = guarded(
+        &["charge", "refund"],
+        GuardSpec::new().timeout(Duration::from_millis(10)),
+    );
     let gates = set.get("billing").unwrap();
     let slow = |_, _| async {
         tokio::time::sleep(Duration::from_secs(1)).await;
@@ -253,18 +257,12 @@ impl Drop for TryAnotherCall {
 
 #[tokio::test(start_paused = true)]
 async fn a_slot_is_given_back_only_after_the_handler_is_dropped() {
-    let billing = definition("billing", &["charge"]);
-    let set = Arc::new(
-        Guards::new()
-            .guard(
-                "billing.charge",
-                GuardSpec::new()
-                    .concurrency(ConcurrencyLimit::new(1, 0))
-                    .timeout(Duration::from_secs(1)),
-            )
-            .build([(&billing, ToolGuards::default())])
-            .unwrap(),
-    );
+    let set = Arc::new(guarded(
+        &["charge"],
+        GuardSpec::new()
+            .concurrency(ConcurrencyLimit::new(1, 0))
+            .timeout(Duration::from_secs(1)),
+    ));
 
     // Completed, timed out, and cancelled while running.
     for case in ["completes", "times out", "is cancelled"] {
@@ -327,16 +325,12 @@ fn blocking_call(
 
 #[tokio::test]
 async fn a_blocking_handler_past_its_timeout_keeps_its_slot_until_its_thread_returns() {
-    let billing = definition("billing", &["charge"]);
-    let set = Guards::new()
-        .guard(
-            "billing.charge",
-            GuardSpec::new()
-                .concurrency(ConcurrencyLimit::new(1, 0))
-                .timeout(Duration::from_millis(20)),
-        )
-        .build([(&billing, ToolGuards::default())])
-        .unwrap();
+    let set = guarded(
+        &["charge"],
+        GuardSpec::new()
+            .concurrency(ConcurrencyLimit::new(1, 0))
+            .timeout(Duration::from_millis(20)),
+    );
     let gates = set.get("billing").unwrap();
     let (release, held) = std::sync::mpsc::channel();
     let first = blocking_call(gates, held).await;

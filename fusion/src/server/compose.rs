@@ -12,6 +12,11 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext as RmcpContext, RoleServer};
 
+/// The context of a client's request, and of its notification, in the delegated methods (the
+/// names the table of `for_each_delegated` uses; `handler.rs` imports them too).
+pub(super) type Ctx = RmcpContext<RoleServer>;
+pub(super) type Note = rmcp::service::NotificationContext<RoleServer>;
+
 use super::Server;
 use crate::model::context::BoxFuture;
 
@@ -24,88 +29,50 @@ use crate::model::context::BoxFuture;
 macro_rules! for_each_delegated {
     ($callback:ident) => {
         $callback! {
-            fn ping(context: rmcp::service::RequestContext<rmcp::service::RoleServer>)
-                -> Result<(), rmcp::model::ErrorData>;
-            fn complete(
-                request: rmcp::model::CompleteRequestParams,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>
-            ) -> Result<rmcp::model::CompleteResult, rmcp::model::ErrorData>;
-            fn set_level(
-                request: rmcp::model::SetLevelRequestParams,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>
-            ) -> Result<(), rmcp::model::ErrorData>;
-            fn get_prompt(
-                request: rmcp::model::GetPromptRequestParams,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>
-            ) -> Result<rmcp::model::GetPromptResponse, rmcp::model::ErrorData>;
-            fn list_prompts(
-                request: Option<rmcp::model::PaginatedRequestParams>,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>
-            ) -> Result<rmcp::model::ListPromptsResult, rmcp::model::ErrorData>;
-            fn list_resources(
-                request: Option<rmcp::model::PaginatedRequestParams>,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>
-            ) -> Result<rmcp::model::ListResourcesResult, rmcp::model::ErrorData>;
+            fn ping(context: Ctx) -> Result<(), ErrorData>;
+            fn complete(request: rmcp::model::CompleteRequestParams, context: Ctx)
+                -> Result<rmcp::model::CompleteResult, ErrorData>;
+            fn set_level(request: rmcp::model::SetLevelRequestParams, context: Ctx)
+                -> Result<(), ErrorData>;
+            fn get_prompt(request: rmcp::model::GetPromptRequestParams, context: Ctx)
+                -> Result<rmcp::model::GetPromptResponse, ErrorData>;
+            fn list_prompts(request: Option<rmcp::model::PaginatedRequestParams>, context: Ctx)
+                -> Result<rmcp::model::ListPromptsResult, ErrorData>;
+            fn list_resources(request: Option<rmcp::model::PaginatedRequestParams>, context: Ctx)
+                -> Result<rmcp::model::ListResourcesResult, ErrorData>;
             fn list_resource_templates(
                 request: Option<rmcp::model::PaginatedRequestParams>,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>
-            ) -> Result<rmcp::model::ListResourceTemplatesResult, rmcp::model::ErrorData>;
-            fn read_resource(
-                request: rmcp::model::ReadResourceRequestParams,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>
-            ) -> Result<rmcp::model::ReadResourceResponse, rmcp::model::ErrorData>;
-            fn listen(context: rmcp::service::SubscriptionContext)
-                -> Result<(), rmcp::model::ErrorData>;
-            fn subscribe(
-                request: rmcp::model::SubscribeRequestParams,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>
-            ) -> Result<(), rmcp::model::ErrorData>;
-            fn unsubscribe(
-                request: rmcp::model::UnsubscribeRequestParams,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>
-            ) -> Result<(), rmcp::model::ErrorData>;
-            fn get_task(
-                request: rmcp::model::GetTaskParams,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>
-            ) -> Result<rmcp::model::GetTaskResult, rmcp::model::ErrorData>;
-            fn update_task(
-                request: rmcp::model::UpdateTaskParams,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>
-            ) -> Result<(), rmcp::model::ErrorData>;
-            fn cancel_task(
-                request: rmcp::model::CancelTaskParams,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>
-            ) -> Result<(), rmcp::model::ErrorData>;
-            fn list_skills(
-                request: Option<rmcp::model::PaginatedRequestParams>,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>
-            ) -> Result<rmcp::model::ListSkillsResult, rmcp::model::ErrorData>;
-            fn get_skill(
-                request: rmcp::model::GetSkillRequestParams,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>
-            ) -> Result<rmcp::model::GetSkillResult, rmcp::model::ErrorData>;
+                context: Ctx
+            ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData>;
+            fn read_resource(request: rmcp::model::ReadResourceRequestParams, context: Ctx)
+                -> Result<rmcp::model::ReadResourceResponse, ErrorData>;
+            fn listen(context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData>;
+            fn subscribe(request: rmcp::model::SubscribeRequestParams, context: Ctx)
+                -> Result<(), ErrorData>;
+            fn unsubscribe(request: rmcp::model::UnsubscribeRequestParams, context: Ctx)
+                -> Result<(), ErrorData>;
+            fn get_task(request: rmcp::model::GetTaskParams, context: Ctx)
+                -> Result<rmcp::model::GetTaskResult, ErrorData>;
+            fn update_task(request: rmcp::model::UpdateTaskParams, context: Ctx)
+                -> Result<(), ErrorData>;
+            fn cancel_task(request: rmcp::model::CancelTaskParams, context: Ctx)
+                -> Result<(), ErrorData>;
+            fn list_skills(request: Option<rmcp::model::PaginatedRequestParams>, context: Ctx)
+                -> Result<rmcp::model::ListSkillsResult, ErrorData>;
+            fn get_skill(request: rmcp::model::GetSkillRequestParams, context: Ctx)
+                -> Result<rmcp::model::GetSkillResult, ErrorData>;
             fn read_resource_directory(
                 request: rmcp::model::ReadResourceDirectoryRequestParams,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>
-            ) -> Result<rmcp::model::ReadResourceDirectoryResult, rmcp::model::ErrorData>;
-            fn on_cancelled(
-                notification: rmcp::model::CancelledNotificationParam,
-                context: rmcp::service::NotificationContext<rmcp::service::RoleServer>
-            ) -> ();
-            fn on_progress(
-                notification: rmcp::model::ProgressNotificationParam,
-                context: rmcp::service::NotificationContext<rmcp::service::RoleServer>
-            ) -> ();
-            fn on_initialized(
-                context: rmcp::service::NotificationContext<rmcp::service::RoleServer>
-            ) -> ();
-            fn on_roots_list_changed(
-                context: rmcp::service::NotificationContext<rmcp::service::RoleServer>
-            ) -> ();
-            fn on_custom_notification(
-                notification: rmcp::model::CustomNotification,
-                context: rmcp::service::NotificationContext<rmcp::service::RoleServer>
-            ) -> ();
+                context: Ctx
+            ) -> Result<rmcp::model::ReadResourceDirectoryResult, ErrorData>;
+            fn on_cancelled(notification: rmcp::model::CancelledNotificationParam, context: Note)
+                -> ();
+            fn on_progress(notification: rmcp::model::ProgressNotificationParam, context: Note)
+                -> ();
+            fn on_initialized(context: Note) -> ();
+            fn on_roots_list_changed(context: Note) -> ();
+            fn on_custom_notification(notification: rmcp::model::CustomNotification, context: Note)
+                -> ();
         }
     };
 }

@@ -22,7 +22,7 @@ use crate::envelope::suggest::did_you_mean;
 use crate::model::context::{LogLevel, LogSink, ProgressReporter, RequestContext};
 use crate::model::response::ToolResponse;
 
-use super::compose::{self, forward_delegated};
+use super::compose::{self, Ctx, Note, forward_delegated};
 use super::{Server, elicitor};
 
 impl rmcp::ServerHandler for Server {

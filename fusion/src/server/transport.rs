@@ -108,7 +108,7 @@ where
         let message = answer.to_json();
         self.pending.retain(|answer| !answer.is_finished());
         self.pending.push(tokio::spawn(async move {
-            if let Err(err) = write_error(&writer, &message).await {
+            if let Err(err) = write_line(&writer, &message).await {
                 tracing::warn!(target: "fusion::server", %err, "could not answer a malformed request");
             }
         }));
@@ -123,21 +123,11 @@ where
     }
 }
 
-/// Writes the answer to a malformed line ([`Answer::to_json`]).
-async fn write_error<W: AsyncWrite + Unpin>(
+/// Writes `message` as one line: a message rmcp sends, or the answer to a malformed line
+/// ([`Answer::to_json`]).
+async fn write_line<W: AsyncWrite + Unpin>(
     writer: &Mutex<W>,
-    message: &serde_json::Value,
-) -> io::Result<()> {
-    let mut bytes = serde_json::to_vec(message)?;
-    bytes.push(b'\n');
-    let mut writer = writer.lock().await;
-    writer.write_all(&bytes).await?;
-    writer.flush().await
-}
-
-async fn write_message<W: AsyncWrite + Unpin>(
-    writer: &Mutex<W>,
-    message: &TxJsonRpcMessage<RoleServer>,
+    message: &impl serde::Serialize,
 ) -> io::Result<()> {
     let mut bytes = serde_json::to_vec(message)?;
     bytes.push(b'\n');
@@ -158,7 +148,7 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
         let writer = self.writer.clone();
-        async move { write_message(&writer, &item).await }
+        async move { write_line(&writer, &item).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {

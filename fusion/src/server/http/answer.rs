@@ -3,6 +3,7 @@
 use axum::body::Body;
 use axum::response::Response;
 use http::{HeaderValue, StatusCode, header};
+use rmcp::model::{ErrorData, RequestId};
 
 use crate::server::malformed::Answer;
 
@@ -21,4 +22,14 @@ pub(super) fn json_response(status: StatusCode, answer: &Answer, close: bool) ->
         headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
     response
+}
+
+/// [`json_response`] carrying the JSON-RPC `error`, with the request's `id` when known.
+pub(super) fn error_response(
+    status: StatusCode,
+    id: Option<RequestId>,
+    error: ErrorData,
+    close: bool,
+) -> Response {
+    json_response(status, &Answer::Error(id, error), close)
 }

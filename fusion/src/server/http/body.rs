@@ -19,8 +19,8 @@ use http::{Method, StatusCode, header};
 use http_body_util::BodyExt;
 use rmcp::model::ErrorData;
 
-use super::answer::json_response;
-use crate::server::malformed::{self, Answer};
+use super::answer::error_response;
+use crate::server::malformed;
 
 /// How much of a body declared over the limit is read to find the request's id (stdio keeps
 /// as much of an oversized line).
@@ -69,7 +69,7 @@ pub(super) async fn read_body(
             tracing::debug!(target: "fusion::server", %error, "reading a request body failed");
             let error =
                 ErrorData::invalid_request("Invalid request: the body could not be read.", None);
-            return json_response(StatusCode::BAD_REQUEST, &Answer::Error(None, error), true);
+            return error_response(StatusCode::BAD_REQUEST, None, error, true);
         }
         Ok(Ok(bytes)) => bytes,
     };
@@ -115,11 +115,7 @@ fn too_large(prefix: &[u8], declared: Option<u64>, limit: usize) -> Response {
         None => format!("Invalid request: the body is over the limit of {limit} bytes."),
     }
     .into();
-    json_response(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        &Answer::Error(id, error),
-        true,
-    )
+    error_response(StatusCode::PAYLOAD_TOO_LARGE, id, error, true)
 }
 
 /// HTTP 408 for a body that did not arrive in time, closing the connection.
@@ -131,11 +127,7 @@ fn timed_out(timeout: Duration) -> Response {
         ),
         None,
     );
-    json_response(
-        StatusCode::REQUEST_TIMEOUT,
-        &Answer::Error(None, error),
-        true,
-    )
+    error_response(StatusCode::REQUEST_TIMEOUT, None, error, true)
 }
 
 #[cfg(test)]

@@ -23,10 +23,10 @@ use http::{HeaderValue, Method, StatusCode, header};
 use http_body_util::BodyExt;
 use rmcp::model::ErrorData;
 
-use super::answer::json_response;
+use super::answer::error_response;
 use super::sessions::{AtCap, CappedSessions, Opening, owner_of};
 use crate::auth::Principal;
-use crate::server::malformed::{self, Answer};
+use crate::server::malformed;
 
 /// What the gate knows: the sessions, and the rules for opening one.
 #[derive(Clone, Debug)]
@@ -117,7 +117,7 @@ fn session_not_found() -> Response {
          session with initialize.",
         None,
     );
-    json_response(StatusCode::NOT_FOUND, &Answer::Error(None, error), false)
+    error_response(StatusCode::NOT_FOUND, None, error, false)
 }
 
 /// HTTP 503 with `Retry-After` for an `initialize` refused at a session cap (`full` says which:
@@ -133,11 +133,7 @@ fn busy(body: &[u8], full: &AtCap, retry_after: Duration) -> Response {
         ),
         None,
     );
-    let mut response = json_response(
-        StatusCode::SERVICE_UNAVAILABLE,
-        &Answer::Error(id, error),
-        false,
-    );
+    let mut response = error_response(StatusCode::SERVICE_UNAVAILABLE, id, error, false);
     response
         .headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from(secs));
