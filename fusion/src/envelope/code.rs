@@ -5,6 +5,45 @@ use std::convert::Infallible;
 use std::fmt;
 use std::str::FromStr;
 
+/// `as_str`, `Display` and `FromStr` (failing with [`UnknownVariant`] naming `$kind`) of a
+/// fieldless enum, from one table of variants and wire strings.
+macro_rules! wire_strings {
+    (
+        $ty:ident, $kind:literal,
+        $(#[$as_str_doc:meta])* as_str,
+        $(#[$from_str_doc:meta])* from_str,
+        $($variant:ident => $wire:literal,)*
+    ) => {
+        impl $ty {
+            $(#[$as_str_doc])*
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $wire,)*
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::std::str::FromStr for $ty {
+            type Err = $crate::envelope::code::UnknownVariant;
+
+            $(#[$from_str_doc])*
+            fn from_str(s: &str) -> Result<$ty, $crate::envelope::code::UnknownVariant> {
+                match s {
+                    $($wire => Ok($ty::$variant),)*
+                    _ => Err($crate::envelope::code::UnknownVariant::new($kind, s)),
+                }
+            }
+        }
+    };
+}
+pub(crate) use wire_strings;
+
 /// Generates `ErrorCode` with its canonical variants, their wire strings and default categories
 /// from one table, so the three can never drift apart.
 macro_rules! canonical_codes {
@@ -180,25 +219,21 @@ pub enum Severity {
     Critical,
 }
 
-impl Severity {
+wire_strings! {
+    Severity, "severity",
     /// The wire string: `"warning"`, `"error"` or `"critical"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-            Severity::Critical => "critical",
-        }
-    }
+    as_str,
+    /// Parses `"warning"`, `"error"` or `"critical"` (exact, lowercase).
+    from_str,
+    Warning => "warning",
+    Error => "error",
+    Critical => "critical",
+}
 
+impl Severity {
     /// The MCP `isError` value: `true` for `error` and `critical`, `false` for `warning`.
     pub fn is_error(self) -> bool {
         !matches!(self, Severity::Warning)
-    }
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -228,20 +263,6 @@ impl fmt::Display for UnknownVariant {
 
 impl std::error::Error for UnknownVariant {}
 
-impl FromStr for Severity {
-    type Err = UnknownVariant;
-
-    /// Parses `"warning"`, `"error"` or `"critical"` (exact, lowercase).
-    fn from_str(s: &str) -> Result<Severity, UnknownVariant> {
-        match s {
-            "warning" => Ok(Severity::Warning),
-            "error" => Ok(Severity::Error),
-            "critical" => Ok(Severity::Critical),
-            _ => Err(UnknownVariant::new("severity", s)),
-        }
-    }
-}
-
 /// What kind of failure an error is, for client code deciding retry, escalate or abort
 /// (the `errorCategory` flag).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -260,46 +281,25 @@ pub enum ErrorCategory {
     Unknown,
 }
 
-impl ErrorCategory {
+wire_strings! {
+    ErrorCategory, "error category",
     /// The wire string: `"auth"`, `"rate_limit"`, `"not_found"`, `"validation"`,
     /// `"transient"` or `"unknown"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCategory::Auth => "auth",
-            ErrorCategory::RateLimit => "rate_limit",
-            ErrorCategory::NotFound => "not_found",
-            ErrorCategory::Validation => "validation",
-            ErrorCategory::Transient => "transient",
-            ErrorCategory::Unknown => "unknown",
-        }
-    }
+    as_str,
+    /// Parses the wire strings of [`ErrorCategory::as_str`].
+    from_str,
+    Auth => "auth",
+    RateLimit => "rate_limit",
+    NotFound => "not_found",
+    Validation => "validation",
+    Transient => "transient",
+    Unknown => "unknown",
+}
 
+impl ErrorCategory {
     /// The default `isRetryable` of this category: `true` for transient and rate_limit.
     pub fn is_retryable_by_default(self) -> bool {
         matches!(self, ErrorCategory::Transient | ErrorCategory::RateLimit)
-    }
-}
-
-impl fmt::Display for ErrorCategory {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for ErrorCategory {
-    type Err = UnknownVariant;
-
-    /// Parses the wire strings of [`ErrorCategory::as_str`].
-    fn from_str(s: &str) -> Result<ErrorCategory, UnknownVariant> {
-        Ok(match s {
-            "auth" => ErrorCategory::Auth,
-            "rate_limit" => ErrorCategory::RateLimit,
-            "not_found" => ErrorCategory::NotFound,
-            "validation" => ErrorCategory::Validation,
-            "transient" => ErrorCategory::Transient,
-            "unknown" => ErrorCategory::Unknown,
-            _ => return Err(UnknownVariant::new("error category", s)),
-        })
     }
 }
 

@@ -188,10 +188,7 @@ impl From<anyhow::Error> for ToolError {
 
 impl From<Box<dyn Error + Send + Sync>> for ToolError {
     fn from(err: Box<dyn Error + Send + Sync>) -> ToolError {
-        match err.downcast::<ToolError>() {
-            Ok(contract) => *contract,
-            Err(err) => contractless("error", &chain(&*err)),
-        }
+        ToolError::from(err as Box<dyn Error>)
     }
 }
 

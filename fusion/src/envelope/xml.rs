@@ -17,8 +17,6 @@ pub(crate) enum Context {
     Attr,
 }
 
-/// Whether byte `b` may need escaping in `ctx` (every `>` is looked at in text too; the
-/// escaping loop decides).
 /// Whether no byte of `bytes` needs a look in text (`ATTR` false) or in an attribute value.
 /// Bitwise `|` and no early exit: no branch, so the compiler vectorizes the loop.
 fn is_plain<const ATTR: bool>(bytes: &[u8]) -> bool {

@@ -233,27 +233,13 @@ impl ArgumentValidator {
         Some(ValidationError::new(self.action.as_str()).with_problem(ROOT, text))
     }
 
-    fn report<'a>(&'a self, args: &'a Value) -> Report<'a> {
-        Report::new(args, Some(&self.shape), &self.secrets, self.write_only)
-    }
-
-    fn finish(&self, report: Report<'_>) -> ValidationError {
-        let mut error = ValidationError::new(self.action.as_str());
-        error.push_all(cap::listed(report.merged()));
-        error
-    }
-
     /// The structural problems of `args` against the schema (missing and unknown fields, wrong
     /// types, enums, bounds, formats, ...): empty when they are valid.
     pub fn check(&self, args: &Value) -> ValidationError {
         if let Some(error) = self.too_deep(args) {
             return error;
         }
-        let mut report = self.report(args);
-        if !self.validator.is_valid(args) {
-            schema::collect(&mut report, &self.validator);
-        }
-        self.finish(report)
+        self.failed(args, self.validator.is_valid(args), None, None)
     }
 
     /// Checks `args` against the schema and deserializes them into `T`.
@@ -306,8 +292,9 @@ impl ArgumentValidator {
         }
     }
 
-    /// The envelope of a call that failed: every schema problem unless `valid`, the
-    /// deserialization `failure`, and the rule `failures`.
+    /// The envelope of a call: every schema problem unless `valid`, the deserialization
+    /// `failure`, and the rule `failures`. Cold: [`ArgumentValidator::parse_with`] calls it
+    /// only when something failed.
     #[cold]
     #[inline(never)]
     fn failed(
@@ -317,7 +304,7 @@ impl ArgumentValidator {
         failure: Option<&deser::Failure>,
         failures: Option<&validator::ValidationErrors>,
     ) -> ValidationError {
-        let mut report = self.report(args);
+        let mut report = Report::new(args, Some(&self.shape), &self.secrets, self.write_only);
         if !valid {
             schema::collect(&mut report, &self.validator);
         }
@@ -327,7 +314,7 @@ impl ArgumentValidator {
         if let Some(failures) = failures {
             rules::collect(&mut report, failures);
         }
-        self.finish(report)
+        cap::envelope(self.action.as_str(), report)
     }
 
     /// A [`ValidationError`] from `validator` rule failures alone, worded with this schema
@@ -342,9 +329,7 @@ impl ArgumentValidator {
         if let Some(error) = self.too_deep(args) {
             return error;
         }
-        let mut report = self.report(args);
-        rules::collect(&mut report, failures);
-        self.finish(report)
+        self.failed(args, true, None, Some(failures))
     }
 }
 

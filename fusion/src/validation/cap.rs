@@ -6,10 +6,10 @@ use std::collections::HashSet;
 
 use crate::envelope::validation_error::compare_paths;
 
-use super::FieldProblem;
 use super::path::FieldPath;
-use super::report::{Check, Found, line};
+use super::report::{Check, Found, Report, line};
 use super::schema::count;
+use super::{FieldProblem, ValidationError};
 
 /// The most unknown-field lines an envelope lists (the first by path); one more line at the
 /// objects' path (or `(root)`) counts the rest, so a thousand made-up keys stay a short
@@ -26,11 +26,18 @@ pub(crate) const MAX_UNKNOWN_FIELD_LINES: usize = 10;
 /// arguments a server accepts could ask for millions of lines.
 pub(crate) const MAX_PROBLEMS: usize = 50;
 
+/// The envelope of `action` listing what `report` found.
+pub(crate) fn envelope(action: impl Into<String>, report: Report<'_>) -> ValidationError {
+    let mut error = ValidationError::new(action);
+    error.push_all(listed(report.merged()));
+    error
+}
+
 /// `found` (merged, in the order found) as the problems an envelope lists, with the lines
 /// counting what the caps left out. Every problem is listed when there are at most
 /// [`MAX_PROBLEMS`] and at most [`MAX_UNKNOWN_FIELD_LINES`] unknown fields. Linear in the
 /// number of problems on average: the first ones by path are selected, not sorted.
-pub(crate) fn listed(mut found: Vec<Found>) -> Vec<FieldProblem> {
+fn listed(mut found: Vec<Found>) -> Vec<FieldProblem> {
     let total = found.len();
     let unknown = cap_unknown_fields(&mut found);
     let paths: Vec<String> = found.iter().map(|f| f.path.render()).collect();

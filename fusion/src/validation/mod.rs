@@ -51,11 +51,9 @@ impl ValidationError {
         errors: &validator::ValidationErrors,
         args: &Value,
     ) -> ValidationError {
-        let mut out = ValidationError::new(action);
         let mut found = report::Report::new(args, None, &[], false);
         rules::collect(&mut found, errors);
-        out.push_all(cap::listed(found.merged()));
-        out
+        cap::envelope(action, found)
     }
 }
 

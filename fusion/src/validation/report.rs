@@ -255,7 +255,7 @@ impl<'a> Report<'a> {
     /// What was found, merged: drops a schema problem that a `validator` rule reports too (same
     /// path, same check), a serde problem at or below a path the schema already reported, and
     /// exact repeats. Linear in the number of problems (hash sets keyed by path), in the order
-    /// found; the lines are kept as worded. [`super::cap::listed`] makes them an envelope's.
+    /// found; the lines are kept as worded. [`super::cap::envelope`] makes them an envelope.
     pub(crate) fn merged(self) -> Vec<Found> {
         let found = self.found;
         let keep: Vec<bool> = {

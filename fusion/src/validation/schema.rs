@@ -47,11 +47,14 @@ fn key_expectation(known: &[&str], patterns: &[&str]) -> String {
 
 fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
     let path = FieldPath::from_pointer(error.instance_path().as_str(), report.args());
-    let sent = || report.sent(&path);
-    let (line, check, path) = match error.kind() {
+    // The arms that write a whole line push it themselves; the others give the problem and
+    // the expectation, with what was sent at `path` between them.
+    let (problem, expected, check) = match error.kind() {
         Kind::Required { property } => {
             let field = path.child_key(property.as_str().unwrap_or_default());
-            (report.missing_line(&field), Check::Required, field)
+            let text = report.missing_line(&field);
+            report.push(field, text, Source::Schema, Check::Required);
+            return;
         }
         Kind::AdditionalProperties { unexpected } | Kind::UnevaluatedProperties { unexpected } => {
             let (known, patterns) = match (report.node(&path), report.shape()) {
@@ -84,213 +87,124 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
                 }
                 return;
             }
-            if let Some((field, line)) = tag_line(report, &path, at, context) {
-                (line, Check::Other, field)
-            } else {
+            let (field, text) = tag_line(report, &path, at, context).unwrap_or_else(|| {
                 let wrong_type = context.iter().all(|branch| {
                     branch.iter().any(|e| {
                         matches!(e.kind(), Kind::Type { .. }) && e.instance_path().as_str() == at
                     })
                 });
-                (
-                    no_branch_line(report, &path, wrong_type),
-                    Check::Other,
-                    path,
-                )
-            }
+                let text = no_branch_line(report, &path, wrong_type);
+                (path, text)
+            });
+            report.push(field, text, Source::Schema, Check::Other);
+            return;
         }
-        Kind::Type { kind } => (
-            line("Wrong type", &sent(), &type_expectation(kind)),
-            Check::Other,
-            path,
-        ),
         Kind::Enum { options } => {
-            let options: Vec<&Value> = options
-                .as_array()
-                .map(|o| o.iter().collect())
-                .unwrap_or_default();
-            (
-                not_allowed_line(report, &path, &options),
-                Check::Other,
-                path,
-            )
+            let options: Vec<&Value> = options.as_array().into_iter().flatten().collect();
+            let text = not_allowed_line(report, &path, &options);
+            report.push(path, text, Source::Schema, Check::Other);
+            return;
         }
-        Kind::Constant { expected_value } => (
-            not_allowed_line(report, &path, &[expected_value.as_ref()]),
-            Check::Other,
-            path,
-        ),
+        Kind::Constant { expected_value } => {
+            let text = not_allowed_line(report, &path, &[expected_value.as_ref()]);
+            report.push(path, text, Source::Schema, Check::Other);
+            return;
+        }
+        Kind::Type { kind } => ("Wrong type", type_expectation(kind), Check::Other),
         Kind::Minimum { limit } => (
-            bound(&sent(), "Number too small", ">=", limit),
+            "Number too small",
+            format!("a number >= {limit}"),
             Check::Range,
-            path,
         ),
         Kind::ExclusiveMinimum { limit } => (
-            bound(&sent(), "Number too small", ">", limit),
+            "Number too small",
+            format!("a number > {limit}"),
             Check::Range,
-            path,
         ),
         Kind::Maximum { limit } => (
-            bound(&sent(), "Number too large", "<=", limit),
+            "Number too large",
+            format!("a number <= {limit}"),
             Check::Range,
-            path,
         ),
         Kind::ExclusiveMaximum { limit } => (
-            bound(&sent(), "Number too large", "<", limit),
+            "Number too large",
+            format!("a number < {limit}"),
             Check::Range,
-            path,
         ),
         Kind::MultipleOf { multiple_of } => (
-            line(
-                "Number not allowed",
-                &sent(),
-                &format!("a multiple of {multiple_of}"),
-            ),
+            "Number not allowed",
+            format!("a multiple of {multiple_of}"),
             Check::Other,
-            path,
         ),
-        Kind::MinLength { limit } => (
-            line(
-                "Too short",
-                &sent(),
-                &format!("at least {}", count(*limit, "character")),
-            ),
-            Check::Length,
-            path,
-        ),
-        Kind::MaxLength { limit } => (
-            line(
-                "Too long",
-                &sent(),
-                &format!("at most {}", count(*limit, "character")),
-            ),
-            Check::Length,
-            path,
-        ),
-        Kind::MinItems { limit } => (
-            line(
-                "Too few items",
-                &sent(),
-                &format!("at least {}", count(*limit, "item")),
-            ),
-            Check::Length,
-            path,
-        ),
-        Kind::MaxItems { limit } => (
-            line(
-                "Too many items",
-                &sent(),
-                &format!("at most {}", count(*limit, "item")),
-            ),
-            Check::Length,
-            path,
-        ),
+        Kind::MinLength { limit } => ("Too short", at_least(*limit, "character"), Check::Length),
+        Kind::MaxLength { limit } => ("Too long", at_most(*limit, "character"), Check::Length),
+        Kind::MinItems { limit } => ("Too few items", at_least(*limit, "item"), Check::Length),
+        Kind::MaxItems { limit } => ("Too many items", at_most(*limit, "item"), Check::Length),
         Kind::AdditionalItems { limit } => (
-            line(
-                "Too many items",
-                &sent(),
-                &format!("at most {}", count(*limit as u64, "item")),
-            ),
+            "Too many items",
+            at_most(*limit as u64, "item"),
             Check::Other,
-            path,
         ),
         Kind::UnevaluatedItems { .. } => (
-            line(
-                "Too many items",
-                &sent(),
-                "fewer items (remove the extra ones)",
-            ),
+            "Too many items",
+            "fewer items (remove the extra ones)".to_owned(),
             Check::Other,
-            path,
         ),
-        Kind::MinProperties { limit } => (
-            line(
-                "Too few fields",
-                &sent(),
-                &format!("at least {}", count(*limit, "field")),
-            ),
-            Check::Other,
-            path,
-        ),
-        Kind::MaxProperties { limit } => (
-            line(
-                "Too many fields",
-                &sent(),
-                &format!("at most {}", count(*limit, "field")),
-            ),
-            Check::Other,
-            path,
-        ),
+        Kind::MinProperties { limit } => {
+            ("Too few fields", at_least(*limit, "field"), Check::Other)
+        }
+        Kind::MaxProperties { limit } => {
+            ("Too many fields", at_most(*limit, "field"), Check::Other)
+        }
         Kind::Pattern { pattern } => (
-            line(
-                "Does not match the required pattern",
-                &sent(),
-                &format!("text matching the pattern '{pattern}'"),
-            ),
+            "Does not match the required pattern",
+            format!("text matching the pattern '{pattern}'"),
             Check::Pattern,
-            path,
         ),
         Kind::Format { format } => {
             let (problem, expected, check) = format_words(format);
-            (line(&problem, &sent(), &expected), check, path)
+            let text = line(&problem, &report.sent(&path), &expected);
+            report.push(path, text, Source::Schema, check);
+            return;
         }
         Kind::UniqueItems => (
-            line("Duplicate items", &sent(), "every item to be unique"),
+            "Duplicate items",
+            "every item to be unique".to_owned(),
             Check::Other,
-            path,
         ),
         Kind::Contains => (
-            line(
-                "No matching item",
-                &sent(),
-                "at least one item of the required kind",
-            ),
+            "No matching item",
+            "at least one item of the required kind".to_owned(),
             Check::Other,
-            path,
         ),
         Kind::OneOfMultipleValid { .. } => (
-            line(
-                "Ambiguous value",
-                &sent(),
-                "a value that matches exactly one of the allowed shapes",
-            ),
+            "Ambiguous value",
+            "a value that matches exactly one of the allowed shapes".to_owned(),
             Check::Other,
-            path,
         ),
         Kind::Not { .. } => (
-            line("Value not allowed", &sent(), "a different value"),
+            "Value not allowed",
+            "a different value".to_owned(),
             Check::Other,
-            path,
         ),
         Kind::FalseSchema => (
-            line(
-                "Value not allowed here",
-                &sent(),
-                "no value at this position",
-            ),
+            "Value not allowed here",
+            "no value at this position".to_owned(),
             Check::Other,
-            path,
         ),
         Kind::PropertyNames { .. } => (
-            line(
-                "Invalid field name",
-                &sent(),
-                "field names the schema allows",
-            ),
+            "Invalid field name",
+            "field names the schema allows".to_owned(),
             Check::Other,
-            path,
         ),
         other => (
-            line(
-                "Invalid value",
-                &sent(),
-                &format!("a value valid for the '{}' rule", other.keyword()),
-            ),
+            "Invalid value",
+            format!("a value valid for the '{}' rule", other.keyword()),
             Check::Other,
-            path,
         ),
     };
-    report.push(path, line, Source::Schema, check);
+    let text = line(problem, &report.sent(&path), &expected);
+    report.push(path, text, Source::Schema, check);
 }
 
 /// The one branch of an `anyOf`/`oneOf` that the value at `at` is meant for, when there is
@@ -375,10 +289,7 @@ fn tag_line(
                 && e.instance_path().as_str() == at
         })
     });
-    let expected = match values.as_slice() {
-        [one] => format!("exactly {}", sent::render(one)),
-        many => format!("one of: {}", sent::render_list(many.iter().copied())),
-    };
+    let expected = allowed(&values);
     let line = if missing {
         line("Missing required field", &report.sent(&field), &expected)
     } else if wrong_value {
@@ -428,11 +339,15 @@ fn not_allowed_line(report: &Report<'_>, path: &FieldPath, options: &[&Value]) -
             "one of the allowed values (not listed for a secret field)",
         );
     }
-    let expected = match options {
+    line("Value not allowed", &sent, &allowed(options))
+}
+
+/// `exactly 'EUR'`, or `one of: 'EUR', 'USD'`.
+fn allowed(values: &[&Value]) -> String {
+    match values {
         [one] => format!("exactly {}", sent::render(one)),
         many => format!("one of: {}", sent::render_list(many.iter().copied())),
-    };
-    line("Value not allowed", &sent, &expected)
+    }
 }
 
 fn type_expectation(kind: &TypeKind) -> String {
@@ -456,9 +371,14 @@ fn type_expectation(kind: &TypeKind) -> String {
     }
 }
 
-/// `Number too small. You sent: 0. Expected a number >= 1.`
-fn bound(sent: &str, problem: &str, op: &str, limit: &Value) -> String {
-    line(problem, sent, &format!("a number {op} {limit}"))
+/// `at least 3 characters`.
+fn at_least(n: u64, unit: &str) -> String {
+    format!("at least {}", count(n, unit))
+}
+
+/// `at most 1 item`.
+fn at_most(n: u64, unit: &str) -> String {
+    format!("at most {}", count(n, unit))
 }
 
 /// `1 character`, `3 characters`.

@@ -104,72 +104,165 @@ fn sent_value_renders_like_lines() {
 // --- one exact line per structural problem kind ------------------------------------------
 
 #[test]
-fn type_mismatch() {
-    let schema = json!({"properties": {"n": {"type": "number"}}});
-    assert_eq!(
-        only(schema, json!({"n": "abc"})),
-        pair("n", "Wrong type. You sent: 'abc'. Expected a number.")
-    );
-}
-
-#[test]
-fn type_mismatch_with_several_types() {
-    let schema = json!({"properties": {"n": {"type": ["string", "integer", "null"]}}});
-    assert_eq!(
-        only(schema, json!({"n": true})),
-        pair(
+fn one_line_per_problem_kind() {
+    let cases = [
+        (
+            "type mismatch",
+            json!({"properties": {"n": {"type": "number"}}}),
+            json!({"n": "abc"}),
             "n",
-            "Wrong type. You sent: true. Expected a string, an integer or null."
-        )
-    );
-}
-
-#[test]
-fn arguments_that_are_not_an_object() {
-    let schema = json!({"type": "object", "properties": {}});
-    assert_eq!(
-        only(schema, json!([1, 2])),
-        pair(
+            "Wrong type. You sent: 'abc'. Expected a number.",
+        ),
+        (
+            "type mismatch with several types",
+            json!({"properties": {"n": {"type": ["string", "integer", "null"]}}}),
+            json!({"n": true}),
+            "n",
+            "Wrong type. You sent: true. Expected a string, an integer or null.",
+        ),
+        (
+            "arguments that are not an object",
+            json!({"type": "object", "properties": {}}),
+            json!([1, 2]),
             "(root)",
-            "Wrong type. You sent: array(2). Expected an object."
-        )
-    );
-}
-
-#[test]
-fn required_field() {
-    let schema = json!({"properties": {"id": {"type": "string"}}, "required": ["id"]});
-    assert_eq!(
-        only(schema, json!({})),
-        pair(
+            "Wrong type. You sent: array(2). Expected an object.",
+        ),
+        (
+            "required field",
+            json!({"properties": {"id": {"type": "string"}}, "required": ["id"]}),
+            json!({}),
             "id",
-            "Missing required field. You sent: (missing). Expected a string."
-        )
-    );
-}
-
-#[test]
-fn unknown_field_is_denied_by_default() {
-    let schema = json!({"properties": {"amount": {}, "currency": {}}});
-    assert_eq!(
-        only(schema, json!({"amout": 5})),
-        pair(
+            "Missing required field. You sent: (missing). Expected a string.",
+        ),
+        (
+            "unknown field is denied by default",
+            json!({"properties": {"amount": {}, "currency": {}}}),
+            json!({"amout": 5}),
             "amout",
-            "Unknown field. You sent: 5. Expected one of the known fields: amount, currency (did you mean 'amount'?)."
-        )
-    );
-}
-
-#[test]
-fn unknown_field_without_a_close_name() {
-    let schema = json!({"properties": {"amount": {}}, "additionalProperties": false});
-    assert_eq!(
-        only(schema, json!({"zzz": null})),
-        pair(
+            "Unknown field. You sent: 5. Expected one of the known fields: amount, currency (did you mean 'amount'?).",
+        ),
+        (
+            "unknown field without a close name",
+            json!({"properties": {"amount": {}}, "additionalProperties": false}),
+            json!({"zzz": null}),
             "zzz",
-            "Unknown field. You sent: null. Expected one of the known fields: amount."
-        )
-    );
+            "Unknown field. You sent: null. Expected one of the known fields: amount.",
+        ),
+        (
+            "enum lists the allowed values",
+            json!({"properties": {"c": {"enum": ["EUR", "USD"]}}}),
+            json!({"c": "eur"}),
+            "c",
+            "Value not allowed. You sent: 'eur'. Expected one of: 'EUR', 'USD'.",
+        ),
+        (
+            "const names the value",
+            json!({"properties": {"v": {"const": 2}}}),
+            json!({"v": 3}),
+            "v",
+            "Value not allowed. You sent: 3. Expected exactly 2.",
+        ),
+        (
+            "oneOf of documented enum variants",
+            json!({"properties": {"k": {"oneOf": [{"const": "a"}, {"const": "b"}]}}}),
+            json!({"k": "c"}),
+            "k",
+            "Value not allowed. You sent: 'c'. Expected one of: 'a', 'b'.",
+        ),
+        (
+            "anyOf of shapes",
+            json!({"properties": {"k": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}),
+            json!({"k": 1.5}),
+            "k",
+            "Wrong type. You sent: 1.5. Expected a string or an integer.",
+        ),
+        (
+            "string too short",
+            json!({"properties": {"s": {"minLength": 3, "maxLength": 4}}}),
+            json!({"s": "ab"}),
+            "s",
+            "Too short. You sent: 'ab'. Expected at least 3 characters.",
+        ),
+        (
+            "string too long",
+            json!({"properties": {"s": {"minLength": 3, "maxLength": 4}}}),
+            json!({"s": "abcde"}),
+            "s",
+            "Too long. You sent: 'abcde'. Expected at most 4 characters.",
+        ),
+        (
+            "too few items",
+            json!({"properties": {"a": {"minItems": 2, "maxItems": 3, "uniqueItems": true}}}),
+            json!({"a": [1]}),
+            "a",
+            "Too few items. You sent: array(1). Expected at least 2 items.",
+        ),
+        (
+            "too many items",
+            json!({"properties": {"a": {"minItems": 2, "maxItems": 3, "uniqueItems": true}}}),
+            json!({"a": [1, 2, 3, 4]}),
+            "a",
+            "Too many items. You sent: array(4). Expected at most 3 items.",
+        ),
+        (
+            "duplicate items",
+            json!({"properties": {"a": {"minItems": 2, "maxItems": 3, "uniqueItems": true}}}),
+            json!({"a": [1, 1]}),
+            "a",
+            "Duplicate items. You sent: array(2). Expected every item to be unique.",
+        ),
+        (
+            "too few fields",
+            json!({"properties": {"o": {"minProperties": 1}}}),
+            json!({"o": {}}),
+            "o",
+            "Too few fields. You sent: {}. Expected at least 1 field.",
+        ),
+        (
+            "pattern is quoted literally",
+            json!({"properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$"}}}),
+            json!({"code": "eu"}),
+            "code",
+            "Does not match the required pattern. You sent: 'eu'. Expected text matching the pattern '^[A-Z]{3}$'.",
+        ),
+        (
+            "contains",
+            json!({"properties": {"a": {"contains": {"const": 1}}, "b": {"not": {"const": 0}}}}),
+            json!({"a": [2]}),
+            "a",
+            "No matching item. You sent: array(1). Expected at least one item of the required kind.",
+        ),
+        (
+            "not",
+            json!({"properties": {"a": {"contains": {"const": 1}}, "b": {"not": {"const": 0}}}}),
+            json!({"b": 0}),
+            "b",
+            "Value not allowed. You sent: 0. Expected a different value.",
+        ),
+        (
+            "nested refs give dotted paths",
+            json!({
+                "properties": {"items": {"type": "array", "items": {"$ref": "#/$defs/Item"}}},
+                "$defs": {"Item": {"type": "object", "properties": {"sku": {"type": "string"}}, "required": ["sku"]}}
+            }),
+            json!({"items": [{"sku": "a"}, {}]}),
+            "items[1].sku",
+            "Missing required field. You sent: (missing). Expected a string.",
+        ),
+        (
+            "nested unknown fields suggest the nested names",
+            json!({
+                "properties": {"address": {"$ref": "#/$defs/Address"}},
+                "$defs": {"Address": {"properties": {"zip": {}}, "additionalProperties": false}}
+            }),
+            json!({"address": {"zp": 1}}),
+            "address.zp",
+            "Unknown field. You sent: 1. Expected one of the known fields: zip (did you mean 'zip'?).",
+        ),
+    ];
+    for (case, schema, args, path, line) in cases {
+        assert_eq!(only(schema, args), pair(path, line), "{case}");
+    }
 }
 
 #[test]
@@ -180,51 +273,6 @@ fn additional_properties_stay_allowed_when_the_schema_says_so() {
             .unwrap()
             .check(&json!({"b": 1}))
             .is_empty()
-    );
-}
-
-#[test]
-fn enum_lists_the_allowed_values() {
-    let schema = json!({"properties": {"c": {"enum": ["EUR", "USD"]}}});
-    assert_eq!(
-        only(schema, json!({"c": "eur"})),
-        pair(
-            "c",
-            "Value not allowed. You sent: 'eur'. Expected one of: 'EUR', 'USD'."
-        )
-    );
-}
-
-#[test]
-fn const_names_the_value() {
-    let schema = json!({"properties": {"v": {"const": 2}}});
-    assert_eq!(
-        only(schema, json!({"v": 3})),
-        pair("v", "Value not allowed. You sent: 3. Expected exactly 2.")
-    );
-}
-
-#[test]
-fn one_of_documented_enum_variants() {
-    let schema = json!({"properties": {"k": {"oneOf": [{"const": "a"}, {"const": "b"}]}}});
-    assert_eq!(
-        only(schema, json!({"k": "c"})),
-        pair(
-            "k",
-            "Value not allowed. You sent: 'c'. Expected one of: 'a', 'b'."
-        )
-    );
-}
-
-#[test]
-fn any_of_shapes() {
-    let schema = json!({"properties": {"k": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}});
-    assert_eq!(
-        only(schema, json!({"k": 1.5})),
-        pair(
-            "k",
-            "Wrong type. You sent: 1.5. Expected a string or an integer."
-        )
     );
 }
 
@@ -264,75 +312,6 @@ fn numeric_bounds() {
 }
 
 #[test]
-fn string_lengths() {
-    let schema = json!({"properties": {"s": {"minLength": 3, "maxLength": 4}}});
-    assert_eq!(
-        only(schema.clone(), json!({"s": "ab"})),
-        pair(
-            "s",
-            "Too short. You sent: 'ab'. Expected at least 3 characters."
-        )
-    );
-    assert_eq!(
-        only(schema, json!({"s": "abcde"})),
-        pair(
-            "s",
-            "Too long. You sent: 'abcde'. Expected at most 4 characters."
-        )
-    );
-}
-
-#[test]
-fn array_sizes_and_uniqueness() {
-    let schema = json!({"properties": {"a": {"minItems": 2, "maxItems": 3, "uniqueItems": true}}});
-    assert_eq!(
-        only(schema.clone(), json!({"a": [1]})),
-        pair(
-            "a",
-            "Too few items. You sent: array(1). Expected at least 2 items."
-        )
-    );
-    assert_eq!(
-        only(schema.clone(), json!({"a": [1, 2, 3, 4]})),
-        pair(
-            "a",
-            "Too many items. You sent: array(4). Expected at most 3 items."
-        )
-    );
-    assert_eq!(
-        only(schema, json!({"a": [1, 1]})),
-        pair(
-            "a",
-            "Duplicate items. You sent: array(2). Expected every item to be unique."
-        )
-    );
-}
-
-#[test]
-fn object_sizes() {
-    let schema = json!({"properties": {"o": {"minProperties": 1}}});
-    assert_eq!(
-        only(schema, json!({"o": {}})),
-        pair(
-            "o",
-            "Too few fields. You sent: {}. Expected at least 1 field."
-        )
-    );
-}
-
-#[test]
-fn pattern_is_quoted_literally() {
-    let schema = json!({"properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$"}}});
-    assert_eq!(
-        only(schema, json!({"code": "eu"})),
-        pair(
-            "code",
-            "Does not match the required pattern. You sent: 'eu'. Expected text matching the pattern '^[A-Z]{3}$'."
-        )
-    );
-}
-
-#[test]
 fn formats_are_asserted() {
     let schema = |f: &str| json!({"properties": {"v": {"type": "string", "format": f}}});
     let cases = [
@@ -359,41 +338,6 @@ fn formats_are_asserted() {
 }
 
 #[test]
-fn contains_and_not() {
-    let schema =
-        json!({"properties": {"a": {"contains": {"const": 1}}, "b": {"not": {"const": 0}}}});
-    assert_eq!(
-        only(schema.clone(), json!({"a": [2]})),
-        pair(
-            "a",
-            "No matching item. You sent: array(1). Expected at least one item of the required kind."
-        )
-    );
-    assert_eq!(
-        only(schema, json!({"b": 0})),
-        pair(
-            "b",
-            "Value not allowed. You sent: 0. Expected a different value."
-        )
-    );
-}
-
-#[test]
-fn nested_refs_give_dotted_paths() {
-    let schema = json!({
-        "properties": {"items": {"type": "array", "items": {"$ref": "#/$defs/Item"}}},
-        "$defs": {"Item": {"type": "object", "properties": {"sku": {"type": "string"}}, "required": ["sku"]}}
-    });
-    assert_eq!(
-        only(schema, json!({"items": [{"sku": "a"}, {}]})),
-        pair(
-            "items[1].sku",
-            "Missing required field. You sent: (missing). Expected a string."
-        )
-    );
-}
-
-#[test]
 fn unknown_fields_next_to_composition_use_unevaluated_properties() {
     let schema = json!({
         "properties": {"a": {}},
@@ -404,21 +348,6 @@ fn unknown_fields_next_to_composition_use_unevaluated_properties() {
     assert_eq!(
         validator.check(&json!({"a": 1, "bb": 2})).problems()[0].line(),
         "Unknown field. You sent: 2. Expected one of the known fields: a, b (did you mean 'b'?)."
-    );
-}
-
-#[test]
-fn nested_unknown_fields_suggest_the_nested_names() {
-    let schema = json!({
-        "properties": {"address": {"$ref": "#/$defs/Address"}},
-        "$defs": {"Address": {"properties": {"zip": {}}, "additionalProperties": false}}
-    });
-    assert_eq!(
-        only(schema, json!({"address": {"zp": 1}})),
-        pair(
-            "address.zp",
-            "Unknown field. You sent: 1. Expected one of the known fields: zip (did you mean 'zip'?)."
-        )
     );
 }
 

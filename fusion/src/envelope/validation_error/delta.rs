@@ -1,11 +1,6 @@
 //! Contract deltas as a `<validation_error>` lists them in its `<contract_awareness>` section:
 //! the class of a change, where it applies and its sentence.
 
-use std::fmt;
-use std::str::FromStr;
-
-use crate::envelope::code::UnknownVariant;
-
 /// How a change affects a caller that learned the old contract, highest first (the derived
 /// order sorts [`DeltaClass::Breaking`] first). A [`diff`](crate::contract::diff()) classifies
 /// every change this way.
@@ -29,37 +24,16 @@ pub enum DeltaClass {
     Cosmetic,
 }
 
-impl DeltaClass {
+crate::envelope::code::wire_strings! {
+    DeltaClass, "delta class",
     /// `BREAKING`, `RISKY`, `SAFE` or `COSMETIC`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DeltaClass::Breaking => "BREAKING",
-            DeltaClass::Risky => "RISKY",
-            DeltaClass::Safe => "SAFE",
-            DeltaClass::Cosmetic => "COSMETIC",
-        }
-    }
-}
-
-impl fmt::Display for DeltaClass {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for DeltaClass {
-    type Err = UnknownVariant;
-
+    as_str,
     /// Parses the wire strings of [`DeltaClass::as_str`] (exact, uppercase).
-    fn from_str(s: &str) -> Result<DeltaClass, UnknownVariant> {
-        Ok(match s {
-            "BREAKING" => DeltaClass::Breaking,
-            "RISKY" => DeltaClass::Risky,
-            "SAFE" => DeltaClass::Safe,
-            "COSMETIC" => DeltaClass::Cosmetic,
-            _ => return Err(UnknownVariant::new("delta class", s)),
-        })
-    }
+    from_str,
+    Breaking => "BREAKING",
+    Risky => "RISKY",
+    Safe => "SAFE",
+    Cosmetic => "COSMETIC",
 }
 
 /// One delta as a validation error shows it: its class, where it applies and its sentence.

@@ -12,7 +12,7 @@ mod path;
 use std::fmt;
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::envelope::xml::{push_attr, push_text};
 
@@ -282,13 +282,13 @@ impl ValidationError {
     /// "code": "VALIDATION_ERROR", "severity": "error"}`. Not retryable as-is: the same
     /// arguments fail the same way.
     pub fn flags(&self) -> Value {
-        let mut flags = Map::with_capacity(5);
-        flags.insert("isError".into(), Value::Bool(true));
-        flags.insert("errorCategory".into(), Value::from("validation"));
-        flags.insert("isRetryable".into(), Value::Bool(false));
-        flags.insert("code".into(), Value::from("VALIDATION_ERROR"));
-        flags.insert("severity".into(), Value::from("error"));
-        Value::Object(flags)
+        serde_json::json!({
+            "isError": true,
+            "errorCategory": "validation",
+            "isRetryable": false,
+            "code": "VALIDATION_ERROR",
+            "severity": "error",
+        })
     }
 }
 
