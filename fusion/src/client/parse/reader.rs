@@ -121,13 +121,15 @@ impl<'a> Parser<'a> {
     /// are an error.
     pub(super) fn text(&mut self, open: &Open<'a>) -> Result<String, ParseError> {
         let mut out = String::new();
-        while !open.empty {
+        if open.empty {
+            return Ok(out);
+        }
+        loop {
             let event = self.next()?;
             if self.text_event(event, &mut out, open.name(), "text")? {
-                break;
+                return Ok(out);
             }
         }
-        Ok(out)
     }
 
     /// Adds `event`, read inside element `name`, to its text `out`; `Ok(true)` at the closing
