@@ -231,13 +231,7 @@ impl Client {
     /// As [`Client::call`].
     pub async fn call_once(&self, name: &str, arguments: Value) -> Result<CallOutput, CallError> {
         let (tool, arguments) = self.route(name, object(arguments)?);
-        self.send(&tool, arguments).await.map_err(|err| match err {
-            CallError::Tool(mut failure) => {
-                failure.decision = self.inner.policy.decide(&failure.flags, 1, Duration::ZERO);
-                CallError::Tool(failure)
-            }
-            other => other,
-        })
+        first_attempt(self.send(&tool, arguments).await, &self.inner.policy)
     }
 
     /// Sends every call at once (each with its own retries) and returns one result per call,
@@ -334,9 +328,17 @@ fn is_envelope(text: &str) -> bool {
 /// # Errors
 /// [`CallError::Tool`] for an error result; never another variant.
 pub fn read_result(result: CallToolResult) -> Result<CallOutput, CallError> {
-    classify(result).map_err(|err| match err {
+    first_attempt(classify(result), &RetryPolicy::new())
+}
+
+/// `outcome` with a failure's decision set to `policy`'s for a first attempt.
+fn first_attempt(
+    outcome: Result<CallOutput, CallError>,
+    policy: &RetryPolicy,
+) -> Result<CallOutput, CallError> {
+    outcome.map_err(|err| match err {
         CallError::Tool(mut failure) => {
-            failure.decision = RetryPolicy::new().decide(&failure.flags, 1, Duration::ZERO);
+            failure.decision = policy.decide(&failure.flags, 1, Duration::ZERO);
             CallError::Tool(failure)
         }
         other => other,

@@ -96,27 +96,24 @@ impl Flags {
     /// The flags of a `<validation_error>`: `VALIDATION_ERROR`, category
     /// validation, not retryable as-is, severity error.
     pub fn validation() -> Flags {
-        Flags {
-            is_error: true,
-            category: ErrorCategory::Validation,
-            retryable: false,
-            retry_after_secs: None,
-            code: ErrorCode::ValidationError,
-            severity: Severity::Error,
-            explanation: None,
-        }
+        Flags::not_retryable(ErrorCategory::Validation, ErrorCode::ValidationError)
     }
 
     /// The flags of an error result that carries no contract: neither flags nor a readable
     /// envelope. Treated like the server's errors without a contract: `INTERNAL_ERROR`,
     /// category unknown, not retryable.
     pub fn uncontracted() -> Flags {
+        Flags::not_retryable(ErrorCategory::Unknown, ErrorCode::InternalError)
+    }
+
+    /// Severity error, no retry delay, no explanation.
+    fn not_retryable(category: ErrorCategory, code: ErrorCode) -> Flags {
         Flags {
             is_error: true,
-            category: ErrorCategory::Unknown,
+            category,
             retryable: false,
             retry_after_secs: None,
-            code: ErrorCode::InternalError,
+            code,
             severity: Severity::Error,
             explanation: None,
         }

@@ -1,7 +1,6 @@
 //! `fusion.lock`: the contract as canonical JSON with SHA-256 digests per tool and for the
 //! whole server, written and verified.
 
-use std::fmt;
 use std::path::Path;
 
 use serde_json::{Map, Value};
@@ -99,7 +98,7 @@ impl Lockfile {
             let mut entry = entry.clone();
             let stored_tool = take_digest(&mut entry, &format!("tool `{name}`"))?;
             let content = Value::Object(entry);
-            let computed = sha256_digest(&canonical_compact(&content));
+            let computed = value_digest(&content);
             if computed != stored_tool {
                 return Err(LockfileError::Tampered {
                     tool: Some(name.clone()),
@@ -111,7 +110,7 @@ impl Lockfile {
                 .map_err(|err| LockfileError::Malformed(format!("tool `{name}`: {err}")))?;
             contract.tools.insert(name.clone(), tool);
         }
-        let computed = sha256_digest(&canonical_compact(&Value::Object(document)));
+        let computed = value_digest(&Value::Object(document));
         if computed != stored {
             return Err(LockfileError::Tampered {
                 tool: None,
@@ -189,7 +188,7 @@ impl Contract {
             map.remove("digest");
         }
         // Recomputed from the document without its digest, as `Lockfile::parse` checks it.
-        sha256_digest(&canonical_compact(&document))
+        value_digest(&document)
     }
 
     /// The digest of tool `name`'s entry, `None` when the contract has no such tool.
@@ -211,14 +210,14 @@ impl Contract {
         let mut document = Map::new();
         document.insert("format".into(), Value::from(LOCKFILE_FORMAT));
         document.insert("tools".into(), Value::Object(tools));
-        let digest = sha256_digest(&canonical_compact(&Value::Object(document.clone())));
+        let digest = value_digest(&Value::Object(document.clone()));
         document.insert("digest".into(), Value::String(digest));
         Value::Object(document)
     }
 }
 
 fn tool_digest(tool: &ToolContract) -> String {
-    sha256_digest(&canonical_compact(&Value::Object(to_object(tool))))
+    value_digest(&Value::Object(to_object(tool)))
 }
 
 fn to_object(tool: &ToolContract) -> Map<String, Value> {
@@ -230,10 +229,11 @@ fn to_object(tool: &ToolContract) -> Map<String, Value> {
 }
 
 /// Why a lockfile was refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LockfileError {
     /// The file could not be read.
+    #[error("cannot read lockfile {path}: {message}")]
     Io {
         /// The path, as given.
         path: String,
@@ -241,10 +241,17 @@ pub enum LockfileError {
         message: String,
     },
     /// Not JSON, or not the lockfile shape; the message says where.
+    #[error("malformed lockfile: {0}")]
     Malformed(String),
     /// A `format` this version of fusion does not read (it reads [`LOCKFILE_FORMAT`]).
+    #[error("lockfile format {0} is not supported (this fusion reads format {LOCKFILE_FORMAT})")]
     UnsupportedFormat(String),
     /// A stored digest does not match the content it covers: the file was edited by hand.
+    #[error(
+        "tampered lockfile: {} does not match its digest (stored {stored}, content {computed}); \
+         regenerate it instead of editing it by hand",
+        whose(.tool)
+    )]
     Tampered {
         /// The tool whose entry changed; `None` for the server digest.
         tool: Option<String>,
@@ -255,113 +262,47 @@ pub enum LockfileError {
     },
 }
 
-impl fmt::Display for LockfileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LockfileError::Io { path, message } => {
-                write!(f, "cannot read lockfile {path}: {message}")
-            }
-            LockfileError::Malformed(message) => write!(f, "malformed lockfile: {message}"),
-            LockfileError::UnsupportedFormat(format) => write!(
-                f,
-                "lockfile format {format} is not supported (this fusion reads format {LOCKFILE_FORMAT})"
-            ),
-            LockfileError::Tampered {
-                tool,
-                stored,
-                computed,
-            } => {
-                let whose = match tool {
-                    Some(tool) => format!("the entry of tool `{tool}`"),
-                    None => "the lockfile".to_owned(),
-                };
-                write!(
-                    f,
-                    "tampered lockfile: {whose} does not match its digest (stored {stored}, \
-                     content {computed}); regenerate it instead of editing it by hand"
-                )
-            }
-        }
+/// What a [`LockfileError::Tampered`] names: a tool's entry, or the whole file.
+fn whose(tool: &Option<String>) -> String {
+    match tool {
+        Some(tool) => format!("the entry of tool `{tool}`"),
+        None => "the lockfile".to_owned(),
     }
 }
-
-impl std::error::Error for LockfileError {}
 
 /// `sha256:` and the lowercase hex SHA-256 of `text`.
 pub(crate) fn sha256_digest(text: &str) -> String {
-    let hash = Sha256::digest(text.as_bytes());
-    let mut out = String::with_capacity(7 + 64);
-    out.push_str("sha256:");
-    for byte in hash.iter() {
-        out.push(char::from(HEX[usize::from(byte >> 4)]));
-        out.push(char::from(HEX[usize::from(byte & 0xF)]));
-    }
-    out
+    let hex: String = Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    format!("sha256:{hex}")
 }
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
+/// The digest of `value` as canonical compact JSON.
+pub(crate) fn value_digest(value: &Value) -> String {
+    sha256_digest(&canonical_compact(value))
+}
 
-/// `value` as compact JSON with object keys sorted (byte order) at every level, whatever the
-/// map's own order.
-pub(crate) fn canonical_compact(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(&mut out, value, None, 0);
-    out
+/// `value` with object keys sorted (byte order) at every level, whatever the map's own order.
+fn sorted(value: &Value) -> Value {
+    let mut value = value.clone();
+    value.sort_all_objects();
+    value
+}
+
+/// `value` as compact JSON with object keys sorted at every level.
+fn canonical_compact(value: &Value) -> String {
+    sorted(value).to_string()
 }
 
 /// `value` as JSON with object keys sorted at every level, two-space indent, and a trailing
-/// newline.
-pub(crate) fn canonical_pretty(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(&mut out, value, Some("  "), 0);
+/// newline (scalars in serde_json's own forms: shortest round-trip floats).
+fn canonical_pretty(value: &Value) -> String {
+    let mut out = serde_json::to_string_pretty(&sorted(value))
+        .expect("a JSON value always serializes to a string");
     out.push('\n');
     out
-}
-
-fn write_canonical(out: &mut String, value: &Value, indent: Option<&str>, depth: usize) {
-    let newline = |out: &mut String, depth: usize| {
-        if let Some(indent) = indent {
-            out.push('\n');
-            for _ in 0..depth {
-                out.push_str(indent);
-            }
-        }
-    };
-    match value {
-        Value::Object(map) if !map.is_empty() => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (key, child)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                newline(out, depth + 1);
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                if indent.is_some() {
-                    out.push(' ');
-                }
-                write_canonical(out, child, indent, depth + 1);
-            }
-            newline(out, depth);
-            out.push('}');
-        }
-        Value::Array(items) if !items.is_empty() => {
-            out.push('[');
-            for (i, child) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                newline(out, depth + 1);
-                write_canonical(out, child, indent, depth + 1);
-            }
-            newline(out, depth);
-            out.push(']');
-        }
-        // Scalars, `{}` and `[]`: serde_json's own forms (shortest round-trip floats).
-        scalar => out.push_str(&scalar.to_string()),
-    }
 }
 
 #[cfg(test)]

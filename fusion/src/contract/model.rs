@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::{ActionDefinition, Annotations, ToolDefinition};
 
-use super::lockfile::{canonical_compact, sha256_digest};
+use super::lockfile::value_digest;
 
 /// The contract of a set of tools: every tool, keyed (and so sorted) by name.
 ///
@@ -227,12 +227,12 @@ impl ActionContract {
         ActionContract {
             description: action.description.clone(),
             title: action.title.clone(),
-            input_schema_digest: sha256_digest(&canonical_compact(&schema)),
-            input_structure_digest: sha256_digest(&canonical_compact(&structure(&schema))),
+            input_schema_digest: value_digest(&schema),
+            input_structure_digest: value_digest(&structure(&schema)),
             output_schema_digest: action
                 .output_schema
                 .as_ref()
-                .map(|s| sha256_digest(&canonical_compact(&Value::Object(s.clone())))),
+                .map(|s| value_digest(&Value::Object(s.clone()))),
             required,
             fields: walker.fields,
             annotations: action.annotations.into(),

@@ -30,6 +30,18 @@ impl<'a> Open<'a> {
     pub(super) fn name(&self) -> &str {
         self.start.name().into_inner()
     }
+
+    /// The element `event` opens, or the event back when it opens none.
+    pub(super) fn of(event: Event<'a>) -> Result<Open<'a>, Event<'a>> {
+        match event {
+            Event::Start(start) => Ok(Open {
+                start,
+                empty: false,
+            }),
+            Event::Empty(start) => Ok(Open { start, empty: true }),
+            other => Err(other),
+        }
+    }
 }
 
 impl<'a> Parser<'a> {
@@ -52,6 +64,12 @@ impl<'a> Parser<'a> {
         ParseError::new(self.offset(), kind)
     }
 
+    /// quick-xml's error, at the position where the reader found it.
+    fn xml_error(&self, err: quick_xml::Error) -> ParseError {
+        let at = self.base + usize::try_from(self.reader.error_position()).unwrap_or_default();
+        ParseError::new(at, ParseErrorKind::Xml(err.to_string()))
+    }
+
     /// The next event that matters: comments, processing instructions, declarations and
     /// doctypes are skipped.
     pub(super) fn next(&mut self) -> Result<Event<'a>, ParseError> {
@@ -59,52 +77,37 @@ impl<'a> Parser<'a> {
             match self.reader.read_event() {
                 Ok(Event::Comment(_) | Event::PI(_) | Event::Decl(_) | Event::DocType(_)) => {}
                 Ok(event) => return Ok(event),
-                Err(err) => {
-                    let at = self.base
-                        + usize::try_from(self.reader.error_position()).unwrap_or_default();
-                    return Err(ParseError::new(at, ParseErrorKind::Xml(err.to_string())));
-                }
+                Err(err) => return Err(self.xml_error(err)),
             }
         }
     }
 
     /// The root element's opening tag (the input starts with it).
     pub(super) fn root(&mut self) -> Result<Open<'a>, ParseError> {
-        match self.next()? {
-            Event::Start(start) => Ok(Open {
-                start,
-                empty: false,
-            }),
-            Event::Empty(start) => Ok(Open { start, empty: true }),
-            // `find_root` found `<name` followed by a separator; quick-xml reports anything
-            // else (an unclosed tag) as an error above.
-            other => Err(self.error(ParseErrorKind::Unexpected {
+        // `find_root` found `<name` followed by a separator; quick-xml reports anything else
+        // (an unclosed tag) as an error in `next`.
+        Open::of(self.next()?).map_err(|other| {
+            self.error(ParseErrorKind::Unexpected {
                 found: describe(&other),
                 expected: "the envelope's opening tag".into(),
-            })),
-        }
+            })
+        })
     }
 
     /// The next child element of `parent`, skipping whitespace between elements; `None` at
     /// `parent`'s closing tag.
     pub(super) fn child(&mut self, parent: &str) -> Result<Option<Open<'a>>, ParseError> {
         loop {
-            match self.next()? {
-                Event::Start(start) => {
-                    return Ok(Some(Open {
-                        start,
-                        empty: false,
-                    }));
-                }
-                Event::Empty(start) => return Ok(Some(Open { start, empty: true })),
-                Event::End(_) => return Ok(None), // `check_end_names` guarantees it is `parent`'s
-                Event::Text(text) if text.trim_ascii().is_empty() => {}
-                Event::Eof => {
+            match Open::of(self.next()?) {
+                Ok(open) => return Ok(Some(open)),
+                Err(Event::End(_)) => return Ok(None), // `check_end_names` guarantees it is `parent`'s
+                Err(Event::Text(text)) if text.trim_ascii().is_empty() => {}
+                Err(Event::Eof) => {
                     return Err(self.error(ParseErrorKind::UnexpectedEof {
                         expected: format!("</{parent}>"),
                     }));
                 }
-                other => {
+                Err(other) => {
                     return Err(self.error(ParseErrorKind::Unexpected {
                         found: describe(&other),
                         expected: format!("an element or </{parent}>"),
@@ -122,32 +125,44 @@ impl<'a> Parser<'a> {
             return Ok(out);
         }
         loop {
-            match self.next()? {
-                Event::Text(text) => out.push_str(&text),
-                Event::CData(data) => out.push_str(&data),
-                Event::GeneralRef(reference) => self.push_reference(&mut out, &reference)?,
-                Event::End(_) => return Ok(out),
-                Event::Eof => {
-                    return Err(self.error(ParseErrorKind::UnexpectedEof {
-                        expected: format!("</{}>", open.name()),
-                    }));
-                }
-                other => {
-                    return Err(self.error(ParseErrorKind::Unexpected {
-                        found: describe(&other),
-                        expected: format!("text or </{}>", open.name()),
-                    }));
-                }
+            let event = self.next()?;
+            if self.text_event(event, &mut out, open.name(), "text")? {
+                return Ok(out);
             }
         }
     }
 
-    /// Appends the character an entity or character reference stands for.
-    pub(super) fn push_reference(
+    /// Adds `event`, read inside element `name`, to its text `out`; `Ok(true)` at the closing
+    /// tag. Anything but text, CDATA and references is an error saying `what` may stand there.
+    pub(super) fn text_event(
         &self,
+        event: Event<'a>,
         out: &mut String,
-        reference: &BytesRef<'_>,
-    ) -> Result<(), ParseError> {
+        name: &str,
+        what: &str,
+    ) -> Result<bool, ParseError> {
+        match event {
+            Event::Text(text) => out.push_str(&text),
+            Event::CData(data) => out.push_str(&data),
+            Event::GeneralRef(reference) => self.push_reference(out, &reference)?,
+            Event::End(_) => return Ok(true),
+            Event::Eof => {
+                return Err(self.error(ParseErrorKind::UnexpectedEof {
+                    expected: format!("</{name}>"),
+                }));
+            }
+            other => {
+                return Err(self.error(ParseErrorKind::Unexpected {
+                    found: describe(&other),
+                    expected: format!("{what} or </{name}>"),
+                }));
+            }
+        }
+        Ok(false)
+    }
+
+    /// Appends the character an entity or character reference stands for.
+    fn push_reference(&self, out: &mut String, reference: &BytesRef<'_>) -> Result<(), ParseError> {
         let unknown = || {
             self.error(ParseErrorKind::Xml(format!(
                 "unknown entity `&{};`",
@@ -170,10 +185,9 @@ impl<'a> Parser<'a> {
             return Ok(());
         }
         let end = open.start.to_end().into_owned();
-        self.reader.read_to_end(end.name()).map_err(|err| {
-            let at = self.base + usize::try_from(self.reader.error_position()).unwrap_or_default();
-            ParseError::new(at, ParseErrorKind::Xml(err.to_string()))
-        })?;
+        self.reader
+            .read_to_end(end.name())
+            .map_err(|err| self.xml_error(err))?;
         Ok(())
     }
 

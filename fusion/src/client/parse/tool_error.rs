@@ -1,12 +1,10 @@
 //! Reading a `<tool_error>`: its sections into a [`ToolError`], the older comma-separated
 //! `<available_actions>` and the spellings of `<retry_after>` included.
 
-use quick_xml::events::Event;
-
 use crate::envelope::code::Severity;
 use crate::envelope::error::ToolError;
 
-use super::reader::{Open, Parser, describe, element, set_once};
+use super::reader::{Open, Parser, element, set_once};
 use super::{ParseError, ParseErrorKind};
 
 impl<'a> Parser<'a> {
@@ -64,37 +62,18 @@ impl<'a> Parser<'a> {
         }
         let mut list = String::new();
         loop {
-            match self.next()? {
-                Event::Start(start) | Event::Empty(start)
-                    if start.name().into_inner() != "action" =>
-                {
+            match Open::of(self.next()?) {
+                Ok(action) if action.name() == "action" => actions.push(self.text(&action)?),
+                Ok(other) => {
                     return Err(self.error(ParseErrorKind::Unexpected {
-                        found: element(start.name().into_inner()),
+                        found: element(other.name()),
                         expected: "<action> or </available_actions>".into(),
                     }));
                 }
-                Event::Start(start) => {
-                    let action = self.text(&Open {
-                        start,
-                        empty: false,
-                    })?;
-                    actions.push(action);
-                }
-                Event::Empty(_) => actions.push(String::new()),
-                Event::Text(text) => list.push_str(&text),
-                Event::CData(data) => list.push_str(&data),
-                Event::GeneralRef(reference) => self.push_reference(&mut list, &reference)?,
-                Event::End(_) => break,
-                Event::Eof => {
-                    return Err(self.error(ParseErrorKind::UnexpectedEof {
-                        expected: "</available_actions>".into(),
-                    }));
-                }
-                other => {
-                    return Err(self.error(ParseErrorKind::Unexpected {
-                        found: describe(&other),
-                        expected: "<action> or </available_actions>".into(),
-                    }));
+                Err(event) => {
+                    if self.text_event(event, &mut list, "available_actions", "<action>")? {
+                        break;
+                    }
                 }
             }
         }

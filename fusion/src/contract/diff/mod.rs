@@ -6,7 +6,7 @@ mod fields;
 mod hints;
 mod text;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use crate::envelope::validation_error::DeltaClass;
@@ -119,46 +119,9 @@ impl fmt::Display for ContractDiff {
 /// explicit is SAFE.
 pub fn diff(before: &Contract, after: &Contract) -> ContractDiff {
     let mut out = Differ::default();
-    let removed: Vec<&String> = before
-        .tools
-        .keys()
-        .filter(|name| !after.tools.contains_key(*name))
-        .collect();
-    let mut added: Vec<&String> = after
-        .tools
-        .keys()
-        .filter(|name| !before.tools.contains_key(*name))
-        .collect();
-    for name in removed {
-        let old = &before.tools[name];
-        let renamed = added
-            .iter()
-            .position(|new| after.tools[*new] == *old && !old.actions.is_empty());
-        match renamed {
-            Some(i) => {
-                let new = added.remove(i);
-                out.push(
-                    DeltaClass::Breaking,
-                    name,
-                    None,
-                    format!("Tool renamed (before: '{name}'; now: '{new}')."),
-                );
-            }
-            None => out.push(
-                DeltaClass::Breaking,
-                name,
-                None,
-                format!("Tool removed (before: '{name}'; now: absent)."),
-            ),
-        }
-    }
-    for name in added {
-        out.push(
-            DeltaClass::Safe,
-            name,
-            None,
-            format!("Tool added (before: absent; now: '{name}')."),
-        );
+    let renamable = |tool: &ToolContract| !tool.actions.is_empty();
+    for (class, name, text) in membership("Tool", &before.tools, &after.tools, renamable) {
+        out.push(class, name, None, text);
     }
     for (name, old) in &before.tools {
         if let Some(new) = after.tools.get(name) {
@@ -180,6 +143,34 @@ pub fn diff(before: &Contract, after: &Contract) -> ContractDiff {
         deltas,
         discriminated,
     }
+}
+
+/// The entries of `old` missing from `new` (BREAKING: renamed when a `renamable` entry
+/// reappears identical under a new key, else removed) and the entries new in `new` (SAFE), as
+/// `(class, key, text)`; `kind` is `Tool` or `Action`.
+fn membership<'a, V: PartialEq>(
+    kind: &str,
+    old: &'a BTreeMap<String, V>,
+    new: &'a BTreeMap<String, V>,
+    renamable: impl Fn(&V) -> bool,
+) -> Vec<(DeltaClass, &'a str, String)> {
+    let mut added: Vec<&String> = new.keys().filter(|k| !old.contains_key(*k)).collect();
+    let mut out = Vec::new();
+    for (name, entry) in old.iter().filter(|(k, _)| !new.contains_key(*k)) {
+        let renamed = (added.iter())
+            .position(|k| new[*k] == *entry && renamable(entry))
+            .map(|i| added.remove(i));
+        let text = match renamed {
+            Some(now) => format!("{kind} renamed (before: '{name}'; now: '{now}')."),
+            None => format!("{kind} removed (before: '{name}'; now: absent)."),
+        };
+        out.push((DeltaClass::Breaking, name.as_str(), text));
+    }
+    for name in added {
+        let text = format!("{kind} added (before: absent; now: '{name}').");
+        out.push((DeltaClass::Safe, name.as_str(), text));
+    }
+    out
 }
 
 #[derive(Default)]
@@ -238,43 +229,8 @@ impl Differ {
                 ),
             );
         }
-        let removed: Vec<&String> = old
-            .actions
-            .keys()
-            .filter(|a| !new.actions.contains_key(*a))
-            .collect();
-        let mut added: Vec<&String> = new
-            .actions
-            .keys()
-            .filter(|a| !old.actions.contains_key(*a))
-            .collect();
-        for action in removed {
-            let entry = &old.actions[action];
-            match added.iter().position(|a| new.actions[*a] == *entry) {
-                Some(i) => {
-                    let now = added.remove(i);
-                    self.push(
-                        DeltaClass::Breaking,
-                        name,
-                        Some(action),
-                        format!("Action renamed (before: '{action}'; now: '{now}')."),
-                    );
-                }
-                None => self.push(
-                    DeltaClass::Breaking,
-                    name,
-                    Some(action),
-                    format!("Action removed (before: '{action}'; now: absent)."),
-                ),
-            }
-        }
-        for action in added {
-            self.push(
-                DeltaClass::Safe,
-                name,
-                Some(action),
-                format!("Action added (before: absent; now: '{action}')."),
-            );
+        for (class, action, text) in membership("Action", &old.actions, &new.actions, |_| true) {
+            self.push(class, name, Some(action), text);
         }
         for (action, before) in &old.actions {
             if let Some(after) = new.actions.get(action) {

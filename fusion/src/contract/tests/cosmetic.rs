@@ -3,35 +3,27 @@
 use super::*;
 
 #[test]
-fn cosmetic_descriptions() {
-    let found = deltas(|def| {
-        def.description = "Invoices.".into();
-        def.actions[0].description = "Charges.".into();
-        props(def, "charge")["invoice_id"]["description"] = json!("The invoice ID.");
-    });
-    assert_eq!(
-        found,
-        [
-            (
-                DeltaClass::Cosmetic,
-                "billing".to_owned(),
-                "Tool description changed (before: 'The billing tool.'; now: 'Invoices.')."
-                    .to_owned()
-            ),
-            (
-                DeltaClass::Cosmetic,
-                "billing.charge".to_owned(),
-                "Action description changed (before: 'The charge action.'; now: 'Charges.')."
-                    .to_owned()
-            ),
-            (
-                DeltaClass::Cosmetic,
-                "billing.charge".to_owned(),
-                "Description of field 'invoice_id' changed (before: 'The invoice.'; now: 'The invoice ID.')."
-                    .to_owned()
-            ),
-        ]
-    );
+fn cosmetic_descriptions_and_titles() {
+    reports(&[
+        (
+            |def| {
+                def.description = "Invoices.".into();
+                def.actions[0].description = "Charges.".into();
+                props(def, "charge")["invoice_id"]["description"] = json!("The invoice ID.");
+            },
+            "COSMETIC billing: Tool description changed (before: 'The billing tool.'; now: 'Invoices.').\n\
+             COSMETIC billing.charge: Action description changed (before: 'The charge action.'; now: 'Charges.').\n\
+             COSMETIC billing.charge: Description of field 'invoice_id' changed (before: 'The invoice.'; now: 'The invoice ID.').",
+        ),
+        (
+            |def| {
+                def.title = Some("Billing".into());
+                def.actions[0].title = Some("Charge an invoice".into());
+            },
+            "COSMETIC billing: Tool title changed (before: none; now: 'Billing').\n\
+             COSMETIC billing.charge: Action title changed (before: none; now: 'Charge an invoice').",
+        ),
+    ]);
 }
 
 #[test]
@@ -46,39 +38,12 @@ fn cosmetic_text_elsewhere_in_the_schema() {
         charge(&before).input_structure_digest,
         charge(&after).input_structure_digest
     );
-    only(
-        change,
-        DeltaClass::Cosmetic,
-        "billing.charge",
-        &format!(
-            "Input schema text changed (descriptions or titles) (before: {}; now: {}).",
-            short(&charge(&before).input_schema_digest),
-            short(&charge(&after).input_schema_digest)
-        ),
+    let text = format!(
+        "COSMETIC billing.charge: Input schema text changed (descriptions or titles) (before: {}; now: {}).",
+        short(&charge(&before).input_schema_digest),
+        short(&charge(&after).input_schema_digest)
     );
-}
-
-#[test]
-fn cosmetic_titles() {
-    let found = deltas(|def| {
-        def.title = Some("Billing".into());
-        def.actions[0].title = Some("Charge an invoice".into());
-    });
-    assert_eq!(
-        found,
-        [
-            (
-                DeltaClass::Cosmetic,
-                "billing".to_owned(),
-                "Tool title changed (before: none; now: 'Billing').".to_owned()
-            ),
-            (
-                DeltaClass::Cosmetic,
-                "billing.charge".to_owned(),
-                "Action title changed (before: none; now: 'Charge an invoice').".to_owned()
-            ),
-        ]
-    );
+    reports(&[(change, &text)]);
 }
 
 #[test]

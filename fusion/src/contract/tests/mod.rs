@@ -1,4 +1,4 @@
-//! Unit tests of the contract model and the diff: one test per row of the classification
+//! Unit tests of the contract model and the diff: one case per row of the classification
 //! table on [`DeltaClass`], the field walk, the report and the awareness scoping. The helpers
 //! are here, the tests grouped by topic beside them.
 
@@ -114,17 +114,15 @@ fn deltas(change: impl FnOnce(&mut ToolDefinition)) -> Vec<(DeltaClass, String, 
         .collect()
 }
 
-/// Asserts exactly one delta, of `class` and `scope`, whose text contains `needle`.
-#[track_caller]
-fn only(change: impl FnOnce(&mut ToolDefinition), class: DeltaClass, scope: &str, text: &str) {
-    let found = deltas(change);
-    assert_eq!(found.len(), 1, "{found:#?}");
-    assert_eq!(
-        (found[0].0, found[0].1.as_str()),
-        (class, scope),
-        "{found:#?}"
-    );
-    assert_eq!(found[0].2, text);
+/// A change of the billing contract and the report it gives (`CLASS scope: text` lines).
+type Case<'a> = (fn(&mut ToolDefinition), &'a str);
+
+/// Asserts that each case's change gives exactly its report, one line per delta.
+fn reports(cases: &[Case<'_>]) {
+    for &(change, lines) in cases {
+        let report = diff(&billing(|_| {}), &billing(change)).report();
+        assert_eq!(report, format!("{lines}\n"));
+    }
 }
 
 /// The digest a report line shows: `sha256:` and 12 hex digits.

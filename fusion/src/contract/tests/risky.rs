@@ -3,42 +3,28 @@
 use super::*;
 
 #[test]
-fn risky_idempotent_changed() {
-    only(
-        |def| def.actions[0].annotations.idempotent = Some(true),
-        DeltaClass::Risky,
-        "billing.charge",
-        "Hint idempotent changed (before: false; now: true).",
-    );
-}
-
-#[test]
-fn risky_error_code_added() {
-    only(
-        |def| {
-            def.actions[0].errors.push(ErrorContract::new(
-                ErrorCode::Custom("ALREADY_PAID".into()),
-                Severity::Warning,
-                Some(ErrorCategory::Validation),
-                None,
-            ))
-        },
-        DeltaClass::Risky,
-        "billing.charge",
-        "Error code ALREADY_PAID added (before: absent; now: warning validation, not retryable).",
-    );
-}
-
-#[test]
-fn risky_constraint_tightened() {
-    only(
-        |def| {
-            props(def, "charge")["amount_cents"]["minimum"] = json!(100);
-        },
-        DeltaClass::Risky,
-        "billing.charge",
-        "Constraint minimum of field 'amount_cents' tightened (before: 1; now: 100).",
-    );
+fn risky_changes() {
+    reports(&[
+        (
+            |def| def.actions[0].annotations.idempotent = Some(true),
+            "RISKY billing.charge: Hint idempotent changed (before: false; now: true).",
+        ),
+        (
+            |def| {
+                def.actions[0].errors.push(ErrorContract::new(
+                    ErrorCode::Custom("ALREADY_PAID".into()),
+                    Severity::Warning,
+                    Some(ErrorCategory::Validation),
+                    None,
+                ))
+            },
+            "RISKY billing.charge: Error code ALREADY_PAID added (before: absent; now: warning validation, not retryable).",
+        ),
+        (
+            |def| props(def, "charge")["amount_cents"]["minimum"] = json!(100),
+            "RISKY billing.charge: Constraint minimum of field 'amount_cents' tightened (before: 1; now: 100).",
+        ),
+    ]);
 }
 
 #[test]
@@ -53,14 +39,10 @@ fn risky_other_schema_change() {
             .clone()
     };
     assert_ne!(digest(&before), digest(&after));
-    only(
-        change,
-        DeltaClass::Risky,
-        "billing.charge",
-        &format!(
-            "Input schema changed beyond its fields (before: {}; now: {}).",
-            short(&digest(&before)),
-            short(&digest(&after))
-        ),
+    let text = format!(
+        "RISKY billing.charge: Input schema changed beyond its fields (before: {}; now: {}).",
+        short(&digest(&before)),
+        short(&digest(&after))
     );
+    reports(&[(change, &text)]);
 }

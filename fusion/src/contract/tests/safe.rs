@@ -16,62 +16,37 @@ fn safe_tool_added() {
 }
 
 #[test]
-fn safe_action_added() {
-    only(
-        |def| {
-            def.actions
-                .push(action("refund", json!({"type": "object"})))
-        },
-        DeltaClass::Safe,
-        "billing.refund",
-        "Action added (before: absent; now: 'refund').",
-    );
-}
-
-#[test]
-fn safe_optional_field_added() {
-    only(
-        |def| {
-            props(def, "charge").insert("memo".into(), json!({"type": "string"}));
-        },
-        DeltaClass::Safe,
-        "billing.charge",
-        "Optional field 'memo' added (before: absent; now: string).",
-    );
-}
-
-#[test]
-fn safe_required_field_became_optional() {
-    only(
-        |def| {
-            schema_of(def, "charge")["required"] = json!(["invoice_id", "amount_cents"]);
-        },
-        DeltaClass::Safe,
-        "billing.charge",
-        "Field 'currency' became optional (before: required; now: optional).",
-    );
-}
-
-#[test]
-fn safe_enum_value_added() {
-    only(
-        |def| {
-            schema_of(def, "charge")["$defs"]["Currency"]["enum"] = json!(["EUR", "GBP", "USD"]);
-        },
-        DeltaClass::Safe,
-        "billing.charge",
-        "Field 'currency' also accepts 'GBP' (before: 'EUR', 'USD'; now: 'EUR', 'GBP', 'USD').",
-    );
-}
-
-#[test]
-fn safe_error_code_removed() {
-    only(
-        |def| def.actions[0].errors.clear(),
-        DeltaClass::Safe,
-        "billing.charge",
-        "Error code NOT_FOUND removed (before: error not_found, not retryable; now: absent).",
-    );
+fn safe_changes() {
+    reports(&[
+        (
+            |def| {
+                def.actions
+                    .push(action("refund", json!({"type": "object"})))
+            },
+            "SAFE billing.refund: Action added (before: absent; now: 'refund').",
+        ),
+        (
+            |def| {
+                props(def, "charge").insert("memo".into(), json!({"type": "string"}));
+            },
+            "SAFE billing.charge: Optional field 'memo' added (before: absent; now: string).",
+        ),
+        (
+            |def| schema_of(def, "charge")["required"] = json!(["invoice_id", "amount_cents"]),
+            "SAFE billing.charge: Field 'currency' became optional (before: required; now: optional).",
+        ),
+        (
+            |def| {
+                schema_of(def, "charge")["$defs"]["Currency"]["enum"] =
+                    json!(["EUR", "GBP", "USD"]);
+            },
+            "SAFE billing.charge: Field 'currency' also accepts 'GBP' (before: 'EUR', 'USD'; now: 'EUR', 'GBP', 'USD').",
+        ),
+        (
+            |def| def.actions[0].errors.clear(),
+            "SAFE billing.charge: Error code NOT_FOUND removed (before: error not_found, not retryable; now: absent).",
+        ),
+    ]);
 }
 
 /// `currency: String` becoming `currency: Option<String>`: schemars drops it from `required`
@@ -79,35 +54,31 @@ fn safe_error_code_removed() {
 /// becoming optional"), not also a RISKY "type widened".
 #[test]
 fn safe_required_field_became_option() {
-    only(
-        |def| {
-            schema_of(def, "charge")["required"] = json!(["invoice_id", "amount_cents"]);
-            props(def, "charge")["currency"] = json!({"anyOf": [{"$ref": "#/$defs/Currency"}, {"type": "null"}], "description": "The currency."});
-        },
-        DeltaClass::Safe,
-        "billing.charge",
-        "Field 'currency' became optional (before: required; now: optional).",
-    );
-    only(
-        |def| {
-            schema_of(def, "charge")["required"] = json!(["invoice_id", "currency"]);
-            props(def, "charge")["amount_cents"] =
-                json!({"type": ["integer", "null"], "format": "uint64", "minimum": 1});
-        },
-        DeltaClass::Safe,
-        "billing.charge",
-        "Field 'amount_cents' became optional (before: required; now: optional).",
-    );
-    // Accepting `null` on a field that stays required is still a widening.
-    only(
-        |def| {
-            props(def, "charge")["amount_cents"] =
-                json!({"type": ["integer", "null"], "format": "uint64", "minimum": 1});
-        },
-        DeltaClass::Risky,
-        "billing.charge",
-        "Type of field 'amount_cents' widened (before: integer; now: integer or null).",
-    );
+    reports(&[
+        (
+            |def| {
+                schema_of(def, "charge")["required"] = json!(["invoice_id", "amount_cents"]);
+                props(def, "charge")["currency"] = json!({"anyOf": [{"$ref": "#/$defs/Currency"}, {"type": "null"}], "description": "The currency."});
+            },
+            "SAFE billing.charge: Field 'currency' became optional (before: required; now: optional).",
+        ),
+        (
+            |def| {
+                schema_of(def, "charge")["required"] = json!(["invoice_id", "currency"]);
+                props(def, "charge")["amount_cents"] =
+                    json!({"type": ["integer", "null"], "format": "uint64", "minimum": 1});
+            },
+            "SAFE billing.charge: Field 'amount_cents' became optional (before: required; now: optional).",
+        ),
+        // Accepting `null` on a field that stays required is still a widening.
+        (
+            |def| {
+                props(def, "charge")["amount_cents"] =
+                    json!({"type": ["integer", "null"], "format": "uint64", "minimum": 1});
+            },
+            "RISKY billing.charge: Type of field 'amount_cents' widened (before: integer; now: integer or null).",
+        ),
+    ]);
     // A field of any type narrowed to `null` while becoming optional is no widening.
     let found = deltas(|def| {
         schema_of(def, "charge")["required"] = json!(["invoice_id", "currency"]);

@@ -4,90 +4,70 @@ use super::*;
 
 #[test]
 fn changes_outside_the_table_are_classified() {
-    only(
-        |def| def.actions[0].annotations.open_world = Some(false),
-        DeltaClass::Risky,
-        "billing.charge",
-        "Hint open-world changed (before: true (MCP default); now: false).",
-    );
-    only(
-        |def| def.actions[0].annotations.read_only = Some(true),
-        DeltaClass::Safe,
-        "billing.charge",
-        "Action became read-only (before: false; now: true).",
-    );
-    only(
-        |def| def.actions[1].annotations.destructive = Some(false),
-        DeltaClass::Safe,
-        "billing.list",
-        "Hint destructive restated with the same effect (before: false (read-only); now: false (read-only)).",
-    );
-    only(
-        |def| {
-            def.actions[0].errors[0] =
-                ErrorContract::new(ErrorCode::NotFound, Severity::Error, None, Some(true))
-        },
-        DeltaClass::Risky,
-        "billing.charge",
-        "Error code NOT_FOUND became retryable (before: error not_found, not retryable; now: error not_found, retryable).",
-    );
-    only(
-        |def| {
-            def.actions[0].errors[0] =
-                ErrorContract::new(ErrorCode::NotFound, Severity::Warning, None, None)
-        },
-        DeltaClass::Risky,
-        "billing.charge",
-        "Error code NOT_FOUND changed (before: error not_found, not retryable; now: warning not_found, not retryable).",
-    );
-    only(
-        |def| {
-            def.actions[0].errors[0] =
-                ErrorContract::new(ErrorCode::NotFound, Severity::Warning, None, Some(true))
-        },
-        DeltaClass::Risky,
-        "billing.charge",
-        "Error code NOT_FOUND changed (before: error not_found, not retryable; now: warning not_found, retryable).",
-    );
-    only(
-        |def| {
-            props(def, "charge")["amount_cents"]["type"] = json!("number");
-        },
-        DeltaClass::Risky,
-        "billing.charge",
-        "Type of field 'amount_cents' widened (before: integer; now: number).",
-    );
-    only(
-        |def| {
-            props(def, "charge")["amount_cents"]["minimum"] = json!(0);
-        },
-        DeltaClass::Risky,
-        "billing.charge",
-        "Constraint minimum of field 'amount_cents' loosened (before: 1; now: 0).",
-    );
-    only(
-        |def| {
-            props(def, "charge")["invoice_id"]["pattern"] = json!("^inv_");
-        },
-        DeltaClass::Risky,
-        "billing.charge",
-        "Constraint pattern of field 'invoice_id' changed (before: \"^inv_[0-9]{4}$\"; now: \"^inv_\").",
-    );
-    only(
-        |def| {
-            def.actions[0].output_schema =
-                Some(json!({"type": "object"}).as_object().unwrap().clone())
-        },
-        DeltaClass::Safe,
-        "billing.charge",
-        "Output schema declared (before: none; now: declared).",
-    );
-    only(
-        |def| def.discriminator = Some("op".into()),
-        DeltaClass::Breaking,
-        "billing",
-        "Discriminator changed (before: 'action'; now: 'op').",
-    );
+    reports(&[
+        (
+            |def| def.actions[0].annotations.open_world = Some(false),
+            "RISKY billing.charge: Hint open-world changed (before: true (MCP default); now: false).",
+        ),
+        (
+            |def| def.actions[0].annotations.read_only = Some(true),
+            "SAFE billing.charge: Action became read-only (before: false; now: true).",
+        ),
+        (
+            |def| def.actions[1].annotations.destructive = Some(false),
+            "SAFE billing.list: Hint destructive restated with the same effect (before: false (read-only); now: false (read-only)).",
+        ),
+        (
+            |def| {
+                def.actions[0].errors[0] =
+                    ErrorContract::new(ErrorCode::NotFound, Severity::Error, None, Some(true))
+            },
+            "RISKY billing.charge: Error code NOT_FOUND became retryable (before: error not_found, not retryable; now: error not_found, retryable).",
+        ),
+        (
+            |def| {
+                def.actions[0].errors[0] =
+                    ErrorContract::new(ErrorCode::NotFound, Severity::Warning, None, None)
+            },
+            "RISKY billing.charge: Error code NOT_FOUND changed (before: error not_found, not retryable; now: warning not_found, not retryable).",
+        ),
+        (
+            |def| {
+                def.actions[0].errors[0] =
+                    ErrorContract::new(ErrorCode::NotFound, Severity::Warning, None, Some(true))
+            },
+            "RISKY billing.charge: Error code NOT_FOUND changed (before: error not_found, not retryable; now: warning not_found, retryable).",
+        ),
+        (
+            |def| {
+                props(def, "charge")["amount_cents"]["type"] = json!("number");
+            },
+            "RISKY billing.charge: Type of field 'amount_cents' widened (before: integer; now: number).",
+        ),
+        (
+            |def| {
+                props(def, "charge")["amount_cents"]["minimum"] = json!(0);
+            },
+            "RISKY billing.charge: Constraint minimum of field 'amount_cents' loosened (before: 1; now: 0).",
+        ),
+        (
+            |def| {
+                props(def, "charge")["invoice_id"]["pattern"] = json!("^inv_");
+            },
+            "RISKY billing.charge: Constraint pattern of field 'invoice_id' changed (before: \"^inv_[0-9]{4}$\"; now: \"^inv_\").",
+        ),
+        (
+            |def| {
+                def.actions[0].output_schema =
+                    Some(json!({"type": "object"}).as_object().unwrap().clone())
+            },
+            "SAFE billing.charge: Output schema declared (before: none; now: declared).",
+        ),
+        (
+            |def| def.discriminator = Some("op".into()),
+            "BREAKING billing: Discriminator changed (before: 'action'; now: 'op').",
+        ),
+    ]);
 }
 
 #[test]
