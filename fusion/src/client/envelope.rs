@@ -6,8 +6,6 @@ use crate::envelope::code::{ErrorCode, Severity};
 use crate::envelope::error::ToolError;
 use crate::envelope::validation_error::ValidationError;
 
-use super::flags::Flags;
-
 /// An envelope read back by [`parse_envelope`](super::parse_envelope): a `<tool_error>` or a
 /// `<validation_error>`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,16 +32,6 @@ impl Envelope {
         match self {
             Envelope::ToolError(e) => e.severity_level(),
             Envelope::Validation(_) => Severity::Error,
-        }
-    }
-
-    /// The flags derived from the envelope alone: code and severity as read,
-    /// category and retryability by the code's defaults. A result's `_meta["fusion/error"]`
-    /// states them exactly and is preferred when present ([`Flags::of_result`]).
-    pub fn flags(&self) -> Flags {
-        match self {
-            Envelope::ToolError(e) => Flags::from(e),
-            Envelope::Validation(_) => Flags::validation(),
         }
     }
 

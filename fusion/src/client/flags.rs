@@ -167,3 +167,15 @@ impl From<&ToolError> for Flags {
         }
     }
 }
+
+impl Envelope {
+    /// The flags derived from the envelope alone: code and severity as read,
+    /// category and retryability by the code's defaults. A result's `_meta["fusion/error"]`
+    /// states them exactly and is preferred when present ([`Flags::of_result`]).
+    pub fn flags(&self) -> Flags {
+        match self {
+            Envelope::ToolError(e) => Flags::from(e),
+            Envelope::Validation(_) => Flags::validation(),
+        }
+    }
+}

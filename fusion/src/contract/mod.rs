@@ -6,6 +6,7 @@
 
 mod awareness;
 mod diff;
+mod digest;
 mod lockfile;
 mod model;
 

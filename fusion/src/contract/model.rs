@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::{ActionDefinition, Annotations, ToolDefinition};
 
-use super::lockfile::value_digest;
+use super::digest::value_digest;
 
 /// The contract of a set of tools: every tool, keyed (and so sorted) by name.
 ///
