@@ -273,7 +273,6 @@ fn whose(tool: &Option<String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn a_byte_order_mark_and_crlf_line_ends_are_not_content() {
