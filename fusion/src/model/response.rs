@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use rmcp::model::{CallToolResult, ContentBlock, MetaObject};
 
 use crate::envelope::error::ToolError;
-use crate::validation::ValidationError;
+use crate::envelope::validation_error::ValidationError;
 
 /// The `_meta` key under which the typed flags travel.
 pub const FLAGS_META_KEY: &str = "fusion/error";
