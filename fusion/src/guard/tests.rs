@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::gates::timed_out;
 use super::*;
 use crate::model::context::RequestContext;
-use crate::model::definition::{ActionDefinition, Annotations};
+use crate::model::definition::ActionDefinition;
 use crate::model::response::ToolResponse;
 
 impl Guards {
@@ -37,20 +37,7 @@ pub(super) fn definition(name: &str, actions: &[&str]) -> ToolDefinition {
         description: String::new(),
         title: None,
         discriminator: Some("action".to_owned()),
-        actions: actions
-            .iter()
-            .map(|a| ActionDefinition {
-                name: (*a).to_owned(),
-                description: String::new(),
-                title: None,
-                input_schema: serde_json::Map::new(),
-                annotations: Annotations::default(),
-                errors: Vec::new(),
-                secret_fields: Vec::new(),
-                output_schema: None,
-                scopes: Vec::new(),
-            })
-            .collect(),
+        actions: actions.iter().map(|a| ActionDefinition::named(a)).collect(),
     }
 }
 

@@ -167,6 +167,24 @@ pub struct ActionDefinition {
     pub scopes: Vec<String>,
 }
 
+#[cfg(test)]
+impl ActionDefinition {
+    /// An action named `name` that declares nothing else, for tests.
+    pub(crate) fn named(name: &str) -> ActionDefinition {
+        ActionDefinition {
+            name: name.to_owned(),
+            description: String::new(),
+            title: None,
+            input_schema: serde_json::Map::new(),
+            annotations: Annotations::default(),
+            errors: Vec::new(),
+            secret_fields: Vec::new(),
+            output_schema: None,
+            scopes: Vec::new(),
+        }
+    }
+}
+
 /// A tool: a name, a description and its actions.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolDefinition {

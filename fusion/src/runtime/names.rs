@@ -49,22 +49,12 @@ mod tests {
     use super::ExposedNames;
     use crate::envelope::code::ErrorCode;
     use crate::envelope::error::ToolError;
-    use crate::model::definition::{ActionDefinition, Annotations, ToolDefinition};
+    use crate::model::definition::{ActionDefinition, ToolDefinition};
     use crate::model::exposition::Exposition;
     use crate::model::response::ToolResponse;
 
     fn tool(name: &str, discriminator: Option<&str>, actions: &[&str]) -> ToolDefinition {
-        let action = |name: &&str| ActionDefinition {
-            name: (*name).to_owned(),
-            description: String::new(),
-            title: None,
-            input_schema: serde_json::Map::new(),
-            annotations: Annotations::default(),
-            errors: Vec::new(),
-            secret_fields: Vec::new(),
-            output_schema: None,
-            scopes: Vec::new(),
-        };
+        let action = |name: &&str| ActionDefinition::named(name);
         ToolDefinition {
             name: name.to_owned(),
             description: String::new(),
