@@ -81,7 +81,7 @@ pub enum Unanswered {
     /// The requested type is no flat form (a bug in the action): `INTERNAL_ERROR`.
     #[error(
         "RequestContext::elicit::<{type_name}>: an elicitation form is a flat object of \
-         strings, numbers, integers and booleans"
+         strings, numbers, integers, booleans and lists of unit-enum choices"
     )]
     NotAForm {
         /// The requested type.

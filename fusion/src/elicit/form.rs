@@ -21,7 +21,7 @@ pub(super) fn form_schema<T: JsonSchema>() -> Result<Map<String, Value>, Unanswe
     if let Some(Value::Object(properties)) = schema.get_mut("properties") {
         for property in properties.values_mut() {
             *property = form_field(std::mem::take(property), &defs);
-            if !is_primitive(property) {
+            if !is_form_field(property) {
                 return Err(not_a_form());
             }
         }
@@ -29,27 +29,34 @@ pub(super) fn form_schema<T: JsonSchema>() -> Result<Map<String, Value>, Unanswe
     Ok(crate::schema::advertised(&schema))
 }
 
-/// One field as an MCP elicitation form takes it (MCP specification 2025-06-18,
-/// "Elicitation", "Requested Schema": flat primitives): an `Option<T>` as `T` (optional fields
-/// are those left out of `required`), a unit enum's `$ref` inlined as a string `enum`, and no
-/// `format` on numbers (schemars' `uint32`, which forms do not define).
+/// One field as an MCP elicitation form takes it (MCP specification 2025-11-25,
+/// "Elicitation", "Requested Schema": primitives and choices): an `Option<T>` as `T` (optional
+/// fields are those left out of `required`), a unit enum's `$ref` inlined, as a string `enum`
+/// or, when every variant has a title, as `oneOf` of `{const, title}`; a `Vec` of a unit enum
+/// as a multiple choice (`items` an `enum`, or `anyOf` of `{const, title}`); and no `format`
+/// on numbers (schemars' `uint32`, which forms do not define).
 fn form_field(field: Value, defs: &Value) -> Value {
     let Value::Object(mut field) = field else {
         return field;
     };
-    if let Some(Value::Array(branches)) = field.remove("anyOf") {
-        let mut others = branches
-            .into_iter()
-            .filter(|b| b.get("type") != Some(&json!("null")));
-        if let (Some(only), None) = (others.next(), others.next()) {
-            let description = field.remove("description");
-            field = match form_field(only, defs) {
-                Value::Object(inner) => inner,
-                _ => Map::new(),
-            };
-            if let Some(description) = description {
-                field.insert("description".into(), description);
-            }
+    // An `Option<T>` (`anyOf` of `T` and null) as `T`; any other `anyOf` stays.
+    let is_null = |branch: &Value| branch.get("type") == Some(&json!("null"));
+    let optional = match field
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+    {
+        Some([only, null] | [null, only]) if is_null(null) && !is_null(only) => Some(only.clone()),
+        _ => None,
+    };
+    if let Some(only) = optional {
+        let description = field.remove("description");
+        field = match form_field(only, defs) {
+            Value::Object(inner) => inner,
+            _ => Map::new(),
+        };
+        if let Some(description) = description {
+            field.insert("description".into(), description);
         }
     }
     if let Some(Value::String(reference)) = field.remove("$ref") {
@@ -68,7 +75,15 @@ fn form_field(field: Value, defs: &Value) -> Value {
     }
     if let Some(Value::Array(variants)) = field.remove("oneOf") {
         let values: Option<Vec<Value>> = variants.iter().map(|v| v.get("const").cloned()).collect();
+        let titled = variants.iter().all(|v| v.get("title").is_some());
         match values {
+            Some(_) if titled => {
+                let titled = variants
+                    .iter()
+                    .map(|v| json!({"const": v["const"], "title": v["title"]}));
+                field.insert("type".into(), "string".into());
+                field.insert("oneOf".into(), titled.collect());
+            }
             Some(values) => {
                 field.insert("type".into(), "string".into());
                 field.insert("enum".into(), Value::Array(values));
@@ -77,6 +92,17 @@ fn form_field(field: Value, defs: &Value) -> Value {
                 field.insert("oneOf".into(), Value::Array(variants));
             }
         }
+    }
+    if let Some(items) = field.remove("items") {
+        let mut items = form_field(items, defs);
+        // A multiple choice lists titled options under `anyOf`.
+        if let Some(titled) = items
+            .as_object_mut()
+            .and_then(|items| items.remove("oneOf"))
+        {
+            items = json!({"anyOf": titled});
+        }
+        field.insert("items".into(), items);
     }
     if matches!(
         field.get("type").and_then(Value::as_str),
@@ -89,12 +115,16 @@ fn form_field(field: Value, defs: &Value) -> Value {
 }
 
 /// Whether an elicitation form can hold the property: a string, number, integer or boolean
-/// (MCP elicitation's primitive schemas).
-fn is_primitive(property: &Value) -> bool {
-    matches!(
-        property.get("type").and_then(Value::as_str),
-        Some("string" | "number" | "integer" | "boolean")
-    )
+/// (MCP elicitation's primitive schemas), or a multiple choice (an array of an `enum` or of
+/// `anyOf` titled options).
+fn is_form_field(property: &Value) -> bool {
+    match property.get("type").and_then(Value::as_str) {
+        Some("string" | "number" | "integer" | "boolean") => true,
+        Some("array") => property
+            .get("items")
+            .is_some_and(|items| items.get("enum").is_some() || items.get("anyOf").is_some()),
+        _ => false,
+    }
 }
 
 /// The fields of a form, each with its description: `email (The address to send it to)`.

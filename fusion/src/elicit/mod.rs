@@ -143,8 +143,10 @@ impl RequestContext {
         }
     }
 
-    /// Asks the user for a value of `T` (a struct of strings, numbers, booleans, unit enums and
-    /// `Option`s of these: MCP elicitation forms are flat), showing `message`.
+    /// Asks the user for a value of `T` (a struct of strings, numbers, booleans, unit enums,
+    /// `Vec`s of unit enums for a multiple choice, and `Option`s of these: MCP elicitation forms
+    /// are flat), showing `message`. A unit enum whose every variant has a title
+    /// (`#[schemars(title = "…")]`) is shown with those titles (MCP 2025-11-25).
     ///
     /// When the client cannot ask, the model is told to ask the user for the fields and send
     /// them as arguments of its next call. So declare the same fields as optional arguments of
@@ -384,6 +386,49 @@ mod tests {
             })
         );
         // rmcp accepts it as an elicitation form.
+        let params = json!({"mode": "form", "message": "?", "requestedSchema": schema});
+        serde_json::from_value::<rmcp::model::ElicitRequestParams>(params).unwrap();
+    }
+
+    #[derive(serde::Deserialize, JsonSchema, Debug, PartialEq)]
+    #[serde(rename_all = "lowercase")]
+    enum Tier {
+        #[schemars(title = "Free tier")]
+        Free,
+        #[schemars(title = "Paid tier")]
+        Paid,
+    }
+
+    #[derive(serde::Deserialize, JsonSchema, Debug, PartialEq)]
+    struct Preferences {
+        tier: Tier,
+        tiers: Vec<Tier>,
+        plans: Option<Vec<Plan>>,
+    }
+
+    #[test]
+    fn titled_enums_and_lists_of_enums_become_choices() {
+        let schema = form_schema::<Preferences>().unwrap();
+        let titled = json!([
+            {"const": "free", "title": "Free tier"},
+            {"const": "paid", "title": "Paid tier"}
+        ]);
+        assert_eq!(
+            Value::Object(schema.clone()),
+            json!({
+                "type": "object",
+                "properties": {
+                    "tier": {"type": "string", "oneOf": titled},
+                    "tiers": {"type": "array", "items": {"anyOf": titled}},
+                    "plans": {
+                        "type": "array",
+                        "items": {"type": "string", "enum": ["Basic", "Pro"], "description": "A plan."}
+                    }
+                },
+                "required": ["tier", "tiers"]
+            })
+        );
+        // rmcp accepts it as an elicitation form (MCP 2025-11-25's titled and multi-select enums).
         let params = json!({"mode": "form", "message": "?", "requestedSchema": schema});
         serde_json::from_value::<rmcp::model::ElicitRequestParams>(params).unwrap();
     }
