@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use fusion::elicit::Unsampled;
 use fusion::server::Server;
 use fusion::{LogLevel, RequestContext, ToolErrors};
 use rmcp::model::{
@@ -25,6 +26,11 @@ use rmcp::model::{
     ReadResourceResult, Reference, Resource, ResourceContents, ResourceTemplate, Role,
     ServerCapabilities, ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
 };
+#[allow(
+    deprecated,
+    reason = "the 2025 revisions' sampling, which the suite tests"
+)]
+use rmcp::model::{CreateMessageRequestParams, SamplingMessage};
 use rmcp::service::{RequestContext as RmcpContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use schemars::JsonSchema;
@@ -45,6 +51,12 @@ enum TestError {
 struct Message {
     /// The message to show the user.
     message: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SamplingArgs {
+    /// The prompt to send
+    prompt: String,
 }
 
 /// The form `test_elicitation` asks the user to fill in.
@@ -241,6 +253,22 @@ fn json_schema_2020_12_tool(args: Person) -> String {
         Some(lines) if !lines.is_empty() => format!("Hello, {name} of {}!", lines.join(", ")),
         _ => format!("Hello, {name}!"),
     }
+}
+
+/// Requests LLM sampling from client
+#[fusion::tool]
+#[allow(
+    deprecated,
+    reason = "the 2025 revisions' sampling, which the suite tests"
+)]
+async fn test_sampling(args: SamplingArgs, ctx: RequestContext) -> Result<String, Unsampled> {
+    let ask = SamplingMessage::user_text(args.prompt);
+    let answer = ctx
+        .sample(CreateMessageRequestParams::new(vec![ask], 100))
+        .await?;
+    let text = answer.message.content.first().and_then(|c| c.as_text());
+    let text = text.map_or("No text response", |t| t.text.as_str());
+    Ok(format!("LLM response: {text}"))
 }
 
 /// Tests SSE reconnection behavior
@@ -511,6 +539,7 @@ pub(crate) async fn main() -> anyhow::Result<()> {
         .tool(TestElicitationSep1034Defaults)
         .tool(TestElicitationSep1330Enums)
         .tool(JsonSchema202012Tool)
+        .tool(TestSampling)
         .tool(TestReconnection)
         .handler(Library::default());
     let listener = tokio::net::TcpListener::bind(addr).await?;

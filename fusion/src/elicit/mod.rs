@@ -27,9 +27,11 @@ use crate::model::context::{Elicited, RequestContext};
 
 mod errors;
 mod form;
+mod sample;
 
 pub use errors::{Unanswered, Unconfirmed};
 use form::{fields, form_schema};
+pub use sample::{SAMPLING_FAILED, SAMPLING_UNAVAILABLE, Unsampled};
 
 /// The argument a model sets, after asking the user, when the client cannot ask:
 /// `"confirmed": true`. Only an action that calls [`RequestContext::confirm_or_trust_model`]

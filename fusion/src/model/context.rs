@@ -29,6 +29,22 @@ pub type LogSink = Arc<dyn Fn(LogLevel, Option<String>, Value) + Send + Sync>;
 pub type Elicitor =
     Arc<dyn Fn(String, Map<String, Value>) -> BoxFuture<'static, Elicited> + Send + Sync>;
 
+/// Asks the client's model for a message (MCP `sampling/createMessage`): answers the
+/// client's result, or why the request failed (an error from the client, among them a user
+/// who rejected the request). The server sets one when the client declared the `sampling`
+/// capability; see [`RequestContext::sample`].
+#[allow(
+    deprecated,
+    reason = "sampling is deprecated from the 2026-07-28 revision on; 2025 clients still use it"
+)]
+pub type Sampler = Arc<
+    dyn Fn(
+            rmcp::model::CreateMessageRequestParams,
+        ) -> BoxFuture<'static, Result<rmcp::model::CreateMessageResult, String>>
+        + Send
+        + Sync,
+>;
+
 /// What the user did with an elicitation (MCP specification 2025-06-18, client features,
 /// "Elicitation": the `action` of the result).
 #[derive(Clone, Debug, PartialEq)]
@@ -100,6 +116,7 @@ struct Parts {
     progress: Option<ProgressReporter>,
     log: Option<LogSink>,
     elicitor: Option<Elicitor>,
+    sampler: Option<Sampler>,
     client: Option<String>,
     caller: Option<Arc<str>>,
     principal: Option<Principal>,
@@ -169,6 +186,18 @@ impl RequestContext {
     /// How the user can be asked, when the client can elicit.
     pub(crate) fn elicitor(&self) -> Option<&Elicitor> {
         self.parts.as_ref()?.elicitor.as_ref()
+    }
+
+    /// Sets how the client's model is asked ([`RequestContext::sample`]): a server sets it
+    /// when the client can sample; a test sets one that answers as a model would.
+    pub fn with_sampler(mut self, sampler: Sampler) -> RequestContext {
+        self.parts_mut().sampler = Some(sampler);
+        self
+    }
+
+    /// How the client's model can be asked, when the client can sample.
+    pub(crate) fn sampler(&self) -> Option<&Sampler> {
+        self.parts.as_ref()?.sampler.as_ref()
     }
 
     /// Sets the calling client's self-reported name (`clientInfo.name`). Informational only:

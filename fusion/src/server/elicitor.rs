@@ -1,6 +1,9 @@
-//! The elicitor of a call: how [`RequestContext::confirm`](crate::RequestContext::confirm)
-//! and [`RequestContext::elicit`](crate::RequestContext::elicit) reach the user through the
-//! client (MCP `elicitation/create`, form mode).
+//! The elicitor and the sampler of a call: how
+//! [`RequestContext::confirm`](crate::RequestContext::confirm) and
+//! [`RequestContext::elicit`](crate::RequestContext::elicit) reach the user through the client
+//! (MCP `elicitation/create`, form mode), and how
+//! [`RequestContext::sample`](crate::RequestContext::sample) reaches its model
+//! (`sampling/createMessage`).
 
 use std::sync::Arc;
 
@@ -8,17 +11,14 @@ use rmcp::model::{ElicitRequestParams, ElicitationAction};
 use rmcp::service::{Peer, RoleServer};
 use serde_json::{Map, Value, json};
 
-use crate::model::context::{Elicited, Elicitor};
+use crate::model::context::{Elicited, Elicitor, Sampler};
 
 /// The elicitor for a client that declared it can elicit in form mode (`elicitation` with
 /// `form`, or with neither mode: the 2025-06-18 form); `None` otherwise.
 pub(super) fn for_peer(peer: &Peer<RoleServer>) -> Option<Elicitor> {
-    let info = peer.peer_info()?;
-    // Revisions without `initialize` (2026-07-28 on) forbid server-to-client requests: such a
-    // client cannot be asked, whatever it declares.
-    if !info.protocol_version.has_initialize() {
-        return None;
-    }
+    let info = peer
+        .peer_info()
+        .filter(|info| info.protocol_version.has_initialize())?;
     let capability = info.capabilities.elicitation.as_ref()?;
     if capability.form.is_none() && capability.url.is_some() {
         return None;
@@ -27,6 +27,28 @@ pub(super) fn for_peer(peer: &Peer<RoleServer>) -> Option<Elicitor> {
     Some(Arc::new(move |message, schema| {
         let peer = peer.clone();
         Box::pin(async move { ask(&peer, message, schema).await })
+    }))
+}
+
+/// The sampler for a client that declared the `sampling` capability; `None` otherwise. Revisions
+/// without `initialize` (2026-07-28 on) forbid server-to-client requests: such a client cannot
+/// be asked, whatever it declares (nor elicit, above).
+#[allow(
+    deprecated,
+    reason = "sampling is deprecated from the 2026-07-28 revision on; 2025 clients still use it"
+)]
+pub(super) fn sampler_for_peer(peer: &Peer<RoleServer>) -> Option<Sampler> {
+    let info = peer
+        .peer_info()
+        .filter(|info| info.protocol_version.has_initialize())?;
+    info.capabilities.sampling.as_ref()?;
+    let peer = peer.clone();
+    Some(Arc::new(move |request| {
+        let peer = peer.clone();
+        Box::pin(async move {
+            let answer = peer.create_message(request).await;
+            answer.map_err(|error| error.to_string())
+        })
     }))
 }
 

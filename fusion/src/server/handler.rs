@@ -193,6 +193,9 @@ fn request_context(
     if let Some(elicitor) = elicitor::for_peer(&context.peer) {
         ctx = ctx.with_elicitor(elicitor);
     }
+    if let Some(sampler) = elicitor::sampler_for_peer(&context.peer) {
+        ctx = ctx.with_sampler(sampler);
+    }
     let Some(token) = context.meta.get_progress_token() else {
         return (ctx, rx);
     };
