@@ -17,10 +17,10 @@ use std::time::Duration;
 
 use fusion::elicit::Unsampled;
 use fusion::server::Server;
-use fusion::{LogLevel, RequestContext, ToolErrors};
+use fusion::{LogLevel, RequestContext, ToolErrors, ToolResponse};
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, ImageContent, ListPromptsResult,
+    AudioContent, CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ImageContent, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, Prompt,
     PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, Reference, Resource, ResourceContents, ResourceTemplate, Role,
@@ -35,6 +35,9 @@ use rmcp::service::{RequestContext as RmcpContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+/// A silent WAV, base64.
+const AUDIO_WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEARKwAAIhYAQACABAAZGF0YQAAAAA=";
 
 /// A 1x1 red PNG, base64.
 const IMAGE_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
@@ -181,6 +184,45 @@ struct Address {
 #[fusion::tool]
 fn test_simple_text() -> &'static str {
     "This is a simple text response for testing."
+}
+
+/// Returns image content
+#[fusion::tool]
+fn test_image_content() -> ToolResponse {
+    ToolResponse::text("A 1x1 red PNG.").with_content(ContentBlock::image(IMAGE_PNG, "image/png"))
+}
+
+/// Returns audio content
+#[fusion::tool]
+fn test_audio_content() -> ToolResponse {
+    let audio = ContentBlock::Audio(AudioContent::new(AUDIO_WAV, "audio/wav"));
+    ToolResponse::text("A silent WAV.").with_content(audio)
+}
+
+/// Returns embedded resource content
+#[fusion::tool]
+fn test_embedded_resource() -> ToolResponse {
+    let resource = ResourceContents::TextResourceContents {
+        uri: "test://embedded-resource".into(),
+        mime_type: Some("text/plain".into()),
+        text: "This is an embedded resource content.".into(),
+        meta: None,
+    };
+    ToolResponse::text("An embedded resource.").with_content(ContentBlock::resource(resource))
+}
+
+/// Returns multiple content types
+#[fusion::tool]
+fn test_multiple_content_types() -> ToolResponse {
+    let resource = ResourceContents::TextResourceContents {
+        uri: "test://mixed-content-resource".into(),
+        mime_type: Some("application/json".into()),
+        text: r#"{"test":"data","value":123}"#.into(),
+        meta: None,
+    };
+    ToolResponse::text("Multiple content types test:")
+        .with_content(ContentBlock::image(IMAGE_PNG, "image/png"))
+        .with_content(ContentBlock::resource(resource))
 }
 
 /// Always returns an error
@@ -470,7 +512,7 @@ impl ServerHandler for Library {
                 text("Here is an image:"),
                 PromptMessage::new(
                     Role::User,
-                    rmcp::model::ContentBlock::Image(ImageContent::new(IMAGE_PNG, "image/png")),
+                    ContentBlock::Image(ImageContent::new(IMAGE_PNG, "image/png")),
                 ),
             ],
             other => {
@@ -532,6 +574,10 @@ pub(crate) async fn main() -> anyhow::Result<()> {
         .init();
     let server = Server::new("fusion-conformance", env!("CARGO_PKG_VERSION"))
         .tool(TestSimpleText)
+        .tool(TestImageContent)
+        .tool(TestAudioContent)
+        .tool(TestEmbeddedResource)
+        .tool(TestMultipleContentTypes)
         .tool(TestErrorHandling)
         .tool(TestToolWithLogging)
         .tool(TestToolWithProgress)

@@ -31,7 +31,7 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 log="$(mktemp)"
 "$bin" --http "127.0.0.1:$port" 2>"$log" &
 server=$!
-trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -f "$log"' EXIT
+trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; rm -f "$log"' EXIT
 for _ in $(seq 100); do
   grep -q listening "$log" && break
   kill -0 "$server" 2>/dev/null || { cat "$log" >&2; exit 1; }

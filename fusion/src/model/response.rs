@@ -18,7 +18,7 @@ pub const FLAGS_META_KEY: &str = "fusion/error";
 ///
 /// | outcome | `content` | `isError` | `_meta["fusion/error"]` |
 /// |---|---|---|---|
-/// | success | the payload text, then one envelope per warning | `false` | the first warning's flags, if any |
+/// | success | the payload text, the [content blocks](ToolResponse::with_content), then one envelope per warning | `false` | the first warning's flags, if any |
 /// | [`ToolError`] | the `<tool_error>` envelope, then warnings | by severity | the error's flags |
 /// | [`ValidationError`] | the `<validation_error>` envelope | `true` | the validation flags |
 ///
@@ -50,6 +50,8 @@ pub struct ToolResponse {
     // Boxed, like the validation error: a response is moved through every layer of a call's
     // future, so the common case (a success without structured content) is kept narrow.
     structured: Option<Box<Value>>,
+    /// Blocks after the payload text on a success: images, audio, embedded resources.
+    content: Vec<ContentBlock>,
     flags_in_structured: bool,
 }
 
@@ -67,6 +69,7 @@ impl ToolResponse {
             body,
             warnings: Vec::new(),
             structured: None,
+            content: Vec::new(),
             flags_in_structured: false,
         }
     }
@@ -110,6 +113,34 @@ impl ToolResponse {
     pub fn with_structured_content(mut self, value: Value) -> ToolResponse {
         self.structured = Some(Box::new(value));
         self
+    }
+
+    /// Adds a content block after the payload text: an image, audio, an embedded resource or a
+    /// resource link (MCP specification 2025-06-18, "Tools", "Tool Result"), in rmcp's
+    /// [`ContentBlock`]. Blocks are sent on a success only, in the order added, before the
+    /// warnings; a response that is an error ignores them. The payload text should say what
+    /// they are, for a model that reads text only.
+    ///
+    /// ```
+    /// use fusion::ToolResponse;
+    /// use rmcp::model::{CallToolResult, ContentBlock};
+    ///
+    /// let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
+    /// let response = ToolResponse::text("The chart, as a PNG.")
+    ///     .with_content(ContentBlock::image(png, "image/png"));
+    /// let result = CallToolResult::from(response);
+    /// assert_eq!(result.content.len(), 2);
+    /// assert!(result.content[1].as_image().is_some());
+    /// ```
+    pub fn with_content(mut self, block: ContentBlock) -> ToolResponse {
+        self.content.push(block);
+        self
+    }
+
+    /// The content blocks added with [`with_content`](ToolResponse::with_content), sent after
+    /// the payload text on a success.
+    pub fn content(&self) -> &[ContentBlock] {
+        &self.content
     }
 
     /// Copies the flags into `structuredContent` on error results (opt-in server option).
@@ -244,17 +275,18 @@ impl From<ToolResponse> for CallToolResult {
                 "error code has no category; clients will treat it as `unknown`"
             );
         }
-        let blocks = response
-            .content_texts()
-            .into_iter()
-            .map(ContentBlock::text)
-            .collect();
+        let succeeded = matches!(response.body, Body::Success(_));
+        let mut texts = response.content_texts().into_iter().map(ContentBlock::text);
+        let mut blocks: Vec<ContentBlock> = texts.next().into_iter().collect();
+        if succeeded {
+            blocks.extend(response.content);
+        }
+        blocks.extend(texts);
         let mut result = if is_error {
             CallToolResult::error(blocks)
         } else {
             CallToolResult::success(blocks)
         };
-        let succeeded = matches!(response.body, Body::Success(_));
         result.structured_content = match (response.structured, &flags) {
             (Some(value), _) if succeeded => Some(*value),
             (_, Some(flags)) if !succeeded && response.flags_in_structured => Some(flags.clone()),
@@ -266,5 +298,48 @@ impl From<ToolResponse> for CallToolResult {
             result.meta = Some(MetaObject(meta));
         }
         result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{CallToolResult, ContentBlock};
+
+    use super::ToolResponse;
+    use crate::envelope::code::ErrorCode;
+    use crate::envelope::error::ToolError;
+
+    #[test]
+    fn content_blocks_follow_the_payload_on_a_success_only() {
+        let image = ContentBlock::image("aGk=", "image/png");
+        let warning = ToolError::deprecated("Use 'page_size'.");
+        let success = ToolResponse::text("The chart.")
+            .with_content(image.clone())
+            .with_warning(warning);
+        assert_eq!(success.content(), std::slice::from_ref(&image));
+        let result = CallToolResult::from(success);
+        let kinds: Vec<_> = (result.content.iter())
+            .map(|block| (block.as_text().is_some(), block.as_image().is_some()))
+            .collect();
+        assert_eq!(kinds, [(true, false), (false, true), (true, false)]);
+        assert!(
+            result.content[2]
+                .as_text()
+                .unwrap()
+                .text
+                .contains("DEPRECATED")
+        );
+
+        let error = ToolResponse::error(ToolError::new(ErrorCode::NotFound, "No chart."))
+            .with_content(image);
+        let result = CallToolResult::from(error);
+        assert_eq!(result.content.len(), 1);
+        assert!(
+            result.content[0]
+                .as_text()
+                .unwrap()
+                .text
+                .contains("NOT_FOUND")
+        );
     }
 }
