@@ -7,9 +7,11 @@ Walks the module tree from CRATE_SRC_DIR/lib.rs (`mod` declarations, `#[path]` i
 collects every path that leaves a module: `use` trees and inline paths that start with
 `crate::`, `$crate::`, `super::` or `self::`. Comments, string and character literals, and
 items under `#[cfg(test)]` (or `cfg(doctest)`, `cfg(all(test, ..))`) are left out, and so are
-the files of test-only modules. A path is charged to the top-level module that defines the
-item: `crate::ToolError` follows lib.rs's `pub use error::ToolError` to `error`, and a module's
-own re-exports are followed the same way.
+the files of test-only modules. A path through a module is charged to that module, as the code
+spells it: `crate::validation::ValidationError` imports `validation` even when `validation` only
+re-exports it (the importer still names, and depends on, `validation`). A path through the
+crate root's re-exports is charged to the module that defines the item: `crate::ToolError`
+follows lib.rs's `pub use envelope::error::ToolError` (and any re-export after it) to `envelope`.
 
 Prints each group of top-level modules that import each other in a cycle, one cycle through
 the group with the place of each import on it, and exits 1 if there is any; else prints a
@@ -358,7 +360,13 @@ def edges(modules):
             path = absolute(here, segments, modules)
             if path is None:
                 continue
-            target = defining_module(path, modules, imports)
+            # A path through a module is charged to that module, as the code spells it (a
+            # re-export there still makes the importer depend on it); a path through the crate
+            # root's re-exports, to the module that defines the item.
+            if (path[0],) in modules:
+                target = path[0]
+            else:
+                target = defining_module(path, modules, imports)
             if target and target != top and target not in graph[top]:
                 graph[top][target] = (module.file, line, "::".join(segments))
     return graph

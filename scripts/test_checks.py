@@ -116,6 +116,17 @@ class ModuleCycles(unittest.TestCase):
         })
         self.assertEqual(graph["a"], {"b", "d"})
 
+    def test_a_modules_re_export_still_charges_that_module(self):
+        code, out, graph = self.run_on({
+            "lib.rs": "mod a;\nmod b;\nmod c;\n",
+            # `b` re-exports what `c` defines, and uses `a`: `a` naming `b::Thing` is a cycle.
+            "a.rs": "use crate::b::Thing;\npub struct A;\n",
+            "b.rs": "pub use crate::c::Thing;\nuse crate::a::A;\n",
+            "c.rs": "pub struct Thing;\n",
+        })
+        self.assertEqual(graph["a"], {"b"})
+        self.assertEqual(code, 1, out)
+
     def test_super_and_self_paths_and_inline_modules(self):
         _, _, graph = self.run_on({
             "lib.rs": "mod a;\nmod b;\nmod c;\npub use c::C;\n",
