@@ -47,9 +47,13 @@ impl rmcp::ServerHandler for Server {
         _context: RmcpContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         // One page: a server has tens of tools, not thousands.
-        Ok(ListToolsResult::with_all_items(
-            self.inner.catalog.definitions().cloned().collect(),
-        ))
+        let mut list =
+            ListToolsResult::with_all_items(self.inner.catalog.definitions().cloned().collect());
+        if let Some((ttl, scope)) = self.inner.list_cache {
+            list.ttl_ms = Some(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
+            list.cache_scope = Some(scope);
+        }
+        Ok(list)
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {

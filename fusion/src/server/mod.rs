@@ -116,6 +116,7 @@ mod transport;
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::service::{RoleServer, RunningService, ServerInitializeError};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -124,7 +125,7 @@ pub use catalog::{ERRORS_META_KEY, SCOPES_META_KEY};
 #[cfg(feature = "http")]
 pub use http::{HttpServer, HttpService, StreamableHttpServerConfig};
 pub use malformed::MAX_READABLE_ARGUMENT_DEPTH;
-pub use rmcp::model::Implementation;
+pub use rmcp::model::{CacheScope, Implementation};
 #[cfg(feature = "stdio")]
 pub use transport::ServeError;
 
@@ -212,6 +213,8 @@ struct Inner {
     portable_to: Vec<Provider>,
     /// The rmcp handler answering everything but tools; see [`Server::handler`].
     handler: Option<Arc<dyn compose::Delegate>>,
+    /// How long, and by whom, a `tools/list` result may be cached; see [`Server::list_cache`].
+    list_cache: Option<(Duration, CacheScope)>,
 }
 
 impl Server {
@@ -238,6 +241,7 @@ impl Server {
                 local_principal: None,
                 portable_to: Provider::DEFAULT.to_vec(),
                 handler: None,
+                list_cache: None,
             }),
             session: new_session(),
             handshake: Arc::default(),
@@ -336,6 +340,18 @@ impl Server {
     pub fn instructions(self, instructions: impl Into<String>) -> Server {
         let instructions = instructions.into();
         self.set(|inner| inner.instructions = Some(instructions))
+    }
+
+    /// Says how long a `tools/list` result may be treated as fresh (`ttlMs`) and who may cache
+    /// it (`cacheScope`: [`CacheScope::Public`] for any client or intermediary, serving any user;
+    /// [`CacheScope::Private`] for the requesting user's client only), so that clients stop
+    /// listing the tools again before every use (MCP specification 2026-07-28, SEP-2549). The
+    /// list of a server whose tools do not change while it runs, and that every caller sees
+    /// whole, can be public and cached for as long as a deployment lasts. Default: none of
+    /// fusion's; rmcp's own apply, and make nothing cacheable. The list is in registration order on every call and
+    /// every replica. Durations beyond `u64::MAX` milliseconds are cut to it.
+    pub fn list_cache(self, ttl: Duration, scope: CacheScope) -> Server {
+        self.set(|inner| inner.list_cache = Some((ttl, scope)))
     }
 
     /// Answers a call naming no tool with a `VALIDATION_ERROR` envelope (message

@@ -284,3 +284,35 @@ fn assert_flat_object(schema: &Value) {
         assert!(schema.get(combinator).is_none(), "{combinator} in {schema}");
     }
 }
+
+#[tokio::test]
+async fn tools_list_carries_the_cache_hints_set_and_a_stable_order() {
+    use fusion::server::CacheScope;
+    use std::time::Duration;
+
+    let default = connect(server(&Lab::default())).await;
+    let list = within(default.list_tools(None)).await.unwrap();
+    // Unless set: never fresh, never public (rmcp leaves both out, or sends 0 ms and private).
+    assert_eq!(list.ttl_ms.unwrap_or(0), 0);
+    assert_ne!(list.cache_scope, Some(CacheScope::Public));
+
+    let hinted = server(&Lab::default()).list_cache(Duration::from_secs(3600), CacheScope::Public);
+    let client = connect(hinted).await;
+    let first = within(client.list_tools(None)).await.unwrap();
+    assert_eq!(first.ttl_ms, Some(3_600_000));
+    assert_eq!(first.cache_scope, Some(CacheScope::Public));
+
+    // The same tools in the same order on every call, and on another server built the same way
+    // (a replica).
+    let replica = connect(server(&Lab::default())).await;
+    let names = |list: &rmcp::model::ListToolsResult| -> Vec<String> {
+        list.tools.iter().map(|t| t.name.to_string()).collect()
+    };
+    let again = within(client.list_tools(None)).await.unwrap();
+    let other = within(replica.list_tools(None)).await.unwrap();
+    assert_eq!(names(&first), ["billing", "add", "lab"]);
+    assert_eq!(names(&again), names(&first));
+    assert_eq!(names(&other), names(&first));
+    assert_eq!(again.tools, first.tools);
+    assert_eq!(other.tools, first.tools);
+}
