@@ -4,9 +4,11 @@
 //!
 //! When the client declared the `elicitation` capability, the server asks it and the call waits
 //! for the user's answer (the action's `timeout` guard and the client's cancellation still
-//! apply). When it did not, or the request cannot be made (a stateless protocol revision
-//! forbids server-to-client requests), the call answers an envelope instead, never a hang or a
-//! protocol error. A confirmation then fails closed: [`RequestContext::confirm`] answers
+//! apply). A client of the stateless 2026-07-28 revision, which forbids server-to-client
+//! requests, is asked through multi round-trip requests instead (MRTR, SEP-2322: the call is
+//! answered `input_required`, and sent again with the user's answer; see the composition
+//! guide). When the client declared no `elicitation`, or the request cannot be made, the call
+//! answers an envelope instead, never a hang or a protocol error. A confirmation then fails closed: [`RequestContext::confirm`] answers
 //! `CONFIRMATION_UNAVAILABLE`, because a model's say-so is not the user's. An action may opt in
 //! to the model's word with [`RequestContext::confirm_or_trust_model`]. A missing value is
 //! different: the model is told to ask the user for it and to send it in its next call, where

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{ElicitRequestParams, ElicitationAction};
+use rmcp::model::{ClientCapabilities, ElicitRequestParams, ElicitationAction};
 use rmcp::service::{Peer, RoleServer};
 use serde_json::{Map, Value, json};
 
@@ -19,8 +19,7 @@ pub(super) fn for_peer(peer: &Peer<RoleServer>) -> Option<Elicitor> {
     let info = peer
         .peer_info()
         .filter(|info| info.protocol_version.has_initialize())?;
-    let capability = info.capabilities.elicitation.as_ref()?;
-    if capability.form.is_none() && capability.url.is_some() {
+    if !elicits_forms(&info.capabilities) {
         return None;
     }
     let peer = peer.clone();
@@ -28,6 +27,15 @@ pub(super) fn for_peer(peer: &Peer<RoleServer>) -> Option<Elicitor> {
         let peer = peer.clone();
         Box::pin(async move { ask(&peer, message, schema).await })
     }))
+}
+
+/// Whether a client declaring `capabilities` can show a form: `elicitation` with `form`, or
+/// with neither mode (the 2025-06-18 form).
+pub(super) fn elicits_forms(capabilities: &ClientCapabilities) -> bool {
+    capabilities
+        .elicitation
+        .as_ref()
+        .is_some_and(|e| e.form.is_some() || e.url.is_none())
 }
 
 /// The sampler for a client that declared the `sampling` capability; `None` otherwise. Revisions

@@ -23,7 +23,7 @@ use crate::model::context::{LogLevel, LogSink, ProgressReporter, RequestContext}
 use crate::model::response::ToolResponse;
 
 use super::compose::{self, Ctx, Note, forward_delegated};
-use super::{Server, elicitor};
+use super::{Server, elicitor, input};
 
 impl rmcp::ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
@@ -74,6 +74,40 @@ impl rmcp::ServerHandler for Server {
         if let Some(principal) = self.local_caller() {
             ctx = ctx.with_principal(principal.clone());
         }
+        // A client of the stateless revision that can show forms is asked through
+        // `input_required` rounds; one that cannot gets the envelopes of a client that cannot
+        // ask.
+        let rounds = stateless(&context)
+            && (context.meta.client_capabilities()).is_some_and(|c| elicitor::elicits_forms(&c));
+        let round = match rounds {
+            true => {
+                let caller = ctx.principal().map_or("", |p| p.subject());
+                let binding = input::binding(caller, &request.name, &arguments);
+                let state = request.request_state.as_deref();
+                match inner
+                    .rounds
+                    .open(state, request.input_responses.as_ref(), &binding)
+                {
+                    Ok(round) => {
+                        ctx = ctx.with_elicitor(round.elicitor());
+                        Some((round, binding))
+                    }
+                    Err(error) => {
+                        let response = inner
+                            .registry
+                            .answer(ToolResponse::error(error), entry.route.exposition);
+                        return Ok(CallToolResult::from(response).into());
+                    }
+                }
+            }
+            false => None,
+        };
+        let asked = async {
+            match &round {
+                Some((round, _)) => round.asked().await,
+                None => std::future::pending().await,
+            }
+        };
         let call = inner.registry.call(&entry.route, arguments, ctx);
         let response = tokio::select! {
             biased;
@@ -86,6 +120,15 @@ impl rmcp::ServerHandler for Server {
             () = context.ct.cancelled() => {
                 tracing::debug!(target: "fusion::server", tool = %request.name, "call cancelled");
                 return Ok(cancelled());
+            }
+            // The action asked a question this call carries no answer to: its future is
+            // dropped, and the client gets the question and the state to send it back with.
+            () = asked => {
+                let (round, binding) = round.as_ref().expect("only a round asks");
+                match inner.rounds.input_required(round, binding) {
+                    Some(input_required) => return Ok(input_required.into()),
+                    None => return Err(ErrorData::internal_error("the question could not be put to the client", None)),
+                }
             }
             response = forward_progress(call, reports, &context.peer) => response,
         };
@@ -156,6 +199,14 @@ impl Server {
             (self.inner.registry).answer(ToolResponse::error(error), self.inner.exposition);
         Ok(CallToolResult::from(response).into())
     }
+}
+
+/// Whether the request comes from a client of the stateless revision (MCP 2026-07-28 on),
+/// which forbids server-to-client requests.
+fn stateless(context: &RmcpContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 /// The fusion request context of an rmcp request: its `_meta` (progress token included), its

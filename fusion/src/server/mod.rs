@@ -109,6 +109,7 @@ pub mod composition {}
 mod handler;
 #[cfg(feature = "http")]
 pub mod http;
+mod input;
 mod malformed;
 mod output_schema;
 mod redact;
@@ -124,6 +125,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 pub use catalog::{ERRORS_META_KEY, SCOPES_META_KEY};
 #[cfg(feature = "http")]
 pub use http::{HttpServer, HttpService, StreamableHttpServerConfig};
+pub use input::{DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_INVALID};
 pub use malformed::MAX_READABLE_ARGUMENT_DEPTH;
 pub use rmcp::model::{CacheScope, Implementation};
 #[cfg(feature = "stdio")]
@@ -215,6 +217,8 @@ struct Inner {
     handler: Option<Arc<dyn compose::Delegate>>,
     /// How long, and by whom, a `tools/list` result may be cached; see [`Server::list_cache`].
     list_cache: Option<(Duration, CacheScope)>,
+    /// The key and lifetime of request states (MCP 2026-07-28 `input_required`).
+    rounds: Arc<input::Rounds>,
 }
 
 impl Server {
@@ -242,6 +246,7 @@ impl Server {
                 portable_to: Provider::DEFAULT.to_vec(),
                 handler: None,
                 list_cache: None,
+                rounds: Arc::new(input::Rounds::new(None, input::DEFAULT_REQUEST_STATE_TTL)),
             }),
             session: new_session(),
             handshake: Arc::default(),
