@@ -3,7 +3,8 @@
 # fusion-composed (a fusion tool, an rmcp prompt and resources in one server):
 #   1. Python: the official `mcp` SDK over stdio, and over Streamable HTTP for the session's
 #      lifecycle (pytest), in clients/python/.venv
-#   2. TypeScript: the official `@modelcontextprotocol/sdk` over Streamable HTTP (node --test)
+#   2. TypeScript: the official SDK over Streamable HTTP (node --test): `@modelcontextprotocol/sdk`
+#      1.x, and `@modelcontextprotocol/client` 2.x as a 2026-07-28 client (MRTR confirmations)
 #   3. The MCP Inspector CLI over stdio (clients/inspector.sh), when present
 #
 # Expects the binaries at $FUSION_BILLING_BIN and $FUSION_COMPOSED_BIN (default
@@ -80,7 +81,7 @@ echo "=== TypeScript (@modelcontextprotocol/sdk, Streamable HTTP) ==="
 ts_ok=1
 (cd "$here/typescript" && run npm ci --no-audit --no-fund) || ts_ok=0
 if [[ $ts_ok -eq 1 ]]; then
-  (cd "$here/typescript" && run node --test --test-reporter=tap billing.test.mjs composed.test.mjs) | tee "$tmp/ts.tap"
+  (cd "$here/typescript" && run node --test --test-reporter=tap billing.test.mjs composed.test.mjs mrtr.test.mjs) | tee "$tmp/ts.tap"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || ts_ok=0
   p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$tmp/ts.tap" | tail -1)
   f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$tmp/ts.tap" | tail -1)

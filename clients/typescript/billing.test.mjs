@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
-import { startServer, stopServer } from './helpers.mjs';
+import { startServer, stopServer, waitForToken } from './helpers.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(process.env.FUSION_BILLING_BIN || path.join(here, '../../target/debug/fusion-billing'));
@@ -62,17 +62,6 @@ function fusionFlags(result) {
   return flags;
 }
 
-async function waitForToken(timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const match = /^export BILLING_TOKEN=(\S+)$/m.exec(server.log);
-    if (match) return match[1];
-    if (server.exit) throw new Error(`fusion-billing exited early (${server.exit}):\n${server.log}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`fusion-billing printed no token within ${timeoutMs} ms:\n${server.log}`);
-}
-
 async function newClient() {
   const c = new Client({ name: 'fusion-interop-ts', version: '0.0.0' });
   const requestInit = { headers: { Authorization: `Bearer ${token}` } };
@@ -83,7 +72,7 @@ async function newClient() {
 before(async () => {
   server = await startServer(BIN, 'fusion-billing');
   url = server.url;
-  token = await waitForToken(20000);
+  token = await waitForToken(server, 20000);
   client = await newClient();
 });
 

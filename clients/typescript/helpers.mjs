@@ -79,3 +79,16 @@ export async function stopServer(server, client) {
     }
   }
 }
+
+// The development token with both scopes that fusion-billing prints at start
+// (`export BILLING_TOKEN=...` on stderr), once it has printed it.
+export async function waitForToken(server, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const match = /^export BILLING_TOKEN=(\S+)$/m.exec(server.log);
+    if (match) return match[1];
+    if (server.exit) throw new Error(`fusion-billing exited early (${server.exit}):\n${server.log}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`fusion-billing printed no token within ${timeoutMs} ms:\n${server.log}`);
+}
