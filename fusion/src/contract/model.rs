@@ -324,16 +324,11 @@ impl FieldWalker<'_> {
                 values = None;
             }
             // Constraints from the one alternative that is not `null` (an `Option<T>`).
-            let mut constraints = BTreeMap::new();
-            let substantive: Vec<&Map<String, Value>> =
-                alternatives.iter().filter(|a| !is_null_only(a)).collect();
-            if let [only] = substantive.as_slice() {
-                for keyword in CONSTRAINT_KEYWORDS {
-                    if let Some(value) = only.get(keyword) {
-                        constraints.insert(keyword.to_owned(), value.clone());
-                    }
-                }
-            }
+            let only = only_substantive(&alternatives);
+            let constraints = CONSTRAINT_KEYWORDS
+                .iter()
+                .filter_map(|&k| Some((k.to_owned(), only?.get(k)?.clone())))
+                .collect();
             self.fields.insert(
                 path.clone(),
                 FieldContract {
@@ -344,7 +339,7 @@ impl FieldWalker<'_> {
                     description,
                 },
             );
-            if let [only] = substantive.as_slice() {
+            if let Some(only) = only {
                 self.nested(only, &path, depth);
             }
             if pushed {
@@ -361,9 +356,7 @@ impl FieldWalker<'_> {
         } else if let Some(Value::Object(items)) = schema.get("items") {
             let (items, pushed) = self.resolve(items);
             let alternatives = self.alternatives(&items);
-            let substantive: Vec<&Map<String, Value>> =
-                alternatives.iter().filter(|a| !is_null_only(a)).collect();
-            if let [only] = substantive.as_slice()
+            if let Some(only) = only_substantive(&alternatives)
                 && only.contains_key("properties")
             {
                 let flat = crate::schema::flatten_top_level(only);
@@ -469,6 +462,12 @@ fn enum_of(schema: &Map<String, Value>) -> Option<BTreeSet<String>> {
 /// Whether the schema accepts only `null` (the `None` branch of an `Option<T>`).
 fn is_null_only(schema: &Map<String, Value>) -> bool {
     types_of(schema) == BTreeSet::from(["null".to_owned()]) && enum_values(schema).is_none()
+}
+
+/// The one alternative that is not `null` (an `Option<T>`'s `T`), when there is exactly one.
+fn only_substantive(alternatives: &[Map<String, Value>]) -> Option<&Map<String, Value>> {
+    let mut substantive = alternatives.iter().filter(|a| !is_null_only(a));
+    substantive.next().filter(|_| substantive.next().is_none())
 }
 
 fn text(value: Option<&Value>) -> Option<String> {
