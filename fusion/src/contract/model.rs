@@ -297,7 +297,8 @@ impl FieldWalker<'_> {
                 );
                 continue;
             };
-            let (resolved, pushed) = self.resolve(property);
+            let expanding = self.refs.len();
+            let resolved = self.resolve(property);
             let description = text(property.get("description"))
                 .or_else(|| text(resolved.get("description")))
                 .unwrap_or_default();
@@ -342,9 +343,7 @@ impl FieldWalker<'_> {
             if let Some(only) = only {
                 self.nested(only, &path, depth);
             }
-            if pushed {
-                self.refs.pop();
-            }
+            self.refs.truncate(expanding);
         }
     }
 
@@ -354,7 +353,8 @@ impl FieldWalker<'_> {
             let flat = crate::schema::flatten_top_level(schema);
             self.object(&flat, &format!("{path}."), depth + 1);
         } else if let Some(Value::Object(items)) = schema.get("items") {
-            let (items, pushed) = self.resolve(items);
+            let expanding = self.refs.len();
+            let items = self.resolve(items);
             let alternatives = self.alternatives(&items);
             if let Some(only) = only_substantive(&alternatives)
                 && only.contains_key("properties")
@@ -362,36 +362,32 @@ impl FieldWalker<'_> {
                 let flat = crate::schema::flatten_top_level(only);
                 self.object(&flat, &format!("{path}[]."), depth + 1);
             }
-            if pushed {
-                self.refs.pop();
-            }
+            self.refs.truncate(expanding);
         }
     }
 
     /// `schema` with a local `$ref` (`#/$defs/X`, `#/definitions/X`) replaced by its target,
-    /// the referring schema's other keys kept on top; and whether a ref was pushed on the
-    /// expansion stack (the caller pops it). A ref already being expanded is left as is.
-    fn resolve(&mut self, schema: &Map<String, Value>) -> (Map<String, Value>, bool) {
-        let Some(reference) = schema.get("$ref").and_then(Value::as_str) else {
-            return (schema.clone(), false);
-        };
-        if self.refs.iter().any(|r| r == reference) {
-            return (schema.clone(), false);
-        }
-        let target = ["#/$defs/", "#/definitions/"].iter().find_map(|prefix| {
-            let name = reference.strip_prefix(prefix)?;
-            let key = &prefix[2..prefix.len() - 1];
-            self.root.get(key)?.get(name)?.as_object()
+    /// the referring schema's other keys kept on top, and the ref pushed on the expansion stack
+    /// (the caller truncates it). A ref already being expanded is left as is.
+    fn resolve(&mut self, schema: &Map<String, Value>) -> Map<String, Value> {
+        let reference = (schema.get("$ref").and_then(Value::as_str))
+            .filter(|reference| !self.refs.iter().any(|r| r == reference));
+        let target = reference.and_then(|reference| {
+            ["#/$defs/", "#/definitions/"].iter().find_map(|prefix| {
+                let name = reference.strip_prefix(prefix)?;
+                let key = &prefix[2..prefix.len() - 1];
+                self.root.get(key)?.get(name)?.as_object()
+            })
         });
-        let Some(target) = target else {
-            return (schema.clone(), false);
+        let (Some(reference), Some(target)) = (reference, target) else {
+            return schema.clone();
         };
         let mut merged = target.clone();
         for (key, value) in schema.iter().filter(|(k, _)| *k != "$ref") {
             merged.insert(key.clone(), value.clone());
         }
         self.refs.push(reference.to_owned());
-        (merged, true)
+        merged
     }
 
     /// The alternatives of a field schema: the branches of its `anyOf`/`oneOf` (refs resolved,
@@ -412,11 +408,10 @@ impl FieldWalker<'_> {
                 continue;
             }
             // The ref stays on the expansion stack while its own branches are expanded.
-            let (resolved, pushed) = self.resolve(branch);
+            let expanding = self.refs.len();
+            let resolved = self.resolve(branch);
             out.extend(self.alternatives(&resolved));
-            if pushed {
-                self.refs.pop();
-            }
+            self.refs.truncate(expanding);
         }
         out
     }
