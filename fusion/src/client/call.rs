@@ -17,7 +17,7 @@ use crate::model::exposition::Exposition;
 
 use super::envelope::Envelope;
 use super::flags::Flags;
-use super::parse::{ParseError, parse_envelope};
+use super::parse::{ParseError, is_envelope, parse_envelope};
 use super::retry::{Decision, RetryEvent, RetryPolicy};
 
 /// How names given to [`Client::call`] map to MCP tools.
@@ -294,17 +294,6 @@ fn texts(result: &CallToolResult) -> impl Iterator<Item = &str> {
         .iter()
         .filter_map(ContentBlock::as_text)
         .map(|text| text.text.as_str())
-}
-
-/// Whether a text block is an envelope rather than a payload.
-fn is_envelope(text: &str) -> bool {
-    let text = text.trim_start();
-    ["<tool_error", "<validation_error"].iter().any(|tag| {
-        // The name must end there: `<tool_errors>` is a payload's own element.
-        text.strip_prefix(tag).is_some_and(|rest| {
-            rest.starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
-        })
-    })
 }
 
 /// Reads a `tools/call` result the way [`Client::call`] does, for results obtained some other

@@ -257,11 +257,7 @@ impl RetryPolicy {
     /// value in `(d · (1 - jitter), d]`, so clients that failed together do not retry together.
     /// 0 gives exact waits. Never applied to a rate limit's `retryAfterSeconds`.
     pub fn jitter(mut self, fraction: f64) -> RetryPolicy {
-        self.jitter = if fraction.is_nan() {
-            0.0
-        } else {
-            fraction.clamp(0.0, 1.0)
-        };
+        self.jitter = unit(fraction);
         self
     }
 
@@ -360,16 +356,16 @@ impl RetryPolicy {
                 JitterSource::Draw(draw) => draw(),
             }
         };
-        let draw = if draw.is_nan() {
-            0.0
-        } else {
-            draw.clamp(0.0, 1.0)
-        };
         // `mul_f64` panics when the product rounds past `Duration::MAX` (a `max_delay` of
         // `Duration::MAX` for "no cap"); the factor is at most 1, so the delay itself bounds it.
-        Duration::try_from_secs_f64(delay.as_secs_f64() * (1.0 - self.jitter * draw))
+        Duration::try_from_secs_f64(delay.as_secs_f64() * (1.0 - self.jitter * unit(draw)))
             .map_or(delay, |jittered| jittered.min(delay))
     }
+}
+
+/// `x` clamped to 0..=1, NaN read as 0.
+fn unit(x: f64) -> f64 {
+    if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
 }
 
 impl fmt::Debug for RetryPolicy {

@@ -297,7 +297,8 @@ impl FieldWalker<'_> {
                 );
                 continue;
             };
-            let (resolved, pushed) = self.resolve(property);
+            let expanding = self.refs.len();
+            let resolved = self.resolve(property);
             let description = text(property.get("description"))
                 .or_else(|| text(resolved.get("description")))
                 .unwrap_or_default();
@@ -324,16 +325,11 @@ impl FieldWalker<'_> {
                 values = None;
             }
             // Constraints from the one alternative that is not `null` (an `Option<T>`).
-            let mut constraints = BTreeMap::new();
-            let substantive: Vec<&Map<String, Value>> =
-                alternatives.iter().filter(|a| !is_null_only(a)).collect();
-            if let [only] = substantive.as_slice() {
-                for keyword in CONSTRAINT_KEYWORDS {
-                    if let Some(value) = only.get(keyword) {
-                        constraints.insert(keyword.to_owned(), value.clone());
-                    }
-                }
-            }
+            let only = only_substantive(&alternatives);
+            let constraints = CONSTRAINT_KEYWORDS
+                .iter()
+                .filter_map(|&k| Some((k.to_owned(), only?.get(k)?.clone())))
+                .collect();
             self.fields.insert(
                 path.clone(),
                 FieldContract {
@@ -344,12 +340,10 @@ impl FieldWalker<'_> {
                     description,
                 },
             );
-            if let [only] = substantive.as_slice() {
+            if let Some(only) = only {
                 self.nested(only, &path, depth);
             }
-            if pushed {
-                self.refs.pop();
-            }
+            self.refs.truncate(expanding);
         }
     }
 
@@ -359,46 +353,41 @@ impl FieldWalker<'_> {
             let flat = crate::schema::flatten_top_level(schema);
             self.object(&flat, &format!("{path}."), depth + 1);
         } else if let Some(Value::Object(items)) = schema.get("items") {
-            let (items, pushed) = self.resolve(items);
+            let expanding = self.refs.len();
+            let items = self.resolve(items);
             let alternatives = self.alternatives(&items);
-            let substantive: Vec<&Map<String, Value>> =
-                alternatives.iter().filter(|a| !is_null_only(a)).collect();
-            if let [only] = substantive.as_slice()
+            if let Some(only) = only_substantive(&alternatives)
                 && only.contains_key("properties")
             {
                 let flat = crate::schema::flatten_top_level(only);
                 self.object(&flat, &format!("{path}[]."), depth + 1);
             }
-            if pushed {
-                self.refs.pop();
-            }
+            self.refs.truncate(expanding);
         }
     }
 
     /// `schema` with a local `$ref` (`#/$defs/X`, `#/definitions/X`) replaced by its target,
-    /// the referring schema's other keys kept on top; and whether a ref was pushed on the
-    /// expansion stack (the caller pops it). A ref already being expanded is left as is.
-    fn resolve(&mut self, schema: &Map<String, Value>) -> (Map<String, Value>, bool) {
-        let Some(reference) = schema.get("$ref").and_then(Value::as_str) else {
-            return (schema.clone(), false);
-        };
-        if self.refs.iter().any(|r| r == reference) {
-            return (schema.clone(), false);
-        }
-        let target = ["#/$defs/", "#/definitions/"].iter().find_map(|prefix| {
-            let name = reference.strip_prefix(prefix)?;
-            let key = &prefix[2..prefix.len() - 1];
-            self.root.get(key)?.get(name)?.as_object()
+    /// the referring schema's other keys kept on top, and the ref pushed on the expansion stack
+    /// (the caller truncates it). A ref already being expanded is left as is.
+    fn resolve(&mut self, schema: &Map<String, Value>) -> Map<String, Value> {
+        let reference = (schema.get("$ref").and_then(Value::as_str))
+            .filter(|reference| !self.refs.iter().any(|r| r == reference));
+        let target = reference.and_then(|reference| {
+            ["#/$defs/", "#/definitions/"].iter().find_map(|prefix| {
+                let name = reference.strip_prefix(prefix)?;
+                let key = &prefix[2..prefix.len() - 1];
+                self.root.get(key)?.get(name)?.as_object()
+            })
         });
-        let Some(target) = target else {
-            return (schema.clone(), false);
+        let (Some(reference), Some(target)) = (reference, target) else {
+            return schema.clone();
         };
         let mut merged = target.clone();
         for (key, value) in schema.iter().filter(|(k, _)| *k != "$ref") {
             merged.insert(key.clone(), value.clone());
         }
         self.refs.push(reference.to_owned());
-        (merged, true)
+        merged
     }
 
     /// The alternatives of a field schema: the branches of its `anyOf`/`oneOf` (refs resolved,
@@ -419,11 +408,10 @@ impl FieldWalker<'_> {
                 continue;
             }
             // The ref stays on the expansion stack while its own branches are expanded.
-            let (resolved, pushed) = self.resolve(branch);
+            let expanding = self.refs.len();
+            let resolved = self.resolve(branch);
             out.extend(self.alternatives(&resolved));
-            if pushed {
-                self.refs.pop();
-            }
+            self.refs.truncate(expanding);
         }
         out
     }
@@ -469,6 +457,12 @@ fn enum_of(schema: &Map<String, Value>) -> Option<BTreeSet<String>> {
 /// Whether the schema accepts only `null` (the `None` branch of an `Option<T>`).
 fn is_null_only(schema: &Map<String, Value>) -> bool {
     types_of(schema) == BTreeSet::from(["null".to_owned()]) && enum_values(schema).is_none()
+}
+
+/// The one alternative that is not `null` (an `Option<T>`'s `T`), when there is exactly one.
+fn only_substantive(alternatives: &[Map<String, Value>]) -> Option<&Map<String, Value>> {
+    let mut substantive = alternatives.iter().filter(|a| !is_null_only(a));
+    substantive.next().filter(|_| substantive.next().is_none())
 }
 
 fn text(value: Option<&Value>) -> Option<String> {

@@ -309,12 +309,6 @@ mod serde_impls {
     use serde::de::Error as _;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    impl Serialize for ErrorCode {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            s.serialize_str(self.as_str())
-        }
-    }
-
     impl<'de> Deserialize<'de> for ErrorCode {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ErrorCode, D::Error> {
             String::deserialize(d).map(ErrorCode::from)
@@ -322,15 +316,15 @@ mod serde_impls {
     }
 
     macro_rules! wire_string_serde {
-        ($($ty:ty),*) => {$(
+        ($($ty:ty),*; $($parsed:ty),*) => {$(
             impl Serialize for $ty {
                 fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                     s.serialize_str(self.as_str())
                 }
             }
-
-            impl<'de> Deserialize<'de> for $ty {
-                fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+        )* $(
+            impl<'de> Deserialize<'de> for $parsed {
+                fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$parsed, D::Error> {
                     let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
                     s.parse().map_err(D::Error::custom)
                 }
@@ -338,7 +332,7 @@ mod serde_impls {
         )*};
     }
 
-    wire_string_serde!(Severity, ErrorCategory);
+    wire_string_serde!(ErrorCode, Severity, ErrorCategory; Severity, ErrorCategory);
 }
 
 #[cfg(test)]

@@ -158,74 +158,54 @@ mod tests {
     use super::*;
 
     #[test]
-    fn case_underscores_and_dashes_are_folded() {
-        let known = ["amount", "currency", "customer_id"];
-        assert_eq!(did_you_mean("customerId", known), Some("customer_id"));
-        assert_eq!(did_you_mean("CUSTOMER-ID", known), Some("customer_id"));
-        assert_eq!(
-            did_you_mean("REFUND", ["list_invoices", "refund"]),
-            Some("refund")
-        );
-    }
-
-    #[test]
-    fn one_edit_is_a_typo() {
-        assert_eq!(
-            did_you_mean("amout", ["amount", "currency"]),
-            Some("amount")
-        );
-        assert_eq!(did_you_mean("zp", ["city", "zip"]), Some("zip"));
-        assert_eq!(did_you_mean("zpi", ["city", "zip"]), Some("zip"));
-        // One-letter names are never one edit from anything.
-        assert_eq!(did_you_mean("x", ["y"]), None);
-    }
-
-    #[test]
-    fn similar_names_are_typos() {
-        let known = ["list_invoices", "refund"];
-        assert_eq!(did_you_mean("list_invoce", known), Some("list_invoices"));
-        assert_eq!(did_you_mean("xyzzy", known), None);
-        assert_eq!(did_you_mean("zzz", ["amount", "currency"]), None);
-    }
-
-    #[test]
-    fn a_known_name_containing_the_name_is_suggested_last() {
-        assert_eq!(
-            did_you_mean("inv", ["refund", "list_invoices"]),
-            Some("list_invoices")
-        );
-        // A typo wins over a name that merely contains the one sent.
-        assert_eq!(did_you_mean("inv", ["list_invoices", "inb"]), Some("inb"));
-        assert_eq!(did_you_mean("", ["refund"]), None);
-    }
-
-    #[test]
-    fn a_known_name_that_is_a_word_of_the_name_is_suggested_after_all_others() {
-        // A one-field action: the hallucinated field ends in the real one.
-        assert_eq!(did_you_mean("invoce_id", ["id"]), Some("id"));
-        assert_eq!(did_you_mean("invoiceId", ["id"]), Some("id"));
-        assert_eq!(
-            did_you_mean("customer-email", ["email", "id"]),
-            Some("email")
-        );
-        // Any closer rule wins.
-        assert_eq!(
-            did_you_mean("invoce_id", ["id", "invoice_id"]),
-            Some("invoice_id")
-        );
-        // Not a word: no suggestion.
-        assert_eq!(did_you_mean("extra", ["id"]), None);
-        assert_eq!(did_you_mean("a_b", ["b"]), None);
-    }
-
-    #[test]
-    fn the_closest_wins_and_ties_go_to_the_first() {
-        assert_eq!(
-            did_you_mean("refund", ["refunds", "refund"]),
-            Some("refund")
-        );
-        assert_eq!(did_you_mean("ab", ["abc", "abd"]), Some("abc"));
-        assert_eq!(did_you_mean("anything", []), None);
+    fn did_you_mean_follows_its_rules_in_order() {
+        let cases: &[(&str, &[&str], Option<&str>)] = &[
+            // Case, `_` and `-` are folded.
+            (
+                "customerId",
+                &["amount", "currency", "customer_id"],
+                Some("customer_id"),
+            ),
+            (
+                "CUSTOMER-ID",
+                &["amount", "currency", "customer_id"],
+                Some("customer_id"),
+            ),
+            ("REFUND", &["list_invoices", "refund"], Some("refund")),
+            // One edit is a typo; one-letter names are never one edit from anything.
+            ("amout", &["amount", "currency"], Some("amount")),
+            ("zp", &["city", "zip"], Some("zip")),
+            ("zpi", &["city", "zip"], Some("zip")),
+            ("x", &["y"], None),
+            // Similar names are typos.
+            (
+                "list_invoce",
+                &["list_invoices", "refund"],
+                Some("list_invoices"),
+            ),
+            ("xyzzy", &["list_invoices", "refund"], None),
+            ("zzz", &["amount", "currency"], None),
+            // A known name containing the name is suggested after every typo.
+            ("inv", &["refund", "list_invoices"], Some("list_invoices")),
+            ("inv", &["list_invoices", "inb"], Some("inb")),
+            ("", &["refund"], None),
+            // A known name that is a word of the name (a one-field action: the hallucinated
+            // field ends in the real one) comes after all others; not a word: nothing.
+            ("invoce_id", &["id"], Some("id")),
+            ("invoiceId", &["id"], Some("id")),
+            ("customer-email", &["email", "id"], Some("email")),
+            ("invoce_id", &["id", "invoice_id"], Some("invoice_id")),
+            ("extra", &["id"], None),
+            ("a_b", &["b"], None),
+            // The closest wins and ties go to the first.
+            ("refund", &["refunds", "refund"], Some("refund")),
+            ("ab", &["abc", "abd"], Some("abc")),
+            ("anything", &[], None),
+        ];
+        for &(name, known, expected) in cases {
+            let found = did_you_mean(name, known.iter().copied());
+            assert_eq!(found, expected, "{name:?} among {known:?}");
+        }
     }
 
     #[test]

@@ -115,35 +115,27 @@ mod tests {
     }
 
     #[test]
-    fn text_escapes_ampersand_less_than_and_the_end_of_cdata() {
-        assert_eq!(
-            escaped(r#"a < b && c > d "q" 's' ]]> ]>"#, Context::Text),
-            r#"a &lt; b &amp;&amp; c > d "q" 's' ]]&gt; ]>"#
-        );
-    }
-
-    #[test]
-    fn attributes_escape_all_five() {
-        assert_eq!(
-            escaped(r#"<&>"'"#, Context::Attr),
-            "&lt;&amp;&gt;&quot;&apos;"
-        );
-    }
-
-    #[test]
-    fn existing_entities_are_escaped_again() {
-        assert_eq!(escaped("&amp;", Context::Text), "&amp;amp;");
-    }
-
-    #[test]
-    fn forbidden_characters_become_the_replacement_character() {
-        assert_eq!(
-            escaped(
-                "a\u{0}b\u{1F}c\td\ne\rf\u{FFFE}g\u{FFFF}h\u{F000}",
-                Context::Text
+    fn escaping_examples() {
+        let cases = [
+            // Text: `&`, `<` and the end of CDATA.
+            (
+                r#"a < b && c > d "q" 's' ]]> ]>"#,
+                Context::Text,
+                r#"a &lt; b &amp;&amp; c > d "q" 's' ]]&gt; ]>"#,
             ),
-            "a\u{FFFD}b\u{FFFD}c\td\ne\rf\u{FFFD}g\u{FFFD}h\u{F000}"
-        );
+            (r#"<&>"'"#, Context::Attr, "&lt;&amp;&gt;&quot;&apos;"),
+            // An existing entity is escaped again.
+            ("&amp;", Context::Text, "&amp;amp;"),
+            // Forbidden characters become the replacement character.
+            (
+                "a\u{0}b\u{1F}c\td\ne\rf\u{FFFE}g\u{FFFF}h\u{F000}",
+                Context::Text,
+                "a\u{FFFD}b\u{FFFD}c\td\ne\rf\u{FFFD}g\u{FFFD}h\u{F000}",
+            ),
+        ];
+        for (s, ctx, expected) in cases {
+            assert_eq!(escaped(s, ctx), expected, "{s:?} as {ctx:?}");
+        }
     }
 
     fn tricky_char() -> impl Strategy<Value = char> {

@@ -149,6 +149,13 @@ pub fn parse_envelope(input: &str) -> Result<Envelope, ParseError> {
     }
 }
 
+/// Whether a text block is an envelope rather than a payload: it opens with one (after
+/// whitespace).
+#[cfg(feature = "client")]
+pub(super) fn is_envelope(text: &str) -> bool {
+    matches!(find_root(text.trim_start()), Some((0, _)))
+}
+
 #[derive(Clone, Copy)]
 enum Root {
     ToolError,

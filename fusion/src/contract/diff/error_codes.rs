@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use crate::contract::ErrorEntry;
 use crate::envelope::validation_error::DeltaClass;
 
+use super::text::change;
+
 /// The error-code changes: added RISKY, removed SAFE, flags changed RISKY.
 pub(super) fn errors(
     push: &mut impl FnMut(DeltaClass, String),
@@ -43,9 +45,10 @@ pub(super) fn errors(
         match new.get(code) {
             None => push(
                 DeltaClass::Safe,
-                format!(
-                    "Error code {code} removed (before: {}; now: absent).",
-                    show(entries)
+                change(
+                    format!("Error code {code} removed"),
+                    show(entries),
+                    "absent",
                 ),
             ),
             Some(now) if now != entries => {
@@ -64,26 +67,15 @@ pub(super) fn errors(
                     }
                     _ => "changed",
                 };
-                push(
-                    DeltaClass::Risky,
-                    format!(
-                        "Error code {code} {what} (before: {}; now: {}).",
-                        show(entries),
-                        show(now)
-                    ),
-                )
+                let what = format!("Error code {code} {what}");
+                push(DeltaClass::Risky, change(what, show(entries), show(now)))
             }
             Some(_) => {}
         }
     }
     for (code, entries) in new.iter().filter(|(c, _)| !old.contains_key(*c)) {
-        push(
-            DeltaClass::Risky,
-            format!(
-                "Error code {code} added (before: absent; now: {}).",
-                show(entries)
-            ),
-        );
+        let what = format!("Error code {code} added");
+        push(DeltaClass::Risky, change(what, "absent", show(entries)));
     }
 }
 
@@ -102,23 +94,11 @@ pub(super) fn scopes(push: &mut impl FnMut(DeltaClass, String), old: &[String], 
         }
     };
     for scope in new.iter().filter(|s| !old.contains(s)) {
-        push(
-            DeltaClass::Breaking,
-            format!(
-                "Scope '{scope}' now required (before: {}; now: {}).",
-                show(old),
-                show(new)
-            ),
-        );
+        let what = format!("Scope '{scope}' now required");
+        push(DeltaClass::Breaking, change(what, show(old), show(new)));
     }
     for scope in old.iter().filter(|s| !new.contains(s)) {
-        push(
-            DeltaClass::Safe,
-            format!(
-                "Scope '{scope}' no longer required (before: {}; now: {}).",
-                show(old),
-                show(new)
-            ),
-        );
+        let what = format!("Scope '{scope}' no longer required");
+        push(DeltaClass::Safe, change(what, show(old), show(new)));
     }
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::contract::FieldContract;
 use crate::envelope::validation_error::DeltaClass;
 
-use super::text::descriptions;
+use super::text::{change, descriptions};
 
 /// The field changes; returns whether there was any, and whether any is more than cosmetic.
 pub(super) fn fields(
@@ -27,12 +27,10 @@ pub(super) fn fields(
         let Some(after) = new.get(path) else {
             // A removed field's children are reported with it.
             if !is_child_of_any(path, old.keys().filter(|p| !new.contains_key(*p))) {
+                let what = format!("Field '{path}' removed; it is now rejected as unknown");
                 emit(
                     DeltaClass::Breaking,
-                    format!(
-                        "Field '{path}' removed; it is now rejected as unknown (before: {}; now: absent).",
-                        field_summary(before)
-                    ),
+                    change(what, field_summary(before), "absent"),
                 );
             }
             continue;
@@ -43,23 +41,12 @@ pub(super) fn fields(
         if is_child_of_any(path, new.keys().filter(|p| !old.contains_key(*p))) {
             continue;
         }
-        if after.required {
-            emit(
-                DeltaClass::Breaking,
-                format!(
-                    "Required field '{path}' added (before: absent; now: {}).",
-                    field_summary(after)
-                ),
-            );
-        } else {
-            emit(
-                DeltaClass::Safe,
-                format!(
-                    "Optional field '{path}' added (before: absent; now: {}).",
-                    field_summary(after)
-                ),
-            );
-        }
+        let (class, kind) = match after.required {
+            true => (DeltaClass::Breaking, "Required"),
+            false => (DeltaClass::Safe, "Optional"),
+        };
+        let what = format!("{kind} field '{path}' added");
+        emit(class, change(what, "absent", field_summary(after)));
     }
     (any, substantive)
 }
@@ -86,16 +73,13 @@ fn field(
             ),
         );
     }
-    match (old.required, new.required) {
-        (false, true) => emit(
-            DeltaClass::Breaking,
-            format!("Field '{path}' became required (before: optional; now: required)."),
-        ),
-        (true, false) => emit(
-            DeltaClass::Safe,
-            format!("Field '{path}' became optional (before: required; now: optional)."),
-        ),
-        _ => {}
+    if old.required != new.required {
+        let (class, before, now) = match new.required {
+            true => (DeltaClass::Breaking, "optional", "required"),
+            false => (DeltaClass::Safe, "required", "optional"),
+        };
+        let what = format!("Field '{path}' became {now}");
+        emit(class, change(what, before, now));
     }
     // `T` becoming `Option<T>` (schemars adds `null` to the types) is one change: the field
     // became optional, SAFE as the classification table says, not also a RISKY widening.
@@ -110,60 +94,44 @@ fn field(
             .eq(old.types.iter())
         && new.types.len() == old.types.len() + 1;
     if old.types != new.types && !only_null_added {
-        let widened = accepts_all(&new.types, &old.types);
+        let (class, verb) = match accepts_all(&new.types, &old.types) {
+            true => (DeltaClass::Risky, "widened"),
+            false => (DeltaClass::Breaking, "changed"),
+        };
+        let (before, now) = (types_text(&old.types), types_text(&new.types));
         emit(
-            if widened {
-                DeltaClass::Risky
-            } else {
-                DeltaClass::Breaking
-            },
-            format!(
-                "Type of field '{path}' {} (before: {}; now: {}).",
-                if widened { "widened" } else { "changed" },
-                types_text(&old.types),
-                types_text(&new.types)
-            ),
+            class,
+            change(format!("Type of field '{path}' {verb}"), before, now),
         );
     }
     match (&old.enum_values, &new.enum_values) {
         (Some(a), Some(b)) => {
             let removed: Vec<&String> = a.iter().filter(|v| !b.contains(v)).collect();
             let added: Vec<&String> = b.iter().filter(|v| !a.contains(v)).collect();
-            if !removed.is_empty() {
-                emit(
-                    DeltaClass::Breaking,
-                    format!(
-                        "Field '{path}' no longer accepts {} (before: {}; now: {}).",
-                        values(&removed),
-                        values(a),
-                        values(b)
-                    ),
-                );
-            }
-            if !added.is_empty() {
-                emit(
-                    DeltaClass::Safe,
-                    format!(
-                        "Field '{path}' also accepts {} (before: {}; now: {}).",
-                        values(&added),
-                        values(a),
-                        values(b)
-                    ),
-                );
+            for (class, verb, list) in [
+                (DeltaClass::Breaking, "no longer accepts", removed),
+                (DeltaClass::Safe, "also accepts", added),
+            ] {
+                if !list.is_empty() {
+                    let what = format!("Field '{path}' {verb} {}", values(&list));
+                    emit(class, change(what, values(a), values(b)));
+                }
             }
         }
         (None, Some(b)) => emit(
             DeltaClass::Risky,
-            format!(
-                "Field '{path}' is now restricted to listed values (before: any value; now: {}).",
-                values(b)
+            change(
+                format!("Field '{path}' is now restricted to listed values"),
+                "any value",
+                values(b),
             ),
         ),
         (Some(a), None) => emit(
             DeltaClass::Risky,
-            format!(
-                "Field '{path}' is no longer restricted to listed values (before: {}; now: any value).",
-                values(a)
+            change(
+                format!("Field '{path}' is no longer restricted to listed values"),
+                values(a),
+                "any value",
             ),
         ),
         (None, None) => {}
@@ -189,14 +157,8 @@ fn field(
             (None, None) => continue,
         };
         let show = |v: Option<&Value>| v.map_or_else(|| "none".to_owned(), Value::to_string);
-        emit(
-            DeltaClass::Risky,
-            format!(
-                "Constraint {key} of field '{path}' {verb} (before: {}; now: {}).",
-                show(a),
-                show(b)
-            ),
-        );
+        let what = format!("Constraint {key} of field '{path}' {verb}");
+        emit(DeltaClass::Risky, change(what, show(a), show(b)));
     }
 }
 

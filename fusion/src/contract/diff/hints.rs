@@ -3,6 +3,8 @@
 use crate::contract::Hints;
 use crate::envelope::validation_error::DeltaClass;
 
+use super::text::change;
+
 /// The annotation changes. Effective values (MCP defaults applied) decide the class.
 pub(super) fn hints(push: &mut impl FnMut(DeltaClass, String), old: &Hints, new: &Hints) {
     let show = |raw: Option<bool>, effective: bool| match raw {
@@ -68,14 +70,10 @@ pub(super) fn hints(push: &mut impl FnMut(DeltaClass, String), old: &Hints, new:
                 (_, true) => (to_true, format!("Hint {name} changed")),
                 (_, false) => (to_false, format!("Hint {name} changed")),
             };
-            push(class, format!("{verb} (before: {before}; now: {now})."));
+            push(class, change(verb, before, now));
         } else if ra != rb {
-            push(
-                DeltaClass::Safe,
-                format!(
-                    "Hint {name} restated with the same effect (before: {before}; now: {now})."
-                ),
-            );
+            let what = format!("Hint {name} restated with the same effect");
+            push(DeltaClass::Safe, change(what, before, now));
         }
     }
 }

@@ -17,7 +17,7 @@ use super::model::{ActionContract, Contract, ToolContract};
 use error_codes::{errors, scopes};
 use fields::fields;
 use hints::hints;
-use text::{descriptions, list, short, titles};
+use text::{change, descriptions, list, short, titles};
 
 /// One change between two contracts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -194,15 +194,9 @@ impl Differ {
             self.push(DeltaClass::Cosmetic, name, None, text);
         }
         if old.description != new.description {
-            self.push(
-                DeltaClass::Cosmetic,
-                name,
-                None,
-                format!(
-                    "Tool description changed {}.",
-                    descriptions(&old.description, &new.description)
-                ),
-            );
+            let text = descriptions(&old.description, &new.description);
+            let text = format!("Tool description changed {text}.");
+            self.push(DeltaClass::Cosmetic, name, None, text);
         }
         if old.discriminator != new.discriminator {
             let show = |d: &Option<String>| match d {
@@ -218,16 +212,9 @@ impl Differ {
                 ),
                 _ => String::new(),
             };
-            self.push(
-                DeltaClass::Breaking,
-                name,
-                None,
-                format!(
-                    "Discriminator changed (before: {}; now: {}).{consequence}",
-                    show(&old.discriminator),
-                    show(&new.discriminator)
-                ),
-            );
+            let (before, now) = (show(&old.discriminator), show(&new.discriminator));
+            let text = change("Discriminator changed", before, now) + &consequence;
+            self.push(DeltaClass::Breaking, name, None, text);
         }
         for (class, action, text) in membership("Action", &old.actions, &new.actions, |_| true) {
             self.push(class, name, Some(action), text);
@@ -246,12 +233,10 @@ impl Differ {
             push(DeltaClass::Cosmetic, text);
         }
         if old.description != new.description {
+            let text = descriptions(&old.description, &new.description);
             push(
                 DeltaClass::Cosmetic,
-                format!(
-                    "Action description changed {}.",
-                    descriptions(&old.description, &new.description)
-                ),
+                format!("Action description changed {text}."),
             );
         }
         hints(&mut push, &old.annotations, &new.annotations);
@@ -260,19 +245,15 @@ impl Differ {
         match (&old.output_schema_digest, &new.output_schema_digest) {
             (None, Some(_)) => push(
                 DeltaClass::Safe,
-                "Output schema declared (before: none; now: declared).".to_owned(),
+                change("Output schema declared", "none", "declared"),
             ),
             (Some(_), None) => push(
                 DeltaClass::Risky,
-                "Output schema removed (before: declared; now: none).".to_owned(),
+                change("Output schema removed", "declared", "none"),
             ),
             (Some(a), Some(b)) if a != b => push(
                 DeltaClass::Risky,
-                format!(
-                    "Output schema changed (before: {}; now: {}).",
-                    short(a),
-                    short(b)
-                ),
+                change("Output schema changed", short(a), short(b)),
             ),
             _ => {}
         }
@@ -280,32 +261,22 @@ impl Differ {
         if old.required != new.required && !substantive {
             // `fields` reports every change of a top-level field's `required`; kept for a
             // hand-built contract whose lists disagree.
+            let (before, now) = (list(&old.required), list(&new.required));
             push(
                 DeltaClass::Risky,
-                format!(
-                    "Required fields changed (before: {}; now: {}).",
-                    list(&old.required),
-                    list(&new.required)
-                ),
+                change("Required fields changed", before, now),
             );
         }
         if old.input_structure_digest != new.input_structure_digest && !substantive {
-            push(
-                DeltaClass::Risky,
-                format!(
-                    "Input schema changed beyond its fields (before: {}; now: {}).",
-                    short(&old.input_structure_digest),
-                    short(&new.input_structure_digest)
-                ),
-            );
+            let what = "Input schema changed beyond its fields";
+            let (before, now) = (&old.input_structure_digest, &new.input_structure_digest);
+            push(DeltaClass::Risky, change(what, short(before), short(now)));
         } else if old.input_schema_digest != new.input_schema_digest && !any {
+            let what = "Input schema text changed (descriptions or titles)";
+            let (before, now) = (&old.input_schema_digest, &new.input_schema_digest);
             push(
                 DeltaClass::Cosmetic,
-                format!(
-                    "Input schema text changed (descriptions or titles) (before: {}; now: {}).",
-                    short(&old.input_schema_digest),
-                    short(&new.input_schema_digest)
-                ),
+                change(what, short(before), short(now)),
             );
         }
     }

@@ -1,5 +1,12 @@
-//! How deltas word what changed: lists, descriptions cut to show where two differ, digests
-//! shortened.
+//! How deltas word what changed: the sentence around the before and after values, lists,
+//! descriptions cut to show where two differ, digests shortened.
+
+use std::fmt::Display;
+
+/// A delta's sentence: `{what} (before: {before}; now: {now}).`
+pub(super) fn change(what: impl Display, before: impl Display, now: impl Display) -> String {
+    format!("{what} (before: {before}; now: {now}).")
+}
 
 pub(super) fn list<S: AsRef<str>>(values: &[S]) -> String {
     values

@@ -19,15 +19,9 @@ use crate::{ActionDefinition, Annotations, ErrorContract, ToolDefinition};
 
 fn action(name: &str, schema: Value) -> ActionDefinition {
     ActionDefinition {
-        name: name.to_owned(),
         description: format!("The {name} action."),
-        title: None,
         input_schema: schema.as_object().expect("an object schema").clone(),
-        annotations: Annotations::default(),
-        errors: Vec::new(),
-        secret_fields: Vec::new(),
-        output_schema: None,
-        scopes: Vec::new(),
+        ..ActionDefinition::named(name)
     }
 }
 
