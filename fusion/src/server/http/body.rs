@@ -86,8 +86,7 @@ enum Read {
 }
 
 /// Reads `body` whole, stopping as soon as it exceeds `limit` bytes.
-async fn read_limited(body: Body, limit: usize) -> Result<Bytes, Read> {
-    let mut body = body;
+async fn read_limited(mut body: Body, limit: usize) -> Result<Bytes, Read> {
     let mut read = BytesMut::new();
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(Read::Failed)?;

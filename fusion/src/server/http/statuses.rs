@@ -63,9 +63,7 @@ fn declares_json(request: &Request) -> bool {
         })
 }
 
-/// The answer to a body rmcp could not read as a JSON-RPC message: HTTP 400 with the JSON-RPC
-/// error stdio would give (request id included when a shallow scan finds it), or HTTP 200 with a
-/// `VALIDATION_ERROR` envelope for a `tools/call` whose JSON serde refuses.
+/// The answer to a body rmcp could not read as a JSON-RPC message (see the module's docs).
 fn malformed_body(bytes: &[u8], error: &serde_json::Error) -> Response {
     let answer = malformed::answer_unparsable(bytes, error, "body").unwrap_or_else(|| {
         // A notification or a response: JSON-RPC never answers those, but HTTP must say
