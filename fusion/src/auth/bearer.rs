@@ -289,11 +289,6 @@ impl BearerAuth {
         }
         self.validate(token).map_err(Refusal::Invalid)
     }
-
-    /// The answer to a refused request.
-    fn refuse<B: Default>(&self, refusal: &Refusal) -> Response<B> {
-        refusal.response(&self.config.metadata_url, &self.config.scope)
-    }
 }
 
 /// Whether a JWT's `typ` header marks an access token: `at+jwt` (RFC 9068 section 2.1), with
@@ -362,7 +357,8 @@ where
                 Box::pin(self.inner.call(request))
             }
             Err(refusal) => {
-                let response = self.auth.refuse(&refusal);
+                let config = &self.auth.config;
+                let response = refusal.response(&config.metadata_url, &config.scope);
                 Box::pin(std::future::ready(Ok(response)))
             }
         }
@@ -541,7 +537,7 @@ mod tests {
     fn the_challenge_scopes_are_scope_tokens_each_once() {
         let auth = auth().scopes(["invoices:read", "charge", "invoices:read", "two words", ""]);
         assert_eq!(auth.config.scope, "invoices:read charge");
-        let response: Response<()> = auth.refuse(&Refusal::NoToken);
+        let response: Response<()> = Refusal::NoToken.response("", &auth.config.scope);
         assert!(
             response.headers()[header::WWW_AUTHENTICATE]
                 .to_str()

@@ -138,27 +138,21 @@ impl<B> tower_service::Service<Request<B>> for MetadataService {
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let mut response = Response::new(String::new());
-        if matches!(*request.method(), Method::GET | Method::HEAD) {
-            if request.method() == Method::GET {
-                *response.body_mut() = self.body.to_string();
-            }
-            let headers = response.headers_mut();
-            headers.insert(
-                header::CONTENT_TYPE,
-                header::HeaderValue::from_static("application/json"),
-            );
-            headers.insert(
-                header::ACCESS_CONTROL_ALLOW_ORIGIN,
-                header::HeaderValue::from_static("*"),
-            );
-        } else {
-            *response.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
-            response
-                .headers_mut()
-                .insert(header::ALLOW, header::HeaderValue::from_static("GET, HEAD"));
-        }
-        std::future::ready(Ok(response))
+        let response = match *request.method() {
+            Method::GET | Method::HEAD => Response::builder()
+                .header(header::CONTENT_TYPE, "application/json")
+                .header(header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")
+                .body(if request.method() == Method::GET {
+                    self.body.to_string()
+                } else {
+                    String::new()
+                }),
+            _ => Response::builder()
+                .status(StatusCode::METHOD_NOT_ALLOWED)
+                .header(header::ALLOW, "GET, HEAD")
+                .body(String::new()),
+        };
+        std::future::ready(Ok(response.expect("static headers are valid")))
     }
 }
 

@@ -86,8 +86,7 @@ enum Read {
 }
 
 /// Reads `body` whole, stopping as soon as it exceeds `limit` bytes.
-async fn read_limited(body: Body, limit: usize) -> Result<Bytes, Read> {
-    let mut body = body;
+async fn read_limited(mut body: Body, limit: usize) -> Result<Bytes, Read> {
     let mut read = BytesMut::new();
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(Read::Failed)?;
@@ -137,23 +136,17 @@ mod tests {
     use axum::middleware::from_fn_with_state;
     use futures::StreamExt;
     use serde_json::{Value, json};
-    use tower::{ServiceBuilder, ServiceExt};
 
+    use super::super::tests::through;
     use super::*;
 
     /// The body layer alone, around a service answering with the body it got.
     async fn send(limits: BodyLimits, request: Request) -> (StatusCode, http::HeaderMap, Bytes) {
-        let echo = tower::service_fn(|request: Request| async move {
+        let echo = |request: Request| async move {
             let bytes = request.into_body().collect().await.unwrap().to_bytes();
-            Ok::<_, Infallible>(Response::new(Body::from(bytes)))
-        });
-        let service = ServiceBuilder::new()
-            .layer(from_fn_with_state(limits, read_body))
-            .service(echo);
-        let response = service.oneshot(request).await.unwrap();
-        let (parts, body) = response.into_parts();
-        let bytes = body.collect().await.unwrap().to_bytes();
-        (parts.status, parts.headers, bytes)
+            Response::new(Body::from(bytes))
+        };
+        through(from_fn_with_state(limits, read_body), echo, request).await
     }
 
     fn limits(max_bytes: usize) -> BodyLimits {

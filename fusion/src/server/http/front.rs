@@ -21,13 +21,10 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use axum::Router;
-use axum::body::Body;
 use axum::middleware::{from_fn, from_fn_with_state};
-use axum::response::{IntoResponse, Response};
-use futures::future::BoxFuture;
+use axum::response::IntoResponse;
 use rmcp::transport::StreamableHttpService;
 use tower::ServiceBuilder;
 
@@ -44,34 +41,21 @@ pub(super) fn route(
     limits: BodyLimits,
     path: Option<&str>,
 ) -> Router {
+    let mcp = Arc::new(mcp);
     let service = ServiceBuilder::new()
         .layer(from_fn_with_state(gate.clone(), gate::known_sessions))
         .layer(from_fn_with_state(limits, body::read_body))
         .layer(from_fn_with_state(gate, gate::session_caps))
         .layer(from_fn(statuses::rmcp_statuses))
-        .service(Shared(Arc::new(mcp)));
+        // rmcp's service behind an `Arc`: each layer in front clones the service it wraps for
+        // every request, and cloning rmcp's copies its whole configuration (allowed hosts and
+        // origins).
+        .service(tower::service_fn(move |request| {
+            let mcp = Arc::clone(&mcp);
+            async move { Ok::<_, Infallible>(mcp.handle(request).await.into_response()) }
+        }));
     match path {
         Some(path) => Router::new().route_service(path, service),
         None => Router::new().fallback_service(service),
-    }
-}
-
-/// rmcp's service behind an `Arc`: each layer in front clones the service it wraps for every
-/// request, and cloning rmcp's copies its whole configuration (allowed hosts and origins).
-#[derive(Clone)]
-struct Shared(Arc<StreamableHttpService<Server, CappedSessions>>);
-
-impl tower::Service<http::Request<Body>> for Shared {
-    type Response = Response;
-    type Error = Infallible;
-    type Future = BoxFuture<'static, Result<Response, Infallible>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: http::Request<Body>) -> Self::Future {
-        let mcp = Arc::clone(&self.0);
-        Box::pin(async move { Ok(mcp.handle(request).await.into_response()) })
     }
 }

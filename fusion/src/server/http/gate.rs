@@ -24,7 +24,7 @@ use http_body_util::BodyExt;
 use rmcp::model::ErrorData;
 
 use super::answer::error_response;
-use super::sessions::{AtCap, CappedSessions, Opening, owner_of};
+use super::sessions::{AtCap, CappedSessions, Opening};
 use crate::auth::Principal;
 use crate::server::malformed;
 
@@ -95,7 +95,10 @@ pub(super) async fn session_caps(
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
     }
-    let owner = parts.extensions.get::<Principal>().map(owner_of);
+    let owner = parts
+        .extensions
+        .get::<Principal>()
+        .map(Principal::identity_key);
     let opening = match gate.sessions.reserve(owner, gate.max_sessions_per_caller) {
         Ok(reservation) => Opening::new(reservation),
         Err(full) => return busy(&bytes, &full, gate.retry_after),
@@ -142,12 +145,10 @@ fn busy(body: &[u8], full: &AtCap, retry_after: Duration) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use std::convert::Infallible;
-
     use axum::middleware::from_fn_with_state;
     use serde_json::Value;
-    use tower::{ServiceBuilder, ServiceExt};
 
+    use super::super::tests::through;
     use super::*;
 
     fn gate(max_sessions: usize) -> Gate {
@@ -163,36 +164,26 @@ mod tests {
         }
     }
 
-    /// `layer` alone, around a service answering 200 with whether the request carried an
-    /// [`Opening`] holding a reservation.
-    async fn send(
-        gate: &Gate,
-        layer: fn(State<Gate>, Request, Next) -> futures::future::BoxFuture<'static, Response>,
-        request: Request,
-    ) -> (StatusCode, Value) {
-        let inner = tower::service_fn(|request: Request| async move {
-            let reserved = request
-                .extensions()
-                .get::<Opening>()
-                .is_some_and(Opening::is_reserved);
-            Ok::<_, Infallible>(Response::new(Body::from(reserved.to_string())))
-        });
-        let service = ServiceBuilder::new()
-            .layer(from_fn_with_state(gate.clone(), layer))
-            .service(inner);
-        let response = service.oneshot(request).await.unwrap();
-        let status = response.status();
-        let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        (status, serde_json::from_slice(&bytes).unwrap())
+    /// The known-sessions layer, or with `CAPS` the session-caps layer, alone around a service
+    /// answering 200 with whether the request carried an [`Opening`] holding a reservation.
+    async fn send(gate: &Gate, caps: bool, request: Request) -> (StatusCode, Value) {
+        let reserved = |request: Request| async move {
+            let opening = request.extensions().get::<Opening>();
+            Response::new(Body::from(
+                opening.is_some_and(Opening::is_reserved).to_string(),
+            ))
+        };
+        let state = gate.clone();
+        let (status, _, body) = if caps {
+            through(from_fn_with_state(state, session_caps), reserved, request).await
+        } else {
+            through(from_fn_with_state(state, known_sessions), reserved, request).await
+        };
+        (status, serde_json::from_slice(&body).unwrap())
     }
 
-    fn known(g: State<Gate>, r: Request, n: Next) -> futures::future::BoxFuture<'static, Response> {
-        Box::pin(known_sessions(g, r, n))
-    }
-
-    fn caps(g: State<Gate>, r: Request, n: Next) -> futures::future::BoxFuture<'static, Response> {
-        Box::pin(session_caps(g, r, n))
-    }
+    const KNOWN: bool = false;
+    const CAPS: bool = true;
 
     fn initialize(principal: Option<&str>) -> Request {
         let mut request = Request::post("/")
@@ -213,22 +204,22 @@ mod tests {
             .header("mcp-session-id", "gone")
             .body(Body::empty())
             .unwrap();
-        let (status, answer) = send(&gate, known, request).await;
+        let (status, answer) = send(&gate, KNOWN, request).await;
         assert_eq!(status, StatusCode::NOT_FOUND);
         assert_eq!(answer["error"]["code"], -32600);
 
         let fresh = Request::get("/").body(Body::empty()).unwrap();
-        assert_eq!(send(&gate, known, fresh).await.0, StatusCode::OK);
+        assert_eq!(send(&gate, KNOWN, fresh).await.0, StatusCode::OK);
     }
 
     #[tokio::test]
     async fn an_initialize_goes_on_with_a_reservation_freed_after_it() {
         let gate = gate(1);
-        let (status, reserved) = send(&gate, caps, initialize(Some("alice"))).await;
+        let (status, reserved) = send(&gate, CAPS, initialize(Some("alice"))).await;
         assert_eq!((status, reserved), (StatusCode::OK, Value::Bool(true)));
         // The inner service opened no session: the slot is free again.
         assert_eq!(
-            send(&gate, caps, initialize(Some("bob"))).await.0,
+            send(&gate, CAPS, initialize(Some("bob"))).await.0,
             StatusCode::OK
         );
 
@@ -237,14 +228,14 @@ mod tests {
                 r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#,
             ))
             .unwrap();
-        assert_eq!(send(&gate, caps, call).await.1, Value::Bool(false));
+        assert_eq!(send(&gate, CAPS, call).await.1, Value::Bool(false));
     }
 
     #[tokio::test]
     async fn an_initialize_at_a_cap_gets_503_with_its_id() {
         let gate = gate(1);
         let _held = gate.sessions.reserve(None, 1).unwrap();
-        let (status, answer) = send(&gate, caps, initialize(None)).await;
+        let (status, answer) = send(&gate, CAPS, initialize(None)).await;
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(answer["id"], 3);
         assert_eq!(

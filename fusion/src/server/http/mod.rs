@@ -125,9 +125,43 @@ impl Server {
 
 #[cfg(test)]
 mod tests {
-    use tower::ServiceExt;
+    use std::convert::Infallible;
+    use std::future::Future;
+
+    use axum::extract::Request;
+    use axum::response::Response;
+    use bytes::Bytes;
+    use http_body_util::BodyExt;
+    use tower::util::BoxCloneSyncService;
+    use tower::{Layer, Service, ServiceExt};
 
     use super::*;
+
+    /// `layer` alone, around a service answering with `inner`: the status, headers and body of
+    /// its answer to `request`.
+    pub(super) async fn through<L, F>(
+        layer: L,
+        inner: impl Fn(Request) -> F + Clone + Send + Sync + 'static,
+        request: Request,
+    ) -> (http::StatusCode, http::HeaderMap, Bytes)
+    where
+        F: Future<Output = Response> + Send + 'static,
+        L: Layer<BoxCloneSyncService<Request, Response, Infallible>>,
+        L::Service: Service<Request, Response = Response, Error = Infallible>,
+    {
+        let inner = tower::service_fn(move |request| {
+            let answer = inner(request);
+            async move { Ok(answer.await) }
+        });
+        let response = layer
+            .layer(BoxCloneSyncService::new(inner))
+            .oneshot(request)
+            .await
+            .unwrap();
+        let (parts, body) = response.into_parts();
+        let bytes = body.collect().await.unwrap().to_bytes();
+        (parts.status, parts.headers, bytes)
+    }
 
     #[tokio::test]
     async fn the_streamable_http_service_has_fusions_layers() {

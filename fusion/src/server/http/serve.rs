@@ -102,7 +102,7 @@ impl HttpServer {
 }
 
 /// The next connection once one of the `connections` slots is free: the slot, the connection
-/// (see [`accept`]) and its peer. Until a slot frees, nothing is accepted.
+/// (with `TCP_NODELAY` set) and its peer. Until a slot frees, nothing is accepted.
 async fn accept_within(
     connections: &Arc<Semaphore>,
     listener: &TcpListener,
@@ -111,17 +111,11 @@ async fn accept_within(
         .acquire_owned()
         .await
         .expect("the connection semaphore is never closed");
-    let (stream, peer) = accept(listener).await?;
-    Ok((slot, stream, peer))
-}
-
-/// The next connection, with `TCP_NODELAY` set, and its peer.
-async fn accept(listener: &TcpListener) -> io::Result<(TcpStream, SocketAddr)> {
     let (stream, peer) = listener.accept().await?;
     if let Err(error) = stream.set_nodelay(true) {
         tracing::warn!(target: "fusion::server", %error, "could not set TCP_NODELAY");
     }
-    Ok((stream, peer))
+    Ok((slot, stream, peer))
 }
 
 /// Waits out a failed accept. Per-connection errors (the peer reset before the accept) are
@@ -149,7 +143,8 @@ mod tests {
     async fn accepted_sockets_have_nodelay() {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let client = TcpStream::connect(listener.local_addr().unwrap());
-        let (accepted, _client) = tokio::join!(accept(&listener), client);
-        assert!(accepted.unwrap().0.nodelay().unwrap());
+        let slots = Arc::new(Semaphore::new(1));
+        let (accepted, _client) = tokio::join!(accept_within(&slots, &listener), client);
+        assert!(accepted.unwrap().1.nodelay().unwrap());
     }
 }

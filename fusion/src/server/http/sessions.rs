@@ -74,12 +74,6 @@ impl Opening {
     }
 }
 
-/// Who a session belongs to: the issuer and subject of the principal that opened it
-/// ([`Principal::identity_key`]).
-pub(super) fn owner_of(principal: &Principal) -> String {
-    principal.identity_key()
-}
-
 /// Which cap refused a session; the text completes "Server busy: ".
 #[derive(Debug, PartialEq, thiserror::Error)]
 pub(super) enum AtCap {
@@ -218,7 +212,7 @@ impl CappedSessions {
     pub(super) fn serves(&self, id: &str, caller: Option<&Principal>) -> bool {
         match lock(&self.held).open.get(id) {
             None | Some(None) => true,
-            Some(Some(owner)) => caller.is_some_and(|caller| owner_of(caller) == *owner),
+            Some(Some(owner)) => caller.is_some_and(|caller| caller.identity_key() == *owner),
         }
     }
 
@@ -335,7 +329,7 @@ mod tests {
     }
 
     fn caller(subject: &str) -> Option<String> {
-        Some(owner_of(&Principal::new(subject)))
+        Some(Principal::new(subject).identity_key())
     }
 
     #[test]

@@ -63,9 +63,7 @@ fn declares_json(request: &Request) -> bool {
         })
 }
 
-/// The answer to a body rmcp could not read as a JSON-RPC message: HTTP 400 with the JSON-RPC
-/// error stdio would give (request id included when a shallow scan finds it), or HTTP 200 with a
-/// `VALIDATION_ERROR` envelope for a `tools/call` whose JSON serde refuses.
+/// The answer to a body rmcp could not read as a JSON-RPC message (see the module's docs).
 fn malformed_body(bytes: &[u8], error: &serde_json::Error) -> Response {
     let answer = malformed::answer_unparsable(bytes, error, "body").unwrap_or_else(|| {
         // A notification or a response: JSON-RPC never answers those, but HTTP must say
@@ -90,29 +88,22 @@ fn malformed_body(bytes: &[u8], error: &serde_json::Error) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use std::convert::Infallible;
-
     use axum::middleware::from_fn;
     use serde_json::Value;
-    use tower::{ServiceBuilder, ServiceExt};
 
+    use super::super::tests::through;
     use super::*;
 
     /// The status layer alone, around a service answering every request with `status` and a
     /// plain-text body, as rmcp does.
     async fn send(status: StatusCode, request: Request) -> (StatusCode, String) {
-        let inner = tower::service_fn(move |_: Request| async move {
+        let inner = move |_: Request| async move {
             let mut response = Response::new(Body::from("rmcp's text"));
             *response.status_mut() = status;
-            Ok::<_, Infallible>(response)
-        });
-        let service = ServiceBuilder::new()
-            .layer(from_fn(rmcp_statuses))
-            .service(inner);
-        let response = service.oneshot(request).await.unwrap();
-        let status = response.status();
-        let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        (status, String::from_utf8(bytes.to_vec()).unwrap())
+            response
+        };
+        let (status, _, body) = through(from_fn(rmcp_statuses), inner, request).await;
+        (status, String::from_utf8(body.to_vec()).unwrap())
     }
 
     fn post(content_type: &str, body: &'static str) -> Request {
