@@ -1,7 +1,7 @@
 //! The rules of each provider (see [`Provider`] for their sources), applied to a name and to an
 //! input schema node by node.
 
-use std::fmt;
+use std::fmt::{self, Write};
 
 use serde_json::{Map, Value};
 
@@ -46,23 +46,15 @@ pub enum Rule {
 }
 
 impl fmt::Display for Rule {
+    /// The variant's name in lower-case words: `tool name`, `dangling reference`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Rule::ToolName => "tool name",
-            Rule::RootType => "root type",
-            Rule::RootCombinator => "root combinator",
-            Rule::RootProperties => "root properties",
-            Rule::Reference => "reference",
-            Rule::DanglingReference => "dangling reference",
-            Rule::Keyword => "keyword",
-            Rule::Type => "type",
-            Rule::Format => "format",
-            Rule::EnumValue => "enum value",
-            Rule::ParameterName => "parameter name",
-            Rule::OpenObject => "open object",
-            Rule::OptionalProperty => "optional property",
-            Rule::Limit => "limit",
-        })
+        for (i, c) in format!("{self:?}").char_indices() {
+            if i > 0 && c.is_ascii_uppercase() {
+                f.write_char(' ')?;
+            }
+            f.write_char(c.to_ascii_lowercase())?;
+        }
+        Ok(())
     }
 }
 
