@@ -278,7 +278,8 @@ impl std::fmt::Display for NameError {
 /// The input schema of an action could not be compiled: it is not a valid JSON Schema, or it
 /// references something outside itself. Raised at startup by [`ArgumentValidator::new`](crate::validation::ArgumentValidator::new), never
 /// on a call.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid input schema for action `{action}`: {message}")]
 pub struct SchemaError {
     action: String,
     message: String,
@@ -303,18 +304,6 @@ impl SchemaError {
         &self.message
     }
 }
-
-impl std::fmt::Display for SchemaError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "invalid input schema for action `{}`: {}",
-            self.action, self.message
-        )
-    }
-}
-
-impl std::error::Error for SchemaError {}
 
 #[cfg(test)]
 mod tests {

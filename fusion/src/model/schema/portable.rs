@@ -298,10 +298,13 @@ fn is_null(schema: &Value) -> bool {
         || map
             .get("enum")
             .is_some_and(|e| *e == Value::Array(vec![Value::Null]));
-    only_null
-        && map
-            .keys()
-            .all(|k| matches!(k.as_str(), "type" | "enum" | "description" | "title"))
+    only_null && only_constant_keywords(map)
+}
+
+/// Whether `map` says no more than a set of constants does: a type, an `enum`, a description.
+fn only_constant_keywords(map: &Map<String, Value>) -> bool {
+    map.keys()
+        .all(|k| matches!(k.as_str(), "type" | "enum" | "description" | "title"))
 }
 
 /// When every branch is a set of constants (an `enum`, with at most a type, title and
@@ -314,13 +317,9 @@ fn constants(branches: &[Value]) -> Option<(Vec<Value>, Vec<String>)> {
     let mut values = Vec::new();
     let mut notes = Vec::new();
     for branch in branches {
-        let map = branch.as_object()?;
-        if !map
-            .keys()
-            .all(|k| matches!(k.as_str(), "type" | "enum" | "description" | "title"))
-        {
-            return None;
-        }
+        let map = branch
+            .as_object()
+            .filter(|map| only_constant_keywords(map))?;
         let Some(Value::Array(enumerated)) = map.get("enum") else {
             return None;
         };
