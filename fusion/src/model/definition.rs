@@ -226,13 +226,20 @@ impl ToolDefinition {
 pub(crate) const MAX_TOOL_NAME_LEN: usize = 64;
 
 /// Why a name cannot be an MCP tool name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum NameError {
     /// The name is empty.
+    #[error("it is empty")]
     Empty,
     /// The name contains a character other than ASCII letters, digits, `_` and `-`.
+    #[error("it contains `{}`{}", .0.escape_debug(), if *.0 == '.' {
+        ": MCP allows dots, but the Anthropic and OpenAI APIs do not"
+    } else {
+        ""
+    })]
     Character(char),
     /// The name is longer than [`MAX_TOOL_NAME_LEN`]; the length in characters.
+    #[error("it is {0} characters long: the Anthropic and OpenAI APIs accept at most {max}", max = MAX_TOOL_NAME_LEN)]
     TooLong(usize),
 }
 
@@ -256,22 +263,6 @@ pub(crate) fn check_tool_name(name: &str) -> Result<(), NameError> {
     match name.len() {
         len if len > MAX_TOOL_NAME_LEN => Err(NameError::TooLong(len)),
         _ => Ok(()),
-    }
-}
-
-impl std::fmt::Display for NameError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            NameError::Empty => f.write_str("it is empty"),
-            NameError::Character('.') => f.write_str(
-                "it contains `.`: MCP allows dots, but the Anthropic and OpenAI APIs do not",
-            ),
-            NameError::Character(c) => write!(f, "it contains `{}`", c.escape_debug()),
-            NameError::TooLong(len) => write!(
-                f,
-                "it is {len} characters long: the Anthropic and OpenAI APIs accept at most {MAX_TOOL_NAME_LEN}"
-            ),
-        }
     }
 }
 

@@ -459,16 +459,10 @@ impl Check<'_> {
                 "characters of property names, definition names, enum and const values",
             ),
         ];
-        let messages: Vec<String> = over
-            .into_iter()
-            .filter(|(count, limit, _)| count > limit)
-            .map(|(count, limit, what)| {
-                format!(
-                    "OpenAI's strict mode allows at most {limit} {what}; this schema has {count}"
-                )
-            })
-            .collect();
-        for message in messages {
+        for (count, limit, what) in over.into_iter().filter(|(count, limit, _)| count > limit) {
+            let message = format!(
+                "OpenAI's strict mode allows at most {limit} {what}; this schema has {count}"
+            );
             self.push("", Rule::Limit, message);
         }
     }
