@@ -112,22 +112,12 @@ pub(super) fn name(name: &str, provider: Provider) -> Option<String> {
                 )
             })
         }
-        Provider::Gemini => {
-            let length_ok = (1..=64).contains(&name.len());
-            let first_ok = name
-                .bytes()
-                .next()
-                .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
-            let chars_ok = name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
-            (!(length_ok && first_ok && chars_ok)).then(|| {
-                format!(
-                    "`{name}` is not a function name Gemini accepts: use at most 64 ASCII \
-                     letters, digits, `_`, `.` and `-`, starting with a letter or `_`"
-                )
-            })
-        }
+        Provider::Gemini => (!gemini_name_ok(name, b".-")).then(|| {
+            format!(
+                "`{name}` is not a function name Gemini accepts: use at most 64 ASCII letters, \
+                 digits, `_`, `.` and `-`, starting with a letter or `_`"
+            )
+        }),
     }
 }
 
@@ -171,7 +161,7 @@ pub(super) fn schema(root: &Map<String, Value>, provider: Provider, found: &mut 
     if provider == Provider::Gemini
         && let Some(Value::Object(properties)) = root.get("properties")
     {
-        for field in properties.keys().filter(|f| !parameter_name_ok(f)) {
+        for field in properties.keys().filter(|f| !gemini_name_ok(f, b"")) {
             found.push((
                 at(&format!("/properties/{}", escape_pointer(field))),
                 Rule::ParameterName,
@@ -195,13 +185,14 @@ pub(super) fn schema(root: &Map<String, Value>, provider: Provider, found: &mut 
     }
 }
 
-/// Whether Gemini accepts `field` as a parameter name.
-fn parameter_name_ok(field: &str) -> bool {
-    (1..=64).contains(&field.len())
-        && !field.starts_with(|c: char| c.is_ascii_digit())
-        && field
+/// Whether Gemini accepts `name`: 1 to 64 ASCII letters, digits, `_` and bytes of `extra`,
+/// starting with a letter or `_`.
+fn gemini_name_ok(name: &str, extra: &[u8]) -> bool {
+    (1..=64).contains(&name.len())
+        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || extra.contains(&b))
 }
 
 /// What OpenAI's strict mode limits, summed over the schema.
