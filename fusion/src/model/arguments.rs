@@ -37,45 +37,19 @@ pub trait ObjectArguments {}
 /// Types whose JSON is never an object.
 pub trait NotAnObject {}
 
+/// Each type with its generic parameters in brackets.
 macro_rules! not_an_object {
-    ($($ty:ty),* $(,)?) => {$(
-        impl NotAnObject for $ty {}
+    ($([$($generics:tt)*] $ty:ty),* $(,)?) => {$(
+        impl<$($generics)*> NotAnObject for $ty {}
     )*};
 }
-
 not_an_object!(
-    (),
-    bool,
-    char,
-    i8,
-    i16,
-    i32,
-    i64,
-    i128,
-    isize,
-    u8,
-    u16,
-    u32,
-    u64,
-    u128,
-    usize,
-    f32,
-    f64,
-    String,
-    str,
+    [] (), [] bool, [] char, [] i8, [] i16, [] i32, [] i64, [] i128, [] isize, [] u8, [] u16,
+    [] u32, [] u64, [] u128, [] usize, [] f32, [] f64, [] String, [] str, [T] Vec<T>,
+    [T] VecDeque<T>, [T] [T], [T, const N: usize] [T; N], [T, S] HashSet<T, S>, [T] BTreeSet<T>,
+    [T: NotAnObject + ?Sized] &T, [T: NotAnObject + ?Sized] Box<T>, [A] (A,), [A, B] (A, B),
+    [A, B, C] (A, B, C), [A, B, C, D] (A, B, C, D),
 );
-impl<T> NotAnObject for Vec<T> {}
-impl<T> NotAnObject for VecDeque<T> {}
-impl<T> NotAnObject for [T] {}
-impl<T, const N: usize> NotAnObject for [T; N] {}
-impl<T, S> NotAnObject for HashSet<T, S> {}
-impl<T> NotAnObject for BTreeSet<T> {}
-impl<T: NotAnObject + ?Sized> NotAnObject for &T {}
-impl<T: NotAnObject + ?Sized> NotAnObject for Box<T> {}
-impl<A> NotAnObject for (A,) {}
-impl<A, B> NotAnObject for (A, B) {}
-impl<A, B, C> NotAnObject for (A, B, C) {}
-impl<A, B, C, D> NotAnObject for (A, B, C, D) {}
 
 /// `T` is known not to be an object: the method requires [`ObjectArguments`].
 pub trait NonObjectArguments<T: ?Sized> {

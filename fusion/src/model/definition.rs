@@ -226,13 +226,20 @@ impl ToolDefinition {
 pub(crate) const MAX_TOOL_NAME_LEN: usize = 64;
 
 /// Why a name cannot be an MCP tool name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum NameError {
     /// The name is empty.
+    #[error("it is empty")]
     Empty,
     /// The name contains a character other than ASCII letters, digits, `_` and `-`.
+    #[error("it contains `{}`{}", .0.escape_debug(), if *.0 == '.' {
+        ": MCP allows dots, but the Anthropic and OpenAI APIs do not"
+    } else {
+        ""
+    })]
     Character(char),
     /// The name is longer than [`MAX_TOOL_NAME_LEN`]; the length in characters.
+    #[error("it is {0} characters long: the Anthropic and OpenAI APIs accept at most {max}", max = MAX_TOOL_NAME_LEN)]
     TooLong(usize),
 }
 
@@ -259,26 +266,11 @@ pub(crate) fn check_tool_name(name: &str) -> Result<(), NameError> {
     }
 }
 
-impl std::fmt::Display for NameError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            NameError::Empty => f.write_str("it is empty"),
-            NameError::Character('.') => f.write_str(
-                "it contains `.`: MCP allows dots, but the Anthropic and OpenAI APIs do not",
-            ),
-            NameError::Character(c) => write!(f, "it contains `{}`", c.escape_debug()),
-            NameError::TooLong(len) => write!(
-                f,
-                "it is {len} characters long: the Anthropic and OpenAI APIs accept at most {MAX_TOOL_NAME_LEN}"
-            ),
-        }
-    }
-}
-
 /// The input schema of an action could not be compiled: it is not a valid JSON Schema, or it
 /// references something outside itself. Raised at startup by [`ArgumentValidator::new`](crate::validation::ArgumentValidator::new), never
 /// on a call.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid input schema for action `{action}`: {message}")]
 pub struct SchemaError {
     action: String,
     message: String,
@@ -303,18 +295,6 @@ impl SchemaError {
         &self.message
     }
 }
-
-impl std::fmt::Display for SchemaError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "invalid input schema for action `{}`: {}",
-            self.action, self.message
-        )
-    }
-}
-
-impl std::error::Error for SchemaError {}
 
 #[cfg(test)]
 mod tests {

@@ -174,128 +174,56 @@ fn with_warnings(response: ToolResponse, warnings: Vec<ToolError>) -> ToolRespon
         .fold(response, ToolResponse::with_warning)
 }
 
-impl IntoToolResponse for ToolResponse {
-    fn into_tool_response(self) -> ToolResponse {
-        self
-    }
-}
-
-impl IntoToolResponse for String {
-    fn into_tool_response(self) -> ToolResponse {
-        ToolResponse::text(self)
-    }
-}
-
-impl IntoToolResponse for &str {
-    fn into_tool_response(self) -> ToolResponse {
-        ToolResponse::text(self)
-    }
-}
-
-impl IntoToolResponse for Cow<'_, str> {
-    fn into_tool_response(self) -> ToolResponse {
-        ToolResponse::text(self)
-    }
-}
-
-impl IntoToolResponse for () {
-    fn into_tool_response(self) -> ToolResponse {
-        ToolResponse::text("OK")
-    }
-}
-
-impl<T: Serialize> IntoToolResponse for Json<T> {
-    fn into_tool_response(self) -> ToolResponse {
-        ToolResponse::json(&self.0)
-    }
-}
-
-/// Outputs that are JSON as they stand.
-macro_rules! json_outputs {
-    ($($ty:ty),* $(,)?) => {$(
-        impl IntoToolResponse for $ty {
+/// Outputs each rendered by one expression of the output (each type with its generic
+/// parameters in brackets).
+macro_rules! outputs {
+    (|$output:ident| $render:expr; $([$($generics:tt)*] $ty:ty),* $(,)?) => {$(
+        impl<$($generics)*> IntoToolResponse for $ty {
             fn into_tool_response(self) -> ToolResponse {
-                ToolResponse::json(&self)
+                let $output = self;
+                $render
             }
         }
     )*};
 }
-json_outputs!(
-    Value, bool, u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64,
+outputs!(|response| response; [] ToolResponse);
+outputs!(|text| ToolResponse::text(text); [] String, [] &str, [] Cow<'_, str>);
+outputs!(|_unit| ToolResponse::text("OK"); [] ());
+outputs!(|json| ToolResponse::json(&json.0); [T: Serialize] Json<T>);
+// Outputs that are JSON as they stand.
+outputs!(
+    |value| ToolResponse::json(&value);
+    [] Value, [] bool, [] u8, [] u16, [] u32, [] u64, [] u128, [] usize, [] i8, [] i16, [] i32,
+    [] i64, [] i128, [] isize, [] f32, [] f64, [T: Serialize] Vec<T>, [T: Serialize] Option<T>,
+    [K: Serialize, V: Serialize, S] HashMap<K, V, S>, [K: Serialize, V: Serialize] BTreeMap<K, V>,
 );
 
-impl<T: Serialize> IntoToolResponse for Vec<T> {
-    fn into_tool_response(self) -> ToolResponse {
-        ToolResponse::json(&self)
-    }
-}
+outputs!(
+    |warned| with_warnings(success(warned.value), warned.warnings);
+    [T: Serialize + 'static] Warned<T>,
+);
 
-impl<T: Serialize> IntoToolResponse for Option<T> {
-    fn into_tool_response(self) -> ToolResponse {
-        ToolResponse::json(&self)
-    }
-}
+/// `Result`s, each with the rendering of its `Ok` value and its generic parameters in brackets:
+/// `Err` renders as the error's envelope.
+macro_rules! result_outputs {
+    ($($render:expr => [$($generics:tt)*] $ok:ty;)*) => {$(
+        impl<$($generics)* E: ToolErrors> IntoToolResponse for Result<$ok, E> {
+            fn into_tool_response(self) -> ToolResponse {
+                self.map_or_else(ToolResponse::error, $render)
+            }
 
-impl<K: Serialize, V: Serialize, S> IntoToolResponse for HashMap<K, V, S> {
-    fn into_tool_response(self) -> ToolResponse {
-        ToolResponse::json(&self)
-    }
-}
-
-impl<K: Serialize, V: Serialize> IntoToolResponse for BTreeMap<K, V> {
-    fn into_tool_response(self) -> ToolResponse {
-        ToolResponse::json(&self)
-    }
-}
-
-impl<T: Serialize + 'static> IntoToolResponse for Warned<T> {
-    fn into_tool_response(self) -> ToolResponse {
-        with_warnings(success(self.value), self.warnings)
-    }
-}
-
-impl<T: Serialize + 'static, E: ToolErrors> IntoToolResponse for Result<T, E> {
-    fn into_tool_response(self) -> ToolResponse {
-        match self {
-            Ok(value) => success(value),
-            Err(error) => ToolResponse::error(error),
+            fn error_contracts() -> Vec<ErrorContract> {
+                E::error_contracts()
+            }
         }
-    }
-
-    fn error_contracts() -> Vec<ErrorContract> {
-        E::error_contracts()
-    }
+    )*};
 }
-
-impl<E: ToolErrors> IntoToolResponse for Result<ToolResponse, E> {
-    fn into_tool_response(self) -> ToolResponse {
-        self.unwrap_or_else(ToolResponse::error)
-    }
-
-    fn error_contracts() -> Vec<ErrorContract> {
-        E::error_contracts()
-    }
-}
-
-impl<T: Serialize + 'static, E: ToolErrors> IntoToolResponse for Result<Warned<T>, E> {
-    fn into_tool_response(self) -> ToolResponse {
-        self.map_or_else(ToolResponse::error, Warned::into_tool_response)
-    }
-
-    fn error_contracts() -> Vec<ErrorContract> {
-        E::error_contracts()
-    }
-}
-
-impl<T: Serialize, E: ToolErrors> IntoToolResponse for Result<Json<T>, E> {
-    fn into_tool_response(self) -> ToolResponse {
-        self.map_or_else(ToolResponse::error, Json::into_tool_response)
-    }
-
-    fn error_contracts() -> Vec<ErrorContract> {
-        E::error_contracts()
-    }
-}
+result_outputs!(
+    success => [T: Serialize + 'static,] T;
+    ToolResponse::into_tool_response => [] ToolResponse;
+    Warned::into_tool_response => [T: Serialize + 'static,] Warned<T>;
+    Json::into_tool_response => [T: Serialize,] Json<T>;
+);
 
 impl<T: Serialize + JsonSchema> StructuredOutput for Json<T> {
     type Success = T;

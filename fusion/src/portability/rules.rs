@@ -1,7 +1,7 @@
 //! The rules of each provider (see [`Provider`] for their sources), applied to a name and to an
 //! input schema node by node.
 
-use std::fmt;
+use std::fmt::{self, Write};
 
 use serde_json::{Map, Value};
 
@@ -46,23 +46,15 @@ pub enum Rule {
 }
 
 impl fmt::Display for Rule {
+    /// The variant's name in lower-case words: `tool name`, `dangling reference`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Rule::ToolName => "tool name",
-            Rule::RootType => "root type",
-            Rule::RootCombinator => "root combinator",
-            Rule::RootProperties => "root properties",
-            Rule::Reference => "reference",
-            Rule::DanglingReference => "dangling reference",
-            Rule::Keyword => "keyword",
-            Rule::Type => "type",
-            Rule::Format => "format",
-            Rule::EnumValue => "enum value",
-            Rule::ParameterName => "parameter name",
-            Rule::OpenObject => "open object",
-            Rule::OptionalProperty => "optional property",
-            Rule::Limit => "limit",
-        })
+        for (i, c) in format!("{self:?}").char_indices() {
+            if i > 0 && c.is_ascii_uppercase() {
+                f.write_char(' ')?;
+            }
+            f.write_char(c.to_ascii_lowercase())?;
+        }
+        Ok(())
     }
 }
 
@@ -120,22 +112,12 @@ pub(super) fn name(name: &str, provider: Provider) -> Option<String> {
                 )
             })
         }
-        Provider::Gemini => {
-            let length_ok = (1..=64).contains(&name.len());
-            let first_ok = name
-                .bytes()
-                .next()
-                .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
-            let chars_ok = name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
-            (!(length_ok && first_ok && chars_ok)).then(|| {
-                format!(
-                    "`{name}` is not a function name Gemini accepts: use at most 64 ASCII \
-                     letters, digits, `_`, `.` and `-`, starting with a letter or `_`"
-                )
-            })
-        }
+        Provider::Gemini => (!gemini_name_ok(name, b".-")).then(|| {
+            format!(
+                "`{name}` is not a function name Gemini accepts: use at most 64 ASCII letters, \
+                 digits, `_`, `.` and `-`, starting with a letter or `_`"
+            )
+        }),
     }
 }
 
@@ -179,7 +161,7 @@ pub(super) fn schema(root: &Map<String, Value>, provider: Provider, found: &mut 
     if provider == Provider::Gemini
         && let Some(Value::Object(properties)) = root.get("properties")
     {
-        for field in properties.keys().filter(|f| !parameter_name_ok(f)) {
+        for field in properties.keys().filter(|f| !gemini_name_ok(f, b"")) {
             found.push((
                 at(&format!("/properties/{}", escape_pointer(field))),
                 Rule::ParameterName,
@@ -203,13 +185,14 @@ pub(super) fn schema(root: &Map<String, Value>, provider: Provider, found: &mut 
     }
 }
 
-/// Whether Gemini accepts `field` as a parameter name.
-fn parameter_name_ok(field: &str) -> bool {
-    (1..=64).contains(&field.len())
-        && !field.starts_with(|c: char| c.is_ascii_digit())
-        && field
+/// Whether Gemini accepts `name`: 1 to 64 ASCII letters, digits, `_` and bytes of `extra`,
+/// starting with a letter or `_`.
+fn gemini_name_ok(name: &str, extra: &[u8]) -> bool {
+    (1..=64).contains(&name.len())
+        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || extra.contains(&b))
 }
 
 /// What OpenAI's strict mode limits, summed over the schema.
@@ -467,16 +450,10 @@ impl Check<'_> {
                 "characters of property names, definition names, enum and const values",
             ),
         ];
-        let messages: Vec<String> = over
-            .into_iter()
-            .filter(|(count, limit, _)| count > limit)
-            .map(|(count, limit, what)| {
-                format!(
-                    "OpenAI's strict mode allows at most {limit} {what}; this schema has {count}"
-                )
-            })
-            .collect();
-        for message in messages {
+        for (count, limit, what) in over.into_iter().filter(|(count, limit, _)| count > limit) {
+            let message = format!(
+                "OpenAI's strict mode allows at most {limit} {what}; this schema has {count}"
+            );
             self.push("", Rule::Limit, message);
         }
     }

@@ -1,11 +1,11 @@
-//! One test per rule: a definition that breaks it is reported, at the right place, and one
-//! that keeps it is not.
+//! Each rule: a definition that breaks it is reported, at the right place, and one that keeps
+//! it is not.
 
 use serde_json::{Value, json};
 
 use super::*;
 
-fn tool(name: &str, schema: Value) -> rmcp::model::Tool {
+fn tool(name: &str, schema: &Value) -> rmcp::model::Tool {
     rmcp::model::Tool::new(
         name.to_owned(),
         "A tool.",
@@ -13,16 +13,56 @@ fn tool(name: &str, schema: Value) -> rmcp::model::Tool {
     )
 }
 
-/// The `(path, rule)` of every issue `provider` finds in a tool named `ok` with `schema`.
-fn issues(schema: Value, provider: Provider) -> Vec<(String, Rule)> {
-    check_tool(&tool("ok", schema), provider)
+/// The `(path, rule)` of every issue `provider` finds in a tool named `name` with `schema`.
+fn found(name: &str, schema: &Value, provider: Provider) -> Vec<(String, Rule)> {
+    check_tool(&tool(name, schema), provider)
         .into_iter()
         .map(|issue| (issue.path, issue.rule))
         .collect()
 }
 
-fn one(path: &str, rule: Rule) -> Vec<(String, Rule)> {
-    vec![(path.to_owned(), rule)]
+/// `expected`'s paths, written below `/inputSchema`, in full.
+fn in_schema(expected: &[(&str, Rule)]) -> Vec<(String, Rule)> {
+    let full = |(path, rule): &(&str, Rule)| (format!("/inputSchema{path}"), *rule);
+    expected.iter().map(full).collect()
+}
+
+/// Asserts that each of `providers` finds exactly `expected` in a tool with `schema`.
+#[track_caller]
+fn finds(schema: &Value, providers: &[Provider], expected: &[(&str, Rule)]) {
+    for &provider in providers {
+        let found = found("ok", schema, provider);
+        assert_eq!(found, in_schema(expected), "{provider}: {schema}");
+    }
+}
+
+/// Asserts that each of `providers` finds `expected`, among other issues, in a tool with `schema`.
+#[track_caller]
+fn finds_among(schema: &Value, providers: &[Provider], expected: &[(&str, Rule)]) {
+    for &provider in providers {
+        let found = found("ok", schema, provider);
+        for issue in in_schema(expected) {
+            assert!(found.contains(&issue), "{provider}: {issue:?} in {found:?}");
+        }
+    }
+}
+
+/// Asserts that `provider` finds in `schema` only `expected`, on a keyword of the field `f`.
+#[track_caller]
+fn finds_at_f(schema: &Value, provider: Provider, expected: Option<(&str, Rule)>) {
+    let path = expected.map(|(keyword, rule)| (format!("/properties/f/{keyword}"), rule));
+    let expected = path.as_ref().map(|(path, rule)| (path.as_str(), *rule));
+    finds(schema, &[provider], expected.as_slice());
+}
+
+/// A schema with the field `f` of schema `field`.
+fn field(field: Value) -> Value {
+    json!({"type": "object", "properties": {"f": field}})
+}
+
+/// A strict-mode schema (closed, `f` required) with the field `f` of schema `field`.
+fn strict_field(field: Value) -> Value {
+    json!({"type": "object", "properties": {"f": field}, "required": ["f"], "additionalProperties": false})
 }
 
 /// A schema fusion emits: all three default providers accept it.
@@ -40,93 +80,54 @@ fn portable() -> Value {
     })
 }
 
+use Provider::{Anthropic, Gemini, OpenAi, OpenAiStrict};
+use Rule::{EnumValue, Format, Keyword};
+
 #[test]
 fn a_portable_schema_passes_the_default_providers() {
-    for provider in Provider::DEFAULT {
-        assert_eq!(issues(portable(), provider), [], "{provider}");
-    }
+    finds(&portable(), &Provider::DEFAULT, &[]);
 }
 
 #[test]
 fn tool_names() {
-    for provider in [Provider::Anthropic, Provider::OpenAi, Provider::Gemini] {
-        let long = "a".repeat(65);
+    let empty = json!({"type": "object", "properties": {}});
+    let name_issue = [("/name".to_owned(), Rule::ToolName)];
+    let long = "a".repeat(65);
+    for provider in [Anthropic, OpenAi, Gemini] {
         for bad in ["billing:list", "", "with space", long.as_str()] {
-            let found = check_tool(
-                &tool(bad, json!({"type": "object", "properties": {}})),
-                provider,
-            );
-            assert_eq!(found.len(), 1, "{provider} {bad:?}");
             assert_eq!(
-                (found[0].path.as_str(), found[0].rule),
-                ("/name", Rule::ToolName)
+                found(bad, &empty, provider),
+                name_issue,
+                "{provider} {bad:?}"
             );
         }
-        let ok = "a".repeat(64);
-        assert!(
-            check_tool(
-                &tool(&ok, json!({"type": "object", "properties": {}})),
-                provider
-            )
-            .is_empty()
-        );
+        assert_eq!(found(&"a".repeat(64), &empty, provider), [], "{provider}");
     }
     // Gemini: a letter or `_` first; dots allowed.
-    let empty = json!({"type": "object", "properties": {}});
-    assert!(check_tool(&tool("2fa", empty.clone()), Provider::Anthropic).is_empty());
-    assert_eq!(
-        check_tool(&tool("2fa", empty.clone()), Provider::Gemini)[0].rule,
-        Rule::ToolName
-    );
-    assert!(check_tool(&tool("billing.list", empty.clone()), Provider::Gemini).is_empty());
+    assert_eq!(found("2fa", &empty, Anthropic), []);
+    assert_eq!(found("2fa", &empty, Gemini), name_issue);
+    assert_eq!(found("billing.list", &empty, Gemini), []);
 }
 
 #[test]
-fn the_root_must_be_an_object() {
-    for provider in [
-        Provider::Anthropic,
-        Provider::OpenAi,
-        Provider::OpenAiStrict,
-        Provider::Gemini,
-    ] {
-        let found = issues(
-            json!({"type": "array", "properties": {}, "additionalProperties": false}),
-            provider,
-        );
-        assert!(
-            found.contains(&("/inputSchema/type".into(), Rule::RootType)),
-            "{provider}: {found:?}"
-        );
-    }
-}
-
-#[test]
-fn no_combinator_at_the_root() {
-    let schema = json!({"type": "object", "properties": {}, "anyOf": [{"required": ["a"]}, {"required": ["b"]}]});
-    assert!(
-        issues(schema.clone(), Provider::Anthropic)
-            .contains(&("/inputSchema/anyOf".into(), Rule::RootCombinator))
-    );
-    assert!(
-        issues(schema, Provider::OpenAi)
-            .contains(&("/inputSchema/anyOf".into(), Rule::RootCombinator))
+fn root_rules() {
+    let array = json!({"type": "array", "properties": {}, "additionalProperties": false});
+    let all = [Anthropic, OpenAi, OpenAiStrict, Gemini];
+    finds_among(&array, &all, &[("/type", Rule::RootType)]);
+    let any_of = json!({"type": "object", "properties": {}, "anyOf": [{"required": ["a"]}, {"required": ["b"]}]});
+    finds_among(
+        &any_of,
+        &[Anthropic, OpenAi],
+        &[("/anyOf", Rule::RootCombinator)],
     );
     // OpenAI also refuses `enum` and `not`; Anthropic says nothing of them.
     let not = json!({"type": "object", "properties": {}, "not": {"required": ["a"]}});
-    assert_eq!(
-        issues(not.clone(), Provider::OpenAi),
-        one("/inputSchema/not", Rule::RootCombinator)
-    );
-    assert_eq!(issues(not, Provider::Anthropic), []);
-}
-
-#[test]
-fn openai_wants_root_properties() {
-    assert_eq!(
-        issues(json!({"type": "object"}), Provider::OpenAi),
-        one("/inputSchema", Rule::RootProperties)
-    );
-    assert_eq!(issues(json!({"type": "object"}), Provider::Anthropic), []);
+    finds(&not, &[OpenAi], &[("/not", Rule::RootCombinator)]);
+    finds(&not, &[Anthropic], &[]);
+    // OpenAI wants root properties.
+    let bare = json!({"type": "object"});
+    finds(&bare, &[OpenAi], &[("", Rule::RootProperties)]);
+    finds(&bare, &[Anthropic], &[]);
 }
 
 #[test]
@@ -136,43 +137,24 @@ fn references_must_resolve_and_gemini_takes_none() {
         "properties": {"address": {"$ref": "#/$defs/Address"}, "self": {"$ref": "#"}},
         "$defs": {"Address": {"type": "object", "properties": {}}}
     });
-    assert_eq!(issues(resolved.clone(), Provider::Anthropic), []);
-    assert_eq!(issues(resolved.clone(), Provider::OpenAi), []);
-    let gemini = issues(resolved, Provider::Gemini);
-    assert!(
-        gemini.contains(&(
-            "/inputSchema/properties/address/$ref".into(),
-            Rule::Reference
-        )),
-        "{gemini:?}"
-    );
-    assert!(
-        gemini.contains(&("/inputSchema/$defs".into(), Rule::Reference)),
-        "{gemini:?}"
-    );
-
+    finds(&resolved, &[Anthropic, OpenAi], &[]);
+    let gemini = [
+        ("/properties/address/$ref", Rule::Reference),
+        ("/$defs", Rule::Reference),
+    ];
+    finds_among(&resolved, &[Gemini], &gemini);
     let dangling = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Gone"}, "b": {"$ref": "https://example.com/s.json"}}});
-    for provider in [Provider::Anthropic, Provider::OpenAi] {
-        assert_eq!(
-            issues(dangling.clone(), provider),
-            [
-                (
-                    "/inputSchema/properties/a/$ref".to_owned(),
-                    Rule::DanglingReference
-                ),
-                (
-                    "/inputSchema/properties/b/$ref".to_owned(),
-                    Rule::DanglingReference
-                )
-            ]
-        );
-    }
+    let expected = [
+        ("/properties/a/$ref", Rule::DanglingReference),
+        ("/properties/b/$ref", Rule::DanglingReference),
+    ];
+    finds(&dangling, &[Anthropic, OpenAi], &expected);
 }
 
 #[test]
 fn the_message_of_a_reference_names_the_type() {
     let schema = json!({"type": "object", "properties": {"tree": {"$ref": "#/$defs/Node"}}, "$defs": {"Node": {"type": "object", "properties": {}}}});
-    let found = check_tool(&tool("plant", schema), Provider::Gemini);
+    let found = check_tool(&tool("plant", &schema), Gemini);
     let text = found
         .iter()
         .find(|issue| issue.path.ends_with("$ref"))
@@ -187,7 +169,7 @@ fn the_message_of_a_reference_names_the_type() {
 }
 
 #[test]
-fn gemini_keywords() {
+fn gemini_keywords_types_formats_enums_and_parameter_names() {
     for (keyword, value) in [
         ("oneOf", json!([{"type": "string"}, {"type": "integer"}])),
         ("allOf", json!([{"type": "string"}])),
@@ -196,72 +178,44 @@ fn gemini_keywords() {
         ("uniqueItems", json!(true)),
         ("exclusiveMinimum", json!(0)),
     ] {
-        let schema = json!({"type": "object", "properties": {"f": {keyword: value}}});
-        assert_eq!(
-            issues(schema.clone(), Provider::Gemini),
-            one(
-                &format!("/inputSchema/properties/f/{keyword}"),
-                Rule::Keyword
-            ),
-            "{keyword}"
-        );
-        assert_eq!(issues(schema, Provider::Anthropic), [], "{keyword}");
+        let schema = field(json!({keyword: value}));
+        let path = format!("/properties/f/{keyword}");
+        finds(&schema, &[Gemini], &[(&path, Keyword)]);
+        finds(&schema, &[Anthropic], &[]);
     }
-}
-
-#[test]
-fn gemini_types_formats_and_enums() {
-    let schema = |field: Value| json!({"type": "object", "properties": {"f": field}});
-    let gemini = |field: Value| issues(schema(field), Provider::Gemini);
-    assert_eq!(
-        gemini(json!({"type": ["string", "null"]})),
-        one("/inputSchema/properties/f/type", Rule::Type)
-    );
-    assert_eq!(
-        gemini(json!({"type": "null"})),
-        one("/inputSchema/properties/f/type", Rule::Type)
-    );
-    assert_eq!(
-        gemini(json!({"type": "integer", "format": "uint64"})),
-        one("/inputSchema/properties/f/format", Rule::Format)
-    );
-    assert_eq!(
-        gemini(json!({"type": "string", "format": "uuid"})),
-        one("/inputSchema/properties/f/format", Rule::Format)
-    );
-    assert_eq!(gemini(json!({"type": "string", "format": "date-time"})), []);
-    assert_eq!(gemini(json!({"type": "number", "format": "double"})), []);
-    assert_eq!(
-        gemini(json!({"type": "integer", "enum": [1, 2]})),
-        one("/inputSchema/properties/f/enum", Rule::EnumValue)
-    );
-    // Type arrays are fine elsewhere.
-    assert_eq!(
-        issues(
-            schema(json!({"type": ["string", "null"]})),
-            Provider::OpenAi
+    for (f, expected) in [
+        (
+            json!({"type": ["string", "null"]}),
+            Some(("type", Rule::Type)),
         ),
-        []
-    );
-}
+        (json!({"type": "null"}), Some(("type", Rule::Type))),
+        (
+            json!({"type": "integer", "format": "uint64"}),
+            Some(("format", Format)),
+        ),
+        (
+            json!({"type": "string", "format": "uuid"}),
+            Some(("format", Format)),
+        ),
+        (json!({"type": "string", "format": "date-time"}), None),
+        (json!({"type": "number", "format": "double"}), None),
+        (
+            json!({"type": "integer", "enum": [1, 2]}),
+            Some(("enum", EnumValue)),
+        ),
+    ] {
+        finds_at_f(&field(f), Gemini, expected);
+    }
+    // Type arrays are fine elsewhere.
+    finds(&field(json!({"type": ["string", "null"]})), &[OpenAi], &[]);
 
-#[test]
-fn gemini_parameter_names() {
-    let schema = json!({"type": "object", "properties": {"first-name": {"type": "string"}, "_ok1": {"type": "string"}, "1st": {"type": "string"}}});
-    assert_eq!(
-        issues(schema.clone(), Provider::Gemini),
-        [
-            (
-                "/inputSchema/properties/1st".to_owned(),
-                Rule::ParameterName
-            ),
-            (
-                "/inputSchema/properties/first-name".to_owned(),
-                Rule::ParameterName
-            )
-        ]
-    );
-    assert_eq!(issues(schema, Provider::Anthropic), []);
+    let names = json!({"type": "object", "properties": {"first-name": {"type": "string"}, "_ok1": {"type": "string"}, "1st": {"type": "string"}}});
+    let expected = [
+        ("/properties/1st", Rule::ParameterName),
+        ("/properties/first-name", Rule::ParameterName),
+    ];
+    finds(&names, &[Gemini], &expected);
+    finds(&names, &[Anthropic], &[]);
 }
 
 #[test]
@@ -276,25 +230,16 @@ fn strict_mode_wants_closed_objects_with_every_property_required() {
         "required": ["id", "note", "address"],
         "additionalProperties": false
     });
-    assert_eq!(issues(strict, Provider::OpenAiStrict), []);
+    finds(&strict, &[OpenAiStrict], &[]);
     // What fusion emits for Gemini is not strict: open objects, optional fields, `nullable`.
-    let found = issues(portable(), Provider::OpenAiStrict);
-    assert!(
-        found.contains(&("/inputSchema/additionalProperties".into(), Rule::OpenObject)),
-        "{found:?}"
-    );
-    assert!(
-        found.contains(&("/inputSchema/properties/id".into(), Rule::OptionalProperty)),
-        "{found:?}"
-    );
-    assert!(
-        found.contains(&(
-            "/inputSchema/properties/limit/nullable".into(),
-            Rule::Keyword
-        )),
-        "{found:?}"
-    );
+    let expected = [
+        ("/additionalProperties", Rule::OpenObject),
+        ("/properties/id", Rule::OptionalProperty),
+        ("/properties/limit/nullable", Keyword),
+    ];
+    finds_among(&portable(), &[OpenAiStrict], &expected);
     // A format on an integer is not one strict mode checks (it checks string formats).
+    let found = found("ok", &portable(), OpenAiStrict);
     assert!(
         !found
             .iter()
@@ -304,62 +249,55 @@ fn strict_mode_wants_closed_objects_with_every_property_required() {
 }
 
 #[test]
-fn strict_mode_keywords_and_formats() {
-    let schema = |field: Value| json!({"type": "object", "properties": {"f": field}, "required": ["f"], "additionalProperties": false});
-    let strict = |field: Value| issues(schema(field), Provider::OpenAiStrict);
-    assert_eq!(
-        strict(json!({"type": "string", "minLength": 1})),
-        one("/inputSchema/properties/f/minLength", Rule::Keyword)
-    );
-    assert_eq!(
-        strict(json!({"type": "string", "default": "a"})),
-        one("/inputSchema/properties/f/default", Rule::Keyword)
-    );
-    assert_eq!(
-        strict(json!({"allOf": [{"type": "string"}]})),
-        one("/inputSchema/properties/f/allOf", Rule::Keyword)
-    );
-    assert_eq!(
-        strict(json!({"type": "string", "format": "uri"})),
-        one("/inputSchema/properties/f/format", Rule::Format)
-    );
-    assert_eq!(
-        strict(json!({"anyOf": [{"type": "string"}, {"type": "null"}]})),
-        []
-    );
-}
-
-#[test]
-fn strict_mode_limits() {
-    // Eleven objects deep.
-    let mut field = json!({"type": "string"});
-    for _ in 0..10 {
-        field = json!({"type": "object", "properties": {"f": field}, "required": ["f"], "additionalProperties": false});
+fn strict_mode_keywords_formats_and_limits() {
+    for (f, expected) in [
+        (
+            json!({"type": "string", "minLength": 1}),
+            Some(("minLength", Keyword)),
+        ),
+        (
+            json!({"type": "string", "default": "a"}),
+            Some(("default", Keyword)),
+        ),
+        (
+            json!({"allOf": [{"type": "string"}]}),
+            Some(("allOf", Keyword)),
+        ),
+        (
+            json!({"type": "string", "format": "uri"}),
+            Some(("format", Format)),
+        ),
+        (
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+            None,
+        ),
+    ] {
+        finds_at_f(&strict_field(f), OpenAiStrict, expected);
     }
-    let deep = json!({"type": "object", "properties": {"f": field}, "required": ["f"], "additionalProperties": false});
-    assert_eq!(
-        issues(deep, Provider::OpenAiStrict),
-        one("/inputSchema", Rule::Limit)
-    );
 
+    // Eleven objects deep.
+    let mut deep = json!({"type": "string"});
+    for _ in 0..11 {
+        deep = strict_field(deep);
+    }
+    finds(&deep, &[OpenAiStrict], &[("", Rule::Limit)]);
     let values: Vec<String> = (0..1001).map(|i| format!("v{i}")).collect();
-    let many = json!({"type": "object", "properties": {"f": {"type": "string", "enum": values}}, "required": ["f"], "additionalProperties": false});
-    assert_eq!(
-        issues(many.clone(), Provider::OpenAiStrict),
-        one("/inputSchema", Rule::Limit)
-    );
-    assert_eq!(issues(many, Provider::OpenAi), []);
+    let many = strict_field(json!({"type": "string", "enum": values}));
+    finds(&many, &[OpenAiStrict], &[("", Rule::Limit)]);
+    finds(&many, &[OpenAi], &[]);
 }
 
 #[test]
 fn check_tools_reports_every_tool_for_every_provider() {
     let tools = [
-        tool("a.b", json!({"type": "object", "properties": {}})),
-        tool("fine", portable()),
+        tool("a.b", &json!({"type": "object", "properties": {}})),
+        tool("fine", &portable()),
     ];
     let found = check_tools(&tools, &Provider::DEFAULT);
     let providers: Vec<Provider> = found.iter().map(|i| i.provider).collect();
-    assert_eq!(providers, [Provider::Anthropic, Provider::OpenAi]);
+    assert_eq!(providers, [Anthropic, OpenAi]);
+    assert_eq!(found[0].rule.to_string(), "tool name");
+    assert_eq!(Rule::DanglingReference.to_string(), "dangling reference");
     assert!(report(&found).starts_with(
         "2 tool definition problems for LLM providers:\n  - Anthropic: tool `a.b` at /name: "
     ));

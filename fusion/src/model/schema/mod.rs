@@ -153,8 +153,8 @@ fn flat_schema(definition: &ToolDefinition) -> Map<String, Value> {
 
     let mut properties = Map::new();
     let mut defs = Map::new();
-    // For each field: the schemas seen and, per action, whether it is required there.
-    let mut users: Vec<(String, Vec<(String, bool)>)> = Vec::new();
+    // For each field: the actions that use it, `(required)` where they require it.
+    let mut users: Vec<(String, Vec<String>)> = Vec::new();
     let flattened: Vec<Map<String, Value>> = definition
         .actions
         .iter()
@@ -167,10 +167,14 @@ fn flat_schema(definition: &ToolDefinition) -> Map<String, Value> {
             // `discriminator_clash`, which refuses such tools at their first call).
             for (field, schema) in props.iter().filter(|(f, _)| *f != discriminator) {
                 add_field(&mut properties, field, schema);
-                let is_required = required.contains(&field.as_str());
+                let user = if required.contains(&field.as_str()) {
+                    format!("{} (required)", action.name)
+                } else {
+                    action.name.clone()
+                };
                 match users.iter_mut().find(|(f, _)| f == field) {
-                    Some((_, list)) => list.push((action.name.clone(), is_required)),
-                    None => users.push((field.clone(), vec![(action.name.clone(), is_required)])),
+                    Some((_, list)) => list.push(user),
+                    None => users.push((field.clone(), vec![user])),
                 }
             }
         }
@@ -183,19 +187,8 @@ fn flat_schema(definition: &ToolDefinition) -> Map<String, Value> {
         }
     }
     for (field, list) in &users {
-        let used_by = list
-            .iter()
-            .map(|(a, req)| {
-                if *req {
-                    format!("{a} (required)")
-                } else {
-                    a.clone()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
         if let Some(Value::Object(schema)) = properties.get_mut(field) {
-            let note = format!("Used by: {used_by}.");
+            let note = format!("Used by: {}.", list.join(", "));
             // A field without a description of its own is described by its type's doc, which
             // the note would otherwise hide once the type is inlined.
             let own = schema
@@ -361,20 +354,14 @@ fn referenced_description<'d>(
 pub(crate) mod fixtures {
     use serde_json::{Value, json};
 
-    use crate::model::definition::{ActionDefinition, Annotations, ToolDefinition};
+    use crate::model::definition::{ActionDefinition, ToolDefinition};
 
     /// An action named `name` taking arguments of `schema`.
     pub(crate) fn action(name: &str, schema: Value) -> ActionDefinition {
         ActionDefinition {
-            name: name.into(),
             description: format!("Does\n{name}.\n\nMore text."),
-            title: None,
             input_schema: schema.as_object().unwrap().clone(),
-            annotations: Annotations::default(),
-            errors: Vec::new(),
-            secret_fields: Vec::new(),
-            output_schema: None,
-            scopes: Vec::new(),
+            ..ActionDefinition::named(name)
         }
     }
 
@@ -447,11 +434,9 @@ mod tests {
             "$defs": {"Iban": {"type": "object", "properties": {"kind": {"const": "Iban"}, "iban": {"type": "string"}}, "required": ["kind", "iban"]}}
         });
         let single = ToolDefinition {
-            name: "pay".into(),
-            description: String::new(),
-            title: None,
             discriminator: None,
             actions: vec![action("pay", schema.clone())],
+            ..billing()
         };
         let flat = flat_input_schema(&single);
         assert!(!flat.contains_key("oneOf"));

@@ -50,16 +50,10 @@ pub(crate) const GEMINI_FORMATS: &[(&str, &str)] = &[
     ("string", "date-time"),
 ];
 
-/// `schema` as advertised: every local `$ref` (`#/$defs/…`, `#/definitions/…`) replaced by its
-/// definition, the reference's own keywords (a field's description) winning over the
-/// definition's; `allOf` merged into one object; `oneOf` read as `anyOf`; an `anyOf` of
-/// constants, or a `const`, as an `enum`; a `null` alternative (`anyOf [T, null]`,
-/// `type: [T, "null"]`) as `nullable: true`; a `format` Gemini does not know and every keyword
-/// outside [`GEMINI_KEYWORDS`] dropped. The root keeps `properties` (OpenAI requires them).
-///
-/// A recursive type cannot be inlined: the reference that closes the cycle stays a `$ref`, and
-/// the definitions such references need stay under `$defs`. The portability check reports
-/// them (see `crate::portability`).
+/// `schema` as advertised (see the module's doc): a reference's own keywords (a field's
+/// description) win over its definition's, and the root keeps `properties` (OpenAI requires
+/// them). The reference that closes a recursive type's cycle stays a `$ref`, its definition
+/// under `$defs`, which the portability check reports.
 pub(crate) fn portable(schema: &Map<String, Value>) -> Map<String, Value> {
     let mut defs = Map::new();
     for key in ["definitions", "$defs"] {
@@ -298,10 +292,13 @@ fn is_null(schema: &Value) -> bool {
         || map
             .get("enum")
             .is_some_and(|e| *e == Value::Array(vec![Value::Null]));
-    only_null
-        && map
-            .keys()
-            .all(|k| matches!(k.as_str(), "type" | "enum" | "description" | "title"))
+    only_null && only_constant_keywords(map)
+}
+
+/// Whether `map` says no more than a set of constants does: a type, an `enum`, a description.
+fn only_constant_keywords(map: &Map<String, Value>) -> bool {
+    map.keys()
+        .all(|k| matches!(k.as_str(), "type" | "enum" | "description" | "title"))
 }
 
 /// When every branch is a set of constants (an `enum`, with at most a type, title and
@@ -314,13 +311,9 @@ fn constants(branches: &[Value]) -> Option<(Vec<Value>, Vec<String>)> {
     let mut values = Vec::new();
     let mut notes = Vec::new();
     for branch in branches {
-        let map = branch.as_object()?;
-        if !map
-            .keys()
-            .all(|k| matches!(k.as_str(), "type" | "enum" | "description" | "title"))
-        {
-            return None;
-        }
+        let map = branch
+            .as_object()
+            .filter(|map| only_constant_keywords(map))?;
         let Some(Value::Array(enumerated)) = map.get("enum") else {
             return None;
         };
