@@ -46,8 +46,10 @@
 //!   "not_found", "retryable": false}, …]`.
 //!   An action declared with `#[action(output_schema)]` adds its `outputSchema` to its flat
 //!   tool, and to its grouped tool when that tool has no other action (a single-function tool).
-//!   A grouped tool of several actions advertises none: the union of their schemas would need a
-//!   top-level `oneOf`. Use flat exposition to advertise every action's output schema. A schema
+//!   A grouped tool of several actions advertises one when every action declares one: their
+//!   merge, which every action's success conforms to (none when two actions define a `$defs`
+//!   type of one name differently; the server logs a warning). Flat exposition advertises every
+//!   action's own. A schema
 //!   that is not an object schema (MCP requires `type: object`) is never advertised; the server
 //!   logs a warning when the tool is registered.
 //! - `tools/call`: the [`ToolResponse`](crate::ToolResponse) of the tool as an MCP result: the
@@ -292,8 +294,7 @@ impl Server {
                 })?;
             let index = inner.registry.tools().len() - 1;
             let definition = &inner.registry.tools()[index].definition;
-            catalog::warn_non_object_output_schemas(definition);
-            output_schema::warn_unmergeable(definition);
+            output_schema::warn(definition);
             let added = inner.catalog.add(index, definition, inner.exposition)?;
             let added = added.iter().map(|entry| &entry.definition);
             portability::require(added, &inner.portable_to).map_err(|report| report.to_string())
