@@ -284,17 +284,8 @@ fn log_message(
     logger: Option<String>,
     data: Value,
 ) -> rmcp::model::LoggingMessageNotificationParam {
-    use rmcp::model::LoggingLevel as L;
-    let level = match level {
-        LogLevel::Debug => L::Debug,
-        LogLevel::Info => L::Info,
-        LogLevel::Notice => L::Notice,
-        LogLevel::Warning => L::Warning,
-        LogLevel::Error => L::Error,
-        LogLevel::Critical => L::Critical,
-        LogLevel::Alert => L::Alert,
-        LogLevel::Emergency => L::Emergency,
-    };
+    // Both spell the levels as MCP does (`debug` … `emergency`).
+    let level = serde_json::from_value(Value::from(level.as_str())).expect("an MCP log level");
     let mut message = rmcp::model::LoggingMessageNotificationParam::new(level, data);
     message.logger = logger;
     message
