@@ -135,7 +135,7 @@ fn check_name(name: &str, owner: &str) -> Result<(), String> {
 /// The definition of a tool in grouped exposition: the tool's title, the flat input schema of
 /// all its actions, the conservatively combined annotations, every action's error contract
 /// and the output schema all its actions' successes conform to, when there is one (see
-/// [`output_schema`](super::output_schema)). Flat exposition advertises each action's own.
+/// [`output_schema`](super::output_schema)).
 fn grouped_definition(def: &ToolDefinition) -> rmcp::model::Tool {
     let annotations = combine(def.actions.iter().map(|a| a.annotations));
     let mut tool = rmcp::model::Tool::new(
@@ -152,53 +152,26 @@ fn grouped_definition(def: &ToolDefinition) -> rmcp::model::Tool {
     tool
 }
 
-/// The definition of one action exposed as its own tool: the action's title, its schema
-/// (`$schema` and `title` stripped, a top-level `oneOf`/`anyOf`/`allOf` advertised as one
-/// object), its annotations, its error contract and its output schema.
+/// The definition of one action exposed as its own tool `name`: the grouped definition of a
+/// tool of that action alone, with the action's title and description (the tool's when the
+/// action has none).
 fn flat_definition(
     def: &ToolDefinition,
     action: &ActionDefinition,
     name: String,
 ) -> rmcp::model::Tool {
-    let single = ToolDefinition {
-        name: name.clone(),
-        description: String::new(),
-        title: None,
+    let description = if action.description.is_empty() {
+        &def.description
+    } else {
+        &action.description
+    };
+    grouped_definition(&ToolDefinition {
+        name,
+        description: description.clone(),
+        title: action.title.clone(),
         discriminator: None,
         actions: vec![action.clone()],
-    };
-    let description = if action.description.is_empty() {
-        def.description.clone()
-    } else {
-        action.description.clone()
-    };
-    let mut tool = rmcp::model::Tool::new(name, description, flat_input_schema(&single))
-        .with_meta(errors_meta(std::slice::from_ref(action)))
-        .with_annotations(to_rmcp(action.annotations, action.title.as_deref()));
-    tool.title.clone_from(&action.title);
-    if let Some(schema) = output_schema::of_action(action) {
-        tool = tool.with_raw_output_schema(schema);
-    }
-    tool
-}
-
-/// Logs a warning for each action of `def` whose declared output schema is not an object
-/// schema: the action is advertised without one. Called once per registered tool, so each
-/// warning is logged once.
-pub(super) fn warn_non_object_output_schemas(def: &ToolDefinition) {
-    for action in &def.actions {
-        if let Some(schema) = &action.output_schema
-            && !output_schema::is_object_schema(schema)
-        {
-            tracing::warn!(
-                target: "fusion::server",
-                tool = def.name.as_str(),
-                action = action.name.as_str(),
-                "the output schema is not an object schema (MCP requires `\"type\": \"object\"`); \
-                 the action is advertised without `outputSchema`; return a struct to declare one"
-            );
-        }
-    }
+    })
 }
 
 /// `{"fusion/errors": [{"action", "code", "severity", "category", "retryable"}, …]}`, in
@@ -344,7 +317,7 @@ mod tests {
                 None,
             )
         };
-        let mut action = with_output_schema("charge", None);
+        let mut action = ActionDefinition::named("charge");
         action.errors = vec![
             conflict(),
             ErrorContract::new(ErrorCode::NotFound, Severity::Error, None, None),
@@ -371,49 +344,6 @@ mod tests {
                 ("refund", "CONFLICT"),
                 ("refund", "NOT_FOUND")
             ]
-        );
-    }
-
-    fn with_output_schema(name: &str, schema: Option<Value>) -> ActionDefinition {
-        ActionDefinition {
-            name: name.to_owned(),
-            description: String::new(),
-            title: None,
-            input_schema: Map::new(),
-            annotations: Annotations::default(),
-            errors: Vec::new(),
-            secret_fields: Vec::new(),
-            output_schema: schema.map(|s| s.as_object().unwrap().clone()),
-            scopes: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn output_schemas_are_advertised_only_as_objects_without_dialect_or_title() {
-        let object = json!({
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "title": "Invoice",
-            "type": "object",
-            "properties": {"id": {"type": "string"}},
-        });
-        let advertised =
-            output_schema::of_action(&with_output_schema("get", Some(object))).unwrap();
-        assert_eq!(
-            Value::Object((*advertised).clone()),
-            json!({"type": "object", "properties": {"id": {"type": "string"}}})
-        );
-        for not_object in [
-            json!({"type": "array", "items": {"type": "string"}}),
-            json!({"type": ["object", "null"]}),
-            json!({"oneOf": [{"type": "object"}, {"type": "object"}]}),
-            json!({}),
-        ] {
-            let action = with_output_schema("get", Some(not_object.clone()));
-            assert_eq!(output_schema::of_action(&action), None, "{not_object}");
-        }
-        assert_eq!(
-            output_schema::of_action(&with_output_schema("get", None)),
-            None
         );
     }
 

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CustomRequest, CustomResult, ErrorCode as RpcCode, ErrorData, InitializeRequestParams,
-    InitializeResult, ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CustomRequest, CustomResult, ErrorData, InitializeRequestParams, InitializeResult,
+    ProtocolVersion, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{RequestContext as RmcpContext, RoleServer};
 
@@ -20,97 +20,133 @@ pub(super) type Note = rmcp::service::NotificationContext<RoleServer>;
 use super::Server;
 use crate::model::context::BoxFuture;
 
-/// Lists the `ServerHandler` methods a composed server hands to the user's handler unchanged,
-/// as `fn name(arguments) -> output;`, and passes the list to `$callback`: once to declare
-/// [`Delegate`] and implement it, once (in `handler.rs`) to forward `Server`'s methods. fusion
-/// answers the rest itself: `tools/list`, `tools/call`, `initialize` (capabilities merged),
-/// `server/discover` (from the merged capabilities) and requests of unknown methods (after
-/// checking they are not malformed standard requests).
+/// Lists the `ServerHandler` methods a composed server asks the user's handler, as
+/// `composed|delegated sync|async fn name(arguments) -> output;`, and passes the list to
+/// `$callback`: once to declare [`Delegate`] and implement it, once (in `handler.rs`) to
+/// forward `Server`'s `delegated` methods unchanged. fusion answers the `composed` ones from
+/// the handler's answer (capabilities merged, malformed standard requests explained), and
+/// `tools/list` and `tools/call` alone.
 macro_rules! for_each_delegated {
     ($callback:ident) => {
         $callback! {
-            fn ping(context: Ctx) -> Result<(), ErrorData>;
-            fn complete(request: rmcp::model::CompleteRequestParams, context: Ctx)
+            composed sync fn get_info() -> ServerConfig;
+            composed async fn initialize(request: InitializeRequestParams, context: Ctx)
+                -> Result<InitializeResult, ErrorData>;
+            composed async fn on_custom_request(request: CustomRequest, context: Ctx)
+                -> Result<CustomResult, ErrorData>;
+            delegated sync fn supported_protocol_versions() -> Cow<'static, [ProtocolVersion]>;
+            delegated sync fn accepted_subscription_filter(requested: &SubscriptionFilter)
+                -> Option<SubscriptionFilter>;
+            delegated async fn ping(context: Ctx) -> Result<(), ErrorData>;
+            delegated async fn complete(request: rmcp::model::CompleteRequestParams, context: Ctx)
                 -> Result<rmcp::model::CompleteResult, ErrorData>;
-            fn set_level(request: rmcp::model::SetLevelRequestParams, context: Ctx)
+            delegated async fn set_level(request: rmcp::model::SetLevelRequestParams, context: Ctx)
                 -> Result<(), ErrorData>;
-            fn get_prompt(request: rmcp::model::GetPromptRequestParams, context: Ctx)
+            delegated async fn get_prompt(request: rmcp::model::GetPromptRequestParams, context: Ctx)
                 -> Result<rmcp::model::GetPromptResponse, ErrorData>;
-            fn list_prompts(request: Option<rmcp::model::PaginatedRequestParams>, context: Ctx)
-                -> Result<rmcp::model::ListPromptsResult, ErrorData>;
-            fn list_resources(request: Option<rmcp::model::PaginatedRequestParams>, context: Ctx)
-                -> Result<rmcp::model::ListResourcesResult, ErrorData>;
-            fn list_resource_templates(
+            delegated async fn list_prompts(
+                request: Option<rmcp::model::PaginatedRequestParams>,
+                context: Ctx
+            ) -> Result<rmcp::model::ListPromptsResult, ErrorData>;
+            delegated async fn list_resources(
+                request: Option<rmcp::model::PaginatedRequestParams>,
+                context: Ctx
+            ) -> Result<rmcp::model::ListResourcesResult, ErrorData>;
+            delegated async fn list_resource_templates(
                 request: Option<rmcp::model::PaginatedRequestParams>,
                 context: Ctx
             ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData>;
-            fn read_resource(request: rmcp::model::ReadResourceRequestParams, context: Ctx)
-                -> Result<rmcp::model::ReadResourceResponse, ErrorData>;
-            fn listen(context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData>;
-            fn subscribe(request: rmcp::model::SubscribeRequestParams, context: Ctx)
+            delegated async fn read_resource(
+                request: rmcp::model::ReadResourceRequestParams,
+                context: Ctx
+            ) -> Result<rmcp::model::ReadResourceResponse, ErrorData>;
+            delegated async fn listen(context: rmcp::service::SubscriptionContext)
                 -> Result<(), ErrorData>;
-            fn unsubscribe(request: rmcp::model::UnsubscribeRequestParams, context: Ctx)
+            delegated async fn subscribe(request: rmcp::model::SubscribeRequestParams, context: Ctx)
                 -> Result<(), ErrorData>;
-            fn get_task(request: rmcp::model::GetTaskParams, context: Ctx)
+            delegated async fn unsubscribe(
+                request: rmcp::model::UnsubscribeRequestParams,
+                context: Ctx
+            ) -> Result<(), ErrorData>;
+            delegated async fn get_task(request: rmcp::model::GetTaskParams, context: Ctx)
                 -> Result<rmcp::model::GetTaskResult, ErrorData>;
-            fn update_task(request: rmcp::model::UpdateTaskParams, context: Ctx)
+            delegated async fn update_task(request: rmcp::model::UpdateTaskParams, context: Ctx)
                 -> Result<(), ErrorData>;
-            fn cancel_task(request: rmcp::model::CancelTaskParams, context: Ctx)
+            delegated async fn cancel_task(request: rmcp::model::CancelTaskParams, context: Ctx)
                 -> Result<(), ErrorData>;
-            fn list_skills(request: Option<rmcp::model::PaginatedRequestParams>, context: Ctx)
-                -> Result<rmcp::model::ListSkillsResult, ErrorData>;
-            fn get_skill(request: rmcp::model::GetSkillRequestParams, context: Ctx)
+            delegated async fn list_skills(
+                request: Option<rmcp::model::PaginatedRequestParams>,
+                context: Ctx
+            ) -> Result<rmcp::model::ListSkillsResult, ErrorData>;
+            delegated async fn get_skill(request: rmcp::model::GetSkillRequestParams, context: Ctx)
                 -> Result<rmcp::model::GetSkillResult, ErrorData>;
-            fn read_resource_directory(
+            delegated async fn read_resource_directory(
                 request: rmcp::model::ReadResourceDirectoryRequestParams,
                 context: Ctx
             ) -> Result<rmcp::model::ReadResourceDirectoryResult, ErrorData>;
-            fn on_cancelled(notification: rmcp::model::CancelledNotificationParam, context: Note)
-                -> ();
-            fn on_progress(notification: rmcp::model::ProgressNotificationParam, context: Note)
-                -> ();
-            fn on_initialized(context: Note) -> ();
-            fn on_roots_list_changed(context: Note) -> ();
-            fn on_custom_notification(notification: rmcp::model::CustomNotification, context: Note)
-                -> ();
+            delegated async fn on_cancelled(
+                notification: rmcp::model::CancelledNotificationParam,
+                context: Note
+            ) -> ();
+            delegated async fn on_progress(
+                notification: rmcp::model::ProgressNotificationParam,
+                context: Note
+            ) -> ();
+            delegated async fn on_initialized(context: Note) -> ();
+            delegated async fn on_roots_list_changed(context: Note) -> ();
+            delegated async fn on_custom_notification(
+                notification: rmcp::model::CustomNotification,
+                context: Note
+            ) -> ();
         }
     };
 }
 pub(super) use for_each_delegated;
 
-/// Declares [`Delegate`] with one boxed-future method per delegated `ServerHandler` method, and
-/// implements it for every `ServerHandler`.
+/// One method of the table of `for_each_delegated`: its declaration in [`Delegate`]
+/// (`decl`: an `async` one returns a boxed future), its implementation for every
+/// `ServerHandler` (`impl`), or `Server`'s forwarding of a `delegated` one (`forward`).
+macro_rules! delegate_method {
+    (decl async fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty) => {
+        fn $name(&self, $($arg: $ty),*) -> BoxFuture<'_, $out>;
+    };
+    (decl sync fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty) => {
+        fn $name(&self, $($arg: $ty),*) -> $out;
+    };
+    (impl async fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty) => {
+        fn $name(&self, $($arg: $ty),*) -> BoxFuture<'_, $out> {
+            Box::pin(ServerHandler::$name(self, $($arg),*))
+        }
+    };
+    (impl sync fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty) => {
+        fn $name(&self, $($arg: $ty),*) -> $out {
+            ServerHandler::$name(self, $($arg),*)
+        }
+    };
+    (forward composed $($method:tt)*) => {};
+    (forward delegated async fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty) => {
+        #[allow(deprecated, reason = "the handler may serve deprecated MCP methods")]
+        async fn $name(&self, $($arg: $ty),*) -> $out {
+            self.delegate().$name($($arg),*).await
+        }
+    };
+    (forward delegated sync fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty) => {
+        fn $name(&self, $($arg: $ty),*) -> $out {
+            self.delegate().$name($($arg),*)
+        }
+    };
+}
+pub(super) use delegate_method;
+
+/// Declares [`Delegate`] with the methods of the table, and implements it for every
+/// `ServerHandler`.
 macro_rules! declare_delegate {
-    ($(fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $out:ty;)*) => {
+    ($($how:ident $mode:ident fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $out:ty;)*) => {
         /// An rmcp [`ServerHandler`] with its type erased: `ServerHandler`'s methods return
         /// `impl Future`, so it cannot be a trait object; these return boxed futures.
         #[allow(deprecated, reason = "`set_level` takes rmcp's deprecated logging params")]
         pub(super) trait Delegate: Send + Sync + 'static {
-            /// The handler's `get_info`.
-            fn info(&self) -> ServerConfig;
-            /// The handler's `supported_protocol_versions`.
-            fn protocol_versions(&self) -> Cow<'static, [ProtocolVersion]>;
-            /// The handler's `accepted_subscription_filter`.
-            fn subscription_filter(
-                &self,
-                requested: &SubscriptionFilter,
-            ) -> Option<SubscriptionFilter>;
-            /// The handler's `initialize`.
-            fn initialize(
-                &self,
-                request: InitializeRequestParams,
-                context: RmcpContext<RoleServer>,
-            ) -> BoxFuture<'_, Result<InitializeResult, ErrorData>>;
-            /// The handler's `on_custom_request`.
-            fn custom_request(
-                &self,
-                request: CustomRequest,
-                context: RmcpContext<RoleServer>,
-            ) -> BoxFuture<'_, Result<CustomResult, ErrorData>>;
-            $(
-                /// The handler's method of the same name.
-                fn $name(&self, $($arg: $ty),*) -> BoxFuture<'_, $out>;
-            )*
+            $(delegate_method!(decl $mode fn $name($($arg: $ty),*) -> $out);)*
         }
 
         #[allow(
@@ -119,52 +155,17 @@ macro_rules! declare_delegate {
                       still serve them"
         )]
         impl<H: ServerHandler> Delegate for H {
-            fn info(&self) -> ServerConfig {
-                ServerHandler::get_info(self)
-            }
-            fn protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-                ServerHandler::supported_protocol_versions(self)
-            }
-            fn subscription_filter(
-                &self,
-                requested: &SubscriptionFilter,
-            ) -> Option<SubscriptionFilter> {
-                ServerHandler::accepted_subscription_filter(self, requested)
-            }
-            fn initialize(
-                &self,
-                request: InitializeRequestParams,
-                context: RmcpContext<RoleServer>,
-            ) -> BoxFuture<'_, Result<InitializeResult, ErrorData>> {
-                Box::pin(ServerHandler::initialize(self, request, context))
-            }
-            fn custom_request(
-                &self,
-                request: CustomRequest,
-                context: RmcpContext<RoleServer>,
-            ) -> BoxFuture<'_, Result<CustomResult, ErrorData>> {
-                Box::pin(ServerHandler::on_custom_request(self, request, context))
-            }
-            $(
-                fn $name(&self, $($arg: $ty),*) -> BoxFuture<'_, $out> {
-                    Box::pin(ServerHandler::$name(self, $($arg),*))
-                }
-            )*
+            $(delegate_method!(impl $mode fn $name($($arg: $ty),*) -> $out);)*
         }
     };
 }
 for_each_delegated!(declare_delegate);
 
-/// Implements `Server`'s delegated `ServerHandler` methods (inside its `impl ServerHandler`):
-/// each awaits the user's handler's method of the same name.
+/// Implements `Server`'s `delegated` `ServerHandler` methods (inside its `impl ServerHandler`):
+/// each calls the user's handler's method of the same name.
 macro_rules! forward_delegated {
-    ($(fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $out:ty;)*) => {
-        $(
-            #[allow(deprecated, reason = "the handler may serve deprecated MCP methods")]
-            async fn $name(&self, $($arg: $ty),*) -> $out {
-                self.delegate().$name($($arg),*).await
-            }
-        )*
+    ($($how:ident $mode:ident fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $out:ty;)*) => {
+        $($crate::server::compose::delegate_method!(forward $how $mode fn $name($($arg: $ty),*) -> $out);)*
     };
 }
 pub(super) use forward_delegated;
@@ -224,7 +225,11 @@ impl Server {
     /// assert!(capabilities.tools.is_some() && capabilities.resources.is_some());
     /// ```
     pub fn handler(mut self, handler: impl ServerHandler) -> Server {
-        if handler.get_info().capabilities.tools.is_some() {
+        if ServerHandler::get_info(&handler)
+            .capabilities
+            .tools
+            .is_some()
+        {
             tracing::warn!(
                 target: "fusion::server",
                 "the handler given to `Server::handler` advertises tools; fusion answers \
@@ -242,67 +247,5 @@ impl Server {
             Some(handler) => &**handler,
             None => &NoHandler,
         }
-    }
-
-    /// The `initialize` result and `server/discover` information: the handler's, with this
-    /// server's `serverInfo`, the `tools` capability and the instructions of both.
-    pub(super) fn composed_info(&self) -> ServerConfig {
-        let mut config = self.delegate().info();
-        config.capabilities.tools = ServerCapabilities::builder().enable_tools().build().tools;
-        config.server_info = self.inner.info.clone();
-        config.instructions = match (&self.inner.instructions, config.instructions.take()) {
-            (Some(ours), Some(theirs)) => Some(format!("{ours}\n\n{theirs}")),
-            (Some(ours), None) => Some(ours.clone()),
-            (None, theirs) => theirs,
-        };
-        config
-    }
-
-    /// `initialize`: the handler's (its side effects and protocol version), answered with the
-    /// merged capabilities, `serverInfo` and instructions.
-    pub(super) async fn composed_initialize(
-        &self,
-        request: InitializeRequestParams,
-        context: RmcpContext<RoleServer>,
-    ) -> Result<InitializeResult, ErrorData> {
-        // A handler that overrides `initialize` may not record the client's info; fusion's
-        // request context reads it (`RequestContext::client`).
-        context.peer.set_peer_info(request.clone());
-        let mut result = self.delegate().initialize(request, context).await?;
-        let merged = self.composed_info();
-        result.capabilities = merged.capabilities;
-        result.server_info = merged.server_info;
-        result.instructions = merged.instructions;
-        Ok(result)
-    }
-
-    /// A request rmcp could not match to a standard method: explained when it is a standard
-    /// method whose params do not fit, else the handler's (`-32601` without one).
-    pub(super) async fn composed_custom_request(
-        &self,
-        request: CustomRequest,
-        context: RmcpContext<RoleServer>,
-    ) -> Result<CustomResult, ErrorData> {
-        let explained =
-            super::malformed::explain_custom_request(&request.method, request.params.as_ref());
-        match &self.inner.handler {
-            Some(handler) if explained.code == RpcCode::METHOD_NOT_FOUND => {
-                handler.custom_request(request, context).await
-            }
-            _ => Err(explained),
-        }
-    }
-
-    /// The handler's protocol versions (rmcp's default: every version it knows).
-    pub(super) fn composed_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        self.delegate().protocol_versions()
-    }
-
-    /// The handler's answer to `subscriptions/listen` filters.
-    pub(super) fn composed_subscription_filter(
-        &self,
-        requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter> {
-        self.delegate().subscription_filter(requested)
     }
 }

@@ -8,8 +8,9 @@ use std::sync::atomic::Ordering;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
-    ErrorData, InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProtocolVersion, ServerConfig, SubscriptionFilter,
+    ErrorCode as RpcCode, ErrorData, InitializeRequestParams, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ServerCapabilities,
+    ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{Peer, RequestContext as RmcpContext, RoleServer};
 use serde_json::Value;
@@ -23,22 +24,21 @@ use crate::model::context::{LogLevel, LogSink, ProgressReporter, RequestContext}
 use crate::model::response::ToolResponse;
 
 use super::compose::{self, Ctx, Note, forward_delegated};
-use super::{Server, elicitor, input};
+use super::{Server, elicitor, input, malformed};
 
 impl rmcp::ServerHandler for Server {
+    /// The handler's, with this server's `serverInfo`, the `tools` capability and the
+    /// instructions of both (also the `server/discover` information).
     fn get_info(&self) -> ServerConfig {
-        self.composed_info()
-    }
-
-    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        self.composed_protocol_versions()
-    }
-
-    fn accepted_subscription_filter(
-        &self,
-        requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter> {
-        self.composed_subscription_filter(requested)
+        let mut config = self.delegate().get_info();
+        config.capabilities.tools = ServerCapabilities::builder().enable_tools().build().tools;
+        config.server_info = self.inner.info.clone();
+        config.instructions = match (&self.inner.instructions, config.instructions.take()) {
+            (Some(ours), Some(theirs)) => Some(format!("{ours}\n\n{theirs}")),
+            (Some(ours), None) => Some(ours.clone()),
+            (None, theirs) => theirs,
+        };
+        config
     }
 
     async fn list_tools(
@@ -142,7 +142,17 @@ impl rmcp::ServerHandler for Server {
     ) -> Result<InitializeResult, ErrorData> {
         // Remember that this value now serves a session.
         self.handshake.store(true, Ordering::Relaxed);
-        self.composed_initialize(request, context).await
+        // A handler that overrides `initialize` may not record the client's info; fusion's
+        // request context reads it (`RequestContext::client`).
+        context.peer.set_peer_info(request.clone());
+        // The handler's (its side effects and protocol version), with the merged capabilities,
+        // `serverInfo` and instructions.
+        let mut result = self.delegate().initialize(request, context).await?;
+        let merged = self.get_info();
+        result.capabilities = merged.capabilities;
+        result.server_info = merged.server_info;
+        result.instructions = merged.instructions;
+        Ok(result)
     }
 
     async fn on_custom_request(
@@ -152,8 +162,15 @@ impl rmcp::ServerHandler for Server {
     ) -> Result<CustomResult, ErrorData> {
         // rmcp parses requests as an untagged union: a standard request whose params do not
         // fit lands here as a "custom" request. Say what is wrong with the params instead of
-        // claiming the method does not exist; a method of the handler's own goes to it.
-        self.composed_custom_request(request, context).await
+        // claiming the method does not exist; a method of the handler's own goes to it
+        // (`-32601` without a handler).
+        let explained = malformed::explain_custom_request(&request.method, request.params.as_ref());
+        match &self.inner.handler {
+            Some(handler) if explained.code == RpcCode::METHOD_NOT_FOUND => {
+                handler.on_custom_request(request, context).await
+            }
+            _ => Err(explained),
+        }
     }
 
     // Prompts, resources, completions, logging, subscriptions, tasks, skills and notifications:
@@ -325,17 +342,8 @@ fn log_message(
     logger: Option<String>,
     data: Value,
 ) -> rmcp::model::LoggingMessageNotificationParam {
-    use rmcp::model::LoggingLevel as L;
-    let level = match level {
-        LogLevel::Debug => L::Debug,
-        LogLevel::Info => L::Info,
-        LogLevel::Notice => L::Notice,
-        LogLevel::Warning => L::Warning,
-        LogLevel::Error => L::Error,
-        LogLevel::Critical => L::Critical,
-        LogLevel::Alert => L::Alert,
-        LogLevel::Emergency => L::Emergency,
-    };
+    // Both spell the levels as MCP does (`debug` … `emergency`).
+    let level = serde_json::from_value(Value::from(level.as_str())).expect("an MCP log level");
     let mut message = rmcp::model::LoggingMessageNotificationParam::new(level, data);
     message.logger = logger;
     message

@@ -157,41 +157,29 @@ pub(super) fn answer_unparsable(
             if message.get("jsonrpc") != Some(&Value::from("2.0")) {
                 return Some(Answer::Error(
                     id,
-                    ErrorData::invalid_request(
-                        "Invalid request: a JSON-RPC 2.0 message needs \"jsonrpc\": \"2.0\".",
-                        None,
-                    ),
+                    invalid("a JSON-RPC 2.0 message needs \"jsonrpc\": \"2.0\"."),
                 ));
             }
             let Some(id) = id else {
                 return Some(Answer::Error(
                     None,
-                    ErrorData::invalid_request(
-                        "Invalid request: 'id' must be a string or an integer.",
-                        None,
-                    ),
+                    invalid("'id' must be a string or an integer."),
                 ));
             };
             let answer = match message.get("method") {
                 Some(Value::String(method)) => {
                     explain_custom_request(method, message.get("params"))
                 }
-                _ => ErrorData::invalid_request(
-                    "Invalid request: 'method' must be a string naming the method.",
-                    None,
-                ),
+                _ => invalid("'method' must be a string naming the method."),
             };
             Some(Answer::Error(Some(id), answer))
         }
         Ok(other) => Some(Answer::Error(
             None,
-            ErrorData::invalid_request(
-                format!(
-                    "Invalid request: a JSON-RPC message is an object; this {unit} is {}.",
-                    a_type(&other)
-                ),
-                None,
-            ),
+            invalid(&format!(
+                "a JSON-RPC message is an object; this {unit} is {}.",
+                a_type(&other)
+            )),
         )),
         Err(_) => {
             let id = scan_top_level(line, "id").and_then(|v| request_id(&v));
@@ -208,33 +196,21 @@ pub(super) fn answer_unparsable(
                 let result = ToolResponse::from(unreadable_call(refusal)).into();
                 return Some(Answer::Envelope(id.clone(), result));
             }
+            let parse_error = |what: &str| {
+                ErrorData::parse_error(format!("Parse error: the {unit} {what}."), None)
+            };
             let answer = match refusal {
-                Some(Refusal::TooDeep) => ErrorData::invalid_request(
-                    "Invalid request: the message nests deeper than 128 levels.",
-                    None,
+                Some(Refusal::TooDeep) => invalid("the message nests deeper than 128 levels."),
+                Some(Refusal::NumberOutOfRange) => {
+                    parse_error("holds a number beyond the range of a 64-bit float")
+                }
+                Some(Refusal::LoneSurrogate) => parse_error(
+                    "holds a string with an unpaired UTF-16 surrogate escape (like \\ud800)",
                 ),
-                Some(Refusal::NumberOutOfRange) => ErrorData::parse_error(
-                    format!(
-                        "Parse error: the {unit} holds a number beyond the range of a 64-bit float."
-                    ),
-                    None,
-                ),
-                Some(Refusal::LoneSurrogate) => ErrorData::parse_error(
-                    format!(
-                        "Parse error: the {unit} holds a string with an unpaired UTF-16 surrogate escape (like \\ud800)."
-                    ),
-                    None,
-                ),
-                Some(Refusal::NotUtf8) => ErrorData::parse_error(
-                    format!(
-                        "Parse error: the {unit} is not valid UTF-8 (JSON text is UTF-8: RFC 8259, section 8.1)."
-                    ),
-                    None,
-                ),
-                None => ErrorData::parse_error(
-                    format!("Parse error: the {unit} is not valid JSON."),
-                    None,
-                ),
+                Some(Refusal::NotUtf8) => {
+                    parse_error("is not valid UTF-8 (JSON text is UTF-8: RFC 8259, section 8.1)")
+                }
+                None => parse_error("is not valid JSON"),
             };
             Some(Answer::Error(id, answer))
         }
@@ -328,11 +304,15 @@ pub(super) fn answer_oversized(
     let id = scan_top_level(prefix, "id").and_then(|v| request_id(&v));
     (
         id,
-        ErrorData::invalid_request(
-            format!("Invalid request: the message is {bytes} bytes; the limit is {limit} bytes."),
-            None,
-        ),
+        invalid(&format!(
+            "the message is {bytes} bytes; the limit is {limit} bytes."
+        )),
     )
+}
+
+/// A `-32600` invalid request error saying `what`.
+fn invalid(what: &str) -> ErrorData {
+    ErrorData::invalid_request(format!("Invalid request: {what}"), None)
 }
 
 /// The JSON type of a value with its article: `an array`, `a string`.

@@ -46,8 +46,10 @@
 //!   "not_found", "retryable": false}, …]`.
 //!   An action declared with `#[action(output_schema)]` adds its `outputSchema` to its flat
 //!   tool, and to its grouped tool when that tool has no other action (a single-function tool).
-//!   A grouped tool of several actions advertises none: the union of their schemas would need a
-//!   top-level `oneOf`. Use flat exposition to advertise every action's output schema. A schema
+//!   A grouped tool of several actions advertises one when every action declares one: their
+//!   merge, which every action's success conforms to (none when two actions define a `$defs`
+//!   type of one name differently; the server logs a warning). Flat exposition advertises every
+//!   action's own. A schema
 //!   that is not an object schema (MCP requires `type: object`) is never advertised; the server
 //!   logs a warning when the tool is registered.
 //! - `tools/call`: the [`ToolResponse`](crate::ToolResponse) of the tool as an MCP result: the
@@ -301,8 +303,7 @@ impl Server {
                 })?;
             let index = inner.registry.tools().len() - 1;
             let definition = &inner.registry.tools()[index].definition;
-            catalog::warn_non_object_output_schemas(definition);
-            output_schema::warn_unmergeable(definition);
+            output_schema::warn(definition);
             let added = inner.catalog.add(index, definition, inner.exposition)?;
             let added = added.iter().map(|entry| &entry.definition);
             portability::require(added, &inner.portable_to).map_err(|report| report.to_string())
@@ -347,14 +348,13 @@ impl Server {
         self.set(|inner| inner.instructions = Some(instructions))
     }
 
-    /// Says how long a `tools/list` result may be treated as fresh (`ttlMs`) and who may cache
-    /// it (`cacheScope`: [`CacheScope::Public`] for any client or intermediary, serving any user;
-    /// [`CacheScope::Private`] for the requesting user's client only), so that clients stop
-    /// listing the tools again before every use (MCP specification 2026-07-28, SEP-2549). The
-    /// list of a server whose tools do not change while it runs, and that every caller sees
-    /// whole, can be public and cached for as long as a deployment lasts. Default: none of
-    /// fusion's; rmcp's own apply, and make nothing cacheable. The list is in registration order on every call and
-    /// every replica. Durations beyond `u64::MAX` milliseconds are cut to it.
+    /// How long a `tools/list` result may be treated as fresh (`ttlMs`) and who may cache it
+    /// (`cacheScope`: [`CacheScope::Public`], any client or intermediary for any user;
+    /// [`CacheScope::Private`], the requesting user's client only), so that clients stop listing
+    /// the tools before every use (MCP 2026-07-28, SEP-2549). A server whose tools do not change
+    /// while it runs, and that every caller sees whole, can say public for a deployment's life.
+    /// Default: rmcp's, nothing cacheable. The list keeps registration order on every call and
+    /// replica.
     pub fn list_cache(self, ttl: Duration, scope: CacheScope) -> Server {
         self.set(|inner| inner.list_cache = Some((ttl, scope)))
     }

@@ -14,16 +14,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::model::definition::ActionDefinition;
+use crate::model::definition::{ActionDefinition, ToolDefinition};
 use crate::schema;
-
-/// The `outputSchema` an action is advertised with: its declared schema without `$schema` and
-/// `title`, as for input schemas (the dialect is left to the client, whose validator may
-/// reject a `$schema` it does not know; the title is the Rust type's name). `None` when the
-/// action declares none, or declares one that is not an object schema.
-pub(super) fn of_action(action: &ActionDefinition) -> Option<Arc<Map<String, Value>>> {
-    advertised(action).map(Arc::new)
-}
 
 /// The `outputSchema` of a grouped tool of `actions` (see the module docs).
 pub(super) fn of_tool(actions: &[ActionDefinition]) -> Option<Arc<Map<String, Value>>> {
@@ -35,9 +27,24 @@ pub(super) fn of_tool(actions: &[ActionDefinition]) -> Option<Arc<Map<String, Va
     merge(&schemas).map(Arc::new)
 }
 
-/// Logs a warning when every action of a grouped tool declares an object output schema but
-/// their `$defs` disagree, so the tool is advertised without one in grouped exposition.
-pub(super) fn warn_unmergeable(def: &crate::model::definition::ToolDefinition) {
+/// Logs a warning, once per registered tool, for each action whose declared output schema is
+/// not an object schema (it is advertised without one), and when every action of a grouped
+/// tool declares an object output schema but their `$defs` disagree (the tool is advertised
+/// without one in grouped exposition).
+pub(super) fn warn(def: &ToolDefinition) {
+    for action in &def.actions {
+        if let Some(schema) = &action.output_schema
+            && !is_object_schema(schema)
+        {
+            tracing::warn!(
+                target: "fusion::server",
+                tool = def.name.as_str(),
+                action = action.name.as_str(),
+                "the output schema is not an object schema (MCP requires `\"type\": \"object\"`); \
+                 the action is advertised without `outputSchema`; return a struct to declare one"
+            );
+        }
+    }
     let declared = def.actions.len() > 1 && def.actions.iter().all(|a| advertised(a).is_some());
     if declared && of_tool(&def.actions).is_none() {
         tracing::warn!(
@@ -54,7 +61,7 @@ pub(super) fn warn_unmergeable(def: &crate::model::definition::ToolDefinition) {
 /// MCP requires an output schema whose top-level `type` is `"object"` (MCP specification
 /// 2025-06-18, "Tools": `outputSchema` is `{type: "object", properties?, required?}`; the
 /// TypeScript SDK rejects a tool list with any other).
-pub(super) fn is_object_schema(schema: &Map<String, Value>) -> bool {
+fn is_object_schema(schema: &Map<String, Value>) -> bool {
     schema.get("type").and_then(Value::as_str) == Some("object")
 }
 
@@ -130,22 +137,16 @@ fn object<'s>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use serde_json::json;
 
     use super::*;
 
-    fn action(name: &str, schema: Option<Value>) -> ActionDefinition {
+    /// An action named `name` declaring `schema` as its output schema.
+    pub(in crate::server) fn action(name: &str, schema: Option<Value>) -> ActionDefinition {
         ActionDefinition {
-            name: name.into(),
-            title: None,
-            description: String::new(),
-            input_schema: Map::new(),
-            annotations: Default::default(),
-            errors: Vec::new(),
-            secret_fields: Vec::new(),
             output_schema: schema.map(|s| s.as_object().unwrap().clone()),
-            scopes: Vec::new(),
+            ..ActionDefinition::named(name)
         }
     }
 
@@ -221,5 +222,30 @@ mod tests {
         assert_eq!(of_tool(&actions), None);
         let same = [action("get", Some(a.clone())), action("pay", Some(a))];
         assert!(of_tool(&same).is_some());
+    }
+
+    #[test]
+    fn output_schemas_are_advertised_only_as_objects_without_dialect_or_title() {
+        let object = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Invoice",
+            "type": "object",
+            "properties": {"id": {"type": "string"}},
+        });
+        let advertised = of_tool(&[action("get", Some(object))]).unwrap();
+        assert_eq!(
+            Value::Object((*advertised).clone()),
+            json!({"type": "object", "properties": {"id": {"type": "string"}}})
+        );
+        for not_object in [
+            json!({"type": "array", "items": {"type": "string"}}),
+            json!({"type": ["object", "null"]}),
+            json!({"oneOf": [{"type": "object"}, {"type": "object"}]}),
+            json!({}),
+        ] {
+            let get = action("get", Some(not_object.clone()));
+            assert_eq!(of_tool(&[get]), None, "{not_object}");
+        }
+        assert_eq!(of_tool(&[action("get", None)]), None);
     }
 }
