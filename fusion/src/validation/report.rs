@@ -214,11 +214,17 @@ impl<'a> Report<'a> {
             .unwrap_or_else(|| fallback.to_owned())
     }
 
+    /// What a required field that was not sent expects: its schema's words, without ` or null`.
+    pub(crate) fn required_expectation(&self, path: &FieldPath) -> String {
+        let mut expected = self.expectation(path, "a value");
+        expected.truncate(expected.strip_suffix(" or null").unwrap_or(&expected).len());
+        expected
+    }
+
     /// The line for a field that was required and not sent.
     pub(crate) fn missing_line(&self, path: &FieldPath) -> String {
-        let expected = self.expectation(path, "a value");
-        let expected = expected.strip_suffix(" or null").unwrap_or(&expected);
-        line("Missing required field", &self.sent(path), expected)
+        let expected = self.required_expectation(path);
+        line("Missing required field", &self.sent(path), &expected)
     }
 
     /// The line for a property the object does not know, with a "did you mean" when one of

@@ -11,13 +11,28 @@ use validator::{ValidationError as RuleFailure, ValidationErrors, ValidationErro
 
 use super::path::FieldPath;
 use super::report::{Check, Report, Source, line};
-use super::schema::count;
+use super::schema::{count, format_words};
 use super::sent::REDACTED;
 
 /// The key `validator` uses for struct-level (`#[validate(schema(..))]`) failures.
 const STRUCT_LEVEL: &str = "__all__";
 /// The key `validator` wraps list failures in when a collection is validated directly.
 const LIST_WRAPPER: &str = "_tmp_validator";
+
+/// The words for the built-in rules whose line does not depend on the rule's params.
+const RULE_WORDS: &[(&str, &str, &str)] = &[
+    (
+        "credit_card",
+        "Invalid credit card number",
+        "a valid credit card number",
+    ),
+    (
+        "non_control_character",
+        "Contains control characters",
+        "text without control characters",
+    ),
+    ("ip", "Invalid IP address", "a valid IPv4 or IPv6 address"),
+];
 
 /// Adds a problem for every rule failure in `errors`.
 pub(crate) fn collect(report: &mut Report<'_>, errors: &ValidationErrors) {
@@ -113,16 +128,10 @@ fn rule_line(
     };
     let (problem, expected, check): (Cow<'static, str>, String, Check) = match failure.code.as_ref()
     {
-        "email" => (
-            "Invalid email format".into(),
-            "a valid email address".into(),
-            Check::Email,
-        ),
-        "url" => (
-            "Invalid URL format".into(),
-            "a valid URL such as 'https://example.com/path'".into(),
-            Check::Url,
-        ),
+        code @ ("email" | "url") => {
+            let (problem, expected, check) = format_words(code);
+            (problem.into(), expected, check)
+        }
         "length" => {
             let (problem, expected) = length_words(params, value);
             (problem.into(), expected, Check::Length)
@@ -175,40 +184,25 @@ fn rule_line(
                 Check::Other,
             )
         }
-        "credit_card" => (
-            "Invalid credit card number".into(),
-            "a valid credit card number".into(),
-            Check::Other,
+        "required" => (
+            "Missing required field".into(),
+            report.required_expectation(path),
+            Check::Required,
         ),
-        "non_control_character" => (
-            "Contains control characters".into(),
-            "text without control characters".into(),
-            Check::Other,
-        ),
-        "required" => {
-            let expected = report.expectation(path, "a value");
-            let expected = expected
-                .strip_suffix(" or null")
-                .unwrap_or(&expected)
-                .to_owned();
-            ("Missing required field".into(), expected, Check::Required)
-        }
-        "ip" => (
-            "Invalid IP address".into(),
-            "a valid IPv4 or IPv6 address".into(),
-            Check::Other,
-        ),
-        code => {
-            let mut expected = format!("a value the '{code}' rule accepts");
-            if !report.is_secret(path) {
-                push_params(report, &mut expected, params);
+        code => match RULE_WORDS.iter().find(|(rule, ..)| *rule == code) {
+            Some((_, problem, expected)) => ((*problem).into(), (*expected).into(), Check::Other),
+            None => {
+                let mut expected = format!("a value the '{code}' rule accepts");
+                if !report.is_secret(path) {
+                    push_params(report, &mut expected, params);
+                }
+                (
+                    format!("Rejected by the '{code}' rule").into(),
+                    expected,
+                    Check::Other,
+                )
             }
-            (
-                format!("Rejected by the '{code}' rule").into(),
-                expected,
-                Check::Other,
-            )
-        }
+        },
     };
     // A custom message that quotes a secret value gives way to the built-in words: they are
     // never rewritten, and a message is not a value that can be redacted in place.
@@ -246,7 +240,7 @@ fn matching_field(
     let declared = report
         .shape()
         .zip(report.node(&parent))
-        .map(|(shape, node)| shape.declared_properties(node))
+        .map(|(shape, node)| shape.keys(node, "properties"))
         .unwrap_or_default();
     siblings
         .iter()

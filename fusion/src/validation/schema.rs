@@ -45,6 +45,43 @@ fn key_expectation(known: &[&str], patterns: &[&str]) -> String {
     }
 }
 
+/// The words for the keywords whose line does not depend on the keyword's value (`oneOf` here
+/// is a value matching several branches: matching none is worded apart).
+const FIXED: &[(&str, &str, &str)] = &[
+    (
+        "unevaluatedItems",
+        "Too many items",
+        "fewer items (remove the extra ones)",
+    ),
+    ("uniqueItems", "Duplicate items", "every item to be unique"),
+    (
+        "contains",
+        "No matching item",
+        "at least one item of the required kind",
+    ),
+    (
+        "oneOf",
+        "Ambiguous value",
+        "a value that matches exactly one of the allowed shapes",
+    ),
+    ("not", "Value not allowed", "a different value"),
+    (
+        "falseSchema",
+        "Value not allowed here",
+        "no value at this position",
+    ),
+    (
+        "propertyNames",
+        "Invalid field name",
+        "field names the schema allows",
+    ),
+];
+
+/// The problem and expectation for a number outside a bound: `a number >= 10`.
+fn bound(problem: &'static str, op: &str, limit: &Value) -> (&'static str, String, Check) {
+    (problem, format!("a number {op} {limit}"), Check::Range)
+}
+
 fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
     let path = FieldPath::from_pointer(error.instance_path().as_str(), report.args());
     // The arms that write a whole line push it themselves; the others give the problem and
@@ -58,9 +95,10 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
         }
         Kind::AdditionalProperties { unexpected } | Kind::UnevaluatedProperties { unexpected } => {
             let (known, patterns) = match (report.node(&path), report.shape()) {
-                (Some(node), Some(shape)) => {
-                    (shape.known_properties(node), shape.key_patterns(node))
-                }
+                (Some(node), Some(shape)) => (
+                    shape.known_properties(node),
+                    shape.keys(node, "patternProperties"),
+                ),
                 _ => (Vec::new(), Vec::new()),
             };
             // An object whose keys follow patterns (a map keyed by numbers) has no unknown
@@ -111,26 +149,10 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
             return;
         }
         Kind::Type { kind } => ("Wrong type", type_expectation(kind), Check::Other),
-        Kind::Minimum { limit } => (
-            "Number too small",
-            format!("a number >= {limit}"),
-            Check::Range,
-        ),
-        Kind::ExclusiveMinimum { limit } => (
-            "Number too small",
-            format!("a number > {limit}"),
-            Check::Range,
-        ),
-        Kind::Maximum { limit } => (
-            "Number too large",
-            format!("a number <= {limit}"),
-            Check::Range,
-        ),
-        Kind::ExclusiveMaximum { limit } => (
-            "Number too large",
-            format!("a number < {limit}"),
-            Check::Range,
-        ),
+        Kind::Minimum { limit } => bound("Number too small", ">=", limit),
+        Kind::ExclusiveMinimum { limit } => bound("Number too small", ">", limit),
+        Kind::Maximum { limit } => bound("Number too large", "<=", limit),
+        Kind::ExclusiveMaximum { limit } => bound("Number too large", "<", limit),
         Kind::MultipleOf { multiple_of } => (
             "Number not allowed",
             format!("a multiple of {multiple_of}"),
@@ -143,11 +165,6 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
         Kind::AdditionalItems { limit } => (
             "Too many items",
             at_most(*limit as u64, "item"),
-            Check::Other,
-        ),
-        Kind::UnevaluatedItems { .. } => (
-            "Too many items",
-            "fewer items (remove the extra ones)".to_owned(),
             Check::Other,
         ),
         Kind::MinProperties { limit } => {
@@ -167,41 +184,17 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
             report.push(path, text, Source::Schema, check);
             return;
         }
-        Kind::UniqueItems => (
-            "Duplicate items",
-            "every item to be unique".to_owned(),
-            Check::Other,
-        ),
-        Kind::Contains => (
-            "No matching item",
-            "at least one item of the required kind".to_owned(),
-            Check::Other,
-        ),
-        Kind::OneOfMultipleValid { .. } => (
-            "Ambiguous value",
-            "a value that matches exactly one of the allowed shapes".to_owned(),
-            Check::Other,
-        ),
-        Kind::Not { .. } => (
-            "Value not allowed",
-            "a different value".to_owned(),
-            Check::Other,
-        ),
-        Kind::FalseSchema => (
-            "Value not allowed here",
-            "no value at this position".to_owned(),
-            Check::Other,
-        ),
-        Kind::PropertyNames { .. } => (
-            "Invalid field name",
-            "field names the schema allows".to_owned(),
-            Check::Other,
-        ),
-        other => (
-            "Invalid value",
-            format!("a value valid for the '{}' rule", other.keyword()),
-            Check::Other,
-        ),
+        other => match FIXED
+            .iter()
+            .find(|(keyword, ..)| *keyword == other.keyword())
+        {
+            Some((_, problem, expected)) => (*problem, (*expected).to_owned(), Check::Other),
+            None => (
+                "Invalid value",
+                format!("a value valid for the '{}' rule", other.keyword()),
+                Check::Other,
+            ),
+        },
     };
     let text = line(problem, &report.sent(&path), &expected);
     report.push(path, text, Source::Schema, check);
@@ -289,7 +282,7 @@ fn tag_line(
                 && e.instance_path().as_str() == at
         })
     });
-    let expected = allowed(&values);
+    let expected = sent::allowed(&values);
     let line = if missing {
         line("Missing required field", &report.sent(&field), &expected)
     } else if wrong_value {
@@ -339,15 +332,7 @@ fn not_allowed_line(report: &Report<'_>, path: &FieldPath, options: &[&Value]) -
             "one of the allowed values (not listed for a secret field)",
         );
     }
-    line("Value not allowed", &sent, &allowed(options))
-}
-
-/// `exactly 'EUR'`, or `one of: 'EUR', 'USD'`.
-fn allowed(values: &[&Value]) -> String {
-    match values {
-        [one] => format!("exactly {}", sent::render(one)),
-        many => format!("one of: {}", sent::render_list(many.iter().copied())),
-    }
+    line("Value not allowed", &sent, &sent::allowed(options))
 }
 
 fn type_expectation(kind: &TypeKind) -> String {
@@ -390,76 +375,78 @@ pub(crate) fn count(n: u64, unit: &str) -> String {
     }
 }
 
+/// The words for the `format`s with their own: the problem and an expectation with an example.
+const FORMATS: &[(&str, &str, &str)] = &[
+    ("email", "Invalid email format", "a valid email address"),
+    (
+        "uri",
+        "Invalid URL format",
+        "a valid URL such as 'https://example.com/path'",
+    ),
+    (
+        "uri-reference",
+        "Invalid URI reference",
+        "a valid URI or relative reference",
+    ),
+    (
+        "date-time",
+        "Invalid date-time format",
+        "an RFC 3339 date-time such as '2026-01-31T09:30:00Z'",
+    ),
+    ("date", "Invalid date format", "a date such as '2026-01-31'"),
+    ("time", "Invalid time format", "a time such as '09:30:00Z'"),
+    (
+        "duration",
+        "Invalid duration format",
+        "an ISO 8601 duration such as 'P3DT4H'",
+    ),
+    (
+        "uuid",
+        "Invalid UUID format",
+        "a UUID such as '123e4567-e89b-12d3-a456-426614174000'",
+    ),
+    (
+        "ipv4",
+        "Invalid IPv4 address",
+        "an IPv4 address such as '192.0.2.1'",
+    ),
+    (
+        "ipv6",
+        "Invalid IPv6 address",
+        "an IPv6 address such as '2001:db8::1'",
+    ),
+    (
+        "hostname",
+        "Invalid hostname",
+        "a valid hostname such as 'example.com'",
+    ),
+    (
+        "regex",
+        "Invalid regular expression",
+        "a valid regular expression",
+    ),
+];
+
 /// The problem and expectation for a string that fails a `format`, and what it checks.
-fn format_words(format: &str) -> (String, String, Check) {
-    let (problem, expected, check) = match format {
-        "email" | "idn-email" => (
-            "Invalid email format",
-            "a valid email address",
-            Check::Email,
-        ),
-        "uri" | "iri" | "url" => (
-            "Invalid URL format",
-            "a valid URL such as 'https://example.com/path'",
-            Check::Url,
-        ),
-        "uri-reference" | "iri-reference" => (
-            "Invalid URI reference",
-            "a valid URI or relative reference",
-            Check::Url,
-        ),
-        "date-time" => (
-            "Invalid date-time format",
-            "an RFC 3339 date-time such as '2026-01-31T09:30:00Z'",
-            Check::Other,
-        ),
-        "date" => (
-            "Invalid date format",
-            "a date such as '2026-01-31'",
-            Check::Other,
-        ),
-        "time" => (
-            "Invalid time format",
-            "a time such as '09:30:00Z'",
-            Check::Other,
-        ),
-        "duration" => (
-            "Invalid duration format",
-            "an ISO 8601 duration such as 'P3DT4H'",
-            Check::Other,
-        ),
-        "uuid" => (
-            "Invalid UUID format",
-            "a UUID such as '123e4567-e89b-12d3-a456-426614174000'",
-            Check::Other,
-        ),
-        "ipv4" => (
-            "Invalid IPv4 address",
-            "an IPv4 address such as '192.0.2.1'",
-            Check::Other,
-        ),
-        "ipv6" => (
-            "Invalid IPv6 address",
-            "an IPv6 address such as '2001:db8::1'",
-            Check::Other,
-        ),
-        "hostname" | "idn-hostname" => (
-            "Invalid hostname",
-            "a valid hostname such as 'example.com'",
-            Check::Other,
-        ),
-        "regex" => (
-            "Invalid regular expression",
-            "a valid regular expression",
-            Check::Other,
-        ),
-        other => {
-            return (
-                format!("Invalid {other} format"),
-                format!("a valid {other} value"),
-                Check::Other,
-            );
-        }
+pub(crate) fn format_words(format: &str) -> (String, String, Check) {
+    let format = match format {
+        "idn-email" => "email",
+        "iri" | "url" => "uri",
+        "iri-reference" => "uri-reference",
+        "idn-hostname" => "hostname",
+        other => other,
     };
-    (problem.to_owned(), expected.to_owned(), check)
+    let check = match format {
+        "email" => Check::Email,
+        "uri" | "uri-reference" => Check::Url,
+        _ => Check::Other,
+    };
+    match FORMATS.iter().find(|(name, ..)| *name == format) {
+        Some((_, problem, expected)) => ((*problem).to_owned(), (*expected).to_owned(), check),
+        None => (
+            format!("Invalid {format} format"),
+            format!("a valid {format} value"),
+            check,
+        ),
+    }
 }

@@ -63,12 +63,6 @@ impl Shape {
             })
     }
 
-    /// The key patterns (`patternProperties`) of an object described by `node`, in the
-    /// schema's order, each once.
-    pub(crate) fn key_patterns<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
-        self.keys(node, "patternProperties")
-    }
-
     /// The schema of element `index` of an array described by `node`.
     pub(crate) fn item<'a>(&'a self, node: &'a Value, index: usize) -> Option<&'a Value> {
         self.walk(node).find_map(|n| {
@@ -82,36 +76,34 @@ impl Shape {
         })
     }
 
+    /// The schema of the child `segment` of a value described by `node`.
+    fn step<'a>(&'a self, node: &'a Value, segment: &Segment) -> Option<&'a Value> {
+        match segment {
+            Segment::Key(k) => self.property(node, k),
+            Segment::Index(i) => self.item(node, *i),
+        }
+    }
+
     /// The schema at `path`, walking from the root.
     pub(crate) fn at(&self, path: &FieldPath) -> Option<&Value> {
-        path.segments()
-            .iter()
-            .try_fold(&self.root, |node, segment| match segment {
-                Segment::Key(k) => self.property(node, k),
-                Segment::Index(i) => self.item(node, *i),
-            })
+        (path.segments().iter()).try_fold(&self.root, |node, segment| self.step(node, segment))
     }
 
-    /// Whether `node` (or what it references, or one of its branches) says `writeOnly: true`.
-    fn write_only(&self, node: &Value) -> bool {
-        self.walk(node)
-            .find_map(|n| (n.get("writeOnly") == Some(&Value::Bool(true))).then_some(()))
-            .is_some()
-    }
-
-    /// Whether `path` or one of its ancestors is `writeOnly` in the schema (a secret).
+    /// Whether `path` or one of its ancestors is `writeOnly` in the schema (a secret): says
+    /// `writeOnly: true` itself, in what it references, or in one of its branches.
     pub(crate) fn is_write_only(&self, path: &FieldPath) -> bool {
         let mut node = &self.root;
         for segment in path.segments() {
-            let next = match segment {
-                Segment::Key(k) => self.property(node, k),
-                Segment::Index(i) => self.item(node, *i),
+            let Some(next) = self.step(node, segment) else {
+                return false;
             };
-            match next {
-                Some(n) if self.write_only(n) => return true,
-                Some(n) => node = n,
-                None => return false,
+            if self
+                .walk(next)
+                .any(|n| n.get("writeOnly") == Some(&Value::Bool(true)))
+            {
+                return true;
             }
+            node = next;
         }
         false
     }
@@ -119,21 +111,15 @@ impl Shape {
     /// The names of the properties an object described by `node` declares, sorted and
     /// deduplicated (declared order depends on serde_json's `preserve_order` feature).
     pub(crate) fn known_properties<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
-        let mut names = self.declared_properties(node);
+        let mut names = self.keys(node, "properties");
         names.sort_unstable();
         names
     }
 
-    /// The names of the properties an object described by `node` declares, in the schema's
-    /// order (the order of its `properties` maps, `$ref` targets and branches depth first),
-    /// each once.
-    pub(crate) fn declared_properties<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
-        self.keys(node, "properties")
-    }
-
     /// The keys of the `keyword` maps (`properties`, `patternProperties`) of an object
-    /// described by `node`, in the schema's order, each once.
-    fn keys<'a>(&'a self, node: &'a Value, keyword: &str) -> Vec<&'a str> {
+    /// described by `node`, in the schema's order (its maps, `$ref` targets and branches depth
+    /// first), each once.
+    pub(crate) fn keys<'a>(&'a self, node: &'a Value, keyword: &str) -> Vec<&'a str> {
         let mut seen = std::collections::HashSet::new();
         let maps = self.walk(node).filter_map(|n| n.get(keyword)?.as_object());
         let keys = maps.flat_map(|map| map.keys().map(String::as_str));
@@ -248,10 +234,7 @@ impl Shape {
             return None;
         }
         if let Some(literals) = self.literals(node, 0) {
-            return Some(match literals.as_slice() {
-                [one] => format!("exactly {}", sent::render(one)),
-                many => format!("one of: {}", sent::render_list(many.iter().copied())),
-            });
+            return Some(sent::allowed(&literals));
         }
         match node.get("type") {
             Some(Value::String(t)) => return Some(type_phrase(t).to_owned()),
