@@ -283,7 +283,7 @@ impl ArgumentValidator {
             return Err(error);
         }
         let valid = self.validator.is_valid(args);
-        match deser::deserialize::<T>(args) {
+        match serde_path_to_error::deserialize::<_, T>(args) {
             Ok(value) => match run_rules(&value) {
                 None if valid => Ok(value),
                 failures => Err(self.failed(args, valid, None, failures.as_ref())),

@@ -17,27 +17,23 @@ pub(crate) const REDACTED: &str = "(redacted)";
 
 /// What must not be echoed, asked while a value is rendered: each part it hides shows as
 /// `(redacted)` (`"(redacted)"` inside compact JSON). Only values are ever hidden, never the
-/// words around them.
+/// words around them. Hides nothing unless told.
 pub(crate) trait Redact {
     /// Whether the value at `path` (and everything below it) is secret.
-    fn secret_path(&self, path: &FieldPath) -> bool;
+    fn secret_path(&self, _path: &FieldPath) -> bool {
+        false
+    }
 
     /// Whether a string, or a number written as `text`, is or contains a secret value.
-    fn secret_text(&self, text: &str) -> bool;
+    fn secret_text(&self, _text: &str) -> bool {
+        false
+    }
 }
 
 /// Hides nothing.
 pub(crate) struct Plain;
 
-impl Redact for Plain {
-    fn secret_path(&self, _: &FieldPath) -> bool {
-        false
-    }
-
-    fn secret_text(&self, _: &str) -> bool {
-        false
-    }
-}
+impl Redact for Plain {}
 
 /// An object echoed whole members at a time: compact JSON of its first members while the text
 /// stays within [`LIMIT`] characters, then `... N more field(s)}` for the rest. A cut never

@@ -126,63 +126,48 @@ impl Shape {
         keys.filter(|key| seen.insert(*key)).collect()
     }
 
+    /// The `oneOf` (else `anyOf`) branches of `node`, of what it references and of its own
+    /// branches, depth first.
+    fn alternatives<'a>(&'a self, node: &'a Value) -> impl Iterator<Item = &'a Vec<Value>> {
+        (self.walk(node)).filter_map(|n| n.get("oneOf").or_else(|| n.get("anyOf"))?.as_array())
+    }
+
     /// The tag of a tagged union described by `node`: a property that every branch of its
     /// `oneOf`/`anyOf` (after `$ref`s) declares with a `const`, and those values in branch
     /// order. `None` when `node` is not such a union (schemars writes one for an enum with
-    /// `#[serde(tag = "..")]`, with or without `content`).
+    /// `#[serde(tag = "..")]`, with or without `content`). Through `$ref`s and wrappers: an
+    /// `Option` of the enum is `anyOf: [{$ref}, null]`.
     pub(crate) fn tag<'a>(&'a self, node: &'a Value) -> Option<(&'a str, Vec<&'a Value>)> {
-        // Through `$ref`s and wrappers: an `Option` of the enum is `anyOf: [{$ref}, null]`.
-        self.walk(node).find_map(|n| self.tag_here(n))
-    }
-
-    /// [`Shape::tag`] of `node` itself.
-    fn tag_here<'a>(&'a self, node: &'a Map<String, Value>) -> Option<(&'a str, Vec<&'a Value>)> {
-        let branches = node
-            .get("oneOf")
-            .or_else(|| node.get("anyOf"))?
-            .as_array()?;
         let branch_props = |branch: &'a Value| self.resolve(branch)?.get("properties")?.as_object();
-        let first = branch_props(branches.first()?)?;
-        first.iter().find_map(|(name, schema)| {
-            schema.get("const")?;
-            let values = branches
-                .iter()
-                .map(|b| branch_props(b)?.get(name)?.get("const"))
-                .collect::<Option<Vec<&Value>>>()?;
-            (values.len() >= 2).then_some((name.as_str(), values))
+        self.alternatives(node).find_map(|branches| {
+            let first = branch_props(branches.first()?)?;
+            first.iter().find_map(|(name, schema)| {
+                schema.get("const")?;
+                let values = branches
+                    .iter()
+                    .map(|b| branch_props(b)?.get(name)?.get("const"))
+                    .collect::<Option<Vec<&Value>>>()?;
+                (values.len() >= 2).then_some((name.as_str(), values))
+            })
         })
     }
 
     /// For a `oneOf`/`anyOf` whose every branch is an object requiring some fields, one
     /// outline per branch: `an object with 'id'`, `an object with 'w' and 'h'`.
     pub(crate) fn required_outlines(&self, node: &Value) -> Option<Vec<String>> {
-        self.walk(node).find_map(|n| self.required_outlines_here(n))
-    }
-
-    /// [`Shape::required_outlines`] of `node` itself.
-    fn required_outlines_here(&self, node: &Map<String, Value>) -> Option<Vec<String>> {
-        let branches = node
-            .get("oneOf")
-            .or_else(|| node.get("anyOf"))?
-            .as_array()?;
-        branches
-            .iter()
-            .map(|branch| {
-                let branch = self.resolve(branch)?;
-                let required: Vec<String> = branch
-                    .get("required")?
-                    .as_array()?
-                    .iter()
-                    .map(|name| Some(format!("'{}'", name.as_str()?)))
-                    .collect::<Option<_>>()?;
-                (!required.is_empty() && branch.get("type")? == "object").then(|| {
-                    format!(
-                        "an object with {}",
-                        join_and(required.iter().map(String::as_str))
-                    )
+        self.alternatives(node).find_map(|branches| {
+            (branches.iter())
+                .map(|branch| {
+                    let branch = self.resolve(branch)?;
+                    let required: Vec<String> = (branch.get("required")?.as_array()?.iter())
+                        .map(|name| Some(format!("'{}'", name.as_str()?)))
+                        .collect::<Option<_>>()?;
+                    let required = join_last(required.iter().map(String::as_str), " and ");
+                    (!required.is_empty() && branch.get("type")? == "object")
+                        .then(|| format!("an object with {required}"))
                 })
-            })
-            .collect()
+                .collect()
+        })
     }
 
     /// `node` with its `$ref`s followed.
@@ -290,11 +275,6 @@ pub(crate) fn type_phrase(json_type: &str) -> &'static str {
 /// `a`, `a or b`, `a, b or c`.
 pub(crate) fn join_or<'s>(phrases: impl IntoIterator<Item = &'s str>) -> String {
     join_last(phrases, " or ")
-}
-
-/// `a`, `a and b`, `a, b and c`.
-fn join_and<'s>(phrases: impl IntoIterator<Item = &'s str>) -> String {
-    join_last(phrases, " and ")
 }
 
 /// The phrases separated by commas, the last two by `last`.
