@@ -7,7 +7,6 @@
 //! arguments type's deserializer twice, a cost in build time (`benches/compile-time.sh`) that
 //! users feel where 80 ns in a call of about 50 µs is not.
 
-
 use super::locate::{locate, without_position};
 use super::path::FieldPath;
 use super::report::{Check, Report, Source, line};

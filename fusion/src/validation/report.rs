@@ -125,13 +125,10 @@ impl<'a> Report<'a> {
         self.args
     }
 
-    pub(crate) fn shape(&self) -> Option<&'a Shape> {
-        self.shape
-    }
-
-    /// The schema node at `path`, if there is a schema and it describes `path`.
-    pub(crate) fn node(&self, path: &FieldPath) -> Option<&'a Value> {
-        self.shape?.at(path)
+    /// The schema and its node at `path`, if there is a schema and it describes `path`.
+    pub(crate) fn schema_at(&self, path: &FieldPath) -> Option<(&'a Shape, &'a Value)> {
+        let shape = self.shape?;
+        Some((shape, shape.at(path)?))
     }
 
     pub(crate) fn push(&mut self, path: FieldPath, line: String, source: Source, check: Check) {
@@ -209,8 +206,8 @@ impl<'a> Report<'a> {
 
     /// What the schema expects at `path`, in words (`a string`), or `fallback`.
     pub(crate) fn expectation(&self, path: &FieldPath, fallback: &str) -> String {
-        self.node(path)
-            .and_then(|n| self.shape?.describe(n))
+        (self.schema_at(path))
+            .and_then(|(shape, node)| shape.describe(node))
             .unwrap_or_else(|| fallback.to_owned())
     }
 

@@ -71,10 +71,8 @@ fn walk(report: &mut Report<'_>, errors: &ValidationErrors, base: &FieldPath) {
 /// known (`#[serde(rename_all = ..)]`), else the Rust name.
 fn json_name(report: &Report<'_>, base: &FieldPath, rust: &str) -> String {
     let sent = base.lookup(report.args()).and_then(Value::as_object);
-    let declared = report
-        .shape()
-        .zip(report.node(base))
-        .map(|(shape, node)| shape.known_properties(node))
+    let declared = (report.schema_at(base))
+        .map(|(shape, node)| shape.keys(node, "properties"))
         .unwrap_or_default();
     let known = |name: &str| sent.is_some_and(|m| m.contains_key(name)) || declared.contains(&name);
     if known(rust) {
@@ -141,9 +139,7 @@ fn rule_line(
             (problem.into(), expected, Check::Range)
         }
         "regex" => {
-            let expected = report
-                .shape()
-                .zip(report.node(path))
+            let expected = (report.schema_at(path))
                 .and_then(|(shape, node)| shape.pattern(node))
                 .map_or_else(
                     || "text in the required format".to_owned(),
@@ -237,9 +233,7 @@ fn matching_field(
     let parent = path.parent();
     let own = path.last_key();
     let siblings = parent.lookup(report.args())?.as_object()?;
-    let declared = report
-        .shape()
-        .zip(report.node(&parent))
+    let declared = (report.schema_at(&parent))
         .map(|(shape, node)| shape.keys(node, "properties"))
         .unwrap_or_default();
     siblings
@@ -287,26 +281,16 @@ fn length_words(
     params: &HashMap<Cow<'static, str>, Value>,
     value: Option<&Value>,
 ) -> (&'static str, String) {
-    let (unit, short, long, actual) = match value {
-        Some(Value::Array(items)) => (
-            "item",
-            "Too few items",
-            "Too many items",
-            Some(items.len() as u64),
-        ),
-        Some(Value::Object(map)) => (
-            "field",
-            "Too few fields",
-            "Too many fields",
-            Some(map.len() as u64),
-        ),
-        Some(Value::String(s)) => (
-            "character",
-            "Too short",
-            "Too long",
-            Some(s.chars().count() as u64),
-        ),
-        _ => ("character", "Too short", "Too long", None),
+    let (unit, actual) = match value {
+        Some(Value::Array(items)) => ("item", Some(items.len() as u64)),
+        Some(Value::Object(map)) => ("field", Some(map.len() as u64)),
+        Some(Value::String(s)) => ("character", Some(s.chars().count() as u64)),
+        _ => ("character", None),
+    };
+    let (short, long) = match unit {
+        "item" => ("Too few items", "Too many items"),
+        "field" => ("Too few fields", "Too many fields"),
+        _ => ("Too short", "Too long"),
     };
     let min = params.get("min").and_then(Value::as_u64);
     let max = params.get("max").and_then(Value::as_u64);

@@ -94,8 +94,8 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
             return;
         }
         Kind::AdditionalProperties { unexpected } | Kind::UnevaluatedProperties { unexpected } => {
-            let (known, patterns) = match (report.node(&path), report.shape()) {
-                (Some(node), Some(shape)) => (
+            let (known, patterns) = match report.schema_at(&path) {
+                Some((shape, node)) => (
                     shape.known_properties(node),
                     shape.keys(node, "patternProperties"),
                 ),
@@ -126,10 +126,8 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
                 return;
             }
             let (field, text) = tag_line(report, &path, at, context).unwrap_or_else(|| {
-                let wrong_type = context.iter().all(|branch| {
-                    branch.iter().any(|e| {
-                        matches!(e.kind(), Kind::Type { .. }) && e.instance_path().as_str() == at
-                    })
+                let wrong_type = every_branch(context, |kind, path| {
+                    matches!(kind, Kind::Type { .. }) && path == at
                 });
                 let text = no_branch_line(report, &path, wrong_type);
                 (path, text)
@@ -266,21 +264,15 @@ fn tag_line(
     at: &str,
     context: &[Vec<SchemaFailure<'static>>],
 ) -> Option<(FieldPath, String)> {
-    let node = report.node(path)?;
-    let shape = report.shape()?;
+    let (shape, node) = report.schema_at(path)?;
     let (tag, values) = shape.tag(node)?;
     let field = path.child_key(tag);
     let pointer = format!("{at}/{}", escape_pointer(tag));
-    let wrong_value = context.iter().all(|branch| {
-        branch.iter().any(|e| {
-            matches!(e.kind(), Kind::Constant { .. }) && e.instance_path().as_str() == pointer
-        })
+    let wrong_value = every_branch(context, |kind, path| {
+        matches!(kind, Kind::Constant { .. }) && path == pointer
     });
-    let missing = context.iter().all(|branch| {
-        branch.iter().any(|e| {
-            matches!(e.kind(), Kind::Required { property } if property.as_str() == Some(tag))
-                && e.instance_path().as_str() == at
-        })
+    let missing = every_branch(context, |kind, path| {
+        matches!(kind, Kind::Required { property } if property.as_str() == Some(tag)) && path == at
     });
     let expected = sent::allowed(&values);
     let line = if missing {
@@ -293,22 +285,26 @@ fn tag_line(
     Some((field, line))
 }
 
+/// Whether every branch in `context` has an error that `is` (its kind, its instance path).
+fn every_branch(context: &[Vec<SchemaFailure<'static>>], is: impl Fn(&Kind, &str) -> bool) -> bool {
+    (context.iter()).all(|branch| {
+        branch
+            .iter()
+            .any(|e| is(e.kind(), e.instance_path().as_str()))
+    })
+}
+
 /// The line for a value that matches none of several alternatives; `wrong_type` when every
 /// alternative refuses its type.
 fn no_branch_line(report: &Report<'_>, path: &FieldPath, wrong_type: bool) -> String {
-    let node = report.node(path);
-    if let Some(shape) = report.shape()
-        && let Some(node) = node
-        && let Some(literals) = shape.literals(node, 0)
-    {
+    let schema = report.schema_at(path);
+    if let Some(literals) = schema.and_then(|(shape, node)| shape.literals(node, 0)) {
         return not_allowed_line(report, path, &literals);
     }
     // Objects told apart by the fields they require (an untagged enum): name those fields,
     // where "an object" would be no help for a value that is one.
-    let outlines = match (report.shape(), node) {
-        (Some(shape), Some(node)) if !wrong_type => shape.required_outlines(node),
-        _ => None,
-    };
+    let outlines =
+        (schema.filter(|_| !wrong_type)).and_then(|(shape, node)| shape.required_outlines(node));
     let expected = match outlines {
         Some(outlines) => format!("one of: {}", outlines.join("; ")),
         None => report.expectation(path, "a value matching one of the allowed shapes"),

@@ -235,6 +235,8 @@ mod tests {
             (json!(-1.5), "-1.5".to_owned()),
             (json!(true), "true".to_owned()),
             (Value::Null, "null".to_owned()),
+            (json!("x"), "'x'".to_owned()),
+            (json!([1]), "array(1)".to_owned()),
             (json!([1, 2, 3]), "array(3)".to_owned()),
             (json!({"a": 1}), r#"{"a":1}"#.to_owned()),
             (json!("x".repeat(50)), format!("'{}'", "x".repeat(50))),
@@ -250,6 +252,7 @@ mod tests {
         ];
         for (value, want) in cases {
             assert_eq!(render(&value), want, "{value}");
+            assert_eq!(crate::validation::sent_value(&value), want, "{value}");
         }
     }
 
