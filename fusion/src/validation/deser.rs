@@ -69,21 +69,14 @@ fn reword(
     let sent = report.sent(&path);
     let mut custom = false;
     let text = if message.starts_with("unknown variant ") {
-        if report.is_secret(&path) {
-            line(
-                "Value not allowed",
-                &sent,
-                "one of the allowed values (not listed for a secret field)",
-            )
-        } else {
+        report.not_allowed_line(&path, || {
             let options: Vec<String> = ticked.iter().skip(1).map(|v| format!("'{v}'")).collect();
-            let expected = match options.as_slice() {
+            match options.as_slice() {
                 [] => "no value here".to_owned(),
                 [one] => format!("exactly {one}"),
                 many => format!("one of: {}", many.join(", ")),
-            };
-            line("Value not allowed", &sent, &expected)
-        }
+            }
+        })
     } else if let Some(expected) = after_expected(message, "invalid type: ") {
         line("Wrong type", &sent, &plain_expectation(expected))
     } else if let Some(expected) = after_expected(message, "invalid value: ") {

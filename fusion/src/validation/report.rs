@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, BuildError};
 use serde_json::Value;
 
 use crate::envelope::suggest::did_you_mean;
@@ -61,43 +61,14 @@ pub(crate) struct Report<'a> {
     /// The values sent at secret paths (strings, and numbers as written), sorted, so that a
     /// copy of one anywhere else in an echoed value is hidden too.
     secret_values: Vec<String>,
-    /// How a secret value is found inside a longer text.
-    contained: Contained,
+    /// The search for the secret values of at least [`MIN_CONTAINED_CHARS`] characters inside a
+    /// text. One automaton finds any of them in one pass over the text: a hundred thousand
+    /// secret values (an array of cards, each with its own) and as many lines to check them
+    /// against would otherwise be ten billion substring searches. When it cannot be built (more
+    /// states than it can number, far beyond what a request holds), every text counts as
+    /// holding a secret, so none is ever shown.
+    contained: Result<AhoCorasick, BuildError>,
     found: Vec<Found>,
-}
-
-/// The search for the secret values of at least [`MIN_CONTAINED_CHARS`] characters inside a
-/// text. One automaton finds any of them in one pass over the text: a hundred thousand secret
-/// values (an array of cards, each with its own) and as many lines to check them against would
-/// otherwise be ten billion substring searches.
-enum Contained {
-    /// No secret value is long enough.
-    Nothing,
-    Any(AhoCorasick),
-    /// The automaton could not be built (more states than it can number, far beyond what a
-    /// request holds): every text counts as holding a secret, so none is ever shown.
-    Everything,
-}
-
-impl Contained {
-    fn new(secret_values: &[String]) -> Contained {
-        let long = secret_values
-            .iter()
-            .filter(|secret| secret.chars().nth(MIN_CONTAINED_CHARS - 1).is_some());
-        let mut long = long.peekable();
-        if long.peek().is_none() {
-            return Contained::Nothing;
-        }
-        AhoCorasick::new(long).map_or(Contained::Everything, Contained::Any)
-    }
-
-    fn is_in(&self, text: &str) -> bool {
-        match self {
-            Contained::Nothing => false,
-            Contained::Any(automaton) => automaton.is_match(text),
-            Contained::Everything => true,
-        }
-    }
 }
 
 impl<'a> Report<'a> {
@@ -113,11 +84,13 @@ impl<'a> Report<'a> {
             secrets,
             write_only,
             secret_values: Vec::new(),
-            contained: Contained::Nothing,
+            contained: AhoCorasick::new(Vec::<String>::new()),
             found: Vec::new(),
         };
         report.secret_values = report.collect_secret_values();
-        report.contained = Contained::new(&report.secret_values);
+        let long = (report.secret_values.iter())
+            .filter(|secret| secret.chars().nth(MIN_CONTAINED_CHARS - 1).is_some());
+        report.contained = AhoCorasick::new(long);
         report
     }
 
@@ -153,7 +126,7 @@ impl<'a> Report<'a> {
         self.secret_values
             .binary_search_by(|secret| secret.as_str().cmp(text))
             .is_ok()
-            || self.contained.is_in(text)
+            || self.contained.as_ref().map_or(true, |a| a.is_match(text))
     }
 
     /// Whether echoing `value` would show a secret value (see [`Report::is_secret_text`]).
@@ -246,6 +219,22 @@ impl<'a> Report<'a> {
             expected.push_str("'?)");
         }
         line("Unknown field", &sent, &expected)
+    }
+
+    /// The line for a value outside the values a field allows (`allowed`, in words). They are
+    /// not listed for a secret field: a near miss there would put most of the secret into the
+    /// envelope.
+    pub(crate) fn not_allowed_line(
+        &self,
+        path: &FieldPath,
+        allowed: impl FnOnce() -> String,
+    ) -> String {
+        let expected = if self.is_secret(path) {
+            "one of the allowed values (not listed for a secret field)".to_owned()
+        } else {
+            allowed()
+        };
+        line("Value not allowed", &self.sent(path), &expected)
     }
 
     /// The line for a key the object cannot have: what was sent is the key itself (the last

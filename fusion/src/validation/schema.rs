@@ -137,12 +137,12 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
         }
         Kind::Enum { options } => {
             let options: Vec<&Value> = options.as_array().into_iter().flatten().collect();
-            let text = not_allowed_line(report, &path, &options);
+            let text = report.not_allowed_line(&path, || sent::allowed(&options));
             report.push(path, text, Source::Schema, Check::Other);
             return;
         }
         Kind::Constant { expected_value } => {
-            let text = not_allowed_line(report, &path, &[expected_value.as_ref()]);
+            let text = report.not_allowed_line(&path, || sent::allowed(&[expected_value.as_ref()]));
             report.push(path, text, Source::Schema, Check::Other);
             return;
         }
@@ -299,7 +299,7 @@ fn every_branch(context: &[Vec<SchemaFailure<'static>>], is: impl Fn(&Kind, &str
 fn no_branch_line(report: &Report<'_>, path: &FieldPath, wrong_type: bool) -> String {
     let schema = report.schema_at(path);
     if let Some(literals) = schema.and_then(|(shape, node)| shape.literals(node, 0)) {
-        return not_allowed_line(report, path, &literals);
+        return report.not_allowed_line(path, || sent::allowed(&literals));
     }
     // Objects told apart by the fields they require (an untagged enum): name those fields,
     // where "an object" would be no help for a value that is one.
@@ -315,20 +315,6 @@ fn no_branch_line(report: &Report<'_>, path: &FieldPath, wrong_type: bool) -> St
         "Does not match any allowed shape"
     };
     line(problem, &report.sent(path), &expected)
-}
-
-/// The line for a value outside an enum (or a `const`). The allowed values are listed, except
-/// for a secret field: a near miss there would put most of the secret into the envelope.
-fn not_allowed_line(report: &Report<'_>, path: &FieldPath, options: &[&Value]) -> String {
-    let sent = report.sent(path);
-    if report.is_secret(path) {
-        return line(
-            "Value not allowed",
-            &sent,
-            "one of the allowed values (not listed for a secret field)",
-        );
-    }
-    line("Value not allowed", &sent, &sent::allowed(options))
 }
 
 fn type_expectation(kind: &TypeKind) -> String {

@@ -319,26 +319,19 @@ mod tests {
     #[test]
     fn walks_refs_and_branches() {
         let s = shape();
-        assert_eq!(
-            s.describe(s.at(&path("/address/zip")).unwrap()).unwrap(),
-            "a string"
-        );
-        assert_eq!(
-            s.describe(s.at(&path("/items/3/sku")).unwrap()).unwrap(),
-            "a string or null"
-        );
-        assert_eq!(
-            s.describe(s.at(&path("/address")).unwrap()).unwrap(),
-            "an object or null"
-        );
-        assert_eq!(
-            s.describe(s.at(&path("/currency")).unwrap()).unwrap(),
-            "one of: 'EUR', 'USD'"
-        );
-        assert_eq!(
-            s.describe(s.at(&path("/kind")).unwrap()).unwrap(),
-            "one of: 'a', 'b'"
-        );
+        for (pointer, want) in [
+            ("/address/zip", "a string"),
+            ("/items/3/sku", "a string or null"),
+            ("/address", "an object or null"),
+            ("/currency", "one of: 'EUR', 'USD'"),
+            ("/kind", "one of: 'a', 'b'"),
+        ] {
+            assert_eq!(
+                s.describe(s.at(&path(pointer)).unwrap()).unwrap(),
+                want,
+                "{pointer}"
+            );
+        }
         assert!(s.at(&path("/nope")).is_none());
         assert_eq!(
             s.known_properties(s.at(&path("/address")).unwrap()),
