@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use crate::envelope::validation_error::compare_paths;
 
 use super::path::FieldPath;
-use super::report::{Check, Found, Report, line};
+use super::report::{Check, Report, line};
 use super::schema::count;
 use super::{FieldProblem, ValidationError};
 
@@ -26,18 +26,12 @@ pub(crate) const MAX_UNKNOWN_FIELD_LINES: usize = 10;
 /// arguments a server accepts could ask for millions of lines.
 pub(crate) const MAX_PROBLEMS: usize = 50;
 
-/// The envelope of `action` listing what `report` found.
-pub(crate) fn envelope(action: impl Into<String>, report: Report<'_>) -> ValidationError {
-    let mut error = ValidationError::new(action);
-    error.push_all(listed(report.merged()));
-    error
-}
-
-/// `found` (merged, in the order found) as the problems an envelope lists, with the lines
-/// counting what the caps left out. Every problem is listed when there are at most
+/// The envelope of `action` listing what `report` found (merged, in the order found), with the
+/// lines counting what the caps left out. Every problem is listed when there are at most
 /// [`MAX_PROBLEMS`] and at most [`MAX_UNKNOWN_FIELD_LINES`] unknown fields. Linear in the
 /// number of problems on average: the first ones by path are selected, not sorted.
-fn listed(found: Vec<Found>) -> Vec<FieldProblem> {
+pub(crate) fn envelope(action: impl Into<String>, report: Report<'_>) -> ValidationError {
+    let found = report.merged();
     let paths: Vec<String> = found.iter().map(|f| f.path.render()).collect();
     let unknown: Vec<usize> = (0..found.len())
         .filter(|&i| found[i].check == Check::Unknown)
@@ -86,7 +80,9 @@ fn listed(found: Vec<Found>) -> Vec<FieldProblem> {
         .map(|(_, (f, path))| FieldProblem::new(path, f.line))
         .collect();
     problems.extend(counts);
-    problems
+    let mut error = ValidationError::new(action);
+    error.push_all(problems);
+    error
 }
 
 /// The indices among `indices` (into `paths`, the rendered paths) that come after the first

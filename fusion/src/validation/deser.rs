@@ -18,39 +18,32 @@ pub(crate) type Failure = serde_path_to_error::Error<serde_json::Error>;
 pub(crate) fn add(report: &mut Report<'_>, failure: &Failure) {
     let message = failure.inner().to_string();
     let (path, at_key) = locate(report.args(), failure.path(), &message);
-    let (path, text, custom) = reword(report, path, &message, at_key);
-    let check = if custom {
-        Check::Custom
-    } else if without_position(&message).starts_with("unknown field ") {
-        Check::Unknown
-    } else {
-        Check::Other
-    };
+    let (path, text, check) = reword(report, path, &message, at_key);
     report.push(path, text, Source::Serde, check);
 }
 
-/// serde's standard messages (`serde::de::Error`'s provided constructors), in plain words,
-/// and whether the message was not one of them (a custom message of the type's own).
+/// serde's standard messages (`serde::de::Error`'s provided constructors), in plain words, and
+/// what they check ([`Check::Custom`] for a message that is not one of them: the type's own).
 /// `at_key`: the failure is the last key of `path` itself, not its value.
 fn reword(
     report: &Report<'_>,
     path: FieldPath,
     message: &str,
     at_key: bool,
-) -> (FieldPath, String, bool) {
+) -> (FieldPath, String, Check) {
     let message = without_position(message);
     let ticked = backticked(message);
     if let Some(rest) = message.strip_prefix("missing field ") {
         let path = with_field(path, first_ticked(rest));
         let text = report.missing_line(&path);
-        return (path, text, false);
+        return (path, text, Check::Other);
     }
     if let Some(rest) = message.strip_prefix("unknown field ") {
         let name = first_ticked(rest);
         let path = with_field(path, name);
         let known: Vec<&str> = ticked.iter().skip(1).copied().collect();
         let text = report.unknown_field_line(&path, &known);
-        return (path, text, false);
+        return (path, text, Check::Unknown);
     }
     if at_key {
         // A map keyed by numbers, sent a key that is not one (or out of the type's range).
@@ -64,10 +57,10 @@ fn reword(
             None => "a key this object accepts".to_owned(),
         };
         let text = report.invalid_key_line(&path, &expected);
-        return (path, text, false);
+        return (path, text, Check::Other);
     }
     let sent = report.sent(&path);
-    let mut custom = false;
+    let mut check = Check::Other;
     let text = if message.starts_with("unknown variant ") {
         report.not_allowed_line(&path, || {
             let options: Vec<String> = ticked.iter().skip(1).map(|v| format!("'{v}'")).collect();
@@ -94,17 +87,17 @@ fn reword(
         )
     } else if report.is_secret(&path) || report.is_secret_text(message) {
         // A custom message may quote the value: keep it out.
-        custom = true;
+        check = Check::Custom;
         line("Invalid value", &sent, "a value this field accepts")
     } else {
-        custom = true;
+        check = Check::Custom;
         line(
             &format!("Invalid value: {message}"),
             &sent,
             "a value this field accepts",
         )
     };
-    (path, text, custom)
+    (path, text, check)
 }
 
 /// `path` extended by `name`, unless serde already put `name` last.

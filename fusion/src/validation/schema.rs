@@ -6,7 +6,7 @@ use jsonschema::{JsonType, ValidationError as SchemaFailure};
 use serde_json::Value;
 
 use super::path::FieldPath;
-use super::redundant::{Role, worth_reporting};
+use super::redundant::worth_reporting;
 use super::report::{Check, Report, Source, line};
 use super::sent;
 use super::shape::{join_or, type_phrase};
@@ -15,11 +15,11 @@ use crate::schema::escape_pointer;
 /// Adds a problem for every error `validator` finds in the arguments of `report`.
 pub(crate) fn collect(report: &mut Report<'_>, validator: &jsonschema::Validator) {
     let errors: Vec<SchemaFailure<'_>> = validator.iter_errors(report.args()).collect();
-    let roles: Vec<(&str, Role)> = errors
+    let keywords: Vec<(&str, &str)> = errors
         .iter()
-        .map(|e| (e.instance_path().as_str(), Role::of(e.kind())))
+        .map(|e| (e.instance_path().as_str(), e.kind().keyword()))
         .collect();
-    for (error, reported) in errors.iter().zip(worth_reporting(&roles)) {
+    for (error, reported) in errors.iter().zip(worth_reporting(&keywords)) {
         if reported {
             convert(report, error);
         }

@@ -74,14 +74,9 @@ pub(crate) fn push_members(
         count += 1;
     }
     let rest = map.len() - count;
-    out.push_str(&shown);
-    if count > 0 {
-        out.push(',');
-    }
-    out.push_str("... ");
-    out.push_str(&rest.to_string());
-    out.push_str(if count > 0 { " more" } else { "" });
-    out.push_str(if rest == 1 { " field}" } else { " fields}" });
+    let (comma, more) = if count > 0 { (",", " more") } else { ("", "") };
+    let fields = if rest == 1 { "field" } else { "fields" };
+    out.push_str(&format!("{shown}{comma}... {rest}{more} {fields}}}"));
 }
 
 /// A value as the `You sent:` part of a line: `'text'`, `12`, `true`, `null`, `array(3)`, or
