@@ -14,7 +14,6 @@ use super::schema::count;
 use super::shape::Shape;
 use super::{ValidationError, cap, deser, rules, schema};
 use crate::model::definition::SchemaError;
-use crate::schema::{EVERY, Walk};
 
 /// The deepest nesting of arrays and objects [`ArgumentValidator`] accepts unless told
 /// otherwise with [`ArgumentValidator::max_depth`].
@@ -126,8 +125,6 @@ pub struct ArgumentValidator {
     validator: jsonschema::Validator,
     shape: Shape,
     secrets: Vec<SecretPath>,
-    /// Whether the schema says `writeOnly` anywhere (saves schema walks when it does not).
-    write_only: bool,
     /// The deepest nesting of arrays and objects accepted.
     max_depth: usize,
 }
@@ -154,7 +151,6 @@ impl ArgumentValidator {
         Ok(ArgumentValidator {
             action,
             validator,
-            write_only: mentions_write_only(&schema),
             shape: Shape::new(schema),
             secrets: Vec::new(),
             max_depth: DEFAULT_MAX_DEPTH,
@@ -304,7 +300,7 @@ impl ArgumentValidator {
         failure: Option<&deser::Failure>,
         failures: Option<&validator::ValidationErrors>,
     ) -> ValidationError {
-        let mut report = Report::new(args, Some(&self.shape), &self.secrets, self.write_only);
+        let mut report = Report::new(args, Some(&self.shape), &self.secrets);
         if !valid {
             schema::collect(&mut report, &self.validator);
         }
@@ -341,11 +337,4 @@ impl fmt::Debug for ArgumentValidator {
             .field("max_depth", &self.max_depth)
             .finish_non_exhaustive()
     }
-}
-
-/// Whether `writeOnly: true` appears in a subschema of `schema`.
-fn mentions_write_only(schema: &Value) -> bool {
-    Walk::new(EVERY)
-        .from(schema.as_object())
-        .any(|node| node.schema.get("writeOnly") == Some(&Value::Bool(true)))
 }

@@ -49,7 +49,7 @@ impl ValidationError {
         errors: &validator::ValidationErrors,
         args: &Value,
     ) -> ValidationError {
-        let mut found = report::Report::new(args, None, &[], false);
+        let mut found = report::Report::new(args, None, &[]);
         rules::collect(&mut found, errors);
         cap::envelope(action, found)
     }

@@ -56,8 +56,6 @@ pub(crate) struct Report<'a> {
     args: &'a Value,
     shape: Option<&'a Shape>,
     secrets: &'a [SecretPath],
-    /// Whether the schema has any `writeOnly` at all (skips schema walks when it has none).
-    write_only: bool,
     /// The values sent at secret paths (strings, and numbers as written), sorted, so that a
     /// copy of one anywhere else in an echoed value is hidden too.
     secret_values: Vec<String>,
@@ -76,13 +74,11 @@ impl<'a> Report<'a> {
         args: &'a Value,
         shape: Option<&'a Shape>,
         secrets: &'a [SecretPath],
-        write_only: bool,
     ) -> Report<'a> {
         let mut report = Report {
             args,
             shape,
             secrets,
-            write_only,
             secret_values: Vec::new(),
             contained: AhoCorasick::new(Vec::<String>::new()),
             found: Vec::new(),
@@ -116,7 +112,7 @@ impl<'a> Report<'a> {
     /// Whether `path` is secret: marked explicitly, or `writeOnly` in the schema.
     pub(crate) fn is_secret(&self, path: &FieldPath) -> bool {
         self.secrets.iter().any(|s| s.covers(path))
-            || (self.write_only && self.shape.is_some_and(|s| s.is_write_only(path)))
+            || self.shape.is_some_and(|s| s.is_write_only(path))
     }
 
     /// Whether `text` (a string sent, or a number as written) is a secret value or contains
@@ -174,7 +170,7 @@ impl<'a> Report<'a> {
     }
 
     fn has_any_secret(&self) -> bool {
-        !self.secrets.is_empty() || self.write_only
+        !self.secrets.is_empty() || self.shape.is_some_and(|s| s.write_only)
     }
 
     /// What the schema expects at `path`, in words (`a string`), or `fallback`.

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::schema::{BRANCHES, Walk, local_pointer};
+use crate::schema::{BRANCHES, EVERY, Walk, local_pointer};
 
 use super::path::{FieldPath, Segment};
 use super::sent;
@@ -17,11 +17,16 @@ const MAX_DEPTH: usize = 16;
 #[derive(Clone, Debug)]
 pub(crate) struct Shape {
     root: Value,
+    /// Whether `writeOnly: true` appears anywhere (saves walks along paths when it does not).
+    pub(crate) write_only: bool,
 }
 
 impl Shape {
     pub(crate) fn new(root: Value) -> Shape {
-        Shape { root }
+        let write_only = Walk::new(EVERY)
+            .from(root.as_object())
+            .any(|node| node.schema.get("writeOnly") == Some(&Value::Bool(true)));
+        Shape { root, write_only }
     }
 
     pub(crate) fn root(&self) -> &Value {
@@ -92,6 +97,9 @@ impl Shape {
     /// Whether `path` or one of its ancestors is `writeOnly` in the schema (a secret): says
     /// `writeOnly: true` itself, in what it references, or in one of its branches.
     pub(crate) fn is_write_only(&self, path: &FieldPath) -> bool {
+        if !self.write_only {
+            return false;
+        }
         let mut node = &self.root;
         for segment in path.segments() {
             let Some(next) = self.step(node, segment) else {
