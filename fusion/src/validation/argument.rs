@@ -8,12 +8,13 @@ use serde_json::Value;
 
 use super::closing::deny_unknown_fields;
 use super::depth::{nesting_depth, within_depth};
-use super::path::{ROOT, SecretPath};
+use super::path::{FieldPath, ROOT, SecretPath};
 use super::report::{Report, line};
 use super::schema::count;
 use super::shape::Shape;
 use super::{ValidationError, cap, deser, rules, schema};
 use crate::model::definition::SchemaError;
+use crate::schema::type_name;
 
 /// The deepest nesting of arrays and objects [`ArgumentValidator`] accepts unless told
 /// otherwise with [`ArgumentValidator::max_depth`].
@@ -212,15 +213,12 @@ impl ArgumentValidator {
         if within_depth(args, self.max_depth) {
             return None;
         }
-        let depth = nesting_depth(args);
-        let what = if args.is_array() {
-            "an array"
-        } else {
-            "an object"
-        };
+        // Only an array or an object is nested at all.
+        let what = type_name(args);
+        let depth = count(nesting_depth(args) as u64, "level");
         let text = line(
             "Arguments nested too deeply",
-            &format!("{what} nested {} deep", count(depth as u64, "level")),
+            &format!("an {what} nested {depth} deep"),
             &format!(
                 "at most {} of nesting",
                 count(self.max_depth as u64, "level")
@@ -308,7 +306,7 @@ impl ArgumentValidator {
             deser::add(&mut report, failure);
         }
         if let Some(failures) = failures {
-            rules::collect(&mut report, failures);
+            rules::collect(&mut report, failures, &FieldPath::root());
         }
         cap::envelope(self.action.as_str(), report)
     }

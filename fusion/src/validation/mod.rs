@@ -50,7 +50,7 @@ impl ValidationError {
         args: &Value,
     ) -> ValidationError {
         let mut found = report::Report::new(args, None, &[]);
-        rules::collect(&mut found, errors);
+        rules::collect(&mut found, errors, &path::FieldPath::root());
         cap::envelope(action, found)
     }
 }

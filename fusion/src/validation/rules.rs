@@ -34,12 +34,8 @@ const RULE_WORDS: &[(&str, &str, &str)] = &[
     ("ip", "Invalid IP address", "a valid IPv4 or IPv6 address"),
 ];
 
-/// Adds a problem for every rule failure in `errors`.
-pub(crate) fn collect(report: &mut Report<'_>, errors: &ValidationErrors) {
-    walk(report, errors, &FieldPath::root());
-}
-
-fn walk(report: &mut Report<'_>, errors: &ValidationErrors, base: &FieldPath) {
+/// Adds a problem for every rule failure in `errors`, the failures of the value at `base`.
+pub(crate) fn collect(report: &mut Report<'_>, errors: &ValidationErrors, base: &FieldPath) {
     let mut entries: Vec<_> = errors.errors().iter().collect();
     entries.sort_by(|a, b| a.0.cmp(b.0));
     for (name, kind) in entries {
@@ -56,10 +52,10 @@ fn walk(report: &mut Report<'_>, errors: &ValidationErrors, base: &FieldPath) {
                     report.push(path.clone(), text, Source::Rule, check);
                 }
             }
-            ValidationErrorsKind::Struct(inner) => walk(report, inner, &path),
+            ValidationErrorsKind::Struct(inner) => collect(report, inner, &path),
             ValidationErrorsKind::List(items) => {
                 for (index, inner) in items {
-                    walk(report, inner, &path.child_index(*index));
+                    collect(report, inner, &path.child_index(*index));
                 }
             }
         }
