@@ -8,13 +8,13 @@ use serde_json::Value;
 
 use super::closing::deny_unknown_fields;
 use super::depth::{nesting_depth, within_depth};
-use super::path::{ROOT, SecretPath};
+use super::path::{FieldPath, ROOT, SecretPath};
 use super::report::{Report, line};
 use super::schema::count;
 use super::shape::Shape;
 use super::{ValidationError, cap, deser, rules, schema};
 use crate::model::definition::SchemaError;
-use crate::schema::{EVERY, Walk};
+use crate::schema::type_name;
 
 /// The deepest nesting of arrays and objects [`ArgumentValidator`] accepts unless told
 /// otherwise with [`ArgumentValidator::max_depth`].
@@ -126,8 +126,6 @@ pub struct ArgumentValidator {
     validator: jsonschema::Validator,
     shape: Shape,
     secrets: Vec<SecretPath>,
-    /// Whether the schema says `writeOnly` anywhere (saves schema walks when it does not).
-    write_only: bool,
     /// The deepest nesting of arrays and objects accepted.
     max_depth: usize,
 }
@@ -154,7 +152,6 @@ impl ArgumentValidator {
         Ok(ArgumentValidator {
             action,
             validator,
-            write_only: mentions_write_only(&schema),
             shape: Shape::new(schema),
             secrets: Vec::new(),
             max_depth: DEFAULT_MAX_DEPTH,
@@ -216,15 +213,12 @@ impl ArgumentValidator {
         if within_depth(args, self.max_depth) {
             return None;
         }
-        let depth = nesting_depth(args);
-        let what = if args.is_array() {
-            "an array"
-        } else {
-            "an object"
-        };
+        // Only an array or an object is nested at all.
+        let what = type_name(args);
+        let depth = count(nesting_depth(args) as u64, "level");
         let text = line(
             "Arguments nested too deeply",
-            &format!("{what} nested {} deep", count(depth as u64, "level")),
+            &format!("an {what} nested {depth} deep"),
             &format!(
                 "at most {} of nesting",
                 count(self.max_depth as u64, "level")
@@ -283,7 +277,7 @@ impl ArgumentValidator {
             return Err(error);
         }
         let valid = self.validator.is_valid(args);
-        match deser::deserialize::<T>(args) {
+        match serde_path_to_error::deserialize::<_, T>(args) {
             Ok(value) => match run_rules(&value) {
                 None if valid => Ok(value),
                 failures => Err(self.failed(args, valid, None, failures.as_ref())),
@@ -304,7 +298,7 @@ impl ArgumentValidator {
         failure: Option<&deser::Failure>,
         failures: Option<&validator::ValidationErrors>,
     ) -> ValidationError {
-        let mut report = Report::new(args, Some(&self.shape), &self.secrets, self.write_only);
+        let mut report = Report::new(args, Some(&self.shape), &self.secrets);
         if !valid {
             schema::collect(&mut report, &self.validator);
         }
@@ -312,7 +306,7 @@ impl ArgumentValidator {
             deser::add(&mut report, failure);
         }
         if let Some(failures) = failures {
-            rules::collect(&mut report, failures);
+            rules::collect(&mut report, failures, &FieldPath::root());
         }
         cap::envelope(self.action.as_str(), report)
     }
@@ -341,11 +335,4 @@ impl fmt::Debug for ArgumentValidator {
             .field("max_depth", &self.max_depth)
             .finish_non_exhaustive()
     }
-}
-
-/// Whether `writeOnly: true` appears in a subschema of `schema`.
-fn mentions_write_only(schema: &Value) -> bool {
-    Walk::new(EVERY)
-        .from(schema.as_object())
-        .any(|node| node.schema.get("writeOnly") == Some(&Value::Bool(true)))
 }

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use crate::envelope::validation_error::compare_paths;
 
 use super::path::FieldPath;
-use super::report::{Check, Found, Report, line};
+use super::report::{Check, Report, line};
 use super::schema::count;
 use super::{FieldProblem, ValidationError};
 
@@ -26,86 +26,63 @@ pub(crate) const MAX_UNKNOWN_FIELD_LINES: usize = 10;
 /// arguments a server accepts could ask for millions of lines.
 pub(crate) const MAX_PROBLEMS: usize = 50;
 
-/// The envelope of `action` listing what `report` found.
-pub(crate) fn envelope(action: impl Into<String>, report: Report<'_>) -> ValidationError {
-    let mut error = ValidationError::new(action);
-    error.push_all(listed(report.merged()));
-    error
-}
-
-/// `found` (merged, in the order found) as the problems an envelope lists, with the lines
-/// counting what the caps left out. Every problem is listed when there are at most
+/// The envelope of `action` listing what `report` found (merged, in the order found), with the
+/// lines counting what the caps left out. Every problem is listed when there are at most
 /// [`MAX_PROBLEMS`] and at most [`MAX_UNKNOWN_FIELD_LINES`] unknown fields. Linear in the
 /// number of problems on average: the first ones by path are selected, not sorted.
-fn listed(mut found: Vec<Found>) -> Vec<FieldProblem> {
-    let total = found.len();
-    let unknown = cap_unknown_fields(&mut found);
+pub(crate) fn envelope(action: impl Into<String>, report: Report<'_>) -> ValidationError {
+    let found = report.merged();
     let paths: Vec<String> = found.iter().map(|f| f.path.render()).collect();
-    let dropped = after_the_first(&paths, 0..found.len(), MAX_PROBLEMS);
-    let rest = (!dropped.is_empty()).then(|| {
-        let at = deepest_common_parent(dropped.iter().map(|&i| &found[i].path));
-        FieldProblem::new(
-            at.render(),
-            line(
-                &format!(
-                    "... and {}, not listed",
-                    count(dropped.len() as u64, "more problem")
-                ),
-                &format!("{total} problems"),
-                "every problem fixed (fix the ones listed and any like them; the next call \
-                 lists what is left)",
+    let unknown: Vec<usize> = (0..found.len())
+        .filter(|&i| found[i].check == Check::Unknown)
+        .collect();
+    let unknown_dropped = after_the_first(&paths, unknown.iter().copied(), MAX_UNKNOWN_FIELD_LINES);
+    let listed = (0..found.len()).filter(|i| !unknown_dropped.contains(i));
+    let dropped = after_the_first(&paths, listed, MAX_PROBLEMS);
+    let mut counts = Vec::new();
+    if !unknown_dropped.is_empty() {
+        // At the object they were sent in when it is one object, else at `(root)`.
+        let mut parents = unknown_dropped.iter().map(|&i| found[i].path.parent());
+        let first = parents.next().unwrap_or_else(FieldPath::root);
+        let at = if parents.all(|p| p == first) {
+            first
+        } else {
+            FieldPath::root()
+        };
+        let text = line(
+            &format!(
+                "... and {} more unknown fields, not listed",
+                unknown_dropped.len()
             ),
-        )
-    });
+            &format!("{} unknown fields", unknown.len()),
+            "only the fields the object knows (remove every unknown one)",
+        );
+        counts.push(FieldProblem::new(at.render(), text));
+    }
+    if !dropped.is_empty() {
+        let at = deepest_common_parent(dropped.iter().map(|&i| &found[i].path));
+        let text = line(
+            &format!(
+                "... and {}, not listed",
+                count(dropped.len() as u64, "more problem")
+            ),
+            &format!("{} problems", found.len()),
+            "every problem fixed (fix the ones listed and any like them; the next call lists \
+             what is left)",
+        );
+        counts.push(FieldProblem::new(at.render(), text));
+    }
     let mut problems: Vec<FieldProblem> = found
         .into_iter()
         .zip(paths)
         .enumerate()
-        .filter(|(i, _)| !dropped.contains(i))
+        .filter(|(i, _)| !unknown_dropped.contains(i) && !dropped.contains(i))
         .map(|(_, (f, path))| FieldProblem::new(path, f.line))
         .collect();
-    problems.extend(unknown);
-    problems.extend(rest);
-    problems
-}
-
-/// Keeps the first [`MAX_UNKNOWN_FIELD_LINES`] unknown-field problems by path and drops the
-/// others, returning the line that counts them: at the object they were sent in when it is
-/// one object, else at `(root)`.
-fn cap_unknown_fields(found: &mut Vec<Found>) -> Option<FieldProblem> {
-    let unknown: Vec<usize> = (0..found.len())
-        .filter(|&i| found[i].check == Check::Unknown)
-        .collect();
-    if unknown.len() <= MAX_UNKNOWN_FIELD_LINES {
-        return None;
-    }
-    let total = unknown.len();
-    let paths: Vec<String> = unknown.iter().map(|&i| found[i].path.render()).collect();
-    let dropped: HashSet<usize> = after_the_first(&paths, 0..total, MAX_UNKNOWN_FIELD_LINES)
-        .into_iter()
-        .map(|n| unknown[n])
-        .collect();
-    let mut parents = dropped.iter().map(|&i| found[i].path.parent());
-    let first = parents.next().unwrap_or_else(FieldPath::root);
-    let at = if parents.all(|p| p == first) {
-        first
-    } else {
-        FieldPath::root()
-    };
-    let mut index = 0;
-    found.retain(|_| {
-        index += 1;
-        !dropped.contains(&(index - 1))
-    });
-    let rest = dropped.len();
-    Some(FieldProblem::new(
-        at.render(),
-        line(
-            &format!("... and {rest} more unknown fields, not listed"),
-            &format!("{total} unknown fields"),
-            "only the fields the object knows (remove every unknown one)",
-        ),
-    ))
+    problems.extend(counts);
+    let mut error = ValidationError::new(action);
+    error.push_all(problems);
+    error
 }
 
 /// The indices among `indices` (into `paths`, the rendered paths) that come after the first

@@ -2,23 +2,10 @@
 //! serde_json's `&Value` deserializer, the first failure located by `serde_path_to_error` and
 //! reworded from serde's standard messages.
 //!
-//! Every read goes through `serde_path_to_error`, successful ones included, although it copies
-//! each map key it passes into a `String`. Reading first without it and again under it only
-//! on failure took in-process dispatch of a two-field action from 2.2x a hand-written
-//! `jsonschema` + `serde_json::from_value` tool to 1.85x (about 80 ns a call), but compiles
-//! the arguments type's deserializer twice: the crate rebuild of 50 tools x 5 actions went
-//! from 0.97x rmcp's to 1.04x (`benches/compile-time.sh`). Build times are what users feel;
-//! 80 ns is not, in a call that costs about 50 µs of server CPU over HTTP.
-//!
-//! No deserializer closes the rest of that gap. Reading the arguments by value with
-//! `serde_json::from_value`, with no path tracked at all (the most any hand-written
-//! deserializer could save: no key copies, no string copies), gives 1.7x–1.9x against
-//! 2.3x–2.5x in the same runs (`benches/perf.rs`, `dispatch`): the remainder is
-//! the call path around the read (the prepared call's boxed handler, the panic boundary, the
-//! nesting check, the response), not the read.
-
-use serde::de::DeserializeOwned;
-use serde_json::Value;
+//! Every read goes through `serde_path_to_error`, successful ones included: reading without
+//! it first and again under it only on failure saved about 80 ns a call, but compiled each
+//! arguments type's deserializer twice, a cost in build time (`benches/compile-time.sh`) that
+//! users feel where 80 ns in a call of about 50 µs is not.
 
 use super::locate::{locate, without_position};
 use super::path::FieldPath;
@@ -27,48 +14,36 @@ use super::report::{Check, Report, Source, line};
 /// Why deserializing failed (serde_json's message) and where (`serde_path_to_error`'s path).
 pub(crate) type Failure = serde_path_to_error::Error<serde_json::Error>;
 
-/// Deserializes `T` from `args` as `T::deserialize(args)` does, noting where it failed.
-pub(crate) fn deserialize<T: DeserializeOwned>(args: &Value) -> Result<T, Failure> {
-    serde_path_to_error::deserialize(args)
-}
-
 /// Adds the problem for a deserialization `failure` of the report's arguments.
 pub(crate) fn add(report: &mut Report<'_>, failure: &Failure) {
     let message = failure.inner().to_string();
     let (path, at_key) = locate(report.args(), failure.path(), &message);
-    let (path, text, custom) = reword(report, path, &message, at_key);
-    let check = if custom {
-        Check::Custom
-    } else if without_position(&message).starts_with("unknown field ") {
-        Check::Unknown
-    } else {
-        Check::Other
-    };
+    let (path, text, check) = reword(report, path, &message, at_key);
     report.push(path, text, Source::Serde, check);
 }
 
-/// serde's standard messages (`serde::de::Error`'s provided constructors), in plain words,
-/// and whether the message was not one of them (a custom message of the type's own).
+/// serde's standard messages (`serde::de::Error`'s provided constructors), in plain words, and
+/// what they check ([`Check::Custom`] for a message that is not one of them: the type's own).
 /// `at_key`: the failure is the last key of `path` itself, not its value.
 fn reword(
     report: &Report<'_>,
     path: FieldPath,
     message: &str,
     at_key: bool,
-) -> (FieldPath, String, bool) {
+) -> (FieldPath, String, Check) {
     let message = without_position(message);
     let ticked = backticked(message);
     if let Some(rest) = message.strip_prefix("missing field ") {
         let path = with_field(path, first_ticked(rest));
         let text = report.missing_line(&path);
-        return (path, text, false);
+        return (path, text, Check::Other);
     }
     if let Some(rest) = message.strip_prefix("unknown field ") {
         let name = first_ticked(rest);
         let path = with_field(path, name);
         let known: Vec<&str> = ticked.iter().skip(1).copied().collect();
         let text = report.unknown_field_line(&path, &known);
-        return (path, text, false);
+        return (path, text, Check::Unknown);
     }
     if at_key {
         // A map keyed by numbers, sent a key that is not one (or out of the type's range).
@@ -82,26 +57,19 @@ fn reword(
             None => "a key this object accepts".to_owned(),
         };
         let text = report.invalid_key_line(&path, &expected);
-        return (path, text, false);
+        return (path, text, Check::Other);
     }
     let sent = report.sent(&path);
-    let mut custom = false;
+    let mut check = Check::Other;
     let text = if message.starts_with("unknown variant ") {
-        if report.is_secret(&path) {
-            line(
-                "Value not allowed",
-                &sent,
-                "one of the allowed values (not listed for a secret field)",
-            )
-        } else {
+        report.not_allowed_line(&path, || {
             let options: Vec<String> = ticked.iter().skip(1).map(|v| format!("'{v}'")).collect();
-            let expected = match options.as_slice() {
+            match options.as_slice() {
                 [] => "no value here".to_owned(),
                 [one] => format!("exactly {one}"),
                 many => format!("one of: {}", many.join(", ")),
-            };
-            line("Value not allowed", &sent, &expected)
-        }
+            }
+        })
     } else if let Some(expected) = after_expected(message, "invalid type: ") {
         line("Wrong type", &sent, &plain_expectation(expected))
     } else if let Some(expected) = after_expected(message, "invalid value: ") {
@@ -119,17 +87,17 @@ fn reword(
         )
     } else if report.is_secret(&path) || report.is_secret_text(message) {
         // A custom message may quote the value: keep it out.
-        custom = true;
+        check = Check::Custom;
         line("Invalid value", &sent, "a value this field accepts")
     } else {
-        custom = true;
+        check = Check::Custom;
         line(
             &format!("Invalid value: {message}"),
             &sent,
             "a value this field accepts",
         )
     };
-    (path, text, custom)
+    (path, text, check)
 }
 
 /// `path` extended by `name`, unless serde already put `name` last.

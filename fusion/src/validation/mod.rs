@@ -33,9 +33,7 @@ pub(crate) use depth::nesting_depth;
 
 /// A value as the `You sent:` part of a line (`'text'` cut at 50 characters, `12`, `null`,
 /// `array(3)`, compact JSON), for other envelopes that echo what the model sent.
-pub(crate) fn sent_value(value: &Value) -> String {
-    sent::render(value)
-}
+pub(crate) use sent::render as sent_value;
 
 impl ValidationError {
     /// A validation error from `validator` rule failures alone, for a handler that runs
@@ -51,8 +49,8 @@ impl ValidationError {
         errors: &validator::ValidationErrors,
         args: &Value,
     ) -> ValidationError {
-        let mut found = report::Report::new(args, None, &[], false);
-        rules::collect(&mut found, errors);
+        let mut found = report::Report::new(args, None, &[]);
+        rules::collect(&mut found, errors, &path::FieldPath::root());
         cap::envelope(action, found)
     }
 }

@@ -38,11 +38,6 @@ impl FieldPath {
         self.0.push(Segment::Index(index));
     }
 
-    /// Removes the last segment (nothing for the root).
-    pub(crate) fn pop(&mut self) {
-        self.0.pop();
-    }
-
     pub(crate) fn child_key(&self, key: impl Into<String>) -> FieldPath {
         let mut child = self.clone();
         child.push_key(key);
@@ -122,15 +117,7 @@ impl FieldPath {
         if self.0.is_empty() {
             return ROOT.to_owned();
         }
-        let mut out = String::with_capacity(
-            self.0
-                .iter()
-                .map(|s| match s {
-                    Segment::Key(k) => k.len().min(256) + 1,
-                    Segment::Index(_) => 4,
-                })
-                .sum(),
-        );
+        let mut out = String::new();
         for (n, segment) in self.0.iter().enumerate() {
             match segment {
                 Segment::Key(k) => {
@@ -139,28 +126,17 @@ impl FieldPath {
                     }
                     super::cut::push_cut(&mut out, k);
                 }
-                Segment::Index(i) => {
-                    out.push('[');
-                    out.push_str(&i.to_string());
-                    out.push(']');
-                }
+                Segment::Index(i) => out.push_str(&format!("[{i}]")),
             }
         }
         out
     }
 }
 
-/// A path marked secret, with `[]` or `[*]` standing for any index: `password`,
+/// A path marked secret, with `[]` or `[*]` standing for any index (`None` here): `password`,
 /// `cards[].cvv`. It covers everything below it too.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct SecretPath(Vec<SecretPart>);
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum SecretPart {
-    Key(String),
-    Index(usize),
-    AnyIndex,
-}
+pub(crate) struct SecretPath(Vec<Option<Segment>>);
 
 impl SecretPath {
     pub(crate) fn parse(path: &str) -> SecretPath {
@@ -169,11 +145,11 @@ impl SecretPath {
         let mut parts = Vec::new();
         for (n, piece) in normalized.split("[]").enumerate() {
             if n > 0 {
-                parts.push(SecretPart::AnyIndex);
+                parts.push(None);
             }
             parts.extend(Parts::new(piece).map(|p| match p {
-                Part::Index(i) => SecretPart::Index(i),
-                Part::Key(k) => SecretPart::Key(k.to_owned()),
+                Part::Index(i) => Some(Segment::Index(i)),
+                Part::Key(k) => Some(Segment::Key(k.to_owned())),
             }));
         }
         SecretPath(parts)
@@ -181,21 +157,12 @@ impl SecretPath {
 
     /// Whether `path` is this secret path or lies below it.
     pub(crate) fn covers(&self, path: &FieldPath) -> bool {
-        self.0.len() <= path.0.len() && same_steps(&self.0, &path.0)
+        self.0.len() <= path.0.len()
+            && (self.0.iter().zip(&path.0)).all(|(want, have)| match want {
+                Some(want) => want == have,
+                None => matches!(have, Segment::Index(_)),
+            })
     }
-}
-
-/// Whether the common prefix of `secret` and `path` matches step by step.
-fn same_steps(secret: &[SecretPart], path: &[Segment]) -> bool {
-    secret
-        .iter()
-        .zip(path)
-        .all(|(want, have)| match (want, have) {
-            (SecretPart::Key(w), Segment::Key(h)) => w == h,
-            (SecretPart::Index(w), Segment::Index(h)) => w == h,
-            (SecretPart::AnyIndex, Segment::Index(_)) => true,
-            _ => false,
-        })
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, BuildError};
 use serde_json::Value;
 
 use crate::envelope::suggest::did_you_mean;
@@ -56,48 +56,17 @@ pub(crate) struct Report<'a> {
     args: &'a Value,
     shape: Option<&'a Shape>,
     secrets: &'a [SecretPath],
-    /// Whether the schema has any `writeOnly` at all (skips schema walks when it has none).
-    write_only: bool,
     /// The values sent at secret paths (strings, and numbers as written), sorted, so that a
     /// copy of one anywhere else in an echoed value is hidden too.
     secret_values: Vec<String>,
-    /// How a secret value is found inside a longer text.
-    contained: Contained,
+    /// The search for the secret values of at least [`MIN_CONTAINED_CHARS`] characters inside a
+    /// text. One automaton finds any of them in one pass over the text: a hundred thousand
+    /// secret values (an array of cards, each with its own) and as many lines to check them
+    /// against would otherwise be ten billion substring searches. When it cannot be built (more
+    /// states than it can number, far beyond what a request holds), every text counts as
+    /// holding a secret, so none is ever shown.
+    contained: Result<AhoCorasick, BuildError>,
     found: Vec<Found>,
-}
-
-/// The search for the secret values of at least [`MIN_CONTAINED_CHARS`] characters inside a
-/// text. One automaton finds any of them in one pass over the text: a hundred thousand secret
-/// values (an array of cards, each with its own) and as many lines to check them against would
-/// otherwise be ten billion substring searches.
-enum Contained {
-    /// No secret value is long enough.
-    Nothing,
-    Any(AhoCorasick),
-    /// The automaton could not be built (more states than it can number, far beyond what a
-    /// request holds): every text counts as holding a secret, so none is ever shown.
-    Everything,
-}
-
-impl Contained {
-    fn new(secret_values: &[String]) -> Contained {
-        let long = secret_values
-            .iter()
-            .filter(|secret| secret.chars().nth(MIN_CONTAINED_CHARS - 1).is_some());
-        let mut long = long.peekable();
-        if long.peek().is_none() {
-            return Contained::Nothing;
-        }
-        AhoCorasick::new(long).map_or(Contained::Everything, Contained::Any)
-    }
-
-    fn is_in(&self, text: &str) -> bool {
-        match self {
-            Contained::Nothing => false,
-            Contained::Any(automaton) => automaton.is_match(text),
-            Contained::Everything => true,
-        }
-    }
 }
 
 impl<'a> Report<'a> {
@@ -105,19 +74,19 @@ impl<'a> Report<'a> {
         args: &'a Value,
         shape: Option<&'a Shape>,
         secrets: &'a [SecretPath],
-        write_only: bool,
     ) -> Report<'a> {
         let mut report = Report {
             args,
             shape,
             secrets,
-            write_only,
             secret_values: Vec::new(),
-            contained: Contained::Nothing,
+            contained: AhoCorasick::new(Vec::<String>::new()),
             found: Vec::new(),
         };
         report.secret_values = report.collect_secret_values();
-        report.contained = Contained::new(&report.secret_values);
+        let long = (report.secret_values.iter())
+            .filter(|secret| secret.chars().nth(MIN_CONTAINED_CHARS - 1).is_some());
+        report.contained = AhoCorasick::new(long);
         report
     }
 
@@ -125,13 +94,10 @@ impl<'a> Report<'a> {
         self.args
     }
 
-    pub(crate) fn shape(&self) -> Option<&'a Shape> {
-        self.shape
-    }
-
-    /// The schema node at `path`, if there is a schema and it describes `path`.
-    pub(crate) fn node(&self, path: &FieldPath) -> Option<&'a Value> {
-        self.shape?.at(path)
+    /// The schema and its node at `path`, if there is a schema and it describes `path`.
+    pub(crate) fn schema_at(&self, path: &FieldPath) -> Option<(&'a Shape, &'a Value)> {
+        let shape = self.shape?;
+        Some((shape, shape.at(path)?))
     }
 
     pub(crate) fn push(&mut self, path: FieldPath, line: String, source: Source, check: Check) {
@@ -146,7 +112,7 @@ impl<'a> Report<'a> {
     /// Whether `path` is secret: marked explicitly, or `writeOnly` in the schema.
     pub(crate) fn is_secret(&self, path: &FieldPath) -> bool {
         self.secrets.iter().any(|s| s.covers(path))
-            || (self.write_only && self.shape.is_some_and(|s| s.is_write_only(path)))
+            || self.shape.is_some_and(|s| s.is_write_only(path))
     }
 
     /// Whether `text` (a string sent, or a number as written) is a secret value or contains
@@ -156,7 +122,7 @@ impl<'a> Report<'a> {
         self.secret_values
             .binary_search_by(|secret| secret.as_str().cmp(text))
             .is_ok()
-            || self.contained.is_in(text)
+            || self.contained.as_ref().map_or(true, |a| a.is_match(text))
     }
 
     /// Whether echoing `value` would show a secret value (see [`Report::is_secret_text`]).
@@ -204,21 +170,27 @@ impl<'a> Report<'a> {
     }
 
     fn has_any_secret(&self) -> bool {
-        !self.secrets.is_empty() || self.write_only
+        !self.secrets.is_empty() || self.shape.is_some_and(|s| s.write_only)
     }
 
     /// What the schema expects at `path`, in words (`a string`), or `fallback`.
     pub(crate) fn expectation(&self, path: &FieldPath, fallback: &str) -> String {
-        self.node(path)
-            .and_then(|n| self.shape?.describe(n))
+        (self.schema_at(path))
+            .and_then(|(shape, node)| shape.describe(node))
             .unwrap_or_else(|| fallback.to_owned())
+    }
+
+    /// What a required field that was not sent expects: its schema's words, without ` or null`.
+    pub(crate) fn required_expectation(&self, path: &FieldPath) -> String {
+        let mut expected = self.expectation(path, "a value");
+        expected.truncate(expected.strip_suffix(" or null").unwrap_or(&expected).len());
+        expected
     }
 
     /// The line for a field that was required and not sent.
     pub(crate) fn missing_line(&self, path: &FieldPath) -> String {
-        let expected = self.expectation(path, "a value");
-        let expected = expected.strip_suffix(" or null").unwrap_or(&expected);
-        line("Missing required field", &self.sent(path), expected)
+        let expected = self.required_expectation(path);
+        line("Missing required field", &self.sent(path), &expected)
     }
 
     /// The line for a property the object does not know, with a "did you mean" when one of
@@ -243,6 +215,22 @@ impl<'a> Report<'a> {
             expected.push_str("'?)");
         }
         line("Unknown field", &sent, &expected)
+    }
+
+    /// The line for a value outside the values a field allows (`allowed`, in words). They are
+    /// not listed for a secret field: a near miss there would put most of the secret into the
+    /// envelope.
+    pub(crate) fn not_allowed_line(
+        &self,
+        path: &FieldPath,
+        allowed: impl FnOnce() -> String,
+    ) -> String {
+        let expected = if self.is_secret(path) {
+            "one of the allowed values (not listed for a secret field)".to_owned()
+        } else {
+            allowed()
+        };
+        line("Value not allowed", &self.sent(path), &expected)
     }
 
     /// The line for a key the object cannot have: what was sent is the key itself (the last

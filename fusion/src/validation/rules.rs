@@ -11,7 +11,7 @@ use validator::{ValidationError as RuleFailure, ValidationErrors, ValidationErro
 
 use super::path::FieldPath;
 use super::report::{Check, Report, Source, line};
-use super::schema::count;
+use super::schema::{count, format_words};
 use super::sent::REDACTED;
 
 /// The key `validator` uses for struct-level (`#[validate(schema(..))]`) failures.
@@ -19,12 +19,23 @@ const STRUCT_LEVEL: &str = "__all__";
 /// The key `validator` wraps list failures in when a collection is validated directly.
 const LIST_WRAPPER: &str = "_tmp_validator";
 
-/// Adds a problem for every rule failure in `errors`.
-pub(crate) fn collect(report: &mut Report<'_>, errors: &ValidationErrors) {
-    walk(report, errors, &FieldPath::root());
-}
+/// The words for the built-in rules whose line does not depend on the rule's params.
+const RULE_WORDS: &[(&str, &str, &str)] = &[
+    (
+        "credit_card",
+        "Invalid credit card number",
+        "a valid credit card number",
+    ),
+    (
+        "non_control_character",
+        "Contains control characters",
+        "text without control characters",
+    ),
+    ("ip", "Invalid IP address", "a valid IPv4 or IPv6 address"),
+];
 
-fn walk(report: &mut Report<'_>, errors: &ValidationErrors, base: &FieldPath) {
+/// Adds a problem for every rule failure in `errors`, the failures of the value at `base`.
+pub(crate) fn collect(report: &mut Report<'_>, errors: &ValidationErrors, base: &FieldPath) {
     let mut entries: Vec<_> = errors.errors().iter().collect();
     entries.sort_by(|a, b| a.0.cmp(b.0));
     for (name, kind) in entries {
@@ -41,10 +52,10 @@ fn walk(report: &mut Report<'_>, errors: &ValidationErrors, base: &FieldPath) {
                     report.push(path.clone(), text, Source::Rule, check);
                 }
             }
-            ValidationErrorsKind::Struct(inner) => walk(report, inner, &path),
+            ValidationErrorsKind::Struct(inner) => collect(report, inner, &path),
             ValidationErrorsKind::List(items) => {
                 for (index, inner) in items {
-                    walk(report, inner, &path.child_index(*index));
+                    collect(report, inner, &path.child_index(*index));
                 }
             }
         }
@@ -56,10 +67,8 @@ fn walk(report: &mut Report<'_>, errors: &ValidationErrors, base: &FieldPath) {
 /// known (`#[serde(rename_all = ..)]`), else the Rust name.
 fn json_name(report: &Report<'_>, base: &FieldPath, rust: &str) -> String {
     let sent = base.lookup(report.args()).and_then(Value::as_object);
-    let declared = report
-        .shape()
-        .zip(report.node(base))
-        .map(|(shape, node)| shape.known_properties(node))
+    let declared = (report.schema_at(base))
+        .map(|(shape, node)| shape.keys(node, "properties"))
         .unwrap_or_default();
     let known = |name: &str| sent.is_some_and(|m| m.contains_key(name)) || declared.contains(&name);
     if known(rust) {
@@ -113,16 +122,10 @@ fn rule_line(
     };
     let (problem, expected, check): (Cow<'static, str>, String, Check) = match failure.code.as_ref()
     {
-        "email" => (
-            "Invalid email format".into(),
-            "a valid email address".into(),
-            Check::Email,
-        ),
-        "url" => (
-            "Invalid URL format".into(),
-            "a valid URL such as 'https://example.com/path'".into(),
-            Check::Url,
-        ),
+        code @ ("email" | "url") => {
+            let (problem, expected, check) = format_words(code);
+            (problem.into(), expected, check)
+        }
         "length" => {
             let (problem, expected) = length_words(params, value);
             (problem.into(), expected, Check::Length)
@@ -132,9 +135,7 @@ fn rule_line(
             (problem.into(), expected, Check::Range)
         }
         "regex" => {
-            let expected = report
-                .shape()
-                .zip(report.node(path))
+            let expected = (report.schema_at(path))
                 .and_then(|(shape, node)| shape.pattern(node))
                 .map_or_else(
                     || "text in the required format".to_owned(),
@@ -175,40 +176,25 @@ fn rule_line(
                 Check::Other,
             )
         }
-        "credit_card" => (
-            "Invalid credit card number".into(),
-            "a valid credit card number".into(),
-            Check::Other,
+        "required" => (
+            "Missing required field".into(),
+            report.required_expectation(path),
+            Check::Required,
         ),
-        "non_control_character" => (
-            "Contains control characters".into(),
-            "text without control characters".into(),
-            Check::Other,
-        ),
-        "required" => {
-            let expected = report.expectation(path, "a value");
-            let expected = expected
-                .strip_suffix(" or null")
-                .unwrap_or(&expected)
-                .to_owned();
-            ("Missing required field".into(), expected, Check::Required)
-        }
-        "ip" => (
-            "Invalid IP address".into(),
-            "a valid IPv4 or IPv6 address".into(),
-            Check::Other,
-        ),
-        code => {
-            let mut expected = format!("a value the '{code}' rule accepts");
-            if !report.is_secret(path) {
-                push_params(report, &mut expected, params);
+        code => match RULE_WORDS.iter().find(|(rule, ..)| *rule == code) {
+            Some((_, problem, expected)) => ((*problem).into(), (*expected).into(), Check::Other),
+            None => {
+                let mut expected = format!("a value the '{code}' rule accepts");
+                if !report.is_secret(path) {
+                    push_params(report, &mut expected, params);
+                }
+                (
+                    format!("Rejected by the '{code}' rule").into(),
+                    expected,
+                    Check::Other,
+                )
             }
-            (
-                format!("Rejected by the '{code}' rule").into(),
-                expected,
-                Check::Other,
-            )
-        }
+        },
     };
     // A custom message that quotes a secret value gives way to the built-in words: they are
     // never rewritten, and a message is not a value that can be redacted in place.
@@ -243,10 +229,8 @@ fn matching_field(
     let parent = path.parent();
     let own = path.last_key();
     let siblings = parent.lookup(report.args())?.as_object()?;
-    let declared = report
-        .shape()
-        .zip(report.node(&parent))
-        .map(|(shape, node)| shape.declared_properties(node))
+    let declared = (report.schema_at(&parent))
+        .map(|(shape, node)| shape.keys(node, "properties"))
         .unwrap_or_default();
     siblings
         .iter()
@@ -293,26 +277,16 @@ fn length_words(
     params: &HashMap<Cow<'static, str>, Value>,
     value: Option<&Value>,
 ) -> (&'static str, String) {
-    let (unit, short, long, actual) = match value {
-        Some(Value::Array(items)) => (
-            "item",
-            "Too few items",
-            "Too many items",
-            Some(items.len() as u64),
-        ),
-        Some(Value::Object(map)) => (
-            "field",
-            "Too few fields",
-            "Too many fields",
-            Some(map.len() as u64),
-        ),
-        Some(Value::String(s)) => (
-            "character",
-            "Too short",
-            "Too long",
-            Some(s.chars().count() as u64),
-        ),
-        _ => ("character", "Too short", "Too long", None),
+    let (unit, actual) = match value {
+        Some(Value::Array(items)) => ("item", Some(items.len() as u64)),
+        Some(Value::Object(map)) => ("field", Some(map.len() as u64)),
+        Some(Value::String(s)) => ("character", Some(s.chars().count() as u64)),
+        _ => ("character", None),
+    };
+    let (short, long) = match unit {
+        "item" => ("Too few items", "Too many items"),
+        "field" => ("Too few fields", "Too many fields"),
+        _ => ("Too short", "Too long"),
     };
     let min = params.get("min").and_then(Value::as_u64);
     let max = params.get("max").and_then(Value::as_u64);

@@ -6,7 +6,7 @@ use jsonschema::{JsonType, ValidationError as SchemaFailure};
 use serde_json::Value;
 
 use super::path::FieldPath;
-use super::redundant::{Role, worth_reporting};
+use super::redundant::worth_reporting;
 use super::report::{Check, Report, Source, line};
 use super::sent;
 use super::shape::{join_or, type_phrase};
@@ -15,11 +15,11 @@ use crate::schema::escape_pointer;
 /// Adds a problem for every error `validator` finds in the arguments of `report`.
 pub(crate) fn collect(report: &mut Report<'_>, validator: &jsonschema::Validator) {
     let errors: Vec<SchemaFailure<'_>> = validator.iter_errors(report.args()).collect();
-    let roles: Vec<(&str, Role)> = errors
+    let keywords: Vec<(&str, &str)> = errors
         .iter()
-        .map(|e| (e.instance_path().as_str(), Role::of(e.kind())))
+        .map(|e| (e.instance_path().as_str(), e.kind().keyword()))
         .collect();
-    for (error, reported) in errors.iter().zip(worth_reporting(&roles)) {
+    for (error, reported) in errors.iter().zip(worth_reporting(&keywords)) {
         if reported {
             convert(report, error);
         }
@@ -45,6 +45,43 @@ fn key_expectation(known: &[&str], patterns: &[&str]) -> String {
     }
 }
 
+/// The words for the keywords whose line does not depend on the keyword's value (`oneOf` here
+/// is a value matching several branches: matching none is worded apart).
+const FIXED: &[(&str, &str, &str)] = &[
+    (
+        "unevaluatedItems",
+        "Too many items",
+        "fewer items (remove the extra ones)",
+    ),
+    ("uniqueItems", "Duplicate items", "every item to be unique"),
+    (
+        "contains",
+        "No matching item",
+        "at least one item of the required kind",
+    ),
+    (
+        "oneOf",
+        "Ambiguous value",
+        "a value that matches exactly one of the allowed shapes",
+    ),
+    ("not", "Value not allowed", "a different value"),
+    (
+        "falseSchema",
+        "Value not allowed here",
+        "no value at this position",
+    ),
+    (
+        "propertyNames",
+        "Invalid field name",
+        "field names the schema allows",
+    ),
+];
+
+/// The problem and expectation for a number outside a bound: `a number >= 10`.
+fn bound(problem: &'static str, op: &str, limit: &Value) -> (&'static str, String, Check) {
+    (problem, format!("a number {op} {limit}"), Check::Range)
+}
+
 fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
     let path = FieldPath::from_pointer(error.instance_path().as_str(), report.args());
     // The arms that write a whole line push it themselves; the others give the problem and
@@ -57,10 +94,11 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
             return;
         }
         Kind::AdditionalProperties { unexpected } | Kind::UnevaluatedProperties { unexpected } => {
-            let (known, patterns) = match (report.node(&path), report.shape()) {
-                (Some(node), Some(shape)) => {
-                    (shape.known_properties(node), shape.key_patterns(node))
-                }
+            let (known, patterns) = match report.schema_at(&path) {
+                Some((shape, node)) => (
+                    shape.known_properties(node),
+                    shape.keys(node, "patternProperties"),
+                ),
                 _ => (Vec::new(), Vec::new()),
             };
             // An object whose keys follow patterns (a map keyed by numbers) has no unknown
@@ -88,10 +126,8 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
                 return;
             }
             let (field, text) = tag_line(report, &path, at, context).unwrap_or_else(|| {
-                let wrong_type = context.iter().all(|branch| {
-                    branch.iter().any(|e| {
-                        matches!(e.kind(), Kind::Type { .. }) && e.instance_path().as_str() == at
-                    })
+                let wrong_type = every_branch(context, |kind, path| {
+                    matches!(kind, Kind::Type { .. }) && path == at
                 });
                 let text = no_branch_line(report, &path, wrong_type);
                 (path, text)
@@ -101,36 +137,20 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
         }
         Kind::Enum { options } => {
             let options: Vec<&Value> = options.as_array().into_iter().flatten().collect();
-            let text = not_allowed_line(report, &path, &options);
+            let text = report.not_allowed_line(&path, || sent::allowed(&options));
             report.push(path, text, Source::Schema, Check::Other);
             return;
         }
         Kind::Constant { expected_value } => {
-            let text = not_allowed_line(report, &path, &[expected_value.as_ref()]);
+            let text = report.not_allowed_line(&path, || sent::allowed(&[expected_value.as_ref()]));
             report.push(path, text, Source::Schema, Check::Other);
             return;
         }
         Kind::Type { kind } => ("Wrong type", type_expectation(kind), Check::Other),
-        Kind::Minimum { limit } => (
-            "Number too small",
-            format!("a number >= {limit}"),
-            Check::Range,
-        ),
-        Kind::ExclusiveMinimum { limit } => (
-            "Number too small",
-            format!("a number > {limit}"),
-            Check::Range,
-        ),
-        Kind::Maximum { limit } => (
-            "Number too large",
-            format!("a number <= {limit}"),
-            Check::Range,
-        ),
-        Kind::ExclusiveMaximum { limit } => (
-            "Number too large",
-            format!("a number < {limit}"),
-            Check::Range,
-        ),
+        Kind::Minimum { limit } => bound("Number too small", ">=", limit),
+        Kind::ExclusiveMinimum { limit } => bound("Number too small", ">", limit),
+        Kind::Maximum { limit } => bound("Number too large", "<=", limit),
+        Kind::ExclusiveMaximum { limit } => bound("Number too large", "<", limit),
         Kind::MultipleOf { multiple_of } => (
             "Number not allowed",
             format!("a multiple of {multiple_of}"),
@@ -143,11 +163,6 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
         Kind::AdditionalItems { limit } => (
             "Too many items",
             at_most(*limit as u64, "item"),
-            Check::Other,
-        ),
-        Kind::UnevaluatedItems { .. } => (
-            "Too many items",
-            "fewer items (remove the extra ones)".to_owned(),
             Check::Other,
         ),
         Kind::MinProperties { limit } => {
@@ -167,41 +182,17 @@ fn convert(report: &mut Report<'_>, error: &SchemaFailure<'_>) {
             report.push(path, text, Source::Schema, check);
             return;
         }
-        Kind::UniqueItems => (
-            "Duplicate items",
-            "every item to be unique".to_owned(),
-            Check::Other,
-        ),
-        Kind::Contains => (
-            "No matching item",
-            "at least one item of the required kind".to_owned(),
-            Check::Other,
-        ),
-        Kind::OneOfMultipleValid { .. } => (
-            "Ambiguous value",
-            "a value that matches exactly one of the allowed shapes".to_owned(),
-            Check::Other,
-        ),
-        Kind::Not { .. } => (
-            "Value not allowed",
-            "a different value".to_owned(),
-            Check::Other,
-        ),
-        Kind::FalseSchema => (
-            "Value not allowed here",
-            "no value at this position".to_owned(),
-            Check::Other,
-        ),
-        Kind::PropertyNames { .. } => (
-            "Invalid field name",
-            "field names the schema allows".to_owned(),
-            Check::Other,
-        ),
-        other => (
-            "Invalid value",
-            format!("a value valid for the '{}' rule", other.keyword()),
-            Check::Other,
-        ),
+        other => match FIXED
+            .iter()
+            .find(|(keyword, ..)| *keyword == other.keyword())
+        {
+            Some((_, problem, expected)) => (*problem, (*expected).to_owned(), Check::Other),
+            None => (
+                "Invalid value",
+                format!("a value valid for the '{}' rule", other.keyword()),
+                Check::Other,
+            ),
+        },
     };
     let text = line(problem, &report.sent(&path), &expected);
     report.push(path, text, Source::Schema, check);
@@ -273,23 +264,17 @@ fn tag_line(
     at: &str,
     context: &[Vec<SchemaFailure<'static>>],
 ) -> Option<(FieldPath, String)> {
-    let node = report.node(path)?;
-    let shape = report.shape()?;
+    let (shape, node) = report.schema_at(path)?;
     let (tag, values) = shape.tag(node)?;
     let field = path.child_key(tag);
     let pointer = format!("{at}/{}", escape_pointer(tag));
-    let wrong_value = context.iter().all(|branch| {
-        branch.iter().any(|e| {
-            matches!(e.kind(), Kind::Constant { .. }) && e.instance_path().as_str() == pointer
-        })
+    let wrong_value = every_branch(context, |kind, path| {
+        matches!(kind, Kind::Constant { .. }) && path == pointer
     });
-    let missing = context.iter().all(|branch| {
-        branch.iter().any(|e| {
-            matches!(e.kind(), Kind::Required { property } if property.as_str() == Some(tag))
-                && e.instance_path().as_str() == at
-        })
+    let missing = every_branch(context, |kind, path| {
+        matches!(kind, Kind::Required { property } if property.as_str() == Some(tag)) && path == at
     });
-    let expected = allowed(&values);
+    let expected = sent::allowed(&values);
     let line = if missing {
         line("Missing required field", &report.sent(&field), &expected)
     } else if wrong_value {
@@ -300,22 +285,26 @@ fn tag_line(
     Some((field, line))
 }
 
+/// Whether every branch in `context` has an error that `is` (its kind, its instance path).
+fn every_branch(context: &[Vec<SchemaFailure<'static>>], is: impl Fn(&Kind, &str) -> bool) -> bool {
+    (context.iter()).all(|branch| {
+        branch
+            .iter()
+            .any(|e| is(e.kind(), e.instance_path().as_str()))
+    })
+}
+
 /// The line for a value that matches none of several alternatives; `wrong_type` when every
 /// alternative refuses its type.
 fn no_branch_line(report: &Report<'_>, path: &FieldPath, wrong_type: bool) -> String {
-    let node = report.node(path);
-    if let Some(shape) = report.shape()
-        && let Some(node) = node
-        && let Some(literals) = shape.literals(node, 0)
-    {
-        return not_allowed_line(report, path, &literals);
+    let schema = report.schema_at(path);
+    if let Some(literals) = schema.and_then(|(shape, node)| shape.literals(node, 0)) {
+        return report.not_allowed_line(path, || sent::allowed(&literals));
     }
     // Objects told apart by the fields they require (an untagged enum): name those fields,
     // where "an object" would be no help for a value that is one.
-    let outlines = match (report.shape(), node) {
-        (Some(shape), Some(node)) if !wrong_type => shape.required_outlines(node),
-        _ => None,
-    };
+    let outlines =
+        (schema.filter(|_| !wrong_type)).and_then(|(shape, node)| shape.required_outlines(node));
     let expected = match outlines {
         Some(outlines) => format!("one of: {}", outlines.join("; ")),
         None => report.expectation(path, "a value matching one of the allowed shapes"),
@@ -326,28 +315,6 @@ fn no_branch_line(report: &Report<'_>, path: &FieldPath, wrong_type: bool) -> St
         "Does not match any allowed shape"
     };
     line(problem, &report.sent(path), &expected)
-}
-
-/// The line for a value outside an enum (or a `const`). The allowed values are listed, except
-/// for a secret field: a near miss there would put most of the secret into the envelope.
-fn not_allowed_line(report: &Report<'_>, path: &FieldPath, options: &[&Value]) -> String {
-    let sent = report.sent(path);
-    if report.is_secret(path) {
-        return line(
-            "Value not allowed",
-            &sent,
-            "one of the allowed values (not listed for a secret field)",
-        );
-    }
-    line("Value not allowed", &sent, &allowed(options))
-}
-
-/// `exactly 'EUR'`, or `one of: 'EUR', 'USD'`.
-fn allowed(values: &[&Value]) -> String {
-    match values {
-        [one] => format!("exactly {}", sent::render(one)),
-        many => format!("one of: {}", sent::render_list(many.iter().copied())),
-    }
 }
 
 fn type_expectation(kind: &TypeKind) -> String {
@@ -390,76 +357,78 @@ pub(crate) fn count(n: u64, unit: &str) -> String {
     }
 }
 
+/// The words for the `format`s with their own: the problem and an expectation with an example.
+const FORMATS: &[(&str, &str, &str)] = &[
+    ("email", "Invalid email format", "a valid email address"),
+    (
+        "uri",
+        "Invalid URL format",
+        "a valid URL such as 'https://example.com/path'",
+    ),
+    (
+        "uri-reference",
+        "Invalid URI reference",
+        "a valid URI or relative reference",
+    ),
+    (
+        "date-time",
+        "Invalid date-time format",
+        "an RFC 3339 date-time such as '2026-01-31T09:30:00Z'",
+    ),
+    ("date", "Invalid date format", "a date such as '2026-01-31'"),
+    ("time", "Invalid time format", "a time such as '09:30:00Z'"),
+    (
+        "duration",
+        "Invalid duration format",
+        "an ISO 8601 duration such as 'P3DT4H'",
+    ),
+    (
+        "uuid",
+        "Invalid UUID format",
+        "a UUID such as '123e4567-e89b-12d3-a456-426614174000'",
+    ),
+    (
+        "ipv4",
+        "Invalid IPv4 address",
+        "an IPv4 address such as '192.0.2.1'",
+    ),
+    (
+        "ipv6",
+        "Invalid IPv6 address",
+        "an IPv6 address such as '2001:db8::1'",
+    ),
+    (
+        "hostname",
+        "Invalid hostname",
+        "a valid hostname such as 'example.com'",
+    ),
+    (
+        "regex",
+        "Invalid regular expression",
+        "a valid regular expression",
+    ),
+];
+
 /// The problem and expectation for a string that fails a `format`, and what it checks.
-fn format_words(format: &str) -> (String, String, Check) {
-    let (problem, expected, check) = match format {
-        "email" | "idn-email" => (
-            "Invalid email format",
-            "a valid email address",
-            Check::Email,
-        ),
-        "uri" | "iri" | "url" => (
-            "Invalid URL format",
-            "a valid URL such as 'https://example.com/path'",
-            Check::Url,
-        ),
-        "uri-reference" | "iri-reference" => (
-            "Invalid URI reference",
-            "a valid URI or relative reference",
-            Check::Url,
-        ),
-        "date-time" => (
-            "Invalid date-time format",
-            "an RFC 3339 date-time such as '2026-01-31T09:30:00Z'",
-            Check::Other,
-        ),
-        "date" => (
-            "Invalid date format",
-            "a date such as '2026-01-31'",
-            Check::Other,
-        ),
-        "time" => (
-            "Invalid time format",
-            "a time such as '09:30:00Z'",
-            Check::Other,
-        ),
-        "duration" => (
-            "Invalid duration format",
-            "an ISO 8601 duration such as 'P3DT4H'",
-            Check::Other,
-        ),
-        "uuid" => (
-            "Invalid UUID format",
-            "a UUID such as '123e4567-e89b-12d3-a456-426614174000'",
-            Check::Other,
-        ),
-        "ipv4" => (
-            "Invalid IPv4 address",
-            "an IPv4 address such as '192.0.2.1'",
-            Check::Other,
-        ),
-        "ipv6" => (
-            "Invalid IPv6 address",
-            "an IPv6 address such as '2001:db8::1'",
-            Check::Other,
-        ),
-        "hostname" | "idn-hostname" => (
-            "Invalid hostname",
-            "a valid hostname such as 'example.com'",
-            Check::Other,
-        ),
-        "regex" => (
-            "Invalid regular expression",
-            "a valid regular expression",
-            Check::Other,
-        ),
-        other => {
-            return (
-                format!("Invalid {other} format"),
-                format!("a valid {other} value"),
-                Check::Other,
-            );
-        }
+pub(crate) fn format_words(format: &str) -> (String, String, Check) {
+    let format = match format {
+        "idn-email" => "email",
+        "iri" | "url" => "uri",
+        "iri-reference" => "uri-reference",
+        "idn-hostname" => "hostname",
+        other => other,
     };
-    (problem.to_owned(), expected.to_owned(), check)
+    let check = match format {
+        "email" => Check::Email,
+        "uri" | "uri-reference" => Check::Url,
+        _ => Check::Other,
+    };
+    match FORMATS.iter().find(|(name, ..)| *name == format) {
+        Some((_, problem, expected)) => ((*problem).to_owned(), (*expected).to_owned(), check),
+        None => (
+            format!("Invalid {format} format"),
+            format!("a valid {format} value"),
+            check,
+        ),
+    }
 }

@@ -1,10 +1,12 @@
 //! Rendering what the model sent: quoted and cut strings, numbers as written, `array(N)`,
 //! compact JSON objects, and the `(missing)` / `(redacted)` markers.
 
+use std::io;
+
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use super::cut::LIMIT;
-use super::cut::push_cut;
+use super::cut::{LIMIT, push_cut};
 use super::path::FieldPath;
 
 /// Shown for a field that was not sent at all.
@@ -15,27 +17,23 @@ pub(crate) const REDACTED: &str = "(redacted)";
 
 /// What must not be echoed, asked while a value is rendered: each part it hides shows as
 /// `(redacted)` (`"(redacted)"` inside compact JSON). Only values are ever hidden, never the
-/// words around them.
+/// words around them. Hides nothing unless told.
 pub(crate) trait Redact {
     /// Whether the value at `path` (and everything below it) is secret.
-    fn secret_path(&self, path: &FieldPath) -> bool;
+    fn secret_path(&self, _path: &FieldPath) -> bool {
+        false
+    }
 
     /// Whether a string, or a number written as `text`, is or contains a secret value.
-    fn secret_text(&self, text: &str) -> bool;
+    fn secret_text(&self, _text: &str) -> bool {
+        false
+    }
 }
 
 /// Hides nothing.
 pub(crate) struct Plain;
 
-impl Redact for Plain {
-    fn secret_path(&self, _: &FieldPath) -> bool {
-        false
-    }
-
-    fn secret_text(&self, _: &str) -> bool {
-        false
-    }
-}
+impl Redact for Plain {}
 
 /// An object echoed whole members at a time: compact JSON of its first members while the text
 /// stays within [`LIMIT`] characters, then `... N more field(s)}` for the rest. A cut never
@@ -76,27 +74,27 @@ pub(crate) fn push_members(
         count += 1;
     }
     let rest = map.len() - count;
-    out.push_str(&shown);
-    if count > 0 {
-        out.push(',');
-    }
-    out.push_str("... ");
-    out.push_str(&rest.to_string());
-    out.push_str(if count > 0 { " more" } else { "" });
-    out.push_str(if rest == 1 { " field}" } else { " fields}" });
+    let (comma, more) = if count > 0 { (",", " more") } else { ("", "") };
+    let fields = if rest == 1 { "field" } else { "fields" };
+    out.push_str(&format!("{shown}{comma}... {rest}{more} {fields}}}"));
 }
 
 /// A value as the `You sent:` part of a line: `'text'`, `12`, `true`, `null`, `array(3)`, or
 /// compact JSON for objects. Strings and objects are cut with [`push_cut`].
 pub(crate) fn render(value: &Value) -> String {
     let mut out = String::new();
-    push_value(&mut out, value);
+    push_redacted(&mut out, value, None, &Plain);
     out
 }
 
-/// Appends [`render`]'s output to `out`.
-pub(crate) fn push_value(out: &mut String, value: &Value) {
-    push_redacted(out, value, None, &Plain);
+/// The values a field allows, as a line's expectation: `exactly 'EUR'`, or
+/// `one of: 'EUR', 'USD'`.
+pub(crate) fn allowed(values: &[&Value]) -> String {
+    let rendered: Vec<String> = values.iter().map(|v| render(v)).collect();
+    match rendered.as_slice() {
+        [one] => format!("exactly {one}"),
+        many => format!("one of: {}", many.join(", ")),
+    }
 }
 
 /// Appends `value` as [`render`] does, with what `redact` hides shown as `(redacted)`: the
@@ -109,192 +107,110 @@ pub(crate) fn push_redacted(
     at: Option<&FieldPath>,
     redact: &dyn Redact,
 ) {
-    if at.is_some_and(|p| redact.secret_path(p)) {
+    if hidden(value, at, redact) {
         out.push_str(REDACTED);
         return;
     }
     match value {
-        Value::String(s) if redact.secret_text(s) => out.push_str(REDACTED),
         Value::String(s) => {
             out.push('\'');
             push_cut(out, s);
             out.push('\'');
         }
-        Value::Number(n) => {
-            let text = n.to_string();
-            out.push_str(if redact.secret_text(&text) {
-                REDACTED
-            } else {
-                &text
-            });
-        }
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Null => out.push_str("null"),
         Value::Array(items) => {
             out.push_str("array(");
             out.push_str(&items.len().to_string());
             out.push(')');
         }
         Value::Object(_) => push_cut(out, &compact(value, at, redact)),
+        scalar => out.push_str(&scalar.to_string()),
     }
 }
 
-/// Several values as `'EUR', 'USD'` (used for enum options and allowed values).
-pub(crate) fn render_list<'v>(values: impl IntoIterator<Item = &'v Value>) -> String {
-    let mut out = String::new();
-    for (n, value) in values.into_iter().enumerate() {
-        if n > 0 {
-            out.push_str(", ");
+/// Whether `value` (at `at`, when the secret paths apply to it) is shown as `(redacted)`.
+fn hidden(value: &Value, at: Option<&FieldPath>, redact: &dyn Redact) -> bool {
+    at.is_some_and(|p| redact.secret_path(p))
+        || match value {
+            Value::String(s) => redact.secret_text(s),
+            Value::Number(n) => redact.secret_text(&n.to_string()),
+            _ => false,
         }
-        push_value(&mut out, value);
-    }
-    out
-}
-
-/// One open container of [`compact`]: its remaining members, whether one was written yet,
-/// and whether it added a segment to the tracked path.
-struct Open<'v> {
-    members: Members<'v>,
-    written: bool,
-    pushed: bool,
-}
-
-enum Members<'v> {
-    Object(serde_json::map::Iter<'v>),
-    Array(std::iter::Enumerate<std::slice::Iter<'v, Value>>),
 }
 
 /// Compact JSON text of `value` as `serde_json` writes it, with hidden members written as
-/// `"(redacted)"`. Without recursion (nesting never overflows the stack), and it stops soon
-/// after [`LIMIT`] characters: the rest would be cut. `at` is the path of `value`, when the
-/// secret paths apply to it.
+/// `"(redacted)"`. It stops one character after [`LIMIT`] (the rest would be cut), which also
+/// bounds how deep it recurses: every level opens with a character. `at` is the path of
+/// `value`, when the secret paths apply to it.
 fn compact(value: &Value, at: Option<&FieldPath>, redact: &dyn Redact) -> String {
-    const HIDDEN: &str = "\"(redacted)\"";
-    let mut out = Writer::default();
-    let mut path = at.cloned();
-    let mut stack: Vec<Open<'_>> = Vec::new();
-    // The value to write next, and whether writing it pushed a segment onto `path`.
-    let mut next = Some((value, false));
-    while !out.full() {
-        if let Some((value, pushed)) = next.take() {
-            let members = match value {
-                _ if path.as_ref().is_some_and(|p| redact.secret_path(p)) => {
-                    out.push(HIDDEN);
-                    None
-                }
-                Value::Object(map) => {
-                    out.push("{");
-                    Some(Members::Object(map.iter()))
-                }
-                Value::Array(items) => {
-                    out.push("[");
-                    Some(Members::Array(items.iter().enumerate()))
-                }
-                Value::String(s) if redact.secret_text(s) => {
-                    out.push(HIDDEN);
-                    None
-                }
-                Value::String(s) => {
-                    out.push_json_string(s);
-                    None
-                }
-                Value::Number(n) => {
-                    let text = n.to_string();
-                    if redact.secret_text(&text) {
-                        out.push(HIDDEN);
-                    } else {
-                        out.push(&serde_json::to_string(n).unwrap_or(text));
-                    }
-                    None
-                }
-                Value::Bool(b) => {
-                    out.push(if *b { "true" } else { "false" });
-                    None
-                }
-                Value::Null => {
-                    out.push("null");
-                    None
-                }
-            };
-            match members {
-                Some(members) => stack.push(Open {
-                    members,
-                    written: false,
-                    pushed,
-                }),
-                None => {
-                    if pushed && let Some(p) = path.as_mut() {
-                        p.pop();
-                    }
-                }
-            }
-            continue;
-        }
-        let Some(open) = stack.last_mut() else { break };
-        let member = match &mut open.members {
-            Members::Object(members) => members.next().map(|(k, v)| (Some(k), 0, v)),
-            Members::Array(items) => items.next().map(|(i, v)| (None, i, v)),
-        };
-        let Some((key, index, child)) = member else {
-            let closed = stack.pop();
-            out.push(match closed.as_ref().map(|o| &o.members) {
-                Some(Members::Object(_)) => "}",
-                _ => "]",
-            });
-            if closed.is_some_and(|o| o.pushed)
-                && let Some(p) = path.as_mut()
-            {
-                p.pop();
-            }
-            continue;
-        };
-        if open.written {
-            out.push(",");
-        }
-        open.written = true;
-        if let Some(key) = key {
-            out.push_json_string(key);
-            out.push(":");
-        }
-        if let Some(p) = path.as_mut() {
-            match key {
-                Some(key) => p.push_key(key.as_str()),
-                None => p.push_index(index),
-            }
-        }
-        next = Some((child, path.is_some()));
-    }
-    out.text
+    let mut out = Bounded::default();
+    let echo = Echo {
+        value,
+        path: at.cloned(),
+        redact,
+    };
+    // The only error is the writer refusing text past the limit.
+    let _ = serde_json::to_writer(&mut out, &echo);
+    String::from_utf8(out.bytes).unwrap_or_default()
 }
 
-/// The text of [`compact`] and its length in characters, kept up to date.
+/// A value serialized with what `redact` hides replaced by `"(redacted)"`.
+struct Echo<'v> {
+    value: &'v Value,
+    path: Option<FieldPath>,
+    redact: &'v dyn Redact,
+}
+
+impl Serialize for Echo<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if hidden(self.value, self.path.as_ref(), self.redact) {
+            return serializer.serialize_str(REDACTED);
+        }
+        let child = |value, step: &dyn Fn(&FieldPath) -> FieldPath| Echo {
+            value,
+            path: self.path.as_ref().map(step),
+            redact: self.redact,
+        };
+        match self.value {
+            Value::Object(map) => serializer.collect_map(
+                map.iter()
+                    .map(|(k, v)| (k, child(v, &|p| p.child_key(k.as_str())))),
+            ),
+            Value::Array(items) => serializer.collect_seq(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| child(v, &|p| p.child_index(i))),
+            ),
+            scalar => scalar.serialize(serializer),
+        }
+    }
+}
+
+/// UTF-8 text written up to one character past [`LIMIT`]: writing more fails, which ends the
+/// serialization.
 #[derive(Default)]
-struct Writer {
-    text: String,
+struct Bounded {
+    bytes: Vec<u8>,
     chars: usize,
 }
 
-impl Writer {
-    /// Whether more text could not change what is shown (it is cut already).
-    fn full(&self) -> bool {
-        self.chars > LIMIT
-    }
-
-    fn push(&mut self, s: &str) {
-        self.text.push_str(s);
-        self.chars += s.chars().count();
-    }
-
-    /// `s` as a JSON string literal; only its first [`LIMIT`] characters when it is longer
-    /// (the literal is then left unterminated, and the text is past the cut anyway).
-    fn push_json_string(&mut self, s: &str) {
-        let shown = s.char_indices().nth(LIMIT).map_or(s, |(end, _)| &s[..end]);
-        let literal = serde_json::to_string(shown).unwrap_or_default();
-        if shown.len() < s.len() {
-            self.push(&literal[..literal.len() - 1]);
-        } else {
-            self.push(&literal);
+impl io::Write for Bounded {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        for &byte in buf {
+            // Every byte but a continuation byte starts a character.
+            if byte & 0xC0 != 0x80 {
+                if self.chars > LIMIT {
+                    return Err(io::ErrorKind::WriteZero.into());
+                }
+                self.chars += 1;
+            }
+            self.bytes.push(byte);
         }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -304,25 +220,35 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn scalars_render_as_written() {
-        assert_eq!(render(&json!("abc")), "'abc'");
-        assert_eq!(render(&json!(12)), "12");
-        assert_eq!(render(&json!(-1.5)), "-1.5");
-        assert_eq!(render(&json!(true)), "true");
-        assert_eq!(render(&Value::Null), "null");
-        assert_eq!(render(&json!([1, 2, 3])), "array(3)");
-        assert_eq!(render(&json!({"a": 1})), r#"{"a":1}"#);
-    }
-
-    #[test]
-    fn strings_are_cut_after_fifty_characters() {
-        let fifty = "x".repeat(50);
-        assert_eq!(render(&json!(fifty)), format!("'{fifty}'"));
-        let fifty_one = "y".repeat(51);
-        assert_eq!(
-            render(&json!(fifty_one)),
-            format!("'{}...'", "y".repeat(47))
-        );
+    fn values_render_as_written_and_cut_after_fifty_characters() {
+        // {"k":"…"} is 8 characters around the value.
+        let exactly = json!({"k": "v".repeat(42)});
+        assert_eq!(exactly.to_string().chars().count(), 50);
+        let cases = [
+            (json!("abc"), "'abc'".to_owned()),
+            (json!(12), "12".to_owned()),
+            (json!(-1.5), "-1.5".to_owned()),
+            (json!(true), "true".to_owned()),
+            (Value::Null, "null".to_owned()),
+            (json!("x"), "'x'".to_owned()),
+            (json!([1]), "array(1)".to_owned()),
+            (json!([1, 2, 3]), "array(3)".to_owned()),
+            (json!({"a": 1}), r#"{"a":1}"#.to_owned()),
+            (json!("x".repeat(50)), format!("'{}'", "x".repeat(50))),
+            (json!("y".repeat(51)), format!("'{}...'", "y".repeat(47))),
+            // Characters, not bytes.
+            (json!("é".repeat(50)), format!("'{}'", "é".repeat(50))),
+            (json!("🚫".repeat(51)), format!("'{}...'", "🚫".repeat(47))),
+            (exactly.clone(), exactly.to_string()),
+            (
+                json!({"k": "v".repeat(43)}),
+                format!("{{\"k\":\"{}...", "v".repeat(41)),
+            ),
+        ];
+        for (value, want) in cases {
+            assert_eq!(render(&value), want, "{value}");
+            assert_eq!(crate::validation::sent_value(&value), want, "{value}");
+        }
     }
 
     #[test]
@@ -341,27 +267,6 @@ mod tests {
         let mut out = String::new();
         push_members(&mut out, &first_too_long, None, &Plain);
         assert_eq!(out, "{... 1 field}");
-    }
-
-    #[test]
-    fn cutting_counts_characters_not_bytes() {
-        let fifty = "é".repeat(50);
-        assert_eq!(render(&json!(fifty)), format!("'{fifty}'"));
-        let fifty_one = "🚫".repeat(51);
-        assert_eq!(
-            render(&json!(fifty_one)),
-            format!("'{}...'", "🚫".repeat(47))
-        );
-    }
-
-    #[test]
-    fn objects_are_cut_like_strings() {
-        // {"k":"…"} is 8 characters around the value.
-        let exactly = json!({"k": "v".repeat(42)});
-        assert_eq!(exactly.to_string().chars().count(), 50);
-        assert_eq!(render(&exactly), exactly.to_string());
-        let longer = json!({"k": "v".repeat(43)});
-        assert_eq!(render(&longer), format!("{{\"k\":\"{}...", "v".repeat(41)));
     }
 
     #[test]

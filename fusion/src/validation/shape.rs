@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::schema::{BRANCHES, Walk, local_pointer};
+use crate::schema::{BRANCHES, EVERY, Walk, local_pointer};
 
 use super::path::{FieldPath, Segment};
 use super::sent;
@@ -17,11 +17,16 @@ const MAX_DEPTH: usize = 16;
 #[derive(Clone, Debug)]
 pub(crate) struct Shape {
     root: Value,
+    /// Whether `writeOnly: true` appears anywhere (saves walks along paths when it does not).
+    pub(crate) write_only: bool,
 }
 
 impl Shape {
     pub(crate) fn new(root: Value) -> Shape {
-        Shape { root }
+        let write_only = Walk::new(EVERY)
+            .from(root.as_object())
+            .any(|node| node.schema.get("writeOnly") == Some(&Value::Bool(true)));
+        Shape { root, write_only }
     }
 
     pub(crate) fn root(&self) -> &Value {
@@ -63,12 +68,6 @@ impl Shape {
             })
     }
 
-    /// The key patterns (`patternProperties`) of an object described by `node`, in the
-    /// schema's order, each once.
-    pub(crate) fn key_patterns<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
-        self.keys(node, "patternProperties")
-    }
-
     /// The schema of element `index` of an array described by `node`.
     pub(crate) fn item<'a>(&'a self, node: &'a Value, index: usize) -> Option<&'a Value> {
         self.walk(node).find_map(|n| {
@@ -82,36 +81,37 @@ impl Shape {
         })
     }
 
+    /// The schema of the child `segment` of a value described by `node`.
+    fn step<'a>(&'a self, node: &'a Value, segment: &Segment) -> Option<&'a Value> {
+        match segment {
+            Segment::Key(k) => self.property(node, k),
+            Segment::Index(i) => self.item(node, *i),
+        }
+    }
+
     /// The schema at `path`, walking from the root.
     pub(crate) fn at(&self, path: &FieldPath) -> Option<&Value> {
-        path.segments()
-            .iter()
-            .try_fold(&self.root, |node, segment| match segment {
-                Segment::Key(k) => self.property(node, k),
-                Segment::Index(i) => self.item(node, *i),
-            })
+        (path.segments().iter()).try_fold(&self.root, |node, segment| self.step(node, segment))
     }
 
-    /// Whether `node` (or what it references, or one of its branches) says `writeOnly: true`.
-    fn write_only(&self, node: &Value) -> bool {
-        self.walk(node)
-            .find_map(|n| (n.get("writeOnly") == Some(&Value::Bool(true))).then_some(()))
-            .is_some()
-    }
-
-    /// Whether `path` or one of its ancestors is `writeOnly` in the schema (a secret).
+    /// Whether `path` or one of its ancestors is `writeOnly` in the schema (a secret): says
+    /// `writeOnly: true` itself, in what it references, or in one of its branches.
     pub(crate) fn is_write_only(&self, path: &FieldPath) -> bool {
+        if !self.write_only {
+            return false;
+        }
         let mut node = &self.root;
         for segment in path.segments() {
-            let next = match segment {
-                Segment::Key(k) => self.property(node, k),
-                Segment::Index(i) => self.item(node, *i),
+            let Some(next) = self.step(node, segment) else {
+                return false;
             };
-            match next {
-                Some(n) if self.write_only(n) => return true,
-                Some(n) => node = n,
-                None => return false,
+            if self
+                .walk(next)
+                .any(|n| n.get("writeOnly") == Some(&Value::Bool(true)))
+            {
+                return true;
             }
+            node = next;
         }
         false
     }
@@ -119,84 +119,63 @@ impl Shape {
     /// The names of the properties an object described by `node` declares, sorted and
     /// deduplicated (declared order depends on serde_json's `preserve_order` feature).
     pub(crate) fn known_properties<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
-        let mut names = self.declared_properties(node);
+        let mut names = self.keys(node, "properties");
         names.sort_unstable();
         names
     }
 
-    /// The names of the properties an object described by `node` declares, in the schema's
-    /// order (the order of its `properties` maps, `$ref` targets and branches depth first),
-    /// each once.
-    pub(crate) fn declared_properties<'a>(&'a self, node: &'a Value) -> Vec<&'a str> {
-        self.keys(node, "properties")
-    }
-
     /// The keys of the `keyword` maps (`properties`, `patternProperties`) of an object
-    /// described by `node`, in the schema's order, each once.
-    fn keys<'a>(&'a self, node: &'a Value, keyword: &str) -> Vec<&'a str> {
+    /// described by `node`, in the schema's order (its maps, `$ref` targets and branches depth
+    /// first), each once.
+    pub(crate) fn keys<'a>(&'a self, node: &'a Value, keyword: &str) -> Vec<&'a str> {
         let mut seen = std::collections::HashSet::new();
         let maps = self.walk(node).filter_map(|n| n.get(keyword)?.as_object());
         let keys = maps.flat_map(|map| map.keys().map(String::as_str));
         keys.filter(|key| seen.insert(*key)).collect()
     }
 
+    /// The `oneOf` (else `anyOf`) branches of `node`, of what it references and of its own
+    /// branches, depth first.
+    fn alternatives<'a>(&'a self, node: &'a Value) -> impl Iterator<Item = &'a Vec<Value>> {
+        (self.walk(node)).filter_map(|n| n.get("oneOf").or_else(|| n.get("anyOf"))?.as_array())
+    }
+
     /// The tag of a tagged union described by `node`: a property that every branch of its
     /// `oneOf`/`anyOf` (after `$ref`s) declares with a `const`, and those values in branch
     /// order. `None` when `node` is not such a union (schemars writes one for an enum with
-    /// `#[serde(tag = "..")]`, with or without `content`).
+    /// `#[serde(tag = "..")]`, with or without `content`). Through `$ref`s and wrappers: an
+    /// `Option` of the enum is `anyOf: [{$ref}, null]`.
     pub(crate) fn tag<'a>(&'a self, node: &'a Value) -> Option<(&'a str, Vec<&'a Value>)> {
-        // Through `$ref`s and wrappers: an `Option` of the enum is `anyOf: [{$ref}, null]`.
-        self.walk(node).find_map(|n| self.tag_here(n))
-    }
-
-    /// [`Shape::tag`] of `node` itself.
-    fn tag_here<'a>(&'a self, node: &'a Map<String, Value>) -> Option<(&'a str, Vec<&'a Value>)> {
-        let branches = node
-            .get("oneOf")
-            .or_else(|| node.get("anyOf"))?
-            .as_array()?;
         let branch_props = |branch: &'a Value| self.resolve(branch)?.get("properties")?.as_object();
-        let first = branch_props(branches.first()?)?;
-        first.iter().find_map(|(name, schema)| {
-            schema.get("const")?;
-            let values = branches
-                .iter()
-                .map(|b| branch_props(b)?.get(name)?.get("const"))
-                .collect::<Option<Vec<&Value>>>()?;
-            (values.len() >= 2).then_some((name.as_str(), values))
+        self.alternatives(node).find_map(|branches| {
+            let first = branch_props(branches.first()?)?;
+            first.iter().find_map(|(name, schema)| {
+                schema.get("const")?;
+                let values = branches
+                    .iter()
+                    .map(|b| branch_props(b)?.get(name)?.get("const"))
+                    .collect::<Option<Vec<&Value>>>()?;
+                (values.len() >= 2).then_some((name.as_str(), values))
+            })
         })
     }
 
     /// For a `oneOf`/`anyOf` whose every branch is an object requiring some fields, one
     /// outline per branch: `an object with 'id'`, `an object with 'w' and 'h'`.
     pub(crate) fn required_outlines(&self, node: &Value) -> Option<Vec<String>> {
-        self.walk(node).find_map(|n| self.required_outlines_here(n))
-    }
-
-    /// [`Shape::required_outlines`] of `node` itself.
-    fn required_outlines_here(&self, node: &Map<String, Value>) -> Option<Vec<String>> {
-        let branches = node
-            .get("oneOf")
-            .or_else(|| node.get("anyOf"))?
-            .as_array()?;
-        branches
-            .iter()
-            .map(|branch| {
-                let branch = self.resolve(branch)?;
-                let required: Vec<String> = branch
-                    .get("required")?
-                    .as_array()?
-                    .iter()
-                    .map(|name| Some(format!("'{}'", name.as_str()?)))
-                    .collect::<Option<_>>()?;
-                (!required.is_empty() && branch.get("type")? == "object").then(|| {
-                    format!(
-                        "an object with {}",
-                        join_and(required.iter().map(String::as_str))
-                    )
+        self.alternatives(node).find_map(|branches| {
+            (branches.iter())
+                .map(|branch| {
+                    let branch = self.resolve(branch)?;
+                    let required: Vec<String> = (branch.get("required")?.as_array()?.iter())
+                        .map(|name| Some(format!("'{}'", name.as_str()?)))
+                        .collect::<Option<_>>()?;
+                    let required = join_last(required.iter().map(String::as_str), " and ");
+                    (!required.is_empty() && branch.get("type")? == "object")
+                        .then(|| format!("an object with {required}"))
                 })
-            })
-            .collect()
+                .collect()
+        })
     }
 
     /// `node` with its `$ref`s followed.
@@ -248,10 +227,7 @@ impl Shape {
             return None;
         }
         if let Some(literals) = self.literals(node, 0) {
-            return Some(match literals.as_slice() {
-                [one] => format!("exactly {}", sent::render(one)),
-                many => format!("one of: {}", sent::render_list(many.iter().copied())),
-            });
+            return Some(sent::allowed(&literals));
         }
         match node.get("type") {
             Some(Value::String(t)) => return Some(type_phrase(t).to_owned()),
@@ -309,11 +285,6 @@ pub(crate) fn join_or<'s>(phrases: impl IntoIterator<Item = &'s str>) -> String 
     join_last(phrases, " or ")
 }
 
-/// `a`, `a and b`, `a, b and c`.
-fn join_and<'s>(phrases: impl IntoIterator<Item = &'s str>) -> String {
-    join_last(phrases, " and ")
-}
-
 /// The phrases separated by commas, the last two by `last`.
 fn join_last<'s>(phrases: impl IntoIterator<Item = &'s str>, last: &str) -> String {
     let phrases: Vec<&str> = phrases.into_iter().collect();
@@ -356,26 +327,19 @@ mod tests {
     #[test]
     fn walks_refs_and_branches() {
         let s = shape();
-        assert_eq!(
-            s.describe(s.at(&path("/address/zip")).unwrap()).unwrap(),
-            "a string"
-        );
-        assert_eq!(
-            s.describe(s.at(&path("/items/3/sku")).unwrap()).unwrap(),
-            "a string or null"
-        );
-        assert_eq!(
-            s.describe(s.at(&path("/address")).unwrap()).unwrap(),
-            "an object or null"
-        );
-        assert_eq!(
-            s.describe(s.at(&path("/currency")).unwrap()).unwrap(),
-            "one of: 'EUR', 'USD'"
-        );
-        assert_eq!(
-            s.describe(s.at(&path("/kind")).unwrap()).unwrap(),
-            "one of: 'a', 'b'"
-        );
+        for (pointer, want) in [
+            ("/address/zip", "a string"),
+            ("/items/3/sku", "a string or null"),
+            ("/address", "an object or null"),
+            ("/currency", "one of: 'EUR', 'USD'"),
+            ("/kind", "one of: 'a', 'b'"),
+        ] {
+            assert_eq!(
+                s.describe(s.at(&path(pointer)).unwrap()).unwrap(),
+                want,
+                "{pointer}"
+            );
+        }
         assert!(s.at(&path("/nope")).is_none());
         assert_eq!(
             s.known_properties(s.at(&path("/address")).unwrap()),

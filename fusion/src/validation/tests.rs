@@ -95,12 +95,6 @@ fn display_is_one_log_line() {
     );
 }
 
-#[test]
-fn sent_value_renders_like_lines() {
-    assert_eq!(sent_value(&json!("x")), "'x'");
-    assert_eq!(sent_value(&json!([1])), "array(1)");
-}
-
 // --- one exact line per structural problem kind ------------------------------------------
 
 #[test]
