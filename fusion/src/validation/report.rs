@@ -64,8 +64,9 @@ pub(crate) struct Report<'a> {
     /// secret values (an array of cards, each with its own) and as many lines to check them
     /// against would otherwise be ten billion substring searches. When it cannot be built (more
     /// states than it can number, far beyond what a request holds), every text counts as
-    /// holding a secret, so none is ever shown.
-    contained: Result<AhoCorasick, BuildError>,
+    /// holding a secret, so none is ever shown. `None` when no secret value is that long: no
+    /// automaton is built for the common report, which has none.
+    contained: Option<Result<AhoCorasick, BuildError>>,
     found: Vec<Found>,
 }
 
@@ -80,13 +81,14 @@ impl<'a> Report<'a> {
             shape,
             secrets,
             secret_values: Vec::new(),
-            contained: AhoCorasick::new(Vec::<String>::new()),
+            contained: None,
             found: Vec::new(),
         };
         report.secret_values = report.collect_secret_values();
-        let long = (report.secret_values.iter())
-            .filter(|secret| secret.chars().nth(MIN_CONTAINED_CHARS - 1).is_some());
-        report.contained = AhoCorasick::new(long);
+        let long: Vec<&String> = (report.secret_values.iter())
+            .filter(|secret| secret.chars().nth(MIN_CONTAINED_CHARS - 1).is_some())
+            .collect();
+        report.contained = (!long.is_empty()).then(|| AhoCorasick::new(long));
         report
     }
 
@@ -122,7 +124,8 @@ impl<'a> Report<'a> {
         self.secret_values
             .binary_search_by(|secret| secret.as_str().cmp(text))
             .is_ok()
-            || self.contained.as_ref().map_or(true, |a| a.is_match(text))
+            || (self.contained.as_ref())
+                .is_some_and(|contained| contained.as_ref().map_or(true, |a| a.is_match(text)))
     }
 
     /// Whether echoing `value` would show a secret value (see [`Report::is_secret_text`]).
