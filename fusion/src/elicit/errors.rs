@@ -108,7 +108,7 @@ impl Unconfirmed {
     }
 }
 
-fn contract(code: &'static str, category: ErrorCategory) -> ErrorContract {
+pub(super) fn contract(code: &'static str, category: ErrorCategory) -> ErrorContract {
     ErrorContract::new(
         ErrorCode::custom(code),
         Severity::Error,
@@ -163,7 +163,7 @@ impl ToolErrors for Unanswered {
 }
 
 /// The envelope of `code`, category `category`, not retryable, with `message` and `recovery`.
-fn refusal(
+pub(super) fn refusal(
     code: &'static str,
     category: ErrorCategory,
     message: String,

@@ -9,10 +9,12 @@
 
 use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
 
-use crate::envelope::code::{ErrorCategory, ErrorCode, Severity};
+use crate::envelope::code::ErrorCategory;
 use crate::envelope::error::ToolError;
 use crate::model::context::RequestContext;
 use crate::model::definition::{ErrorContract, ToolErrors};
+
+use super::errors::{contract, refusal};
 
 /// The code of a call that needs the client's model from a client that cannot be asked for a
 /// message (it declared no `sampling` capability, or speaks a revision without server-to-client
@@ -108,16 +110,9 @@ impl Unsampled {
 
 impl ToolErrors for Unsampled {
     fn variant_contracts() -> Vec<(&'static str, ErrorContract)> {
-        let contract = |&(variant, code, category, _): &(&'static str, &'static str, _, _)| {
-            let contract = ErrorContract::new(
-                ErrorCode::custom(code),
-                Severity::Error,
-                Some(category),
-                Some(false),
-            );
-            (variant, contract)
-        };
-        UNSAMPLED.iter().map(contract).collect()
+        (UNSAMPLED.iter())
+            .map(|&(variant, code, category, _)| (variant, contract(code, category)))
+            .collect()
     }
 
     fn variant(&self) -> Option<&'static str> {
@@ -128,10 +123,7 @@ impl ToolErrors for Unsampled {
 impl From<Unsampled> for ToolError {
     fn from(unsampled: Unsampled) -> ToolError {
         let (_, code, category, recovery) = UNSAMPLED[unsampled.index()];
-        ToolError::new(code, unsampled.to_string())
-            .category(category)
-            .retryable(false)
-            .suggest(recovery)
+        refusal(code, category, unsampled.to_string(), recovery.to_owned())
     }
 }
 

@@ -24,7 +24,7 @@ use crate::model::context::{LogLevel, LogSink, ProgressReporter, RequestContext}
 use crate::model::response::ToolResponse;
 
 use super::compose::{self, Ctx, Note, forward_delegated};
-use super::{Server, elicitor, input, malformed};
+use super::{Server, elicitor, malformed};
 
 impl rmcp::ServerHandler for Server {
     /// The handler's, with this server's `serverInfo`, the `tools` capability and the
@@ -62,46 +62,33 @@ impl rmcp::ServerHandler for Server {
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         mut context: RmcpContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let inner = &self.inner;
         let Some(entry) = inner.catalog.get(&request.name) else {
             return self.unknown_tool(&request.name);
         };
-        let arguments = request.arguments.unwrap_or_default();
+        let arguments = request.arguments.take().unwrap_or_default();
         let (mut ctx, reports) = request_context(&mut context, self.session());
         if let Some(principal) = self.local_caller() {
             ctx = ctx.with_principal(principal.clone());
         }
-        // A client of the stateless revision that can show forms is asked through
-        // `input_required` rounds; one that cannot gets the envelopes of a client that cannot
-        // ask.
-        let rounds = stateless(&context)
-            && (context.meta.client_capabilities()).is_some_and(|c| elicitor::elicits_forms(&c));
-        let round = match rounds {
-            true => {
-                let caller = ctx.principal().map_or("", |p| p.subject());
-                let binding = input::binding(caller, &request.name, &arguments);
-                let state = request.request_state.as_deref();
-                match inner
-                    .rounds
-                    .open(state, request.input_responses.as_ref(), &binding)
-                {
-                    Ok(round) => {
-                        ctx = ctx.with_elicitor(round.elicitor());
-                        Some((round, binding))
-                    }
-                    Err(error) => {
-                        let response = inner
-                            .registry
-                            .answer(ToolResponse::error(error), entry.route.exposition);
-                        return Ok(CallToolResult::from(response).into());
-                    }
-                }
+        let caller = ctx.principal().map_or("", |p| p.subject());
+        let round = match inner
+            .rounds
+            .round_for(&request, &context, caller, &arguments)
+        {
+            Ok(round) => round,
+            Err(error) => {
+                let response =
+                    (inner.registry).answer(ToolResponse::error(error), entry.route.exposition);
+                return Ok(CallToolResult::from(response).into());
             }
-            false => None,
         };
+        if let Some((round, _)) = &round {
+            ctx = ctx.with_elicitor(round.elicitor());
+        }
         let asked = async {
             match &round {
                 Some((round, _)) => round.asked().await,
@@ -216,14 +203,6 @@ impl Server {
             (self.inner.registry).answer(ToolResponse::error(error), self.inner.exposition);
         Ok(CallToolResult::from(response).into())
     }
-}
-
-/// Whether the request comes from a client of the stateless revision (MCP 2026-07-28 on),
-/// which forbids server-to-client requests.
-fn stateless(context: &RmcpContext<RoleServer>) -> bool {
-    context
-        .protocol_version()
-        .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 /// The fusion request context of an rmcp request: its `_meta` (progress token included), its

@@ -19,7 +19,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rmcp::model::{InputRequest, InputRequiredResult, RequestStateCodec, SealOptions};
+use rmcp::model::{
+    CallToolRequestParams, InputRequest, InputRequiredResult, RequestStateCodec, SealOptions,
+};
+use rmcp::service::{RequestContext as RmcpContext, RoleServer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::sync::Notify;
@@ -29,6 +32,7 @@ use crate::envelope::error::ToolError;
 use crate::model::context::{Elicited, Elicitor};
 
 use super::Server;
+use super::elicitor::elicits_forms;
 
 /// The code of a call whose `requestState` this server cannot take: forged, expired, already
 /// used, or made for another call or caller.
@@ -117,6 +121,31 @@ impl Rounds {
         }
     }
 
+    /// The round of a call from a client of the stateless revision (which forbids
+    /// server-to-client requests) that can show forms, with what its state is bound to: the
+    /// `caller`, the tool and the arguments. `None` for any other client, which is asked
+    /// directly or not at all.
+    ///
+    /// # Errors
+    /// As [`Rounds::open`].
+    pub(super) fn round_for(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RmcpContext<RoleServer>,
+        caller: &str,
+        arguments: &Map<String, Value>,
+    ) -> Result<Option<(Round, Vec<u8>)>, ToolError> {
+        let stateless = (context.protocol_version()).is_some_and(|v| !v.has_initialize());
+        let forms = (context.meta.client_capabilities()).is_some_and(|c| elicits_forms(&c));
+        if !(stateless && forms) {
+            return Ok(None);
+        }
+        let binding = binding(caller, &request.name, arguments);
+        let state = request.request_state.as_deref();
+        let round = self.open(state, request.input_responses.as_ref(), &binding)?;
+        Ok(Some((round, binding)))
+    }
+
     /// The round of a call bound to `binding` (caller, tool and arguments), from the call's
     /// `requestState` and `inputResponses`.
     ///
@@ -124,7 +153,7 @@ impl Rounds {
     /// `REQUEST_STATE_INVALID` for a state that is forged, expired, already used or another
     /// call's, or that comes without the answer to its question; and for answers without a
     /// state.
-    pub(super) fn open(
+    fn open(
         &self,
         state: Option<&str>,
         responses: Option<&BTreeMap<String, Value>>,
@@ -264,7 +293,7 @@ fn now_ms() -> u64 {
 }
 
 /// What a request state is bound to: the caller, the tool and the arguments (canonical JSON).
-pub(super) fn binding(caller: &str, tool: &str, arguments: &Map<String, Value>) -> Vec<u8> {
+fn binding(caller: &str, tool: &str, arguments: &Map<String, Value>) -> Vec<u8> {
     let mut arguments = Value::Object(arguments.clone());
     arguments.sort_all_objects();
     let mut bound = Vec::new();
