@@ -353,6 +353,7 @@ mod runtime;
 pub mod client;
 pub mod portability;
 pub mod server;
+pub mod tasks;
 pub mod testing;
 
 pub use envelope::code::{ErrorCategory, ErrorCode, Severity, UnknownVariant};

@@ -93,6 +93,7 @@ mod tests {
                 secret_fields: Vec::new(),
                 output_schema: None,
                 scopes: Vec::new(),
+                task: false,
             }],
         };
         let first = runtime::<()>(&CELL, definition).unwrap() as *const ToolRuntime;

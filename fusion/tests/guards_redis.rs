@@ -6,89 +6,21 @@
 //! `FUSION_REQUIRE_REDIS` is unset (CI sets it, so a missing Redis fails there).
 #![cfg(feature = "redis")]
 
-use std::net::TcpListener;
-use std::process::Stdio;
 use std::time::Duration;
 
 use fusion::guard::{GuardSpec, Guards, RateLimit, RedisStore, StoreFallback};
 use fusion::server::Server;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, Implementation};
 use rmcp::service::{RoleClient, RunningService};
-use tokio::process::{Child, Command};
+
+#[path = "support/redis.rs"]
+mod redis_server;
+use redis_server::{Redis, free_port};
 
 /// Greets.
 #[fusion::tool]
 fn greet() -> String {
     "hello".to_owned()
-}
-
-/// A `redis-server` on a free loopback port, killed on drop.
-struct Redis {
-    child: Child,
-    url: String,
-}
-
-impl Redis {
-    /// Starts one, or `None` (after printing why) when the binary is missing and Redis is
-    /// not required.
-    async fn start() -> Option<Redis> {
-        let binary = which("redis-server");
-        let Some(binary) = binary else {
-            if std::env::var_os("FUSION_REQUIRE_REDIS").is_some() {
-                panic!("FUSION_REQUIRE_REDIS is set but no `redis-server` binary is on PATH");
-            }
-            eprintln!(
-                "SKIPPED: no `redis-server` on PATH (install the Debian package redis-server, \
-                 or set FUSION_REQUIRE_REDIS=1 to make this a failure)"
-            );
-            return None;
-        };
-        let port = free_port();
-        let child = Command::new(binary)
-            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("redis-server starts");
-        let url = format!("redis://127.0.0.1:{port}/");
-        // Ready once it accepts connections.
-        let client = redis::Client::open(url.as_str()).unwrap();
-        // Up to 20 s: a loaded CI machine starts it slowly.
-        for _ in 0..800 {
-            if let Ok(mut connection) = client.get_multiplexed_async_connection().await {
-                let pong: redis::RedisResult<String> =
-                    redis::cmd("PING").query_async(&mut connection).await;
-                if pong.is_ok() {
-                    return Some(Redis { child, url });
-                }
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-        panic!("redis-server did not accept connections on port {port} within 20 s");
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.start_kill();
-    }
-}
-
-fn which(name: &str) -> Option<std::path::PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| candidate.is_file())
-}
-
-/// A port nothing listens on (free at the time of asking).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
 }
 
 type Client = RunningService<RoleClient, ClientConfig>;

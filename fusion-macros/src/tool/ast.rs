@@ -93,6 +93,8 @@ pub(crate) struct Action<'a> {
     /// The `blocking` flag, when given: the action runs on the blocking pool (a plain `fn`
     /// only; `valid` reports it on an `async fn`).
     pub(crate) blocking: Option<Span>,
+    /// The `task` flag: the action may run as a task.
+    pub(crate) task: bool,
     /// `name = …`, `title = …` or `description = …` on a function tool's `#[action]` (errors
     /// `valid` reports: the tool attribute names a function tool).
     pub(crate) misplaced: Vec<Span>,
@@ -384,6 +386,7 @@ impl<'a> Action<'a> {
             output,
             output_schema: flag(&args.output_schema),
             blocking: flag(&args.blocking),
+            task: args.task.is_present(),
             misplaced,
             cfg: Vec::new(),
             guards,

@@ -46,7 +46,7 @@ pub(crate) struct ToolArgs {
     pub(crate) guards: GuardArgs,
 }
 
-/// `#[action(name = "list", description = "…", output_schema, blocking, read_only,
+/// `#[action(name = "list", description = "…", output_schema, blocking, task, read_only,
 /// destructive = false, …)]`.
 ///
 /// Each option is one field, the guard options (`timeout`, `rate_limit`, `concurrency`,
@@ -79,6 +79,8 @@ pub(crate) struct ActionArgs {
     pub(crate) errors: Option<darling::util::PathList>,
     /// `blocking`: a plain `fn` that may block, run on the blocking pool.
     pub(crate) blocking: Flag,
+    /// `task`: the action may run as a task (MCP Tasks extension) for clients that support it.
+    pub(crate) task: Flag,
 }
 
 impl ToolArgs {

@@ -277,6 +277,7 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
         (None, _) => quote!(::std::vec::Vec::new()),
     };
     let output_schema = output_schema(tool, action);
+    let task = action.task;
     quote! {
         #private::ActionDefinition {
             name: ::std::string::String::from(#name),
@@ -293,6 +294,7 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
             secret_fields: ::std::vec::Vec::new(),
             output_schema: #output_schema,
             scopes: ::std::vec::Vec::new(),
+            task: #task,
         }
     }
 }

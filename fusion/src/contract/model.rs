@@ -76,6 +76,10 @@ pub struct ActionContract {
     /// left out of the file when empty, so lockfiles of tools without scopes read as before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<String>,
+    /// Whether the action may run as a task ([`ActionDefinition::task`]); left out of the file
+    /// when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub task: bool,
 }
 
 /// How deep [`ActionContract::fields`] walks nested objects: `a.b.c` is depth 3.
@@ -244,6 +248,7 @@ impl ActionContract {
                 .collect::<BTreeSet<_>>()
                 .into_iter()
                 .collect(),
+            task: action.task,
         }
     }
 }

@@ -86,7 +86,7 @@ mod layer;
 mod limits;
 mod rate;
 #[cfg(feature = "redis")]
-mod redis;
+pub(crate) mod redis;
 mod scopes;
 
 use std::collections::HashMap;

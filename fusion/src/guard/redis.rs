@@ -41,12 +41,58 @@ return 0
 /// [`StoreFallback`]: refused with `SERVER_BUSY` (the default) or let through; either way the
 /// failure is logged, and the envelope never shows the Redis address or error.
 pub struct RedisStore {
-    client: Client,
+    link: Link,
     prefix: String,
-    timeout: Duration,
     fallback: StoreFallback,
     script: Script,
+}
+
+/// One Redis server, connected at first use and again after a failure; every command and
+/// connection attempt bounded by a timeout. Shared by the rate-limit and task stores.
+pub(crate) struct Link {
+    client: Client,
+    pub(crate) timeout: Duration,
     connection: Mutex<Option<MultiplexedConnection>>,
+}
+
+impl Link {
+    pub(crate) fn new(url: &str) -> Result<Link, redis::RedisError> {
+        Ok(Link {
+            client: Client::open(url)?,
+            timeout: Duration::from_millis(500),
+            connection: Mutex::new(None),
+        })
+    }
+
+    /// Runs `script` with its keys and arguments set; a failure drops the connection, so the
+    /// next call connects again.
+    pub(crate) async fn invoke<T: redis::FromRedisValue>(
+        &self,
+        script: &redis::ScriptInvocation<'_>,
+    ) -> redis::RedisResult<T> {
+        let mut connection = self.connection().await?;
+        let result = script.invoke_async(&mut connection).await;
+        if result.is_err() {
+            *self.connection.lock().await = None;
+        }
+        result
+    }
+
+    async fn connection(&self) -> redis::RedisResult<MultiplexedConnection> {
+        let mut cached = self.connection.lock().await;
+        if let Some(connection) = &*cached {
+            return Ok(connection.clone());
+        }
+        let config = AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(self.timeout))
+            .set_response_timeout(Some(self.timeout));
+        let connection = self
+            .client
+            .get_multiplexed_async_connection_with_config(&config)
+            .await?;
+        *cached = Some(connection.clone());
+        Ok(connection)
+    }
 }
 
 impl RedisStore {
@@ -57,12 +103,10 @@ impl RedisStore {
     /// When `url` is not a Redis URL. Connecting happens at the first call.
     pub fn new(url: &str) -> Result<RedisStore, redis::RedisError> {
         Ok(RedisStore {
-            client: Client::open(url)?,
+            link: Link::new(url)?,
             prefix: "fusion:rate".to_owned(),
-            timeout: Duration::from_millis(500),
             fallback: StoreFallback::Refuse,
             script: Script::new(GCRA),
-            connection: Mutex::new(None),
         })
     }
 
@@ -76,7 +120,7 @@ impl RedisStore {
     /// The longest one check may take, connecting included (500 ms by default); past it the
     /// fallback applies.
     pub fn timeout(mut self, timeout: Duration) -> RedisStore {
-        self.timeout = timeout;
+        self.link.timeout = timeout;
         self
     }
 
@@ -102,12 +146,15 @@ impl RedisStore {
         let bucket = format!("{scope}:{key}");
         let window = u64::try_from(limit.per.as_micros()).unwrap_or(u64::MAX);
         let interval = (window / u64::from(limit.calls.max(1))).max(1);
-        let outcome = tokio::time::timeout(self.timeout, self.run(&bucket, window, interval)).await;
+        let timeout = self.link.timeout;
+        let mut invocation = self.script.key(&bucket);
+        invocation.arg(window).arg(interval);
+        let outcome = tokio::time::timeout(timeout, self.link.invoke::<u64>(&invocation)).await;
         let error = match outcome {
             Ok(Ok(0)) => return Ok(None),
             Ok(Ok(wait)) => return Ok(Some(Duration::from_micros(wait))),
             Ok(Err(error)) => error.to_string(),
-            Err(_) => format!("no answer within {:?}", self.timeout),
+            Err(_) => format!("no answer within {timeout:?}"),
         };
         let id = crate::internal::new_error_id();
         let error: &str = &crate::internal::redacted(&error);
@@ -132,38 +179,6 @@ impl RedisStore {
             }
         }
     }
-
-    async fn run(&self, bucket: &str, window: u64, interval: u64) -> redis::RedisResult<u64> {
-        let mut connection = self.connection().await?;
-        let result = self
-            .script
-            .key(bucket)
-            .arg(window)
-            .arg(interval)
-            .invoke_async(&mut connection)
-            .await;
-        if result.is_err() {
-            // Reconnect next time: the connection may be what failed.
-            *self.connection.lock().await = None;
-        }
-        result
-    }
-
-    async fn connection(&self) -> redis::RedisResult<MultiplexedConnection> {
-        let mut cached = self.connection.lock().await;
-        if let Some(connection) = &*cached {
-            return Ok(connection.clone());
-        }
-        let config = AsyncConnectionConfig::new()
-            .set_connection_timeout(Some(self.timeout))
-            .set_response_timeout(Some(self.timeout));
-        let connection = self
-            .client
-            .get_multiplexed_async_connection_with_config(&config)
-            .await?;
-        *cached = Some(connection.clone());
-        Ok(connection)
-    }
 }
 
 /// Refusal when the store cannot decide: transient, retry in 5 seconds.
@@ -186,7 +201,7 @@ impl std::fmt::Debug for RedisStore {
         // The URL may carry a password: not shown.
         f.debug_struct("RedisStore")
             .field("prefix", &self.prefix)
-            .field("timeout", &self.timeout)
+            .field("timeout", &self.link.timeout)
             .field("fallback", &self.fallback)
             .finish_non_exhaustive()
     }

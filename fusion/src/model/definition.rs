@@ -165,6 +165,11 @@ pub struct ActionDefinition {
     /// advertised in the tool's `_meta["fusion/scopes"]` and recorded in the lockfile. The
     /// guards check them (`FORBIDDEN`, `UNAUTHORIZED`).
     pub scopes: Vec<String>,
+    /// Whether the action may run as a task (MCP Tasks extension, `io.modelcontextprotocol/tasks`):
+    /// a call from a client that declares the extension is answered at once with a task the
+    /// client polls. Declared with `#[action(task)]`; advertised in the tool's
+    /// `_meta["fusion/tasks"]` and recorded in the lockfile.
+    pub task: bool,
 }
 
 #[cfg(test)]
@@ -181,6 +186,7 @@ impl ActionDefinition {
             secret_fields: Vec::new(),
             output_schema: None,
             scopes: Vec::new(),
+            task: false,
         }
     }
 }

@@ -60,6 +60,38 @@ pub(crate) struct Target<'a> {
     pub(crate) exposition: Exposition,
     /// What the server does to the causes of internal errors before they are logged.
     pub(crate) redact: Option<&'a Redactor>,
+    /// For a call that may run as a task: told when the call is routed, validated and
+    /// admitted by the guards, and waited on before the handler runs.
+    pub(crate) admission: Option<Admission>,
+}
+
+/// The point in a call where it may become a task (MCP Tasks extension): after routing,
+/// validation and the guards' admission (a call refused by any of them is answered directly,
+/// never as a task), before the handler. The server creates the task then, and lets the call
+/// go on.
+pub(crate) struct Admission {
+    admitted: tokio::sync::oneshot::Sender<()>,
+    go: tokio::sync::oneshot::Receiver<()>,
+}
+
+impl Admission {
+    /// An admission, the receiver told of it, and the sender that lets the call go on.
+    pub(crate) fn new() -> (
+        Admission,
+        tokio::sync::oneshot::Receiver<()>,
+        tokio::sync::oneshot::Sender<()>,
+    ) {
+        let (admitted, on_admitted) = tokio::sync::oneshot::channel();
+        let (go_on, go) = tokio::sync::oneshot::channel();
+        (Admission { admitted, go }, on_admitted, go_on)
+    }
+
+    /// Says the call was admitted and waits to go on. The server drops the call instead
+    /// when it cannot create the task, so this wait ends either way.
+    async fn pass(self) {
+        let _ = self.admitted.send(());
+        let _ = self.go.await;
+    }
 }
 
 impl<'a> Target<'a> {
@@ -72,6 +104,7 @@ impl<'a> Target<'a> {
             inject: None,
             exposition: Exposition::Grouped,
             redact: None,
+            admission: None,
         }
     }
 }
@@ -117,6 +150,7 @@ async fn run_in_span(
     }
     let exposition = target.exposition;
     let redactor = target.redact.cloned();
+    let admission = target.admission;
     let call = catch_panics(async move {
         let prepared = match Arc::clone(target.tool).prepare(arguments) {
             Ok(prepared) => prepared,
@@ -126,13 +160,23 @@ async fn run_in_span(
             trace::record_action(span, prepared.action());
         }
         match target.gates {
-            None => prepared.run(context, (), None).await,
+            None => {
+                if let Some(admission) = admission {
+                    admission.pass().await;
+                }
+                prepared.run(context, (), None).await
+            }
             // Boxed: the guards' state (permits, timer, layers) is large, and an unguarded
             // call's future should not carry it.
             Some(gates) => {
                 let action = prepared.action_name();
                 let timeout = gates.timeout(&action);
-                let run = move |context, slots| prepared.run(context, slots, timeout);
+                let run = move |context, slots| async move {
+                    if let Some(admission) = admission {
+                        admission.pass().await;
+                    }
+                    prepared.run(context, slots, timeout).await
+                };
                 Box::pin(gates.run(&action, exposition, context, run)).await
             }
         }

@@ -15,7 +15,7 @@ use crate::model::context::RequestContext;
 use crate::model::definition::ToolDefinition;
 use crate::model::exposition::Exposition;
 use crate::model::response::ToolResponse;
-use crate::runtime::call::{self, Target};
+use crate::runtime::call::{self, Admission, Target};
 use crate::runtime::dispatch::ToolRuntime;
 use crate::runtime::names::ExposedNames;
 use crate::runtime::tool::Tool;
@@ -158,6 +158,7 @@ impl Registry {
         route: &Route,
         arguments: Map<String, Value>,
         context: RequestContext,
+        admission: Option<Admission>,
     ) -> ToolResponse {
         let registered = &self.tools[route.tool];
         let target = Target {
@@ -167,6 +168,7 @@ impl Registry {
             inject: (route.inject.as_ref()).map(|(d, a)| (d.as_str(), a.as_str())),
             exposition: route.exposition,
             redact: self.redact.as_ref(),
+            admission,
         };
         let limits = self.guards.argument_limits();
         let response = call::run(target, &limits, arguments, context).await;

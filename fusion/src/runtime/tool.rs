@@ -60,6 +60,7 @@ use crate::model::response::ToolResponse;
 ///                 secret_fields: Vec::new(),
 ///                 output_schema: None,
 ///                 scopes: Vec::new(),
+///                 task: false,
 ///             }],
 ///         }
 ///     }

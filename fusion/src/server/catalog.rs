@@ -20,6 +20,10 @@ pub const ERRORS_META_KEY: &str = "fusion/errors";
 /// absent when none does.
 pub const SCOPES_META_KEY: &str = "fusion/scopes";
 
+/// The `_meta` key of an MCP tool definition listing the actions that may run as tasks
+/// (`#[action(task)]`; MCP Tasks extension): `{"fusion/tasks": ["export_invoices"]}`.
+pub const TASKS_META_KEY: &str = "fusion/tasks";
+
 /// One MCP tool: its definition, and where a call of it goes.
 #[derive(Clone)]
 pub(super) struct Entry {
@@ -176,7 +180,8 @@ fn flat_definition(
 
 /// `{"fusion/errors": [{"action", "code", "severity", "category", "retryable"}, …]}`, in
 /// action then declaration order; two variants declaring the same contract appear once. Plus
-/// `"fusion/scopes"` ([`SCOPES_META_KEY`]) when an action requires scopes.
+/// `"fusion/scopes"` ([`SCOPES_META_KEY`]) when an action requires scopes, and `"fusion/tasks"`
+/// ([`TASKS_META_KEY`]) when an action may run as a task.
 fn errors_meta(actions: &[ActionDefinition]) -> MetaObject {
     let errors: Vec<Value> = actions
         .iter()
@@ -206,6 +211,13 @@ fn errors_meta(actions: &[ActionDefinition]) -> MetaObject {
         .collect();
     if !scopes.is_empty() {
         meta.insert(SCOPES_META_KEY.to_owned(), Value::Object(scopes));
+    }
+    let tasks: Vec<Value> = (actions.iter())
+        .filter(|action| action.task)
+        .map(|action| Value::from(action.name.as_str()))
+        .collect();
+    if !tasks.is_empty() {
+        meta.insert(TASKS_META_KEY.to_owned(), Value::Array(tasks));
     }
     MetaObject(meta)
 }

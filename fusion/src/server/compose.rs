@@ -68,11 +68,11 @@ macro_rules! for_each_delegated {
                 request: rmcp::model::UnsubscribeRequestParams,
                 context: Ctx
             ) -> Result<(), ErrorData>;
-            delegated async fn get_task(request: rmcp::model::GetTaskParams, context: Ctx)
+            composed async fn get_task(request: rmcp::model::GetTaskParams, context: Ctx)
                 -> Result<rmcp::model::GetTaskResult, ErrorData>;
-            delegated async fn update_task(request: rmcp::model::UpdateTaskParams, context: Ctx)
+            composed async fn update_task(request: rmcp::model::UpdateTaskParams, context: Ctx)
                 -> Result<(), ErrorData>;
-            delegated async fn cancel_task(request: rmcp::model::CancelTaskParams, context: Ctx)
+            composed async fn cancel_task(request: rmcp::model::CancelTaskParams, context: Ctx)
                 -> Result<(), ErrorData>;
             delegated async fn list_skills(
                 request: Option<rmcp::model::PaginatedRequestParams>,

@@ -10,7 +10,8 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
     ErrorCode as RpcCode, ErrorData, InitializeRequestParams, InitializeResult, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ServerCapabilities,
-    ServerConfig, SubscriptionFilter,
+    ServerConfig, SubscriptionFilter, TASKS_EXTENSION_ID, GetTaskParams, GetTaskResult,
+    UpdateTaskParams, CancelTaskParams,
 };
 use rmcp::service::{Peer, RequestContext as RmcpContext, RoleServer};
 use serde_json::Value;
@@ -32,6 +33,10 @@ impl rmcp::ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         let mut config = self.delegate().get_info();
         config.capabilities.tools = ServerCapabilities::builder().enable_tools().build().tools;
+        if self.runs_tasks() {
+            (config.capabilities.extensions.get_or_insert_default())
+                .insert(TASKS_EXTENSION_ID.to_owned(), Default::default());
+        }
         config.server_info = self.inner.info.clone();
         config.instructions = match (&self.inner.instructions, config.instructions.take()) {
             (Some(ours), Some(theirs)) => Some(format!("{ours}\n\n{theirs}")),
@@ -69,6 +74,9 @@ impl rmcp::ServerHandler for Server {
         let Some(entry) = inner.catalog.get(&request.name) else {
             return self.unknown_tool(&request.name);
         };
+        if self.is_task_call(entry, &request, &context) {
+            return self.start_task(entry, request, context).await;
+        }
         let arguments = request.arguments.take().unwrap_or_default();
         let (mut ctx, reports) = request_context(&mut context, self.session());
         if let Some(principal) = self.local_caller() {
@@ -95,7 +103,7 @@ impl rmcp::ServerHandler for Server {
                 None => std::future::pending().await,
             }
         };
-        let call = inner.registry.call(&entry.route, arguments, ctx);
+        let call = inner.registry.call(&entry.route, arguments, ctx, None);
         let response = tokio::select! {
             biased;
             // Dropping `call` here drops the action's future: the client cancelled
@@ -160,7 +168,40 @@ impl rmcp::ServerHandler for Server {
         }
     }
 
-    // Prompts, resources, completions, logging, subscriptions, tasks, skills and notifications:
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        mut context: RmcpContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        match self.runs_tasks() {
+            true => self.get_task_of(&request.task_id, &mut context).await,
+            false => self.delegate().get_task(request, context).await,
+        }
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        mut context: RmcpContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        match self.runs_tasks() {
+            true => self.update_task_of(&request.task_id, &mut context).await,
+            false => self.delegate().update_task(request, context).await,
+        }
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        mut context: RmcpContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        match self.runs_tasks() {
+            true => self.cancel_task_of(&request.task_id, &mut context).await,
+            false => self.delegate().cancel_task(request, context).await,
+        }
+    }
+
+    // Prompts, resources, completions, logging, subscriptions, skills and notifications:
     // the handler's (`Server::handler`), or rmcp's defaults without one.
     compose::for_each_delegated!(forward_delegated);
 }
@@ -170,14 +211,14 @@ impl Server {
     /// (`initialize`). `None` for a value serving a request of the stateless lifecycle (MCP
     /// 2026-07-28, or a Streamable HTTP server without sessions): each such request gets a
     /// fresh value, so its session id would be a new rate-limit bucket per request.
-    fn session(&self) -> Option<&Arc<str>> {
+    pub(super) fn session(&self) -> Option<&Arc<str>> {
         self.handshake
             .load(Ordering::Relaxed)
             .then_some(&self.session)
     }
 
     /// The caller of this value's calls when it serves a [`Server::serve_io`] connection.
-    fn local_caller(&self) -> Option<&Principal> {
+    pub(super) fn local_caller(&self) -> Option<&Principal> {
         self.inner.local_principal.as_ref().filter(|_| self.local)
     }
 
@@ -216,22 +257,7 @@ fn request_context(
     context: &mut RmcpContext<RoleServer>,
     session: Option<&Arc<str>>,
 ) -> (RequestContext, mpsc::UnboundedReceiver<Report>) {
-    let mut ctx = RequestContext::new()
-        .with_meta(context.meta.0.0.clone())
-        .with_cancellation(context.ct.clone());
-    if let Some(client) = context.client_info() {
-        ctx = ctx.with_client(client.name);
-    }
-    if let Some(session) = session {
-        ctx = ctx.with_caller(Arc::clone(session));
-    }
-    // Over Streamable HTTP, rmcp hands over the request's parts: headers, and the extensions
-    // an auth layer (the `Principal`) or the accept loop (the `ClientAddr`) set.
-    // Taken, not cloned: nothing after this reads them from rmcp's context.
-    #[cfg(feature = "http")]
-    if let Some(parts) = context.extensions.remove::<http::request::Parts>() {
-        ctx = ctx.with_http_parts(Arc::new(parts));
-    }
+    let mut ctx = base_context(context, session);
     // Progress reports and log messages share one queue, so the client gets them in the order
     // the action sent them, all before the result.
     let (tx, rx) = mpsc::unbounded_channel();
@@ -259,6 +285,31 @@ fn request_context(
     (ctx.with_progress(reporter), rx)
 }
 
+/// The part of a request context that says who asks and with what `_meta`: no progress, log
+/// messages or questions.
+pub(super) fn base_context(
+    context: &mut RmcpContext<RoleServer>,
+    session: Option<&Arc<str>>,
+) -> RequestContext {
+    let mut ctx = RequestContext::new()
+        .with_meta(context.meta.0.0.clone())
+        .with_cancellation(context.ct.clone());
+    if let Some(client) = context.client_info() {
+        ctx = ctx.with_client(client.name);
+    }
+    if let Some(session) = session {
+        ctx = ctx.with_caller(Arc::clone(session));
+    }
+    // Over Streamable HTTP, rmcp hands over the request's parts: headers, and the extensions
+    // an auth layer (the `Principal`) or the accept loop (the `ClientAddr`) set.
+    // Taken, not cloned: nothing after this reads them from rmcp's context.
+    #[cfg(feature = "http")]
+    if let Some(parts) = context.extensions.remove::<http::request::Parts>() {
+        ctx = ctx.with_http_parts(Arc::new(parts));
+    }
+    ctx
+}
+
 /// What an action sends the client while it runs.
 enum Report {
     /// A `notifications/progress`.
@@ -268,7 +319,7 @@ enum Report {
 }
 
 /// What a cancelled call returns to rmcp, which does not send it: an error result saying so.
-fn cancelled() -> CallToolResponse {
+pub(super) fn cancelled() -> CallToolResponse {
     CallToolResult::error(vec![rmcp::model::ContentBlock::text(
         "The request was cancelled.",
     )])

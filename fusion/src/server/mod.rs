@@ -115,6 +115,7 @@ mod input;
 mod malformed;
 mod output_schema;
 mod redact;
+mod tasks;
 mod transport;
 
 use std::fmt;
@@ -124,7 +125,7 @@ use std::time::Duration;
 use rmcp::service::{RoleServer, RunningService, ServerInitializeError};
 use tokio::io::{AsyncRead, AsyncWrite};
 
-pub use catalog::{ERRORS_META_KEY, SCOPES_META_KEY};
+pub use catalog::{ERRORS_META_KEY, SCOPES_META_KEY, TASKS_META_KEY};
 #[cfg(feature = "http")]
 pub use http::{HttpServer, HttpService, StreamableHttpServerConfig};
 pub use input::{DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_INVALID};
@@ -221,6 +222,8 @@ struct Inner {
     list_cache: Option<(Duration, CacheScope)>,
     /// The key and lifetime of request states (MCP 2026-07-28 `input_required`).
     rounds: Arc<input::Rounds>,
+    /// Where tasks are kept, and the ones this process runs; see [`Server::tasks`].
+    tasks: Arc<tasks::TaskHost>,
 }
 
 impl Server {
@@ -249,6 +252,7 @@ impl Server {
                 handler: None,
                 list_cache: None,
                 rounds: Arc::new(input::Rounds::new(None, input::DEFAULT_REQUEST_STATE_TTL)),
+                tasks: Arc::default(),
             }),
             session: new_session(),
             handshake: Arc::default(),
@@ -319,7 +323,8 @@ impl Server {
         self.update(|inner| {
             inner.exposition = exposition;
             inner.catalog = Catalog::build(inner.registry.tools(), exposition)?;
-            inner.check_portability()
+            portability::require(inner.catalog.definitions(), &inner.portable_to)
+                .map_err(|report| report.to_string())
         })
     }
 
@@ -337,7 +342,8 @@ impl Server {
         let providers = providers.into_iter().collect();
         self.update(|inner| {
             inner.portable_to = providers;
-            inner.check_portability()
+            portability::require(inner.catalog.definitions(), &inner.portable_to)
+                .map_err(|report| report.to_string())
         })
     }
 
@@ -563,14 +569,6 @@ impl Server {
             panic!("fusion::server::Server: {message}");
         }
         self
-    }
-}
-
-impl Inner {
-    /// Checks every MCP tool definition against [`Server::portable_to`].
-    fn check_portability(&self) -> Result<(), String> {
-        portability::require(self.catalog.definitions(), &self.portable_to)
-            .map_err(|report| report.to_string())
     }
 }
 

@@ -192,7 +192,7 @@ impl Tester {
                 biased;
                 // Dropping the call drops the action's future, as the server does.
                 () = cancellation.cancelled() => Outcome::cancelled(),
-                response = self.registry.call(&route, arguments, context) => Outcome::new(response),
+                response = self.registry.call(&route, arguments, context, None) => Outcome::new(response),
             }
         }
     }

@@ -281,6 +281,7 @@ fn action(name: &str) -> ActionDefinition {
         secret_fields: Vec::new(),
         output_schema: None,
         scopes: Vec::new(),
+        task: false,
     }
 }
 

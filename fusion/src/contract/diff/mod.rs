@@ -242,6 +242,13 @@ impl Differ {
         hints(&mut push, &old.annotations, &new.annotations);
         errors(&mut push, &old.errors, &new.errors);
         scopes(&mut push, &old.scopes, &new.scopes);
+        // A task-capable client now gets a task to poll instead of the result (MCP Tasks
+        // extension: such a client must accept either), so becoming a task is RISKY.
+        match (old.task, new.task) {
+            (false, true) => push(DeltaClass::Risky, change("May run as a task", "no", "yes")),
+            (true, false) => push(DeltaClass::Safe, change("May run as a task", "yes", "no")),
+            _ => {}
+        }
         match (&old.output_schema_digest, &new.output_schema_digest) {
             (None, Some(_)) => push(
                 DeltaClass::Safe,

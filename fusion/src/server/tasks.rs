@@ -1,0 +1,346 @@
+//! Tasks on the server (MCP Tasks extension, `io.modelcontextprotocol/tasks`): a call of an
+//! `#[action(task)]` action from a client that declares the extension becomes a task once the
+//! call is routed, validated and admitted by the guards; the call then runs in the background
+//! and its response is stored as the task's result. `tasks/get`, `tasks/update` and
+//! `tasks/cancel` read the store, so any replica sharing it answers them.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CreateTaskResult, DetailedTask,
+    ErrorData, GetTaskResult, Task, TaskPayload, TaskStatus,
+};
+use rmcp::task_manager::current_timestamp;
+use serde_json::{Map, Value};
+use tokio::task::JoinHandle;
+use tokio_util::task::AbortOnDropHandle;
+
+use super::compose::Ctx;
+use super::handler::{base_context, cancelled};
+use super::{Inner, Server, catalog::Entry};
+use crate::envelope::code::ErrorCode;
+use crate::envelope::error::ToolError;
+use crate::model::context::{CancellationToken, RequestContext};
+use crate::model::response::ToolResponse;
+use crate::runtime::call::Admission;
+use crate::tasks::{StoreError, TaskRecord, TaskState, Tasks, millis};
+
+/// The server's tasks: the settings, and a cancellation token for each task this process runs.
+#[derive(Default)]
+pub(super) struct TaskHost {
+    pub(super) settings: Tasks,
+    running: Mutex<HashMap<String, CancellationToken>>,
+}
+
+impl TaskHost {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Server {
+    /// Where tasks are kept and for how long ([`Tasks`]; by default in memory, kept an hour,
+    /// polled every second). Only `#[action(task)]` actions run as tasks, and only for clients
+    /// whose request declares the tasks extension; the server advertises the extension
+    /// when a registered action may run as one.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use fusion::server::Server;
+    /// use fusion::tasks::Tasks;
+    ///
+    /// let server = Server::new("exports", "1.0.0")
+    ///     .tasks(Tasks::default().ttl(Duration::from_secs(600)));
+    /// ```
+    pub fn tasks(self, tasks: Tasks) -> Server {
+        self.set(|inner| {
+            inner.tasks = Arc::new(TaskHost {
+                settings: tasks,
+                running: Mutex::default(),
+            });
+        })
+    }
+
+    /// Whether a registered action may run as a task.
+    pub(super) fn runs_tasks(&self) -> bool {
+        (self.inner.registry.tools().iter())
+            .any(|tool| tool.definition.actions.iter().any(|action| action.task))
+    }
+
+    /// Whether this call becomes a task: its action may run as one and the request declares
+    /// the tasks extension.
+    pub(super) fn is_task_call(
+        &self,
+        entry: &Entry,
+        request: &CallToolRequestParams,
+        context: &Ctx,
+    ) -> bool {
+        let definition = &self.inner.registry.tools()[entry.route.tool].definition;
+        let action = match (&entry.route.inject, &definition.discriminator) {
+            (Some((_, action)), _) => Some(action.as_str()),
+            (None, Some(discriminator)) => (request.arguments.as_ref())
+                .and_then(|arguments| arguments.get(discriminator))
+                .and_then(Value::as_str),
+            (None, None) => definition.actions.first().map(|a| a.name.as_str()),
+        };
+        action
+            .and_then(|name| definition.action(name))
+            .is_some_and(|action| action.task)
+            && context
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.supports_tasks())
+    }
+
+    /// Starts the call as a task: the call runs until the guards admit it; a call refused
+    /// before that (a validation error, a guard) is answered directly, a call admitted
+    /// becomes a task stored before the client hears of it.
+    pub(super) async fn start_task(
+        &self,
+        entry: &Entry,
+        mut request: CallToolRequestParams,
+        mut context: Ctx,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let inner = Arc::clone(&self.inner);
+        let token = CancellationToken::new();
+        let ctx = self.caller_context(&mut context).with_cancellation(token.clone());
+        let owner = owner(&ctx, self);
+        let arguments = request.arguments.take().unwrap_or_default();
+        let (admission, admitted, go_on) = Admission::new();
+        let route = entry.route.clone();
+        let runner = Arc::clone(&inner);
+        // Aborted if dropped before it is handed to its supervisor: a request cancelled, or
+        // refused before its task exists, leaves nothing running.
+        let mut call = AbortOnDropHandle::new(tokio::spawn(async move {
+            (runner.registry)
+                .call(&route, arguments, ctx, Some(admission))
+                .await
+        }));
+        tokio::select! {
+            biased;
+            () = context.ct.cancelled() => return Ok(cancelled()),
+            joined = &mut call => return Ok(answer(joined).into()),
+            Ok(()) = admitted => {}
+        }
+        let host = &inner.tasks;
+        let record = new_record(owner, &host.settings);
+        if let Err(error) = host.settings.store.create(record.clone()).await {
+            let response = ToolResponse::error(store_refusal(&error));
+            return Ok(CallToolResult::from(inner.registry.answer(response, entry.route.exposition)).into());
+        }
+        host.running().insert(record.id.clone(), token.clone());
+        let _ = go_on.send(());
+        tracing::debug!(target: "fusion::server", tool = %request.name, task = %record.id, "task started");
+        let task = task_of(&record, TaskStatus::Working);
+        tokio::spawn(supervise(inner, record, call.detach(), token));
+        Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+    }
+
+    /// `tasks/get`: the task with its status, and its result once it has one.
+    pub(super) async fn get_task_of(&self, id: &str, context: &mut Ctx) -> Result<GetTaskResult, ErrorData> {
+        let record = self.find_task(id, context).await?;
+        Ok(GetTaskResult::new(detailed(record)))
+    }
+
+    /// `tasks/update`: acknowledged. fusion's tasks never ask for input (a question a task's
+    /// action asks fails closed), so every response is for a request not outstanding, which
+    /// the extension has the server ignore.
+    pub(super) async fn update_task_of(&self, id: &str, context: &mut Ctx) -> Result<(), ErrorData> {
+        self.find_task(id, context).await.map(drop)
+    }
+
+    /// `tasks/cancel`: the task stops at once on this replica, or at the running replica's
+    /// next look at the store. A settled task stays as it is (acknowledged all the same).
+    pub(super) async fn cancel_task_of(&self, id: &str, context: &mut Ctx) -> Result<(), ErrorData> {
+        let record = self.find_task(id, context).await?;
+        if record.state.is_settled() {
+            return Ok(());
+        }
+        let host = &self.inner.tasks;
+        if let Some(token) = host.running().get(id) {
+            token.cancel();
+        }
+        host.settings.store.request_cancel(id).await.map_err(rpc_store_error)
+    }
+
+    /// The task `id` when the caller owns it; the same `-32602` for a task of another caller
+    /// as for one that does not exist, so ids reveal nothing.
+    async fn find_task(&self, id: &str, context: &mut Ctx) -> Result<TaskRecord, ErrorData> {
+        let ctx = self.caller_context(context);
+        let caller = owner(&ctx, self);
+        let store = &self.inner.tasks.settings.store;
+        match store.get(id).await.map_err(rpc_store_error)? {
+            Some(record) if record.owner == caller => Ok(record),
+            _ => Err(ErrorData::invalid_params(
+                format!(
+                    "Failed to retrieve task: no task {}.",
+                    crate::validation::sent_value(&Value::String(id.to_owned()))
+                ),
+                None,
+            )),
+        }
+    }
+
+    /// The request context of a task's call, or of a `tasks/*` request: the caller's
+    /// identity and the request's `_meta`, without the request's progress, log messages or
+    /// questions (the Tasks extension carries none of them).
+    fn caller_context(&self, context: &mut Ctx) -> RequestContext {
+        let ctx = base_context(context, self.session());
+        match self.local_caller() {
+            Some(principal) => ctx.with_principal(principal.clone()),
+            None => ctx,
+        }
+    }
+}
+
+/// Who owns a task: the principal's subject, else the transport session, else nobody in
+/// particular (an anonymous caller without a session; its task is found by id alone).
+fn owner(ctx: &RequestContext, server: &Server) -> String {
+    match (ctx.principal(), server.session()) {
+        (Some(principal), _) => format!("principal:{}", principal.subject()),
+        (None, Some(session)) => format!("session:{session}"),
+        (None, None) => String::new(),
+    }
+}
+
+fn new_record(owner: String, settings: &Tasks) -> TaskRecord {
+    let mut id = [0u8; 16];
+    getrandom::fill(&mut id).expect("the system's random source");
+    let now = current_timestamp();
+    TaskRecord {
+        id: id.iter().map(|b| format!("{b:02x}")).collect(),
+        owner,
+        created_at: now.clone(),
+        updated_at: now,
+        ttl_ms: millis(settings.ttl),
+        poll_interval_ms: millis(settings.poll_interval),
+        state: TaskState::Working,
+        cancel_requested: false,
+    }
+}
+
+/// Runs a task's call to its end: its response, a cancellation (here, or from another
+/// replica through the store), or its TTL; then stores the outcome.
+async fn supervise(
+    inner: Arc<Inner>,
+    mut record: TaskRecord,
+    mut call: JoinHandle<ToolResponse>,
+    token: CancellationToken,
+) {
+    let settings = &inner.tasks.settings;
+    let deadline = tokio::time::sleep(settings.ttl);
+    tokio::pin!(deadline);
+    let mut look = tokio::time::interval(settings.poll_interval);
+    look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let state = loop {
+        tokio::select! {
+            biased;
+            joined = &mut call => break completed(answer(joined)),
+            () = token.cancelled() => break TaskState::Cancelled,
+            () = &mut deadline => break failed(format!(
+                "The task ran past its TTL of {} ms and was stopped.",
+                record.ttl_ms
+            )),
+            _ = look.tick() => match settings.store.get(&record.id).await {
+                Ok(Some(stored)) if stored.cancel_requested => break TaskState::Cancelled,
+                // Gone from the store (expired, or deleted): nobody can fetch a result.
+                Ok(None) => break TaskState::Cancelled,
+                _ => {}
+            },
+        }
+    };
+    call.abort();
+    inner.tasks.running().remove(&record.id);
+    record.state = state;
+    record.updated_at = current_timestamp();
+    settle(&inner.tasks.settings, record).await;
+}
+
+/// Stores a settled task, retrying a store that fails for about half a minute.
+async fn settle(settings: &Tasks, record: TaskRecord) {
+    let mut wait = Duration::from_millis(250);
+    for _ in 0..8 {
+        match settings.store.settle(record.clone()).await {
+            Ok(_) => return,
+            Err(error) => {
+                tracing::warn!(target: "fusion::server", task = %record.id, %error, "the task's outcome could not be stored; retrying");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(8));
+            }
+        }
+    }
+    tracing::error!(target: "fusion::server", task = %record.id, "the task's outcome was not stored: the task store kept failing");
+}
+
+/// The answer of a call's background run. It never panics (the call path catches panics),
+/// and it is aborted only once its outcome no longer matters.
+fn answer(joined: Result<ToolResponse, tokio::task::JoinError>) -> CallToolResult {
+    match joined {
+        Ok(response) => CallToolResult::from(response),
+        Err(error) => {
+            tracing::error!(target: "fusion::server", %error, "a call ended without an answer");
+            CallToolResult::from(ToolResponse::error(ToolError::new(
+                ErrorCode::InternalError,
+                "The call ended without an answer.",
+            )))
+        }
+    }
+}
+
+fn completed(result: CallToolResult) -> TaskState {
+    match serde_json::to_value(result) {
+        Ok(Value::Object(result)) => TaskState::Completed { result },
+        _ => failed("The task's result could not be stored.".to_owned()),
+    }
+}
+
+fn failed(message: String) -> TaskState {
+    let error = ErrorData::internal_error(message, None);
+    let mut object = Map::new();
+    object.insert("code".to_owned(), Value::from(error.code.0));
+    object.insert("message".to_owned(), Value::from(error.message.into_owned()));
+    TaskState::Failed { error: object }
+}
+
+fn task_of(record: &TaskRecord, status: TaskStatus) -> Task {
+    Task::new(&record.id, status, &record.created_at, &record.updated_at)
+        .with_ttl_ms(record.ttl_ms)
+        .with_poll_interval_ms(record.poll_interval_ms)
+}
+
+fn detailed(record: TaskRecord) -> DetailedTask {
+    let payload = match record.state.clone() {
+        TaskState::Working => TaskPayload::Working,
+        TaskState::Completed { result } => TaskPayload::Completed { result },
+        TaskState::Failed { error } => TaskPayload::Failed { error },
+        TaskState::Cancelled => TaskPayload::Cancelled,
+    };
+    let mut task = task_of(&record, payload.status());
+    if let TaskPayload::Failed { error } = &payload {
+        task.status_message = error.get("message").and_then(Value::as_str).map(str::to_owned);
+    }
+    DetailedTask::new(task, payload)
+}
+
+/// The answer to a call when the store cannot take its task: retryable, cause logged.
+fn store_refusal(error: &StoreError) -> ToolError {
+    const RETRY_AFTER: u64 = 5;
+    let id = crate::internal::new_error_id();
+    tracing::error!(target: "fusion::server", error_id = %id, %error, "a task could not be stored; the call is refused");
+    ToolError::new(
+        ErrorCode::ServerBusy,
+        "The server cannot take a long-running call right now.",
+    )
+    .suggest(format!("Retry in {RETRY_AFTER} seconds."))
+    .retry_after(RETRY_AFTER)
+    .detail(crate::internal::ERROR_ID_KEY, id)
+}
+
+/// A store failure on `tasks/*`: JSON-RPC internal error, with the flags of `SERVER_BUSY`.
+fn rpc_store_error(error: StoreError) -> ErrorData {
+    let refusal = store_refusal(&error);
+    ErrorData::internal_error(refusal.message().to_owned(), Some(refusal.flags()))
+}

@@ -1,0 +1,158 @@
+//! The in-memory task store: one map behind a lock, for one server process.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::{StoreError, TaskRecord, TaskStore, working_expiry_ms};
+use crate::model::context::BoxFuture;
+
+/// Tasks kept in this process's memory, at most [`MemoryTaskStore::with_capacity`] of them
+/// (10,000 by default): a server at capacity refuses new tasks with `SERVER_BUSY` until
+/// some expire. A restart loses them; replicas do not share them (use
+/// [`RedisTaskStore`](super::RedisTaskStore) for that).
+#[derive(Debug)]
+pub struct MemoryTaskStore {
+    tasks: Mutex<HashMap<String, Entry>>,
+    capacity: usize,
+}
+
+#[derive(Debug)]
+struct Entry {
+    record: TaskRecord,
+    expires: Instant,
+}
+
+impl MemoryTaskStore {
+    /// A store holding at most `capacity` tasks, running or settled.
+    pub fn with_capacity(capacity: usize) -> MemoryTaskStore {
+        MemoryTaskStore {
+            tasks: Mutex::new(HashMap::new()),
+            capacity: capacity.max(1),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        // A panic while holding the lock leaves the map whole: every write is one insert.
+        self.tasks.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Default for MemoryTaskStore {
+    fn default() -> MemoryTaskStore {
+        MemoryTaskStore::with_capacity(10_000)
+    }
+}
+
+/// The instant `ttl_ms` from now.
+fn expiry(ttl_ms: u64) -> Instant {
+    let now = Instant::now();
+    now.checked_add(Duration::from_millis(ttl_ms))
+        .unwrap_or(now + Duration::from_secs(365 * 24 * 3600))
+}
+
+impl TaskStore for MemoryTaskStore {
+    fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
+        let mut tasks = self.lock();
+        if tasks.len() >= self.capacity {
+            let now = Instant::now();
+            tasks.retain(|_, entry| entry.expires > now);
+        }
+        let outcome = if tasks.len() >= self.capacity {
+            Err(StoreError::Full(self.capacity))
+        } else {
+            let expires = expiry(working_expiry_ms(&record));
+            tasks.insert(record.id.clone(), Entry { record, expires });
+            Ok(())
+        };
+        Box::pin(std::future::ready(outcome))
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        let mut tasks = self.lock();
+        let found = match tasks.get(id) {
+            Some(entry) if entry.expires <= Instant::now() => {
+                tasks.remove(id);
+                None
+            }
+            Some(entry) => Some(entry.record.clone()),
+            None => None,
+        };
+        Box::pin(std::future::ready(Ok(found)))
+    }
+
+    fn settle(&self, record: TaskRecord) -> BoxFuture<'_, Result<bool, StoreError>> {
+        let mut tasks = self.lock();
+        let settled = match tasks.get_mut(&record.id) {
+            Some(entry) if !entry.record.state.is_settled() && entry.expires > Instant::now() => {
+                entry.expires = expiry(record.ttl_ms);
+                entry.record = record;
+                true
+            }
+            _ => false,
+        };
+        Box::pin(std::future::ready(Ok(settled)))
+    }
+
+    fn request_cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        if let Some(entry) = self.lock().get_mut(id)
+            && !entry.record.state.is_settled()
+        {
+            entry.record.cancel_requested = true;
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::TaskState;
+
+    fn record(id: &str, ttl_ms: u64) -> TaskRecord {
+        TaskRecord {
+            id: id.to_owned(),
+            owner: "alice".to_owned(),
+            created_at: "2026-12-04T00:00:00Z".to_owned(),
+            updated_at: "2026-12-04T00:00:00Z".to_owned(),
+            ttl_ms,
+            poll_interval_ms: 1000,
+            state: TaskState::Working,
+            cancel_requested: false,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_first_settlement_wins_and_cancel_marks_only_working_tasks() {
+        let store = MemoryTaskStore::default();
+        store.create(record("a", 60_000)).await.unwrap();
+        store.request_cancel("a").await.unwrap();
+        assert!(store.get("a").await.unwrap().unwrap().cancel_requested);
+
+        let mut done = record("a", 60_000);
+        done.state = TaskState::Cancelled;
+        assert!(store.settle(done.clone()).await.unwrap());
+        done.state = TaskState::Completed { result: Default::default() };
+        assert!(!store.settle(done).await.unwrap(), "a settled task stays settled");
+        assert_eq!(store.get("a").await.unwrap().unwrap().state, TaskState::Cancelled);
+
+        assert!(store.get("missing").await.unwrap().is_none());
+        assert!(!store.settle(record("missing", 1)).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_full_store_refuses_until_tasks_expire() {
+        let store = MemoryTaskStore::with_capacity(2);
+        store.create(record("a", 1)).await.unwrap();
+        store.create(record("b", 60_000)).await.unwrap();
+        std::thread::sleep(Duration::from_millis(5));
+        // "a" has expired: its room goes to "d".
+        store.create(record("d", 60_000)).await.unwrap();
+        assert!(store.get("a").await.unwrap().is_none());
+        assert!(store.get("d").await.unwrap().is_some());
+        assert!(matches!(
+            store.create(record("e", 60_000)).await,
+            Err(StoreError::Full(2))
+        ));
+    }
+}

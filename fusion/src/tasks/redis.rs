@@ -1,0 +1,168 @@
+//! The shared task store (feature `redis`): each task one Redis hash, changed only by Lua
+//! scripts, so replicas agree on who settled a task first.
+
+use std::time::Duration;
+
+use redis::Script;
+
+use super::{StoreError, TaskRecord, TaskStore, millis, working_expiry_ms};
+use crate::guard::redis::Link;
+use crate::model::context::BoxFuture;
+
+/// KEYS[1]: the task. ARGV: the record (JSON), its TTL in ms. A new task, working.
+const CREATE: &str = r"
+redis.call('HSET', KEYS[1], 'status', 'working', 'record', ARGV[1], 'cancel', '0')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+";
+
+/// KEYS[1]: the task. ARGV: the settled record (JSON), its TTL in ms, its status. 1 when the
+/// task was working and now has settled, 0 when it is gone or had settled already.
+const SETTLE: &str = r"
+if redis.call('HGET', KEYS[1], 'status') ~= 'working' then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[3], 'record', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+";
+
+/// KEYS[1]: the task. Marks a working task's cancellation request.
+const CANCEL: &str = r"
+if redis.call('HGET', KEYS[1], 'status') == 'working' then
+  redis.call('HSET', KEYS[1], 'cancel', '1')
+end
+return 1
+";
+
+/// KEYS[1]: the task. Its record and cancellation flag, or nothing.
+const GET: &str = r"
+return redis.call('HMGET', KEYS[1], 'record', 'cancel')
+";
+
+/// Tasks kept in Redis, shared by server replicas: a task started on one replica is polled,
+/// fetched and cancelled on any. Each task is a hash `{prefix}:{id}` that expires with the
+/// task's TTL; a finished result survives a restart of every replica.
+///
+/// When Redis is down, unreachable or slower than [`RedisTaskStore::timeout`], a call that
+/// would start a task is answered `SERVER_BUSY` (retryable) and `tasks/get` a JSON-RPC internal
+/// error; nothing already stored is lost. A task whose result cannot be stored is retried
+/// for a while, then logged.
+pub struct RedisTaskStore {
+    link: Link,
+    prefix: String,
+    create: Script,
+    settle: Script,
+    cancel: Script,
+    get: Script,
+}
+
+impl RedisTaskStore {
+    /// A store at `url` (`redis://127.0.0.1:6379/0`), with key prefix `fusion:task` and a
+    /// 500 ms timeout.
+    ///
+    /// # Errors
+    /// When `url` is not a Redis URL. Connecting happens at first use.
+    pub fn new(url: &str) -> Result<RedisTaskStore, redis::RedisError> {
+        Ok(RedisTaskStore {
+            link: Link::new(url)?,
+            prefix: "fusion:task".to_owned(),
+            create: Script::new(CREATE),
+            settle: Script::new(SETTLE),
+            cancel: Script::new(CANCEL),
+            get: Script::new(GET),
+        })
+    }
+
+    /// The prefix of every key (`fusion:task` by default): replicas sharing tasks use the
+    /// same one.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> RedisTaskStore {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// The longest one operation may take, connecting included (500 ms by default).
+    pub fn timeout(mut self, timeout: Duration) -> RedisTaskStore {
+        self.link.timeout = timeout;
+        self
+    }
+
+    fn key(&self, id: &str) -> String {
+        format!("{}:{id}", self.prefix)
+    }
+
+    /// Runs `script` on the task `id` with `args`, within the timeout.
+    async fn run<T: redis::FromRedisValue>(
+        &self,
+        script: &Script,
+        id: &str,
+        args: &[String],
+    ) -> Result<T, StoreError> {
+        let mut invocation = script.key(self.key(id));
+        for arg in args {
+            invocation.arg(arg);
+        }
+        let timeout = self.link.timeout;
+        match tokio::time::timeout(timeout, self.link.invoke(&invocation)).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => Err(StoreError::Unavailable(error.to_string())),
+            Err(_) => Err(StoreError::Unavailable(format!(
+                "no answer within {timeout:?}"
+            ))),
+        }
+    }
+}
+
+fn encode(record: &TaskRecord) -> Result<String, StoreError> {
+    serde_json::to_string(record).map_err(|e| StoreError::Unavailable(e.to_string()))
+}
+
+impl TaskStore for RedisTaskStore {
+    fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let args = [encode(&record)?, working_expiry_ms(&record).to_string()];
+            self.run::<i64>(&self.create, &record.id, &args).await.map(drop)
+        })
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        Box::pin(async move {
+            let (record, cancel): (Option<String>, Option<String>) =
+                self.run(&self.get, id, &[]).await?;
+            let Some(record) = record else {
+                return Ok(None);
+            };
+            let mut record: TaskRecord = serde_json::from_str(&record)
+                .map_err(|e| StoreError::Unavailable(format!("a stored task does not parse: {e}")))?;
+            record.cancel_requested |= cancel.as_deref() == Some("1");
+            Ok(Some(record))
+        })
+    }
+
+    fn settle(&self, record: TaskRecord) -> BoxFuture<'_, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let status = match &record.state {
+                super::TaskState::Working => "working",
+                super::TaskState::Completed { .. } => "completed",
+                super::TaskState::Failed { .. } => "failed",
+                super::TaskState::Cancelled => "cancelled",
+            };
+            let ttl = record.ttl_ms.max(1).to_string();
+            let args = [encode(&record)?, ttl, status.to_owned()];
+            let settled: i64 = self.run(&self.settle, &record.id, &args).await?;
+            Ok(settled == 1)
+        })
+    }
+
+    fn request_cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move { self.run::<i64>(&self.cancel, id, &[]).await.map(drop) })
+    }
+}
+
+impl std::fmt::Debug for RedisTaskStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The URL may carry a password: not shown.
+        f.debug_struct("RedisTaskStore")
+            .field("prefix", &self.prefix)
+            .field("timeout", &millis(self.link.timeout))
+            .finish_non_exhaustive()
+    }
+}
