@@ -24,6 +24,10 @@ fn risky_changes() {
             |def| props(def, "charge")["amount_cents"]["minimum"] = json!(100),
             "RISKY billing.charge: Constraint minimum of field 'amount_cents' tightened (before: 1; now: 100).",
         ),
+        (
+            |def| def.actions[0].task = true,
+            "RISKY billing.charge: May run as a task (before: no; now: yes).",
+        ),
     ]);
 }
 

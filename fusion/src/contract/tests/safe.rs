@@ -108,3 +108,19 @@ fn safe_scope_removed() {
          'refunds'; now: 'invoices:write').\n"
     );
 }
+
+#[test]
+fn an_action_no_longer_a_task_is_safe_and_the_lockfile_keeps_the_flag() {
+    let task = billing(|def| def.actions[0].task = true);
+    let report = diff(&task, &billing(|_| {})).report();
+    assert_eq!(
+        report,
+        "SAFE billing.charge: May run as a task (before: yes; now: no).\n"
+    );
+    let text = task.to_lockfile();
+    assert!(text.contains("\"task\": true"), "{text}");
+    let parsed = crate::contract::Lockfile::parse(&text).unwrap();
+    assert!(parsed.contract().tools["billing"].actions["charge"].task);
+    // Left out when false, so lockfiles written before tasks existed read unchanged.
+    assert!(!billing(|_| {}).to_lockfile().contains("\"task\""));
+}
