@@ -10,8 +10,8 @@ use fusion::tasks::{MemoryTaskStore, Tasks};
 use fusion::{ToolErrors, ToolExt};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
-    ClientConfig, DetailedTask, ErrorCode, GetTaskParams, Implementation, TaskPayload,
-    TaskStatus, UpdateTaskParams,
+    ClientConfig, DetailedTask, ErrorCode, GetTaskParams, Implementation, TaskPayload, TaskStatus,
+    UpdateTaskParams,
 };
 use rmcp::service::{RoleClient, RunningService};
 use schemars::JsonSchema;
@@ -95,7 +95,9 @@ fn info(tasks: bool) -> ClientConfig {
 }
 
 async fn connect(server: Server, tasks: bool) -> Client {
-    within(server.serve_in_process(info(tasks))).await.expect("client connects")
+    within(server.serve_in_process(info(tasks)))
+        .await
+        .expect("client connects")
 }
 
 async fn within<F: std::future::IntoFuture>(future: F) -> F::Output {
@@ -188,7 +190,9 @@ async fn a_task_completes_with_exactly_the_result_of_a_direct_call() {
 
     let task = settled(&client, &id).await;
     assert_eq!(task.status(), TaskStatus::Completed);
-    let direct = Exports.call(object(arguments), fusion::RequestContext::new()).await;
+    let direct = Exports
+        .call(object(arguments), fusion::RequestContext::new())
+        .await;
     let direct = serde_json::to_value(CallToolResult::from(direct)).unwrap();
     assert_eq!(result_of(task), direct);
 
@@ -204,7 +208,12 @@ async fn a_failed_action_is_a_completed_task_carrying_the_envelope_and_flags() {
     let id = task_id(send(&client, arguments.clone()).await);
     let result = result_of(settled(&client, &id).await);
     assert_eq!(result["isError"], true);
-    assert!(result["content"][0]["text"].as_str().unwrap().contains("NOT_FOUND"));
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("NOT_FOUND")
+    );
     assert_eq!(result["_meta"]["fusion/error"]["code"], "NOT_FOUND");
     assert_eq!(result["_meta"]["fusion/error"]["isRetryable"], false);
 
@@ -256,10 +265,17 @@ async fn guards_count_task_work_and_the_timeout_bounds_the_tasks_run() {
     let refused = direct(send(&client, slow).await);
     let refused = serde_json::to_value(refused).unwrap();
     assert_eq!(refused["_meta"]["fusion/error"]["code"], "SERVER_BUSY");
-    within(client.peer().cancel_task(CancelTaskParams::new(running.clone())))
-        .await
-        .unwrap();
-    assert_eq!(settled(&client, &running).await.status(), TaskStatus::Cancelled);
+    within(
+        client
+            .peer()
+            .cancel_task(CancelTaskParams::new(running.clone())),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        settled(&client, &running).await.status(),
+        TaskStatus::Cancelled
+    );
     // The slot is free again once the cancelled task stopped.
     let quick = json!({"action": "export_alone", "millis": 1, "month": "2026-09"});
     let id = task_id(send(&client, quick).await);
@@ -269,7 +285,13 @@ async fn guards_count_task_work_and_the_timeout_bounds_the_tasks_run() {
 #[tokio::test]
 async fn cancelling_a_settled_task_leaves_its_result_and_unknown_ids_are_refused() {
     let client = connect(server(), true).await;
-    let id = task_id(send(&client, json!({"action": "export", "millis": 1, "month": "2026-11"})).await);
+    let id = task_id(
+        send(
+            &client,
+            json!({"action": "export", "millis": 1, "month": "2026-11"}),
+        )
+        .await,
+    );
     let before = settled(&client, &id).await;
     within(client.peer().cancel_task(CancelTaskParams::new(id.clone())))
         .await
@@ -277,11 +299,19 @@ async fn cancelling_a_settled_task_leaves_its_result_and_unknown_ids_are_refused
     assert_eq!(get(&client, &id).await.unwrap(), before);
     // `tasks/update` is acknowledged; fusion's tasks ask nothing, so the answers are ignored.
     let update = UpdateTaskParams::new(id.clone(), Default::default());
-    within(client.peer().update_task(update)).await.expect("acknowledged");
+    within(client.peer().update_task(update))
+        .await
+        .expect("acknowledged");
 
-    for unknown in ["nope", "", "0123456789abcdef0123456789abcdef"] {
-        let error = get(&client, unknown).await.unwrap_err();
-        assert_eq!(rpc_code(error), ErrorCode::INVALID_PARAMS, "{unknown:?}");
+    let huge = "f".repeat(100_000);
+    for unknown in ["nope", "", "0123456789abcdef0123456789abcdef", &huge] {
+        let error = error_json(get(&client, unknown).await.unwrap_err());
+        assert_eq!(error["code"], -32602, "{unknown:.40}");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.len() < 600,
+            "the id is not echoed whole: {message:.80}"
+        );
         let cancel = CancelTaskParams::new(unknown.to_owned());
         let error = within(client.peer().cancel_task(cancel)).await.unwrap_err();
         assert_eq!(rpc_code(error), ErrorCode::INVALID_PARAMS);
@@ -291,22 +321,40 @@ async fn cancelling_a_settled_task_leaves_its_result_and_unknown_ids_are_refused
 #[tokio::test]
 async fn a_task_belongs_to_its_principal_and_looks_missing_to_anyone_else() {
     let shared = server();
-    let alice = connect(shared.clone().local_principal(Principal::new("alice")), true).await;
+    let alice = connect(
+        shared.clone().local_principal(Principal::new("alice")),
+        true,
+    )
+    .await;
     let bob = connect(shared.clone().local_principal(Principal::new("bob")), true).await;
-    let id = task_id(send(&alice, json!({"action": "export", "millis": 1, "month": "2026-11"})).await);
+    let id = task_id(
+        send(
+            &alice,
+            json!({"action": "export", "millis": 1, "month": "2026-11"}),
+        )
+        .await,
+    );
     settled(&alice, &id).await;
 
     let theirs = get(&bob, &id).await.unwrap_err();
-    let missing = get(&bob, "00000000000000000000000000000000").await.unwrap_err();
+    let missing = get(&bob, "00000000000000000000000000000000")
+        .await
+        .unwrap_err();
     let (theirs, missing) = (error_json(theirs), error_json(missing));
     assert_eq!(theirs["code"], missing["code"]);
     assert_eq!(
         theirs["message"].as_str().unwrap().replace(&id, "ID"),
-        missing["message"].as_str().unwrap().replace("00000000000000000000000000000000", "ID")
+        missing["message"]
+            .as_str()
+            .unwrap()
+            .replace("00000000000000000000000000000000", "ID")
     );
     let cancel = within(bob.peer().cancel_task(CancelTaskParams::new(id.clone()))).await;
     assert!(cancel.is_err());
-    assert_eq!(get(&alice, &id).await.unwrap().status(), TaskStatus::Completed);
+    assert_eq!(
+        get(&alice, &id).await.unwrap().status(),
+        TaskStatus::Completed
+    );
 }
 
 fn error_json(error: rmcp::ServiceError) -> Value {
@@ -321,10 +369,18 @@ async fn a_task_outliving_its_ttl_fails_and_a_full_store_refuses_new_tasks() {
     let tasks = Tasks::new(MemoryTaskStore::with_capacity(1))
         .ttl(Duration::from_millis(200))
         .poll_interval(Duration::from_millis(20));
-    let client = connect(Server::new("exports-server", "1.0.0").tool(Exports).tasks(tasks), true).await;
+    let client = connect(
+        Server::new("exports-server", "1.0.0")
+            .tool(Exports)
+            .tasks(tasks),
+        true,
+    )
+    .await;
     let long = json!({"action": "export", "millis": 10_000, "month": "2026-11"});
     let created = send(&client, long.clone()).await;
-    let CallToolResponse::Task(created) = created else { panic!("a task") };
+    let CallToolResponse::Task(created) = created else {
+        panic!("a task")
+    };
     let id = created.task.task_id;
 
     // The store holds one task: the next one is refused, retryably.
@@ -334,7 +390,9 @@ async fn a_task_outliving_its_ttl_fails_and_a_full_store_refuses_new_tasks() {
 
     let task = settled(&client, &id).await;
     assert_eq!(task.status(), TaskStatus::Failed);
-    let TaskPayload::Failed { error } = task.payload else { panic!("failed") };
+    let TaskPayload::Failed { error } = task.payload else {
+        panic!("failed")
+    };
     assert_eq!(error["code"], -32603);
     assert!(error["message"].as_str().unwrap().contains("TTL"));
 }

@@ -86,11 +86,13 @@ impl Admission {
         (Admission { admitted, go }, on_admitted, go_on)
     }
 
-    /// Says the call was admitted and waits to go on. The server drops the call instead
-    /// when it cannot create the task, so this wait ends either way.
+    /// Says the call was admitted and waits to go on. When the server cannot create the task
+    /// it drops the sender and the call: the handler never runs.
     async fn pass(self) {
         let _ = self.admitted.send(());
-        let _ = self.go.await;
+        if self.go.await.is_err() {
+            std::future::pending::<()>().await;
+        }
     }
 }
 

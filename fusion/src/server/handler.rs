@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
-    ErrorCode as RpcCode, ErrorData, InitializeRequestParams, InitializeResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ServerCapabilities,
-    ServerConfig, SubscriptionFilter, TASKS_EXTENSION_ID, GetTaskParams, GetTaskResult,
-    UpdateTaskParams, CancelTaskParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, CustomRequest,
+    CustomResult, ErrorCode as RpcCode, ErrorData, GetTaskParams, GetTaskResult,
+    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig,
+    SubscriptionFilter, TASKS_EXTENSION_ID, UpdateTaskParams,
 };
 use rmcp::service::{Peer, RequestContext as RmcpContext, RoleServer};
 use serde_json::Value;

@@ -106,7 +106,9 @@ impl Server {
     ) -> Result<CallToolResponse, ErrorData> {
         let inner = Arc::clone(&self.inner);
         let token = CancellationToken::new();
-        let ctx = self.caller_context(&mut context).with_cancellation(token.clone());
+        let ctx = self
+            .caller_context(&mut context)
+            .with_cancellation(token.clone());
         let owner = owner(&ctx, self);
         let arguments = request.arguments.take().unwrap_or_default();
         let (admission, admitted, go_on) = Admission::new();
@@ -122,14 +124,17 @@ impl Server {
         tokio::select! {
             biased;
             () = context.ct.cancelled() => return Ok(cancelled()),
-            joined = &mut call => return Ok(answer(joined).into()),
+            joined = &mut call => return Ok(result_of(joined).into()),
             Ok(()) = admitted => {}
         }
         let host = &inner.tasks;
         let record = new_record(owner, &host.settings);
         if let Err(error) = host.settings.store.create(record.clone()).await {
             let response = ToolResponse::error(store_refusal(&error));
-            return Ok(CallToolResult::from(inner.registry.answer(response, entry.route.exposition)).into());
+            return Ok(CallToolResult::from(
+                inner.registry.answer(response, entry.route.exposition),
+            )
+            .into());
         }
         host.running().insert(record.id.clone(), token.clone());
         let _ = go_on.send(());
@@ -140,7 +145,11 @@ impl Server {
     }
 
     /// `tasks/get`: the task with its status, and its result once it has one.
-    pub(super) async fn get_task_of(&self, id: &str, context: &mut Ctx) -> Result<GetTaskResult, ErrorData> {
+    pub(super) async fn get_task_of(
+        &self,
+        id: &str,
+        context: &mut Ctx,
+    ) -> Result<GetTaskResult, ErrorData> {
         let record = self.find_task(id, context).await?;
         Ok(GetTaskResult::new(detailed(record)))
     }
@@ -148,13 +157,21 @@ impl Server {
     /// `tasks/update`: acknowledged. fusion's tasks never ask for input (a question a task's
     /// action asks fails closed), so every response is for a request not outstanding, which
     /// the extension has the server ignore.
-    pub(super) async fn update_task_of(&self, id: &str, context: &mut Ctx) -> Result<(), ErrorData> {
+    pub(super) async fn update_task_of(
+        &self,
+        id: &str,
+        context: &mut Ctx,
+    ) -> Result<(), ErrorData> {
         self.find_task(id, context).await.map(drop)
     }
 
     /// `tasks/cancel`: the task stops at once on this replica, or at the running replica's
     /// next look at the store. A settled task stays as it is (acknowledged all the same).
-    pub(super) async fn cancel_task_of(&self, id: &str, context: &mut Ctx) -> Result<(), ErrorData> {
+    pub(super) async fn cancel_task_of(
+        &self,
+        id: &str,
+        context: &mut Ctx,
+    ) -> Result<(), ErrorData> {
         let record = self.find_task(id, context).await?;
         if record.state.is_settled() {
             return Ok(());
@@ -163,7 +180,11 @@ impl Server {
         if let Some(token) = host.running().get(id) {
             token.cancel();
         }
-        host.settings.store.request_cancel(id).await.map_err(rpc_store_error)
+        host.settings
+            .store
+            .request_cancel(id)
+            .await
+            .map_err(rpc_store_error)
     }
 
     /// The task `id` when the caller owns it; the same `-32602` for a task of another caller
@@ -172,7 +193,13 @@ impl Server {
         let ctx = self.caller_context(context);
         let caller = owner(&ctx, self);
         let store = &self.inner.tasks.settings.store;
-        match store.get(id).await.map_err(rpc_store_error)? {
+        // Not the shape of an id this server makes: no need to ask the store.
+        let well_formed = id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit());
+        let found = match well_formed {
+            true => store.get(id).await.map_err(rpc_store_error)?,
+            false => None,
+        };
+        match found {
             Some(record) if record.owner == caller => Ok(record),
             _ => Err(ErrorData::invalid_params(
                 format!(
@@ -238,7 +265,7 @@ async fn supervise(
     let state = loop {
         tokio::select! {
             biased;
-            joined = &mut call => break completed(answer(joined)),
+            joined = &mut call => break completed(result_of(joined)),
             () = token.cancelled() => break TaskState::Cancelled,
             () = &mut deadline => break failed(format!(
                 "The task ran past its TTL of {} ms and was stopped.",
@@ -277,7 +304,7 @@ async fn settle(settings: &Tasks, record: TaskRecord) {
 
 /// The answer of a call's background run. It never panics (the call path catches panics),
 /// and it is aborted only once its outcome no longer matters.
-fn answer(joined: Result<ToolResponse, tokio::task::JoinError>) -> CallToolResult {
+fn result_of(joined: Result<ToolResponse, tokio::task::JoinError>) -> CallToolResult {
     match joined {
         Ok(response) => CallToolResult::from(response),
         Err(error) => {
@@ -301,7 +328,10 @@ fn failed(message: String) -> TaskState {
     let error = ErrorData::internal_error(message, None);
     let mut object = Map::new();
     object.insert("code".to_owned(), Value::from(error.code.0));
-    object.insert("message".to_owned(), Value::from(error.message.into_owned()));
+    object.insert(
+        "message".to_owned(),
+        Value::from(error.message.into_owned()),
+    );
     TaskState::Failed { error: object }
 }
 
@@ -320,7 +350,10 @@ fn detailed(record: TaskRecord) -> DetailedTask {
     };
     let mut task = task_of(&record, payload.status());
     if let TaskPayload::Failed { error } = &payload {
-        task.status_message = error.get("message").and_then(Value::as_str).map(str::to_owned);
+        task.status_message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
     }
     DetailedTask::new(task, payload)
 }

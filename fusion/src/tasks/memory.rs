@@ -34,7 +34,9 @@ impl MemoryTaskStore {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         // A panic while holding the lock leaves the map whole: every write is one insert.
-        self.tasks.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.tasks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -132,9 +134,17 @@ mod tests {
         let mut done = record("a", 60_000);
         done.state = TaskState::Cancelled;
         assert!(store.settle(done.clone()).await.unwrap());
-        done.state = TaskState::Completed { result: Default::default() };
-        assert!(!store.settle(done).await.unwrap(), "a settled task stays settled");
-        assert_eq!(store.get("a").await.unwrap().unwrap().state, TaskState::Cancelled);
+        done.state = TaskState::Completed {
+            result: Default::default(),
+        };
+        assert!(
+            !store.settle(done).await.unwrap(),
+            "a settled task stays settled"
+        );
+        assert_eq!(
+            store.get("a").await.unwrap().unwrap().state,
+            TaskState::Cancelled
+        );
 
         assert!(store.get("missing").await.unwrap().is_none());
         assert!(!store.settle(record("missing", 1)).await.unwrap());

@@ -119,7 +119,9 @@ impl TaskStore for RedisTaskStore {
     fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
             let args = [encode(&record)?, working_expiry_ms(&record).to_string()];
-            self.run::<i64>(&self.create, &record.id, &args).await.map(drop)
+            self.run::<i64>(&self.create, &record.id, &args)
+                .await
+                .map(drop)
         })
     }
 
@@ -130,8 +132,9 @@ impl TaskStore for RedisTaskStore {
             let Some(record) = record else {
                 return Ok(None);
             };
-            let mut record: TaskRecord = serde_json::from_str(&record)
-                .map_err(|e| StoreError::Unavailable(format!("a stored task does not parse: {e}")))?;
+            let mut record: TaskRecord = serde_json::from_str(&record).map_err(|e| {
+                StoreError::Unavailable(format!("a stored task does not parse: {e}"))
+            })?;
             record.cancel_requested |= cancel.as_deref() == Some("1");
             Ok(Some(record))
         })

@@ -76,4 +76,3 @@ pub(crate) fn free_port() -> u16 {
         .map(|a| a.port())
         .expect("a free port")
 }
-
