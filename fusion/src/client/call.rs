@@ -19,6 +19,8 @@ use super::envelope::Envelope;
 use super::flags::Flags;
 use super::parse::{ParseError, is_envelope, parse_envelope};
 use super::retry::{Decision, RetryEvent, RetryPolicy};
+use super::rounds::{InputHandler, InputRequired};
+use super::task::TaskOptions;
 
 /// How names given to [`Client::call`] map to MCP tools.
 #[derive(Clone, Debug)]
@@ -64,11 +66,15 @@ pub struct Client {
 }
 
 #[derive(Clone)]
-struct Inner {
-    peer: Peer<RoleClient>,
-    policy: RetryPolicy,
+pub(super) struct Inner {
+    pub(super) peer: Peer<RoleClient>,
+    pub(super) policy: RetryPolicy,
     naming: Naming,
     discriminator: String,
+    /// Answers `input_required` (see `rounds.rs`); none: the call ends with the question.
+    pub(super) input: Option<InputHandler>,
+    /// Declaring and following tasks (see `task.rs`).
+    pub(super) tasks: TaskOptions,
 }
 
 impl Client {
@@ -82,6 +88,8 @@ impl Client {
                 policy: RetryPolicy::new(),
                 naming: Naming::Fixed(Exposition::Grouped),
                 discriminator: "action".to_owned(),
+                input: None,
+                tasks: TaskOptions::default(),
             }),
         }
     }
@@ -134,7 +142,11 @@ impl Client {
         &self.inner.policy
     }
 
-    fn inner_mut(&mut self) -> &mut Inner {
+    pub(super) fn inner(&self) -> &Inner {
+        &self.inner
+    }
+
+    pub(super) fn inner_mut(&mut self) -> &mut Inner {
         Arc::make_mut(&mut self.inner)
     }
 
@@ -250,20 +262,15 @@ impl Client {
         .await
     }
 
-    /// One `tools/call`, its result sorted into output or typed failure.
+    /// One call: the `tools/call`, then the rounds of `input_required` it takes and the task
+    /// it may become, its result sorted into output or typed failure.
     async fn send(
         &self,
         tool: &str,
         arguments: Map<String, Value>,
     ) -> Result<CallOutput, CallError> {
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        let result = self
-            .inner
-            .peer
-            .call_tool(params)
-            .await
-            .map_err(CallError::Protocol)?;
-        classify(result)
+        self.exchange(params).await
     }
 }
 
@@ -273,6 +280,8 @@ impl fmt::Debug for Client {
             .field("naming", &self.inner.naming)
             .field("discriminator", &self.inner.discriminator)
             .field("policy", &self.inner.policy)
+            .field("input_handler", &self.inner.input.is_some())
+            .field("tasks", &self.inner.tasks)
             .finish_non_exhaustive()
     }
 }
@@ -321,7 +330,7 @@ pub fn read_result(result: CallToolResult) -> Result<CallOutput, CallError> {
 }
 
 /// `outcome` with a failure's decision set to `policy`'s for a first attempt.
-fn first_attempt(
+pub(super) fn first_attempt(
     outcome: Result<CallOutput, CallError>,
     policy: &RetryPolicy,
 ) -> Result<CallOutput, CallError> {
@@ -335,7 +344,7 @@ fn first_attempt(
 }
 
 /// Sorts a result into a success (payload and warnings) or a typed failure.
-fn classify(result: CallToolResult) -> Result<CallOutput, CallError> {
+pub(super) fn classify(result: CallToolResult) -> Result<CallOutput, CallError> {
     if result.is_error != Some(true) {
         return Ok(CallOutput::new(result));
     }
@@ -368,6 +377,7 @@ fn classify(result: CallToolResult) -> Result<CallOutput, CallError> {
         flags,
         result,
         attempts: 1,
+        task_id: None,
         // Replaced by the caller with the policy's decision.
         decision: Decision::Abort(super::retry::AbortReason::NotRetryable),
     })))
@@ -379,6 +389,7 @@ pub struct CallOutput {
     result: CallToolResult,
     warnings: Vec<ToolError>,
     attempts: u32,
+    pub(super) task_id: Option<String>,
 }
 
 impl CallOutput {
@@ -400,6 +411,7 @@ impl CallOutput {
             result,
             warnings,
             attempts: 1,
+            task_id: None,
         }
     }
 
@@ -438,6 +450,11 @@ impl CallOutput {
         &self.result
     }
 
+    /// The id of the task the call ran as (MCP Tasks extension), when the server made it one.
+    pub fn task_id(&self) -> Option<&str> {
+        self.task_id.as_deref()
+    }
+
     /// The raw result, owned.
     pub fn into_result(self) -> CallToolResult {
         self.result
@@ -459,6 +476,11 @@ pub enum CallError {
     /// The arguments given to the client are not a JSON object (or `null`); nothing was sent.
     #[error("tool arguments must be a JSON object, not {0}")]
     Arguments(&'static str),
+    /// The server needs answers before the call can complete (`input_required`, MCP
+    /// 2026-07-28) and no input handler gave them: the questions and the `requestState`, to
+    /// continue with [`Client::resume`].
+    #[error("{0}")]
+    InputRequired(Box<InputRequired>),
 }
 
 impl CallError {
@@ -485,6 +507,7 @@ pub struct ToolFailure {
     flags: Flags,
     result: CallToolResult,
     attempts: u32,
+    pub(super) task_id: Option<String>,
     decision: Decision,
 }
 
@@ -527,6 +550,11 @@ impl ToolFailure {
     /// How many attempts were made.
     pub fn attempts(&self) -> u32 {
         self.attempts
+    }
+
+    /// The id of the task the last attempt ran as, when the server made it one.
+    pub fn task_id(&self) -> Option<&str> {
+        self.task_id.as_deref()
     }
 
     /// The retry policy's last decision: [`Decision::Escalate`] or [`Decision::Abort`] with the

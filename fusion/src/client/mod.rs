@@ -10,7 +10,10 @@
 //! - [`RetryPolicy`] decides: transient → backoff with jitter, rate_limit → wait exactly
 //!   `retryAfterSeconds`, auth → escalate, validation / not_found / unknown → abort.
 //! - [`Client`] (feature `client`, on by default) calls tools over any rmcp client transport
-//!   and applies the policy; [`Client::call_batch`] keeps every sibling's result.
+//!   and applies the policy; [`Client::call_batch`] keeps every sibling's result. It speaks
+//!   MCP 2026-07-28: questions of `input_required` go to the application
+//!   ([`Client::with_input_handler`], [`CallError::InputRequired`], [`Client::resume`]), and a
+//!   call the server runs as a task is followed to its end ([`Client::with_tasks`]).
 //!
 //! See the [reference page](crate::client::reference) for a walk-through.
 
@@ -20,6 +23,10 @@ mod envelope;
 mod flags;
 mod parse;
 mod retry;
+#[cfg(feature = "client")]
+mod rounds;
+#[cfg(feature = "client")]
+mod task;
 
 #[cfg(feature = "client")]
 pub use call::{CallError, CallOutput, Client, ToolFailure, read_result};
@@ -27,6 +34,8 @@ pub use envelope::Envelope;
 pub use flags::Flags;
 pub use parse::{ParseError, ParseErrorKind, parse_envelope};
 pub use retry::{AbortReason, Decision, RetryEvent, RetryPolicy};
+#[cfg(feature = "client")]
+pub use rounds::InputRequired;
 
 #[doc = include_str!("../docs/client.md")]
 pub mod reference {}

@@ -334,6 +334,11 @@ impl RetryPolicy {
         }
     }
 
+    /// The cap of one backoff wait ([`RetryPolicy::max_delay`]).
+    pub(super) fn backoff_cap(&self) -> Duration {
+        self.max_delay
+    }
+
     /// `base_delay · 2^(attempt-1)`, capped at `max_delay`.
     fn backoff(&self, attempt: u32) -> Duration {
         let factor = 1u32

@@ -1,0 +1,195 @@
+//! Multi round-trip requests (MCP 2026-07-28, SEP-2322): a `tools/call` answered
+//! `input_required` carries questions for the user (`inputRequests`, such as
+//! `elicitation/create`) and an opaque `requestState`. The application answers them, through
+//! the input handler or [`Client::resume`], and the same call goes again with the answers
+//! (`inputResponses`) and the state echoed verbatim. Never answered by the client on its own.
+
+use std::fmt;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, DEFAULT_MRTR_MAX_ROUNDS, InputRequests,
+    InputRequiredResult, InputResponses,
+};
+use rmcp::service::ServiceError;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::call::{CallError, CallOutput, Client, classify, first_attempt};
+
+/// The application's answerer of `input_required` questions (see [`Client::with_input_handler`]).
+pub(super) type InputHandler =
+    Arc<dyn Fn(InputRequests) -> BoxFuture<'static, Option<InputResponses>> + Send + Sync>;
+
+/// A call the server cannot complete without answers (`input_required`): its questions, its
+/// `requestState`, and the call they belong to. Continue it with [`Client::resume`].
+///
+/// Serializes (serde) as `{"call": <the tools/call params>, "inputRequired": <the result>}`,
+/// to keep a question open across a restart while the user answers. The state is good for as
+/// long as the server says (fusion: 10 minutes by default, one use).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(from = "Stored", into = "Stored")]
+pub struct InputRequired {
+    /// The `tools/call` as last sent (tool, arguments; the state and answers of that round).
+    params: CallToolRequestParams,
+    requests: InputRequests,
+    result: InputRequiredResult,
+}
+
+/// What [`InputRequired`] serializes as: the questions are the result's.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Stored {
+    call: CallToolRequestParams,
+    input_required: InputRequiredResult,
+}
+
+impl From<Stored> for InputRequired {
+    fn from(stored: Stored) -> InputRequired {
+        InputRequired::new(stored.call, stored.input_required)
+    }
+}
+
+impl From<InputRequired> for Stored {
+    fn from(input: InputRequired) -> Stored {
+        Stored {
+            call: input.params,
+            input_required: input.result,
+        }
+    }
+}
+
+impl InputRequired {
+    fn new(params: CallToolRequestParams, result: InputRequiredResult) -> InputRequired {
+        InputRequired {
+            params,
+            requests: result.input_requests.clone().unwrap_or_default(),
+            result,
+        }
+    }
+
+    /// The questions, keyed by the server's ids: `elicitation/create` (a form to show the
+    /// user), `sampling/createMessage` or `roots/list` requests. Answer each under its key with
+    /// the result of that request (an `ElicitResult`, …) as JSON.
+    pub fn requests(&self) -> &InputRequests {
+        &self.requests
+    }
+
+    /// The opaque `requestState` to echo back, unchanged, with the answers.
+    pub fn request_state(&self) -> Option<&str> {
+        self.result.request_state.as_deref()
+    }
+
+    /// The MCP tool called.
+    pub fn tool(&self) -> &str {
+        &self.params.name
+    }
+
+    /// The arguments of the call (with the discriminator, for a grouped tool).
+    pub fn arguments(&self) -> Option<&Map<String, Value>> {
+        self.params.arguments.as_ref()
+    }
+
+    /// The raw `input_required` result.
+    pub fn result(&self) -> &InputRequiredResult {
+        &self.result
+    }
+}
+
+impl fmt::Display for InputRequired {
+    /// ``tool `billing` needs input: q0``.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let keys: Vec<&str> = self.requests.keys().map(String::as_str).collect();
+        write!(f, "tool `{}` needs input: {}", self.tool(), keys.join(", "))
+    }
+}
+
+impl Client {
+    /// Answers the server's questions (`input_required`, MCP 2026-07-28) with `handler`: given
+    /// the input requests, it returns the answers keyed as asked, or `None` to leave them
+    /// unanswered (the call then ends with [`CallError::InputRequired`]). The call goes again
+    /// with the answers and the `requestState`, for at most 10 rounds (rmcp's
+    /// `DEFAULT_MRTR_MAX_ROUNDS`; past that, [`CallError::Protocol`] with
+    /// `InputRequiredRoundsExceeded`). A task that asks for input is answered through
+    /// `tasks/update` the same way.
+    ///
+    /// A server asks this way only clients of the stateless revision (no `initialize`) whose
+    /// calls declare the matching capability: `elicitation` (form) for questions to the user.
+    /// Without a handler, every question reaches the caller as [`CallError::InputRequired`].
+    pub fn with_input_handler<F, Fut>(mut self, handler: F) -> Client
+    where
+        F: Fn(InputRequests) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Option<InputResponses>> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        self.inner_mut().input = Some(Arc::new(move |requests: InputRequests| {
+            let handler = Arc::clone(&handler);
+            Box::pin(async move { handler(requests).await }) as BoxFuture<'static, _>
+        }));
+        self
+    }
+
+    /// Continues a call that ended with [`CallError::InputRequired`]: sends it again with
+    /// `responses` (the answers, keyed as [`InputRequired::requests`]) and its
+    /// `requestState`. Later rounds go to the input handler, if any. Never retried by the
+    /// [`RetryPolicy`](super::RetryPolicy): a retry would replay the request state, which a
+    /// server may take once; a failure's decision is what the policy would have decided.
+    ///
+    /// # Errors
+    /// As [`Client::call`]; a server that refuses the state (forged, expired, already used:
+    /// fusion answers `REQUEST_STATE_INVALID`) answers with an error result,
+    /// [`CallError::Tool`].
+    pub async fn resume(
+        &self,
+        input: InputRequired,
+        responses: InputResponses,
+    ) -> Result<CallOutput, CallError> {
+        let params = next_round(input.params, responses, input.result.request_state);
+        first_attempt(self.exchange(params).await, &self.inner().policy)
+    }
+
+    /// One call to its end: rounds of `input_required` answered by the handler, a task
+    /// followed until it settles. A state is sent once: the retry policy starts over from the
+    /// first round, never from here.
+    pub(super) async fn exchange(
+        &self,
+        mut params: CallToolRequestParams,
+    ) -> Result<CallOutput, CallError> {
+        for _ in 0..=DEFAULT_MRTR_MAX_ROUNDS {
+            let asked = match self.call_tool_once(params.clone()).await? {
+                CallToolResponse::Complete(result) => return classify(result),
+                CallToolResponse::Task(created) => return self.follow_task(created).await,
+                CallToolResponse::InputRequired(asked) => asked,
+                _ => return Err(CallError::Protocol(ServiceError::UnexpectedResponse)),
+            };
+            let pending = InputRequired::new(params, asked);
+            // A state without questions ("come back with this"): nothing to ask anyone.
+            let responses = match (&self.inner().input, pending.requests.is_empty()) {
+                (_, true) => InputResponses::new(),
+                (Some(handler), false) => match handler(pending.requests.clone()).await {
+                    Some(responses) => responses,
+                    None => return Err(CallError::InputRequired(Box::new(pending))),
+                },
+                (None, false) => return Err(CallError::InputRequired(Box::new(pending))),
+            };
+            params = next_round(pending.params, responses, pending.result.request_state);
+        }
+        Err(CallError::Protocol(
+            ServiceError::InputRequiredRoundsExceeded {
+                max_rounds: DEFAULT_MRTR_MAX_ROUNDS,
+            },
+        ))
+    }
+}
+
+/// The call of the next round: the same tool and arguments with `responses` and `state`.
+fn next_round(
+    mut params: CallToolRequestParams,
+    responses: InputResponses,
+    state: Option<String>,
+) -> CallToolRequestParams {
+    params.input_responses = (!responses.is_empty()).then_some(responses);
+    params.request_state = state;
+    params
+}
