@@ -91,7 +91,10 @@ fn responses(requests: &InputRequests, action: ElicitationAction) -> InputRespon
         result = result.with_content(json!({"confirm": true}));
     }
     let result = serde_json::to_value(result).unwrap();
-    requests.keys().map(|key| (key.clone(), result.clone())).collect()
+    requests
+        .keys()
+        .map(|key| (key.clone(), result.clone()))
+        .collect()
 }
 
 async fn status(client: &Client) -> String {
@@ -118,7 +121,9 @@ async fn the_handler_confirms_and_the_call_completes_in_a_second_round() {
     let asked = Arc::default();
     let client = Client::new(running.peer().clone())
         .with_input_handler(answer(ElicitationAction::Accept, &asked));
-    let output = within(client.call(REFUND, refund())).await.expect("refunded");
+    let output = within(client.call(REFUND, refund()))
+        .await
+        .expect("refunded");
     assert_eq!(output.attempts(), 1, "an answered question is no retry");
     assert_eq!(output.json::<Value>().unwrap()["id"], "inv_0002");
     assert_eq!(
@@ -153,10 +158,16 @@ async fn without_a_handler_the_question_is_returned_and_resume_completes_the_cal
     assert!(input.request_state().is_some());
     let messages: Vec<String> = input.requests().values().map(message).collect();
     assert_eq!(messages, ["Refund 100 cents on invoice inv_0002?"]);
-    assert_eq!(status(&client).await, "paid", "nothing done before the answer");
+    assert_eq!(
+        status(&client).await,
+        "paid",
+        "nothing done before the answer"
+    );
 
     let answers = responses(input.requests(), ElicitationAction::Accept);
-    let output = within(client.resume(input, answers)).await.expect("refunded");
+    let output = within(client.resume(input, answers))
+        .await
+        .expect("refunded");
     assert_eq!(output.json::<Value>().unwrap()["id"], "inv_0002");
     assert_eq!(status(&client).await, "open");
 }
@@ -169,7 +180,9 @@ async fn a_question_kept_as_json_resumes_after_a_restart() {
 
     let input: InputRequired = serde_json::from_str(&kept).unwrap();
     let answers = responses(input.requests(), ElicitationAction::Accept);
-    within(client.resume(input, answers)).await.expect("refunded");
+    within(client.resume(input, answers))
+        .await
+        .expect("refunded");
     assert_eq!(status(&client).await, "open");
 }
 

@@ -9,11 +9,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResponse, CancelTaskParams,
-    CancelTaskRequest, CancelledNotificationParam, ClientCapabilities, ClientRequest,
-    CreateTaskResult, DetailedTask, ErrorData, GetTaskParams, GetTaskRequest, RequestId,
-    RequestMetaObject, ServerResult, TASKS_EXTENSION_ID, Task, TaskPayload, UpdateTaskParams,
-    UpdateTaskRequest,
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CancelTaskParams, CancelTaskRequest,
+    CancelledNotificationParam, ClientCapabilities, ClientRequest, CreateTaskResult, DetailedTask,
+    ErrorData, GetTaskParams, GetTaskRequest, RequestId, RequestMetaObject, ServerResult,
+    TASKS_EXTENSION_ID, Task, TaskPayload, UpdateTaskParams, UpdateTaskRequest,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::{Map, Value};
@@ -86,12 +85,17 @@ impl Client {
     ) -> Result<CallToolResponse, CallError> {
         if self.inner().tasks.meta.is_none() {
             let peer = &self.inner().peer;
-            return peer.call_tool_once(params).await.map_err(CallError::Protocol);
+            return peer
+                .call_tool_once(params)
+                .await
+                .map_err(CallError::Protocol);
         }
         let request = CallToolRequest::new(params);
         match self.request(ClientRequest::CallToolRequest(request)).await {
             Ok(ServerResult::CallToolResult(result)) => Ok(CallToolResponse::Complete(result)),
-            Ok(ServerResult::InputRequiredResult(asked)) => Ok(CallToolResponse::InputRequired(asked)),
+            Ok(ServerResult::InputRequiredResult(asked)) => {
+                Ok(CallToolResponse::InputRequired(asked))
+            }
             Ok(ServerResult::CreateTaskResult(created)) => Ok(CallToolResponse::Task(created)),
             Ok(_) => Err(CallError::Protocol(ServiceError::UnexpectedResponse)),
             Err(error) => Err(CallError::Protocol(error)),
@@ -112,7 +116,11 @@ impl Client {
         self.observe(&task);
         let settled = loop {
             tokio::time::sleep(self.poll_interval(&task)).await;
-            let DetailedTask { task: read, payload, .. } = self.get_task(&task.task_id).await?;
+            let DetailedTask {
+                task: read,
+                payload,
+                ..
+            } = self.get_task(&task.task_id).await?;
             self.observe(&read);
             task = read;
             match payload {
@@ -226,13 +234,13 @@ struct CancelTask {
 
 impl Drop for CancelTask {
     fn drop(&mut self) {
-        let (Some(client), Ok(runtime)) = (self.client.take(), tokio::runtime::Handle::try_current())
+        let (Some(client), Ok(runtime)) =
+            (self.client.take(), tokio::runtime::Handle::try_current())
         else {
             return;
         };
-        let request = CancelTaskRequest::new(CancelTaskParams::new(std::mem::take(
-            &mut self.task_id,
-        )));
+        let request =
+            CancelTaskRequest::new(CancelTaskParams::new(std::mem::take(&mut self.task_id)));
         runtime.spawn(async move {
             // Best effort: the caller is gone, there is no one to tell of a failure.
             let _ = client
