@@ -39,6 +39,9 @@ enum Naming {
 ///   warnings, or `Err` with the parsed envelope, the typed flags and the raw result.
 /// - Failures are retried by the [`RetryPolicy`] from flags alone.
 /// - [`Client::call_batch`] sends several calls at once; every call gets its own result.
+/// - Questions of `input_required` (MCP 2026-07-28) go to the application: see
+///   [`Client::with_input_handler`] and [`Client::resume`]. A call the server runs as a task
+///   is followed to its end: see [`Client::with_tasks`].
 ///
 /// Cheap to clone (one `Arc`); clones share the peer and the policy.
 ///
@@ -199,6 +202,9 @@ impl Client {
     /// - [`CallError::Protocol`]: a JSON-RPC error (unknown tool, `-32602`) or a transport
     ///   failure; never retried (there are no flags to decide from).
     /// - [`CallError::Arguments`]: `arguments` is neither an object nor `null`; nothing is sent.
+    /// - [`CallError::InputRequired`]: the server asks questions no input handler answered.
+    ///
+    /// A retry starts the call over from its first round: a `requestState` is never replayed.
     pub async fn call(&self, name: &str, arguments: Value) -> Result<CallOutput, CallError> {
         let arguments = object(arguments)?;
         let (tool, arguments) = self.route(name, arguments);

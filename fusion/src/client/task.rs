@@ -57,7 +57,8 @@ impl Client {
     /// `pollIntervalMs` (at least 50 ms, at most the retry policy's
     /// [`max_delay`](super::RetryPolicy::max_delay); 1 s when unstated), and returns what a
     /// direct call returns. Dropping the call's future (a `tokio::time::timeout` elapsing, a
-    /// `select!` branch losing) sends `tasks/cancel`.
+    /// `select!` branch losing) sends `tasks/cancel`, as does an error while following it (the
+    /// transport, or a question no input handler answers). The server's TTL bounds the wait.
     pub fn with_tasks(mut self, capabilities: ClientCapabilities) -> Client {
         let mut capabilities = capabilities;
         (capabilities.extensions.get_or_insert_with(Default::default))
