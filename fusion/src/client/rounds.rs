@@ -156,7 +156,7 @@ impl Client {
         &self,
         mut params: CallToolRequestParams,
     ) -> Result<CallOutput, CallError> {
-        for _ in 0..=DEFAULT_MRTR_MAX_ROUNDS {
+        for round in 0.. {
             let asked = match self.call_tool_once(params.clone()).await? {
                 CallToolResponse::Complete(result) => return classify(result),
                 CallToolResponse::Task(created) => return self.follow_task(created).await,
@@ -164,22 +164,27 @@ impl Client {
                 _ => return Err(CallError::Protocol(ServiceError::UnexpectedResponse)),
             };
             let pending = InputRequired::new(params, asked);
+            if round == DEFAULT_MRTR_MAX_ROUNDS {
+                let max_rounds = DEFAULT_MRTR_MAX_ROUNDS;
+                let exceeded = ServiceError::InputRequiredRoundsExceeded { max_rounds };
+                return Err(CallError::Protocol(exceeded));
+            }
             // A state without questions ("come back with this"): nothing to ask anyone.
-            let responses = match (&self.inner().input, pending.requests.is_empty()) {
-                (_, true) => InputResponses::new(),
-                (Some(handler), false) => match handler(pending.requests.clone()).await {
+            let responses = if pending.requests.is_empty() {
+                InputResponses::new()
+            } else {
+                let answers = match &self.inner().input {
+                    Some(handler) => handler(pending.requests.clone()).await,
+                    None => None,
+                };
+                match answers {
                     Some(responses) => responses,
                     None => return Err(CallError::InputRequired(Box::new(pending))),
-                },
-                (None, false) => return Err(CallError::InputRequired(Box::new(pending))),
+                }
             };
             params = next_round(pending.params, responses, pending.result.request_state);
         }
-        Err(CallError::Protocol(
-            ServiceError::InputRequiredRoundsExceeded {
-                max_rounds: DEFAULT_MRTR_MAX_ROUNDS,
-            },
-        ))
+        unreachable!("`0..` ends only at usize::MAX rounds; DEFAULT_MRTR_MAX_ROUNDS stops before")
     }
 }
 

@@ -116,7 +116,8 @@ impl Client {
         };
         self.observe(&task);
         let settled = loop {
-            tokio::time::sleep(self.poll_interval(&task)).await;
+            let cap = self.inner().policy.backoff_cap();
+            tokio::time::sleep(poll_interval(task.poll_interval_ms, cap)).await;
             let DetailedTask {
                 task: read,
                 payload,
@@ -168,16 +169,6 @@ impl Client {
         }
     }
 
-    /// The wait before the next `tasks/get`: the server's `pollIntervalMs`, within bounds.
-    fn poll_interval(&self, task: &Task) -> Duration {
-        let stated = task.poll_interval_ms.map(Duration::from_millis);
-        let cap = self.inner().policy.backoff_cap();
-        stated
-            .unwrap_or(DEFAULT_POLL_INTERVAL)
-            .min(cap)
-            .max(MIN_POLL_INTERVAL)
-    }
-
     fn observe(&self, task: &Task) {
         if let Some(hook) = &self.inner().tasks.hook {
             hook(task);
@@ -218,6 +209,15 @@ impl Client {
         abandoned.peer = None;
         response
     }
+}
+
+/// The wait before the next `tasks/get`: the server's `pollIntervalMs` (1 s when unstated), at
+/// most `cap` (the retry policy's longest backoff), at least 50 ms.
+fn poll_interval(stated_ms: Option<u64>, cap: Duration) -> Duration {
+    (stated_ms.map(Duration::from_millis))
+        .unwrap_or(DEFAULT_POLL_INTERVAL)
+        .min(cap)
+        .max(MIN_POLL_INTERVAL)
 }
 
 /// The error of a task that asks for input no handler gives.
@@ -270,5 +270,29 @@ impl Drop for Abandoned {
         runtime.spawn(async move {
             let _ = peer.notify_cancelled(cancelled).await;
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_poll_interval_is_the_servers_within_bounds() {
+        let ms = Duration::from_millis;
+        let cap = Duration::from_secs(8);
+        assert_eq!(poll_interval(Some(300), cap), ms(300));
+        assert_eq!(poll_interval(None, cap), Duration::from_secs(1));
+        assert_eq!(poll_interval(Some(0), cap), ms(50), "never a busy loop");
+        assert_eq!(
+            poll_interval(Some(3_600_000), cap),
+            cap,
+            "capped by the policy"
+        );
+        assert_eq!(
+            poll_interval(Some(500), ms(10)),
+            ms(50),
+            "the floor wins over the cap"
+        );
     }
 }
