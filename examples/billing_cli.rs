@@ -52,7 +52,8 @@ pub(crate) struct ReplicaArgs {
 }
 
 impl ReplicaArgs {
-    /// The server with its rate limits and tasks in Redis, when `--redis` is given, and with
+    /// The server with its rate limits, tasks and taken request states in Redis, when `--redis`
+    /// is given, and with
     /// the request-state key of `--request-state-key-file`. Every HTTP request carries a bearer
     /// token, so the limits are per subject and a task belongs to its subject, the same on
     /// every replica.
@@ -72,7 +73,9 @@ impl ReplicaArgs {
         };
         // Fails closed: while Redis is away, rate-limited calls get SERVER_BUSY.
         let server = server.guards(Guards::new().redis(RedisStore::new(url)?));
-        // A task started on one replica is polled, fetched and cancelled on any.
+        // A task started on one replica is polled, fetched and cancelled on any; a request
+        // state taken on one is refused on every other.
+        let server = server.request_states_in_redis(url);
         Ok(server.tasks(super::task_settings(RedisTaskStore::new(url)?)))
     }
 }

@@ -185,14 +185,14 @@ pub(crate) async fn tasks(args: &Args) -> anyhow::Result<String> {
 
 /// A refund asks its user to confirm (MRTR `input_required`, sealed `requestState`): asked on
 /// replica 1, the answer sent to replica 2 opens the state (one shared key) and the refund is
-/// done there; the same state sent to replica 2 again, or with other arguments, is refused.
-/// Not checked: a replay on replica 3, which takes it (each replica records the states it took;
-/// see "One request-state key" in fusion's deployment guide).
+/// done there; the same state sent again to replica 2 or to replica 3 (the states taken are
+/// recorded in Redis), or with other arguments, is refused.
 pub(crate) async fn mrtr(args: &Args) -> anyhow::Result<String> {
-    let urls = replicas(args, 2)?;
+    let urls = replicas(args, 3)?;
     let subject = "driver-mrtr";
     let asking = connect(args, &urls[0], subject, false).await?;
     let answering = connect(args, &urls[1], subject, false).await?;
+    let third = connect(args, &urls[2], subject, false).await?;
     let refund = json!({"action": "refund", "invoice_id": "inv_0002", "amount_cents": 100});
     let question = match asking.call_tool_once(params(refund.clone())).await? {
         CallToolResponse::InputRequired(question) => question,
@@ -222,8 +222,13 @@ pub(crate) async fn mrtr(args: &Args) -> anyhow::Result<String> {
 
     let mut refused = Vec::new();
     let other = json!({"action": "refund", "invoice_id": "inv_0002", "amount_cents": 200});
-    for (case, arguments) in [("replayed", refund), ("other arguments", other)] {
-        let CallToolResponse::Complete(result) = answering.call_tool_once(retry(arguments)).await?
+    let cases = [
+        ("replayed on replica 2", &answering, refund.clone()),
+        ("replayed on replica 3", &third, refund),
+        ("sent with other arguments", &answering, other),
+    ];
+    for (case, replica, arguments) in cases {
+        let CallToolResponse::Complete(result) = replica.call_tool_once(retry(arguments)).await?
         else {
             bail!("the {case} state was not answered with a result");
         };
@@ -237,9 +242,10 @@ pub(crate) async fn mrtr(args: &Args) -> anyhow::Result<String> {
     }
     asking.cancel().await?;
     answering.cancel().await?;
+    third.cancel().await?;
     Ok(format!(
         "a refund asked on replica 1 was confirmed on replica 2 (one request-state key); \
-         the state {} on replica 2: REQUEST_STATE_INVALID",
+         the state {}: REQUEST_STATE_INVALID",
         refused.join(" / ")
     ))
 }
