@@ -144,6 +144,14 @@ struct Question {
     schema: Map<String, Value>,
 }
 
+impl Default for Rounds {
+    /// Rounds sealed with a random key, good for [`DEFAULT_REQUEST_STATE_TTL`], recorded in
+    /// this process.
+    fn default() -> Rounds {
+        Rounds::new(None, DEFAULT_REQUEST_STATE_TTL, Arc::default())
+    }
+}
+
 impl Rounds {
     /// Rounds sealed with `key` (at least 32 bytes: share it between replicas), or with a
     /// random key for this process.
