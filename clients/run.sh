@@ -2,7 +2,8 @@
 # Real-client interoperability tests against the fusion-billing example server, and against
 # fusion-composed (a fusion tool, an rmcp prompt and resources in one server):
 #   1. Python: the official `mcp` SDK over stdio, and over Streamable HTTP for the session's
-#      lifecycle (pytest), in clients/python/.venv
+#      lifecycle (pytest), in clients/python/.venv; as a 2026-07-28 client, MRTR confirmations
+#      and tasks (the tasks extension on the SDK's client extension API)
 #   2. TypeScript: the official SDK over Streamable HTTP (node --test): `@modelcontextprotocol/sdk`
 #      1.x, and `@modelcontextprotocol/client` 2.x as a 2026-07-28 client (MRTR confirmations)
 #   3. The MCP Inspector CLI over stdio (clients/inspector.sh), when present
@@ -60,7 +61,7 @@ if [[ $py_ok -eq 1 ]]; then
   run "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q -r "$here/python/requirements.txt" || py_ok=0
 fi
 if [[ $py_ok -eq 1 ]]; then
-  (cd "$here/python" && run "$venv/bin/python" -m pytest -p no:cacheprovider --junitxml="$tmp/python.xml" test_billing.py test_billing_http.py test_billing_elicitation.py test_billing_mrtr.py test_composed.py) || py_ok=0
+  (cd "$here/python" && run "$venv/bin/python" -m pytest -p no:cacheprovider --junitxml="$tmp/python.xml" test_billing.py test_billing_http.py test_billing_elicitation.py test_billing_mrtr.py test_billing_tasks.py test_composed.py) || py_ok=0
   if [[ -f "$tmp/python.xml" ]]; then
     read -r p f < <("$venv/bin/python" - "$tmp/python.xml" <<'EOF'
 import sys, xml.etree.ElementTree as ET

@@ -1,4 +1,4 @@
-//! An in-memory billing MCP server built with fusion: one tool, `billing`, with four actions
+//! An in-memory billing MCP server built with fusion: one tool, `billing`, with five actions
 //! and an error contract.
 //!
 //! ```text
@@ -13,9 +13,15 @@
 //! (`billing_auth.rs`). Over stdio and in `--demo` the caller is the user who launched the
 //! server, with both scopes.
 //!
+//! `export_invoices` runs as a task (MCP Tasks extension) for a client that declares the
+//! extension: the call is answered at once with a task id, and the client polls `tasks/get`
+//! for the export.
+//!
 //! Replicas behind a load balancer (`scripts/replicas.sh`): `--redis URL` keeps the rate limits
-//! in Redis, so that they share them; `--public-url URL` is the balancer's URL, the audience
-//! every replica's tokens name.
+//! and the tasks in Redis, so that they share them; `--public-url URL` is the balancer's URL, the
+//! audience every replica's tokens name; `--request-state-key-file PATH` is the key every
+//! replica seals a confirmation's `requestState` with, so that the user's answer may reach
+//! another replica than the question.
 //!
 //! `--flat` exposes each action as its own tool (`billing_get_invoice`, …) in any mode. The
 //! same program is the `fusion-billing` binary of this package.
@@ -27,10 +33,12 @@
 //! `<contract_awareness>`.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
-use fusion::guard::{Guards, RedisStore};
 use fusion::server::{Exposition, Server};
+use fusion::tasks::{MemoryTaskStore, TaskStore, Tasks};
 use fusion::{RequestContext, ToolResponse};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -42,6 +50,10 @@ mod demo;
 
 #[path = "billing_auth.rs"]
 mod auth;
+
+#[path = "billing_cli.rs"]
+mod cli;
+use cli::{Mode, USAGE, lock_check, parse_args};
 
 // --- arguments: the schema the model sees, and the rules checked before an action runs -----
 
@@ -86,6 +98,23 @@ struct Refund {
     amount_cents: u64,
 }
 
+#[derive(Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct ExportInvoices {
+    /// `csv` (a header line, then one line per invoice) or `json` (an array of invoices).
+    format: Format,
+    /// Milliseconds to wait before exporting, at most 60000: stands for a large export.
+    #[validate(range(max = 60_000))]
+    delay_ms: Option<u64>,
+}
+
+#[derive(Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Format {
+    Csv,
+    Json,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "UPPERCASE")]
 enum Currency {
@@ -125,6 +154,20 @@ impl Invoice {
     fn balance_cents(&self) -> u64 {
         self.amount_cents - self.paid_cents
     }
+}
+
+/// The invoices as CSV: a header line, then one line per invoice.
+fn csv(invoices: &[Invoice]) -> String {
+    let mut csv = "id,amount_cents,currency,status\n".to_owned();
+    for invoice in invoices {
+        let status = match invoice.status {
+            Status::Open => "open",
+            Status::Paid => "paid",
+        };
+        let (id, amount, currency) = (&invoice.id, invoice.amount_cents, invoice.currency);
+        let _ = writeln!(csv, "{id},{amount},{currency},{status}");
+    }
+    csv
 }
 
 // --- the error contract: every way an action can fail, and what the model should do next -----
@@ -370,6 +413,21 @@ impl Billing {
         invoice.status = Status::Open;
         Ok(invoice.clone())
     }
+
+    /// Exports every invoice, in ID order, as CSV or JSON. Runs as a task for a client of the
+    /// MCP Tasks extension: it polls for the export instead of waiting on the call.
+    // Stopped after 5 minutes (TIMEOUT), whatever the delay; cancelling the task stops it.
+    #[action(task, read_only, idempotent, timeout = "5m")]
+    async fn export_invoices(&self, args: ExportInvoices) -> ToolResponse {
+        if let Some(delay) = args.delay_ms.filter(|&ms| ms > 0) {
+            tokio::time::sleep(Duration::from_millis(delay)).await;
+        }
+        let invoices: Vec<Invoice> = self.invoices().values().cloned().collect();
+        match args.format {
+            Format::Csv => ToolResponse::text(csv(&invoices)),
+            Format::Json => ToolResponse::json(&invoices),
+        }
+    }
 }
 
 impl Billing {
@@ -414,114 +472,17 @@ fn server(exposition: Exposition) -> Server {
         .tool(billing)
         .tool(ledger)
         .exposition(exposition)
+        .tasks(task_settings(MemoryTaskStore::default()))
         // The caller over stdio and in `--demo`: the user who launched the server. Never over
         // HTTP, where only a bearer token's principal counts.
         .local_principal(auth::local_user())
 }
 
-const USAGE: &str = "usage: billing [--flat] [--baseline PATH] [--redis URL] [--public-url URL] [--http ADDR | --demo | --lock-check [--lockfile PATH]]
-  (no flags)       serve MCP over stdio
-  --http ADDR      serve MCP Streamable HTTP at http://ADDR/mcp (ADDR like 127.0.0.1:8080),
-                   bearer tokens required; prints development tokens to stderr
-  --demo           run a client session in-process and print what the model receives
-  --flat           one MCP tool per action (billing_get_invoice, ...) instead of one tool
-  --lock-check     compare the contract with the lockfile, print every change, exit 1 on a BREAKING one
-  --lockfile PATH  the lockfile --lock-check reads (default: examples/fusion.lock)
-  --baseline PATH  a known-good lockfile: validation errors list what changed since
-  --redis URL      keep rate limits in Redis (redis://127.0.0.1:6379), shared by every replica
-                   using it; while Redis is away, rate-limited calls get SERVER_BUSY
-  --public-url URL the URL clients reach --http at (a load balancer's, for replicas): the
-                   audience tokens must name; default http://ADDR/mcp";
-
-/// The lockfile the example ships: its reviewed contract.
-const LOCKFILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fusion.lock");
-
-enum Mode {
-    Stdio,
-    Http(String),
-    Demo,
-    LockCheck,
-}
-
-/// The contract options of the command line.
-#[derive(Default)]
-struct ContractArgs {
-    lockfile: Option<String>,
-    baseline: Option<String>,
-}
-
-/// The options of a replica behind a load balancer: where the shared rate limits live, and
-/// the URL clients reach the replicas at.
-#[derive(Default)]
-struct ReplicaArgs {
-    redis: Option<String>,
-    public_url: Option<String>,
-}
-
-impl ReplicaArgs {
-    /// The server with its rate limits in Redis, when `--redis` is given. Every HTTP request
-    /// carries a bearer token, so the limits are per subject, the same on every replica.
-    fn apply(&self, server: Server) -> anyhow::Result<Server> {
-        let Some(url) = &self.redis else {
-            return Ok(server);
-        };
-        // Fails closed: while Redis is away, rate-limited calls get SERVER_BUSY.
-        Ok(server.guards(Guards::new().redis(RedisStore::new(url)?)))
-    }
-}
-
-fn parse_args() -> Result<(Mode, Exposition, ContractArgs, ReplicaArgs), String> {
-    let mut mode = Mode::Stdio;
-    let mut exposition = Exposition::Grouped;
-    let mut contract = ContractArgs::default();
-    let mut replica = ReplicaArgs::default();
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--flat" => exposition = Exposition::Flat,
-            "--demo" => mode = Mode::Demo,
-            "--lock-check" => mode = Mode::LockCheck,
-            "--lockfile" => contract.lockfile = Some(args.next().ok_or("--lockfile needs a path")?),
-            "--baseline" => contract.baseline = Some(args.next().ok_or("--baseline needs a path")?),
-            "--http" => mode = Mode::Http(args.next().ok_or("--http needs an address")?),
-            "--redis" => replica.redis = Some(args.next().ok_or("--redis needs a URL")?),
-            "--public-url" => {
-                replica.public_url = Some(args.next().ok_or("--public-url needs a URL")?);
-            }
-            "-h" | "--help" => return Err(String::new()),
-            other => return Err(format!("unknown argument '{other}'")),
-        }
-    }
-    Ok((mode, exposition, contract, replica))
-}
-
-/// `--lock-check`: the changes since the lockfile at `path`, one line each. The exit status is
-/// 0 when nothing BREAKING changed, 1 on a BREAKING change, 2 when the lockfile is unreadable,
-/// malformed or tampered with.
-fn lock_check(server: &Server, path: &str) -> i32 {
-    let lockfile = match fusion::contract::Lockfile::load(path) {
-        Ok(lockfile) => lockfile,
-        Err(err) => {
-            eprintln!("billing: {err}");
-            return 2;
-        }
-    };
-    let changes = fusion::contract::diff(lockfile.contract(), &server.contract());
-    if changes.is_empty() {
-        println!("{path} is up to date ({})", lockfile.digest());
-        return 0;
-    }
-    print!("{}", changes.report());
-    if changes.has_breaking() {
-        eprintln!("billing: BREAKING changes since {path}");
-        1
-    } else {
-        eprintln!(
-            "billing: {path} is out of date (nothing BREAKING); rewrite it with \
-             FUSION_LOCK=overwrite cargo test -p examples"
-        );
-        0
-    }
+/// How tasks (`export_invoices`) are kept: an hour from creation, and an hour after they
+/// settle; clients are asked to poll every half second. In this process's memory, or in Redis
+/// for replicas (`--redis`).
+fn task_settings(store: impl TaskStore) -> Tasks {
+    Tasks::new(store).poll_interval(Duration::from_millis(500))
 }
 
 // `pub(crate)`: the `fusion-billing` binary (`bin/fusion-billing.rs`) runs this file as a module.
@@ -552,7 +513,7 @@ pub(crate) async fn main() -> anyhow::Result<()> {
     }
     match mode {
         Mode::LockCheck => {
-            let path = contract.lockfile.as_deref().unwrap_or(LOCKFILE);
+            let path = contract.lockfile.as_deref().unwrap_or(cli::LOCKFILE);
             std::process::exit(lock_check(&server, path));
         }
         // Returns when the client closes stdin.

@@ -4,7 +4,7 @@
 
 use fusion::auth::Principal;
 use fusion::contract::{ContractBaseline, Lockfile};
-use fusion::server::{ERRORS_META_KEY, Exposition, Server};
+use fusion::server::{ERRORS_META_KEY, Exposition, Server, TASKS_META_KEY};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, Implementation};
 use serde_json::{Map, Value, json};
@@ -12,12 +12,16 @@ use serde_json::{Map, Value, json};
 #[path = "billing_confirm.rs"]
 mod confirm;
 
+#[path = "billing_demo_tasks.rs"]
+mod tasks;
+
 pub(crate) async fn run(server: Server, exposition: Exposition) -> anyhow::Result<()> {
     // The same tools, for the last steps: a caller without the `charge` scope, and an agent
     // that learned an older contract.
     let calibrated = server.clone();
     let unscoped = server.clone();
     let confirming = server.clone();
+    let exporting = server.clone();
     println!(
         "{} {}, {} exposition, driven by an rmcp client over an in-process stream.\n",
         server.info().name,
@@ -59,6 +63,9 @@ pub(crate) async fn run(server: Server, exposition: Exposition) -> anyhow::Resul
                 }
             }
             _ => println!("  (none declared)"),
+        }
+        if let Some(tasks) = meta.get(TASKS_META_KEY) {
+            println!("_meta[\"{TASKS_META_KEY}\"] (actions that may run as a task): {tasks}");
         }
         println!();
     }
@@ -148,7 +155,8 @@ pub(crate) async fn run(server: Server, exposition: Exposition) -> anyhow::Resul
     serving.await??;
     caller_without_the_scope(unscoped, exposition, last + 1).await?;
     confirm::run(confirming, exposition, last + 2).await?;
-    calibrated_agent(calibrated, exposition, last + 4).await
+    calibrated_agent(calibrated, exposition, last + 4).await?;
+    tasks::run(exporting, exposition, last + 5).await
 }
 
 /// `charge` requires the scope `charge`. The calls above came from the user who launched the

@@ -14,7 +14,12 @@
 //!              kill -KILL --kill-pid (a replica): every call is answered
 //!   busy       Redis is away: charges answer SERVER_BUSY (fail closed), reads still work
 //!   recovered  Redis is back: a charge succeeds (fusion's retry policy waits out SERVER_BUSY)
+//!   tasks      an export task started on one replica is polled, fetched and cancelled on the
+//!              others (tasks in Redis); another subject cannot see it
+//!   mrtr       a refund's confirmation asked on one replica is answered on another (one
+//!              request-state key); a replayed state is refused
 //! options: --limit N (5) --calls N (400) --workers N (4) --kill-pid PID
+//!          --replicas URL,URL,... (each replica's own /mcp, for tasks and mrtr)
 //! ```
 //!
 //! Each check prints `PASS <check>: ...` and exits 0, or `FAIL <check>: ...` and exits 1.
@@ -38,6 +43,10 @@ use serde_json::{Value, json};
 #[path = "billing_auth.rs"]
 mod auth;
 
+// The checks `tasks` and `mrtr`: what replicas share besides the rate limits.
+#[path = "replicas_driver_shared.rs"]
+mod shared;
+
 struct Args {
     check: String,
     url: String,
@@ -45,6 +54,7 @@ struct Args {
     calls: u32,
     workers: u32,
     kill_pid: Option<u32>,
+    replicas: Vec<String>,
 }
 
 fn parse_args() -> anyhow::Result<Args> {
@@ -59,6 +69,7 @@ fn parse_args() -> anyhow::Result<Args> {
         calls: 400,
         workers: 4,
         kill_pid: None,
+        replicas: Vec::new(),
     };
     while let Some(flag) = args.next() {
         let value = args
@@ -70,6 +81,7 @@ fn parse_args() -> anyhow::Result<Args> {
             "--calls" => parsed.calls = value.parse()?,
             "--workers" => parsed.workers = value.parse()?,
             "--kill-pid" => parsed.kill_pid = Some(value.parse()?),
+            "--replicas" => parsed.replicas = value.split(',').map(str::to_owned).collect(),
             other => bail!("unknown option {other}"),
         }
     }
@@ -347,6 +359,8 @@ async fn main() {
         "failover" => failover(&args).await,
         "busy" => busy(&args).await,
         "recovered" => recovered(&args).await,
+        "tasks" => shared::tasks(&args).await,
+        "mrtr" => shared::mrtr(&args).await,
         other => Err(anyhow::anyhow!("unknown check {other}")),
     };
     match outcome {

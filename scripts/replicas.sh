@@ -2,11 +2,15 @@
 # Billing replicas behind a real load balancer, proven with a real MCP client.
 #
 # Starts on loopback, on free ports: redis-server, three `fusion-billing --http` replicas keeping
-# their rate limits in it (`--redis`), and HAProxy in front of them (the configuration of the
+# their rate limits and tasks in it (`--redis`) and sharing one key for MRTR request states
+# (`--request-state-key-file`), and HAProxy in front of them (the configuration of the
 # deployment guide, fusion/src/docs/deployment.md). Then `replicas_driver` (examples/), rmcp's
-# Streamable HTTP client with fusion's client on top, checks through the balancer that:
+# Streamable HTTP client with fusion's client on top, checks through the balancer (and, for
+# tasks and mrtr, on the replicas' own ports) that:
 #   limit      the shared rate limit holds exactly across replicas (5 charges, then RATE_LIMITED)
 #   sessions   a client of the previous revision (initialize, Mcp-Session-Id) stays on its replica
+#   tasks      an export task started on one replica is polled, fetched and cancelled on others
+#   mrtr       a refund's confirmation asked on one replica is answered on another
 #   failover   a replica killed mid-stream loses no call: every call is answered
 #   busy       with Redis stopped, rate-limited calls fail closed with SERVER_BUSY
 #   recovered  with Redis back, they succeed again
@@ -76,12 +80,15 @@ start_redis() {
 start_redis
 
 # Every replica names the balancer's URL as its resource: the audience of the bearer tokens
-# clients present, whichever replica they reach. The rate limits are per token subject.
+# clients present, whichever replica they reach. The rate limits are per token subject, and so
+# is a task. One request-state key for all: a confirmation's answer may reach any replica.
 url="http://127.0.0.1:$lb_port/mcp"
+head -c 32 /dev/urandom >"$work/request-state.key"
 replica_pids=()
 for port in "$p1" "$p2" "$p3"; do
   "$bin" --http "127.0.0.1:$port" --redis "redis://127.0.0.1:$redis_port/0" \
-    --public-url "$url" >>"$work/replica-$port.log" 2>&1 &
+    --public-url "$url" --request-state-key-file "$work/request-state.key" \
+    >>"$work/replica-$port.log" 2>&1 &
   replica_pids+=("$!")
   pids+=("$!")
 done
@@ -180,6 +187,11 @@ for r in $served; do [ "${r#*=}" -gt 0 ] || spread=0; done
 check "limit-spread" "$spread" "every replica answered some of those calls (2xx: $served)"
 
 run sessions
+
+# The replicas' own endpoints: start on one, finish on another.
+replica_urls="http://127.0.0.1:$p1/mcp,http://127.0.0.1:$p2/mcp,http://127.0.0.1:$p3/mcp"
+run tasks --replicas "$replica_urls"
+run mrtr --replicas "$replica_urls"
 
 run failover --calls 600 --workers 4 --kill-pid "${replica_pids[1]}"
 sleep 1

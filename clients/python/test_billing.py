@@ -30,7 +30,7 @@ BIN = Path(os.environ.get("FUSION_BILLING_BIN") or HERE / "../../target/debug/fu
 
 INVALID_PARAMS = -32602
 
-ACTIONS = {"list_invoices", "get_invoice", "charge", "refund"}
+ACTIONS = {"list_invoices", "get_invoice", "charge", "refund", "export_invoices"}
 FLAG_KEYS = {"isError", "errorCategory", "isRetryable", "retryAfterSeconds", "code", "severity", "explanation"}
 
 NOT_FOUND_ENVELOPE = (

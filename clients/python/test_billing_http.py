@@ -32,8 +32,10 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def billing_http() -> Iterator[tuple[str, str]]:
-    """`fusion-billing --http` on a free port: its MCP URL and the token with the charge scope."""
+def billing_http_tokens() -> Iterator[tuple[str, dict[str, str]]]:
+    """`fusion-billing --http` on a free port: its MCP URL and the development tokens it prints,
+    by name (`BILLING_TOKEN`: subject dev-payer, the charge and refund scopes;
+    `BILLING_TOKEN_READ_ONLY`: subject dev-viewer, no scope)."""
     if not BIN.is_file():
         pytest.fail(f"fusion-billing not found at {BIN} (build it: cargo build -p examples --bin fusion-billing)")
     port = free_port()
@@ -47,20 +49,28 @@ def billing_http() -> Iterator[tuple[str, str]]:
     try:
         seen = []
         deadline = time.monotonic() + 20
-        token = None
-        while token is None and time.monotonic() < deadline:
+        tokens: dict[str, str] = {}
+        while len(tokens) < 2 and time.monotonic() < deadline:
             line = child.stderr.readline()
             if not line:
                 break
             seen.append(line)
-            match = re.match(r"export BILLING_TOKEN=(\S+)$", line.strip())
-            token = match and match.group(1)
-        if token is None:
-            pytest.fail("fusion-billing printed no token:\n" + "".join(seen))
-        yield f"http://127.0.0.1:{port}/mcp", token
+            match = re.match(r"export (BILLING_TOKEN(?:_READ_ONLY)?)=(\S+)$", line.strip())
+            if match:
+                tokens[match.group(1)] = match.group(2)
+        if len(tokens) < 2:
+            pytest.fail("fusion-billing printed no tokens:\n" + "".join(seen))
+        yield f"http://127.0.0.1:{port}/mcp", tokens
     finally:
         child.terminate()
         child.wait(timeout=5)
+
+
+@pytest.fixture
+def billing_http(billing_http_tokens: tuple[str, dict[str, str]]) -> tuple[str, str]:
+    """`fusion-billing --http` on a free port: its MCP URL and the token with the charge scope."""
+    url, tokens = billing_http_tokens
+    return url, tokens["BILLING_TOKEN"]
 
 
 async def test_a_session_over_http_answers_and_ends_cleanly(

@@ -26,7 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 from support import connect
 from test_billing import BIN, fusion_flags, texts
 from test_billing_elicitation import REFUND, status, user
-from test_billing_http import billing_http  # noqa: F401 (a fixture)
+from test_billing_http import billing_http, billing_http_tokens  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.anyio
 

@@ -21,7 +21,7 @@ import { startServer, stopServer, waitForToken } from './helpers.mjs';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(process.env.FUSION_BILLING_BIN || path.join(here, '../../target/debug/fusion-billing'));
 
-const ACTIONS = ['list_invoices', 'get_invoice', 'charge', 'refund'];
+const ACTIONS = ['list_invoices', 'get_invoice', 'charge', 'refund', 'export_invoices'];
 const FLAG_KEYS = new Set(['isError', 'errorCategory', 'isRetryable', 'retryAfterSeconds', 'code', 'severity', 'explanation']);
 
 const NOT_FOUND_ENVELOPE =

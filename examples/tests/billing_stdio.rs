@@ -70,11 +70,23 @@ async fn initialize_and_tools_list_describe_the_billing_tool() {
     assert_eq!(schema["required"], json!(["action"]));
     assert_eq!(
         schema["properties"]["action"]["enum"],
-        json!(["list_invoices", "get_invoice", "charge", "refund"])
+        json!([
+            "list_invoices",
+            "get_invoice",
+            "charge",
+            "refund",
+            "export_invoices"
+        ])
     );
     for combinator in ["oneOf", "anyOf", "allOf"] {
         assert!(!schema.contains_key(combinator), "top-level {combinator}");
     }
+    // The one action that may run as a task, and the extension the server declares for it.
+    assert_eq!(
+        billing.meta.as_ref().expect("_meta").0["fusion/tasks"],
+        json!(["export_invoices"])
+    );
+    assert!(info.capabilities.supports_tasks());
     let contracts = &billing.meta.as_ref().expect("_meta").0["fusion/errors"];
     assert!(
         contracts.as_array().unwrap().contains(&json!({
@@ -254,6 +266,7 @@ async fn flat_exposition_serves_one_tool_per_action() {
             "billing_get_invoice",
             "billing_charge",
             "billing_refund",
+            "billing_export_invoices",
             "ledger"
         ]
     );

@@ -86,6 +86,7 @@ impl rmcp::ServerHandler for Server {
         let round = match inner
             .rounds
             .round_for(&request, &context, caller, &arguments)
+            .await
         {
             Ok(round) => round,
             Err(error) => {

@@ -57,16 +57,58 @@ impl Server {
             key.len() >= 32,
             "fusion::server::Server::request_state_key: a key of at least 32 bytes"
         );
-        self.set(|inner| inner.rounds = Arc::new(Rounds::new(Some(key), inner.rounds.ttl)))
+        self.set(|inner| {
+            let used = Arc::clone(&inner.rounds.used);
+            inner.rounds = Arc::new(Rounds::new(Some(key), inner.rounds.ttl, used));
+        })
     }
 
     /// How long a `requestState` stays good: the time a user has to answer. Default:
     /// [`DEFAULT_REQUEST_STATE_TTL`] (10 minutes).
     pub fn request_state_ttl(self, ttl: Duration) -> Server {
         self.set(|inner| {
-            inner.rounds = Arc::new(Rounds::new(Some(inner.rounds.key.clone()), ttl));
+            let (key, used) = (inner.rounds.key.clone(), Arc::clone(&inner.rounds.used));
+            inner.rounds = Arc::new(Rounds::new(Some(key), ttl, used));
         })
     }
+
+    /// Records the request states taken in Redis (`redis://127.0.0.1:6379/0`), so that a state
+    /// is taken once across every replica sharing that Redis and
+    /// [`Server::request_state_key`]; by default each process records its own, and a state
+    /// replayed on another replica within its TTL would be taken again. When Redis does not
+    /// answer within 500 ms, a call carrying a state is refused with `SERVER_BUSY`
+    /// (retryable): a state is never taken without being recorded.
+    ///
+    /// # Panics
+    /// When `url` is not a Redis URL. Connecting happens at first use.
+    #[cfg(feature = "redis")]
+    #[track_caller]
+    pub fn request_states_in_redis(self, url: &str) -> Server {
+        let link = match crate::guard::redis::Link::new(url) {
+            Ok(link) => link,
+            Err(error) => panic!("fusion::server::Server::request_states_in_redis: {error}"),
+        };
+        self.set(|inner| {
+            let used = Arc::new(Used::Redis(Box::new((link, redis::Script::new(TAKE_ONCE)))));
+            let key = inner.rounds.key.clone();
+            inner.rounds = Arc::new(Rounds::new(Some(key), inner.rounds.ttl, used));
+        })
+    }
+}
+
+/// KEYS[1]: a state's nonce; ARGV[1]: its TTL in ms. `OK` the first time, nil after.
+#[cfg(feature = "redis")]
+const TAKE_ONCE: &str = "return redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1])";
+
+/// Where the nonces of the states already taken are recorded, with their expiry.
+#[derive(Default)]
+pub(super) enum Used {
+    /// In this process ([`Rounds`]' own map).
+    #[default]
+    Memory,
+    /// In Redis, shared by replicas: the connection and the script that takes a state once.
+    #[cfg(feature = "redis")]
+    Redis(Box<(crate::guard::redis::Link, redis::Script)>),
 }
 
 /// The server's key and rules for request states, shared by every call.
@@ -74,8 +116,11 @@ pub(super) struct Rounds {
     key: Vec<u8>,
     codec: RequestStateCodec,
     ttl: Duration,
-    /// The nonces of the states already taken, with their expiry (ms since the epoch).
-    used: Mutex<HashMap<String, u64>>,
+    /// Where the states already taken are recorded.
+    used: Arc<Used>,
+    /// The nonces of the states this process took, with their expiry (ms since the epoch),
+    /// when [`Used::Memory`].
+    taken: Mutex<HashMap<String, u64>>,
 }
 
 /// What a request state holds: the answers so far and the key of the question asked last.
@@ -99,13 +144,21 @@ struct Question {
     schema: Map<String, Value>,
 }
 
+impl Default for Rounds {
+    /// Rounds sealed with a random key, good for [`DEFAULT_REQUEST_STATE_TTL`], recorded in
+    /// this process.
+    fn default() -> Rounds {
+        Rounds::new(None, DEFAULT_REQUEST_STATE_TTL, Arc::default())
+    }
+}
+
 impl Rounds {
     /// Rounds sealed with `key` (at least 32 bytes: share it between replicas), or with a
     /// random key for this process.
     ///
     /// # Panics
     /// When `key` is shorter than 32 bytes.
-    pub(super) fn new(key: Option<Vec<u8>>, ttl: Duration) -> Rounds {
+    pub(super) fn new(key: Option<Vec<u8>>, ttl: Duration, used: Arc<Used>) -> Rounds {
         let key = key.unwrap_or_else(|| {
             let mut key = vec![0; 32];
             getrandom::fill(&mut key).expect("the operating system's random source");
@@ -117,7 +170,8 @@ impl Rounds {
             key,
             codec,
             ttl,
-            used: Mutex::default(),
+            used,
+            taken: Mutex::default(),
         }
     }
 
@@ -128,7 +182,7 @@ impl Rounds {
     ///
     /// # Errors
     /// As [`Rounds::open`].
-    pub(super) fn round_for(
+    pub(super) async fn round_for(
         &self,
         request: &CallToolRequestParams,
         context: &RmcpContext<RoleServer>,
@@ -142,7 +196,9 @@ impl Rounds {
         }
         let binding = binding(caller, &request.name, arguments);
         let state = request.request_state.as_deref();
-        let round = self.open(state, request.input_responses.as_ref(), &binding)?;
+        let round = self
+            .open(state, request.input_responses.as_ref(), &binding)
+            .await?;
         Ok(Some((round, binding)))
     }
 
@@ -153,7 +209,7 @@ impl Rounds {
     /// `REQUEST_STATE_INVALID` for a state that is forged, expired, already used or another
     /// call's, or that comes without the answer to its question; and for answers without a
     /// state.
-    fn open(
+    async fn open(
         &self,
         state: Option<&str>,
         responses: Option<&BTreeMap<String, Value>>,
@@ -173,7 +229,7 @@ impl Rounds {
                 let answer = responses
                     .and_then(|r| r.get(&state.asked))
                     .ok_or_else(invalid)?;
-                self.take(&state.nonce)?;
+                self.take(&state.nonce).await?;
                 let mut answers = state.answers;
                 answers.insert(state.asked, answer.clone());
                 answers
@@ -187,15 +243,31 @@ impl Rounds {
     }
 
     /// Marks the state `nonce` used; refuses one used before.
-    fn take(&self, nonce: &str) -> Result<(), ToolError> {
-        let now = now_ms();
-        let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
-        used.retain(|_, expiry| *expiry > now);
-        let expiry = now.saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
-        match used.insert(nonce.to_owned(), expiry) {
-            Some(_) => Err(invalid()),
-            None => Ok(()),
-        }
+    async fn take(&self, nonce: &str) -> Result<(), ToolError> {
+        let ttl = u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX);
+        let first = match &*self.used {
+            Used::Memory => {
+                let now = now_ms();
+                let mut taken = self.taken.lock().unwrap_or_else(PoisonError::into_inner);
+                taken.retain(|_, expiry| *expiry > now);
+                taken
+                    .insert(nonce.to_owned(), now.saturating_add(ttl))
+                    .is_none()
+            }
+            #[cfg(feature = "redis")]
+            Used::Redis(redis) => {
+                let (link, script) = &**redis;
+                let mut invocation = script.key(format!("fusion:request-state:{nonce}"));
+                invocation.arg(ttl.max(1));
+                let taken = link.invoke::<Option<String>>(&invocation);
+                match tokio::time::timeout(link.timeout, taken).await {
+                    Ok(Ok(first)) => first.is_some(),
+                    Ok(Err(error)) => return Err(unrecorded(&error.to_string())),
+                    Err(_) => return Err(unrecorded("no answer in time")),
+                }
+            }
+        };
+        if first { Ok(()) } else { Err(invalid()) }
     }
 
     /// The `input_required` answer for `round`, whose action asked a question it has no answer
@@ -285,6 +357,23 @@ fn invalid() -> ToolError {
     .suggest("Call again with the same arguments and no requestState or inputResponses; the user will be asked again.")
 }
 
+/// Refusal when the record of taken states cannot be reached: retryable, cause logged.
+#[cfg(feature = "redis")]
+fn unrecorded(error: &str) -> ToolError {
+    const RETRY_AFTER: u64 = 5;
+    let id = crate::internal::new_error_id();
+    tracing::error!(target: "fusion::server", error_id = %id, %error, "the record of request states failed; the call is refused");
+    ToolError::new(
+        crate::envelope::code::ErrorCode::ServerBusy,
+        "The server cannot check the requestState of this call right now.",
+    )
+    .suggest(format!(
+        "Retry in {RETRY_AFTER} seconds with the same requestState and inputResponses."
+    ))
+    .retry_after(RETRY_AFTER)
+    .detail(crate::internal::ERROR_ID_KEY, id)
+}
+
 fn now_ms() -> u64 {
     let since = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -309,7 +398,7 @@ mod tests {
     use super::*;
 
     fn rounds(ttl: Duration) -> Rounds {
-        Rounds::new(Some(vec![7; 32]), ttl)
+        Rounds::new(Some(vec![7; 32]), ttl, Arc::default())
     }
 
     fn arguments(amount: u64) -> Map<String, Value> {
@@ -354,7 +443,7 @@ mod tests {
     async fn answers_come_back_in_order_and_only_for_the_call_and_caller_they_were_given_to() {
         let rounds = rounds(DEFAULT_REQUEST_STATE_TTL);
         let bound = binding("alice", "billing", &arguments(100));
-        let first = rounds.open(None, None, &bound).unwrap();
+        let first = rounds.open(None, None, &bound).await.unwrap();
         let (state, key) = ask(&rounds, &first, "Refund?", &bound).await;
         assert_eq!(key, "q0");
 
@@ -366,6 +455,7 @@ mod tests {
         ] {
             let refused = rounds
                 .open(Some(&state), Some(&accept(&key)), &other)
+                .await
                 .err()
                 .unwrap();
             assert_eq!(refused.code().as_str(), REQUEST_STATE_INVALID);
@@ -374,20 +464,25 @@ mod tests {
         assert!(
             rounds
                 .open(Some(&forged), Some(&accept(&key)), &bound)
+                .await
                 .is_err()
         );
         assert!(
-            rounds.open(None, Some(&accept(&key)), &bound).is_err(),
+            rounds
+                .open(None, Some(&accept(&key)), &bound)
+                .await
+                .is_err(),
             "answers without a state"
         );
         assert!(
-            rounds.open(Some(&state), None, &bound).is_err(),
+            rounds.open(Some(&state), None, &bound).await.is_err(),
             "a state without its answer"
         );
 
         // The second round answers the first question and asks the second.
         let second = rounds
             .open(Some(&state), Some(&accept(&key)), &bound)
+            .await
             .unwrap();
         let elicitor = second.elicitor();
         let answer = elicitor("Refund?".to_owned(), Map::new()).await;
@@ -400,7 +495,10 @@ mod tests {
 
         // Used once: the first state is refused from now on, the second carries both answers.
         let decline = BTreeMap::from([(key.clone(), json!({"action": "decline"}))]);
-        let third = rounds.open(Some(&state), Some(&decline), &bound).unwrap();
+        let third = rounds
+            .open(Some(&state), Some(&decline), &bound)
+            .await
+            .unwrap();
         let elicitor = third.elicitor();
         assert!(matches!(
             elicitor(String::new(), Map::new()).await,
@@ -411,7 +509,10 @@ mod tests {
             Elicited::Declined
         );
         assert!(
-            rounds.open(Some(&state), Some(&decline), &bound).is_err(),
+            rounds
+                .open(Some(&state), Some(&decline), &bound)
+                .await
+                .is_err(),
             "replayed"
         );
     }
@@ -433,23 +534,25 @@ mod tests {
     async fn an_expired_state_or_one_sealed_with_another_key_is_refused() {
         let bound = binding("", "billing", &arguments(1));
         let short = rounds(Duration::from_millis(1));
-        let round = short.open(None, None, &bound).unwrap();
+        let round = short.open(None, None, &bound).await.unwrap();
         let (state, key) = ask(&short, &round, "Refund?", &bound).await;
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert!(
             short
                 .open(Some(&state), Some(&accept(&key)), &bound)
+                .await
                 .is_err(),
             "expired"
         );
 
         let long = rounds(DEFAULT_REQUEST_STATE_TTL);
-        let round = long.open(None, None, &bound).unwrap();
+        let round = long.open(None, None, &bound).await.unwrap();
         let (state, key) = ask(&long, &round, "Refund?", &bound).await;
-        let other_key = Rounds::new(Some(vec![8; 32]), DEFAULT_REQUEST_STATE_TTL);
+        let other_key = Rounds::new(Some(vec![8; 32]), DEFAULT_REQUEST_STATE_TTL, Arc::default());
         assert!(
             other_key
                 .open(Some(&state), Some(&accept(&key)), &bound)
+                .await
                 .is_err()
         );
     }

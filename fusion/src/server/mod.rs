@@ -251,7 +251,7 @@ impl Server {
                 portable_to: Provider::DEFAULT.to_vec(),
                 handler: None,
                 list_cache: None,
-                rounds: Arc::new(input::Rounds::new(None, input::DEFAULT_REQUEST_STATE_TTL)),
+                rounds: Arc::default(),
                 tasks: Arc::default(),
             }),
             session: new_session(),
