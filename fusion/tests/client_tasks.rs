@@ -1,7 +1,8 @@
 //! `fusion::client::Client` with task-augmented calls (MCP Tasks extension): a fusion server
 //! running `#[action(task)]` actions, rmcp's client on an in-process pipe. A call made a task
 //! is polled to its end and returns exactly what a direct call returns; a failed or cancelled
-//! task is a protocol error; dropping the call cancels the task.
+//! task is a protocol error; dropping the call cancels the task. A task that asks a question
+//! (a scripted rmcp server: fusion's tasks never ask) gets the input handler's answer.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,12 +11,14 @@ use fusion::client::{CallError, Client, RetryPolicy};
 use fusion::server::Server;
 use fusion::tasks::{MemoryTaskStore, Tasks};
 use fusion::{ToolErrors, ToolResponse};
-use rmcp::ServiceError;
 use rmcp::model::{
-    CancelTaskParams, ClientCapabilities, ClientConfig, ErrorCode, GetTaskParams, Implementation,
-    Task, TaskStatus,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
+    ClientConfig, CreateTaskResult, DetailedTask, ErrorCode, GetTaskParams, GetTaskResult,
+    Implementation, InputRequests, ServerCapabilities, ServerConfig, Task, TaskPayload, TaskStatus,
+    UpdateTaskParams,
 };
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
+use rmcp::{ErrorData, ServerHandler, ServiceError, ServiceExt};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -242,4 +245,151 @@ async fn dropping_the_call_cancels_its_task() {
     })
     .await;
     assert_eq!(status, TaskStatus::Cancelled);
+}
+
+// --- a task that asks a question (fusion's tasks never do): a scripted rmcp server ----------
+
+/// One task, `t1`, that asks `q0` until answered through `tasks/update` (and for one more
+/// `tasks/get` after that, as an update is acknowledged before it is applied), then completes.
+#[derive(Clone, Default)]
+struct Asking {
+    /// The answers of every `tasks/update`.
+    updates: Arc<Mutex<Vec<serde_json::Value>>>,
+    /// The `tasks/get` answered since the last update.
+    reads_since_update: Arc<Mutex<u32>>,
+    cancelled: Arc<Mutex<Vec<String>>>,
+}
+
+fn task(status: TaskStatus) -> Task {
+    let now = "2026-07-28T00:00:00Z";
+    Task::new("t1", status, now, now).with_poll_interval_ms(1)
+}
+
+impl ServerHandler for Asking {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tasks()
+                .build(),
+        )
+    }
+
+    async fn call_tool(
+        &self,
+        _request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        Ok(CreateTaskResult::new(task(TaskStatus::Working)).into())
+    }
+
+    async fn get_task(
+        &self,
+        _request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let reads = {
+            let mut reads = self.reads_since_update.lock().unwrap();
+            *reads += 1;
+            *reads
+        };
+        let payload = if !self.cancelled.lock().unwrap().is_empty() {
+            TaskPayload::Cancelled
+        } else if self.updates.lock().unwrap().is_empty() || reads == 1 {
+            let requests = serde_json::from_value(json!({"q0": {
+                "method": "elicitation/create",
+                "params": {"message": "Include drafts?", "requestedSchema": {"type": "object", "properties": {}}}
+            }}))
+            .unwrap();
+            TaskPayload::InputRequired {
+                input_requests: requests,
+            }
+        } else {
+            let result = serde_json::to_value(CallToolResult::from(ToolResponse::text("done")));
+            let serde_json::Value::Object(result) = result.unwrap() else {
+                unreachable!("a result is an object")
+            };
+            TaskPayload::Completed { result }
+        };
+        let detailed = DetailedTask::new(task(payload.status()), payload);
+        Ok(GetTaskResult::new(detailed))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let answers = serde_json::to_value(request.input_responses).unwrap();
+        self.updates.lock().unwrap().push(answers);
+        *self.reads_since_update.lock().unwrap() = 0;
+        Ok(())
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.cancelled.lock().unwrap().push(request.task_id);
+        Ok(())
+    }
+}
+
+async fn serve(server: Asking) -> RunningService<RoleClient, ClientConfig> {
+    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    within(ClientConfig::default().serve(client_end))
+        .await
+        .expect("client connects")
+}
+
+#[tokio::test]
+async fn a_tasks_question_goes_to_the_input_handler_once_and_back_with_tasks_update() {
+    let server = Asking::default();
+    let running = serve(server.clone()).await;
+    let asked = Arc::new(Mutex::new(0));
+    let count = Arc::clone(&asked);
+    let client = Client::new(running.peer().clone())
+        .with_tasks(ClientCapabilities::default())
+        .with_input_handler(move |requests: InputRequests| {
+            *count.lock().unwrap() += 1;
+            let yes = json!({"action": "accept", "content": {}});
+            std::future::ready(Some(
+                requests.into_keys().map(|k| (k, yes.clone())).collect(),
+            ))
+        });
+    let output = within(client.call("report", json!({}))).await.unwrap();
+    assert_eq!(output.text(), Some("done"));
+    assert_eq!(output.task_id(), Some("t1"));
+    assert_eq!(*asked.lock().unwrap(), 1, "asked once, though listed twice");
+    let updates = server.updates.lock().unwrap();
+    assert_eq!(
+        *updates,
+        [json!({"q0": {"action": "accept", "content": {}}})]
+    );
+}
+
+#[tokio::test]
+async fn a_tasks_question_without_a_handler_cancels_the_task() {
+    let server = Asking::default();
+    let running = serve(server.clone()).await;
+    let client = Client::new(running.peer().clone()).with_tasks(ClientCapabilities::default());
+    let error = within(client.call("report", json!({}))).await.unwrap_err();
+    assert!(
+        matches!(error, CallError::Protocol(ServiceError::Cancelled { .. })),
+        "{error:?}"
+    );
+    within(async {
+        while server.cancelled.lock().unwrap().is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert_eq!(*server.cancelled.lock().unwrap(), ["t1"]);
+    assert!(server.updates.lock().unwrap().is_empty());
 }

@@ -4,6 +4,7 @@
 //! settles and reads the outcome as a direct call's: `completed` carries the
 //! `CallToolResult`, `failed` a JSON-RPC error, `cancelled` nothing.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -115,6 +116,7 @@ impl Client {
             task_id: task.task_id.clone(),
         };
         self.observe(&task);
+        let mut answered = HashSet::new();
         let settled = loop {
             let cap = self.inner().policy.backoff_cap();
             tokio::time::sleep(poll_interval(task.poll_interval_ms, cap)).await;
@@ -126,7 +128,14 @@ impl Client {
             self.observe(&read);
             task = read;
             match payload {
-                TaskPayload::InputRequired { input_requests } => {
+                TaskPayload::InputRequired { mut input_requests } => {
+                    // Keys are unique over the task's life; an update is acknowledged before
+                    // it is applied, so a question answered may still be listed: ask once.
+                    input_requests.retain(|key, _| !answered.contains(key));
+                    if input_requests.is_empty() {
+                        continue;
+                    }
+                    answered.extend(input_requests.keys().cloned());
                     let Some(handler) = &self.inner().input else {
                         return Err(no_answers());
                     };
@@ -136,7 +145,7 @@ impl Client {
                     let update = UpdateTaskParams::new(task.task_id.clone(), responses);
                     self.update_task(update).await?;
                 }
-                payload if task.status.is_terminal() => break payload,
+                payload if payload.status().is_terminal() => break payload,
                 _ => {}
             }
         };
