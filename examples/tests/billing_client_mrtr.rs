@@ -3,7 +3,8 @@
 //! rmcp's client starts with `server/discover` (no `initialize`) and declares form elicitation
 //! in every request's `_meta`; the server runs in process at the other end of a pipe. The
 //! question reaches the application (a handler, or a typed error to resume from), never a
-//! silent retry; a forged or replayed state is refused with the server's envelope.
+//! silent retry; a forged or replayed state is refused with the server's envelope. A client
+//! that declares tasks on its calls is asked all the same, and follows an export's task.
 
 #[path = "../billing.rs"]
 #[allow(
@@ -218,4 +219,30 @@ async fn a_forged_or_replayed_state_is_a_typed_failure_and_never_a_yes() {
         "REQUEST_STATE_INVALID"
     );
     assert_eq!(status(&client).await, "open");
+}
+
+#[tokio::test]
+async fn a_client_declaring_tasks_with_the_connections_capabilities_is_still_asked_and_follows_tasks()
+ {
+    let running = connect().await;
+    let asked = Arc::default();
+    let form: ClientCapabilities =
+        serde_json::from_value(json!({"elicitation": {"form": {}}})).unwrap();
+    let client = Client::new(running.peer().clone())
+        .with_tasks(form)
+        .with_input_handler(answer(ElicitationAction::Accept, &asked));
+    let output = within(client.call(REFUND, refund()))
+        .await
+        .expect("refunded");
+    assert_eq!(output.task_id(), None, "refund is no task action");
+    assert_eq!(asked.lock().unwrap().len(), 1);
+    assert_eq!(status(&client).await, "open");
+
+    // On this stateless connection too, an export is a task, followed to its end.
+    let export = json!({"format": "csv"});
+    let output = within(client.call("billing.export_invoices", export))
+        .await
+        .expect("exported");
+    assert!(output.task_id().is_some());
+    assert!(output.text().unwrap().starts_with("id,"));
 }
