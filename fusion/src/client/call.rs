@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
+use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -39,9 +39,8 @@ enum Naming {
 ///   warnings, or `Err` with the parsed envelope, the typed flags and the raw result.
 /// - Failures are retried by the [`RetryPolicy`] from flags alone.
 /// - [`Client::call_batch`] sends several calls at once; every call gets its own result.
-/// - Questions of `input_required` (MCP 2026-07-28) go to the application: see
-///   [`Client::with_input_handler`] and [`Client::resume`]. A call the server runs as a task
-///   is followed to its end: see [`Client::with_tasks`].
+/// - Questions of `input_required` go to the application ([`Client::with_input_handler`]); a
+///   call the server runs as a task is followed to its end ([`Client::with_tasks`]).
 ///
 /// Cheap to clone (one `Arc`); clones share the peer and the policy.
 ///
@@ -267,17 +266,6 @@ impl Client {
         )
         .await
     }
-
-    /// One call: the `tools/call`, then the rounds of `input_required` it takes and the task
-    /// it may become, its result sorted into output or typed failure.
-    async fn send(
-        &self,
-        tool: &str,
-        arguments: Map<String, Value>,
-    ) -> Result<CallOutput, CallError> {
-        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        self.exchange(params).await
-    }
 }
 
 impl fmt::Debug for Client {
@@ -332,7 +320,7 @@ fn texts(result: &CallToolResult) -> impl Iterator<Item = &str> {
 /// # Errors
 /// [`CallError::Tool`] for an error result; never another variant.
 pub fn read_result(result: CallToolResult) -> Result<CallOutput, CallError> {
-    first_attempt(classify(result), &RetryPolicy::new())
+    first_attempt(classify(result, None), &RetryPolicy::new())
 }
 
 /// `outcome` with a failure's decision set to `policy`'s for a first attempt.
@@ -349,10 +337,13 @@ pub(super) fn first_attempt(
     })
 }
 
-/// Sorts a result into a success (payload and warnings) or a typed failure.
-pub(super) fn classify(result: CallToolResult) -> Result<CallOutput, CallError> {
+/// Sorts a result (of the task `task_id`, if any) into a success or a typed failure.
+pub(super) fn classify(
+    result: CallToolResult,
+    task_id: Option<String>,
+) -> Result<CallOutput, CallError> {
     if result.is_error != Some(true) {
-        return Ok(CallOutput::new(result));
+        return Ok(CallOutput::new(result, task_id));
     }
     // The first text block holding an envelope (some servers put a prose summary first);
     // when none does, why the first one (or no text at all) is not one.
@@ -383,7 +374,7 @@ pub(super) fn classify(result: CallToolResult) -> Result<CallOutput, CallError> 
         flags,
         result,
         attempts: 1,
-        task_id: None,
+        task_id,
         // Replaced by the caller with the policy's decision.
         decision: Decision::Abort(super::retry::AbortReason::NotRetryable),
     })))
@@ -395,11 +386,11 @@ pub struct CallOutput {
     result: CallToolResult,
     warnings: Vec<ToolError>,
     attempts: u32,
-    pub(super) task_id: Option<String>,
+    task_id: Option<String>,
 }
 
 impl CallOutput {
-    fn new(result: CallToolResult) -> CallOutput {
+    fn new(result: CallToolResult, task_id: Option<String>) -> CallOutput {
         let mut warnings: Vec<ToolError> = texts(&result)
             .filter(|text| is_envelope(text))
             .filter_map(|text| match parse_envelope(text) {
@@ -417,7 +408,7 @@ impl CallOutput {
             result,
             warnings,
             attempts: 1,
-            task_id: None,
+            task_id,
         }
     }
 
@@ -513,7 +504,7 @@ pub struct ToolFailure {
     flags: Flags,
     result: CallToolResult,
     attempts: u32,
-    pub(super) task_id: Option<String>,
+    task_id: Option<String>,
     decision: Decision,
 }
 

@@ -149,16 +149,24 @@ impl Client {
         first_attempt(self.exchange(params).await, &self.inner().policy)
     }
 
+    /// One call of `tool` with `arguments`, rounds of `input_required` and task included,
+    /// sorted into output or typed failure.
+    pub(super) async fn send(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallOutput, CallError> {
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        self.exchange(params).await
+    }
+
     /// One call to its end: rounds of `input_required` answered by the handler, a task
     /// followed until it settles. A state is sent once: the retry policy starts over from the
     /// first round, never from here.
-    pub(super) async fn exchange(
-        &self,
-        mut params: CallToolRequestParams,
-    ) -> Result<CallOutput, CallError> {
+    async fn exchange(&self, mut params: CallToolRequestParams) -> Result<CallOutput, CallError> {
         for round in 0.. {
             let asked = match self.call_tool_once(params.clone()).await? {
-                CallToolResponse::Complete(result) => return classify(result),
+                CallToolResponse::Complete(result) => return classify(result, None),
                 CallToolResponse::Task(created) => return self.follow_task(created).await,
                 CallToolResponse::InputRequired(asked) => asked,
                 _ => return Err(CallError::Protocol(ServiceError::UnexpectedResponse)),

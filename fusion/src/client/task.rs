@@ -150,22 +150,11 @@ impl Client {
             }
         };
         cancel.client = None;
-        let task_id = Some(task.task_id);
         match settled {
             TaskPayload::Completed { result } => {
                 let result = serde_json::from_value(Value::Object(result))
                     .map_err(|_| CallError::Protocol(ServiceError::UnexpectedResponse))?;
-                match classify(result) {
-                    Ok(mut output) => {
-                        output.task_id = task_id;
-                        Ok(output)
-                    }
-                    Err(CallError::Tool(mut failure)) => {
-                        failure.task_id = task_id;
-                        Err(CallError::Tool(failure))
-                    }
-                    Err(other) => Err(other),
-                }
+                classify(result, Some(task.task_id))
             }
             TaskPayload::Failed { error } => {
                 let error: ErrorData = serde_json::from_value(Value::Object(error))
