@@ -122,10 +122,8 @@ impl Client {
         F: Fn(InputRequests) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Option<InputResponses>> + Send + 'static,
     {
-        let handler = Arc::new(handler);
         self.inner_mut().input = Some(Arc::new(move |requests: InputRequests| {
-            let handler = Arc::clone(&handler);
-            Box::pin(async move { handler(requests).await }) as BoxFuture<'static, _>
+            Box::pin(handler(requests)) as BoxFuture<'static, _>
         }));
         self
     }
