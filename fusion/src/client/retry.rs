@@ -335,6 +335,7 @@ impl RetryPolicy {
     }
 
     /// The cap of one backoff wait ([`RetryPolicy::max_delay`]).
+    #[cfg(feature = "client")]
     pub(super) fn backoff_cap(&self) -> Duration {
         self.max_delay
     }

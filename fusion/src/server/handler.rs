@@ -82,10 +82,14 @@ impl rmcp::ServerHandler for Server {
         if let Some(principal) = self.local_caller() {
             ctx = ctx.with_principal(principal.clone());
         }
-        let caller = ctx.principal().map_or("", |p| p.subject());
+        // Issuer and subject: `sub` is unique per issuer only (RFC 7519 section 4.1.2).
+        let caller = ctx
+            .principal()
+            .map(Principal::identity_key)
+            .unwrap_or_default();
         let round = match inner
             .rounds
-            .round_for(&request, &context, caller, &arguments)
+            .round_for(&request, &context, &caller, &arguments)
             .await
         {
             Ok(round) => round,
@@ -128,6 +132,9 @@ impl rmcp::ServerHandler for Server {
             }
             response = forward_progress(call, reports, &context.peer) => response,
         };
+        if let Some((round, _)) = &round {
+            inner.rounds.give_back(round).await;
+        }
         Ok(CallToolResult::from(response).into())
     }
 

@@ -14,10 +14,10 @@
 //! taken as the user's answer. An action runs again from the start on each round: it should
 //! ask before it changes anything.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, InputRequest, InputRequiredResult, RequestStateCodec, SealOptions,
@@ -33,6 +33,7 @@ use crate::model::context::{Elicited, Elicitor};
 
 use super::Server;
 use super::elicitor::elicits_forms;
+use super::taken::{Shared, Taken};
 
 /// The code of a call whose `requestState` this server cannot take: forged, expired, already
 /// used, or made for another call or caller.
@@ -58,8 +59,8 @@ impl Server {
             "fusion::server::Server::request_state_key: a key of at least 32 bytes"
         );
         self.set(|inner| {
-            let used = Arc::clone(&inner.rounds.used);
-            inner.rounds = Arc::new(Rounds::new(Some(key), inner.rounds.ttl, used));
+            let shared = Arc::clone(&inner.rounds.taken.shared);
+            inner.rounds = Arc::new(Rounds::new(Some(key), inner.rounds.ttl, shared));
         })
     }
 
@@ -67,48 +68,10 @@ impl Server {
     /// [`DEFAULT_REQUEST_STATE_TTL`] (10 minutes).
     pub fn request_state_ttl(self, ttl: Duration) -> Server {
         self.set(|inner| {
-            let (key, used) = (inner.rounds.key.clone(), Arc::clone(&inner.rounds.used));
-            inner.rounds = Arc::new(Rounds::new(Some(key), ttl, used));
+            let shared = Arc::clone(&inner.rounds.taken.shared);
+            inner.rounds = Arc::new(Rounds::new(Some(inner.rounds.key.clone()), ttl, shared));
         })
     }
-
-    /// Records the request states taken in Redis (`redis://127.0.0.1:6379/0`), so that a state
-    /// is taken once across every replica sharing that Redis and
-    /// [`Server::request_state_key`]; by default each process records its own, and a state
-    /// replayed on another replica within its TTL would be taken again. When Redis does not
-    /// answer within 500 ms, a call carrying a state is refused with `SERVER_BUSY`
-    /// (retryable): a state is never taken without being recorded.
-    ///
-    /// # Panics
-    /// When `url` is not a Redis URL. Connecting happens at first use.
-    #[cfg(feature = "redis")]
-    #[track_caller]
-    pub fn request_states_in_redis(self, url: &str) -> Server {
-        let link = match crate::guard::redis::Link::new(url) {
-            Ok(link) => link,
-            Err(error) => panic!("fusion::server::Server::request_states_in_redis: {error}"),
-        };
-        self.set(|inner| {
-            let used = Arc::new(Used::Redis(Box::new((link, redis::Script::new(TAKE_ONCE)))));
-            let key = inner.rounds.key.clone();
-            inner.rounds = Arc::new(Rounds::new(Some(key), inner.rounds.ttl, used));
-        })
-    }
-}
-
-/// KEYS[1]: a state's nonce; ARGV[1]: its TTL in ms. `OK` the first time, nil after.
-#[cfg(feature = "redis")]
-const TAKE_ONCE: &str = "return redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1])";
-
-/// Where the nonces of the states already taken are recorded, with their expiry.
-#[derive(Default)]
-pub(super) enum Used {
-    /// In this process ([`Rounds`]' own map).
-    #[default]
-    Memory,
-    /// In Redis, shared by replicas: the connection and the script that takes a state once.
-    #[cfg(feature = "redis")]
-    Redis(Box<(crate::guard::redis::Link, redis::Script)>),
 }
 
 /// The server's key and rules for request states, shared by every call.
@@ -116,11 +79,8 @@ pub(super) struct Rounds {
     key: Vec<u8>,
     codec: RequestStateCodec,
     ttl: Duration,
-    /// Where the states already taken are recorded.
-    used: Arc<Used>,
-    /// The nonces of the states this process took, with their expiry (ms since the epoch),
-    /// when [`Used::Memory`].
-    taken: Mutex<HashMap<String, u64>>,
+    /// The states already taken.
+    pub(super) taken: Taken,
 }
 
 /// What a request state holds: the answers so far and the key of the question asked last.
@@ -136,6 +96,10 @@ pub(super) struct Round {
     answers: Arc<BTreeMap<String, Value>>,
     open: Arc<Mutex<Option<Question>>>,
     asked: Arc<Notify>,
+    /// The nonce of the state the call carried, taken when the round opened.
+    nonce: Option<String>,
+    /// Set when the action read one of the answers: only then is the state spent for good.
+    read: Arc<std::sync::atomic::AtomicBool>,
 }
 
 struct Question {
@@ -158,7 +122,7 @@ impl Rounds {
     ///
     /// # Panics
     /// When `key` is shorter than 32 bytes.
-    pub(super) fn new(key: Option<Vec<u8>>, ttl: Duration, used: Arc<Used>) -> Rounds {
+    pub(super) fn new(key: Option<Vec<u8>>, ttl: Duration, shared: Arc<Shared>) -> Rounds {
         let key = key.unwrap_or_else(|| {
             let mut key = vec![0; 32];
             getrandom::fill(&mut key).expect("the operating system's random source");
@@ -170,9 +134,14 @@ impl Rounds {
             key,
             codec,
             ttl,
-            used,
-            taken: Mutex::default(),
+            taken: Taken::new(shared),
         }
+    }
+
+    /// These rounds, their taken states recorded in `shared` too.
+    #[cfg(feature = "redis")]
+    pub(super) fn recorded_in(&self, shared: Arc<Shared>) -> Rounds {
+        Rounds::new(Some(self.key.clone()), self.ttl, shared)
     }
 
     /// The round of a call from a client of the stateless revision (which forbids
@@ -215,6 +184,7 @@ impl Rounds {
         responses: Option<&BTreeMap<String, Value>>,
         binding: &[u8],
     ) -> Result<Round, ToolError> {
+        let mut nonce = None;
         let answers = match state {
             None if responses.is_some_and(|r| !r.is_empty()) => return Err(invalid()),
             None => BTreeMap::new(),
@@ -229,7 +199,10 @@ impl Rounds {
                 let answer = responses
                     .and_then(|r| r.get(&state.asked))
                     .ok_or_else(invalid)?;
-                self.take(&state.nonce).await?;
+                if !self.taken.take(&state.nonce, self.ttl).await? {
+                    return Err(invalid());
+                }
+                nonce = Some(state.nonce);
                 let mut answers = state.answers;
                 answers.insert(state.asked, answer.clone());
                 answers
@@ -239,35 +212,20 @@ impl Rounds {
             answers: Arc::new(answers),
             open: Arc::default(),
             asked: Arc::default(),
+            nonce,
+            read: Arc::default(),
         })
     }
 
-    /// Marks the state `nonce` used; refuses one used before.
-    async fn take(&self, nonce: &str) -> Result<(), ToolError> {
-        let ttl = u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX);
-        let first = match &*self.used {
-            Used::Memory => {
-                let now = now_ms();
-                let mut taken = self.taken.lock().unwrap_or_else(PoisonError::into_inner);
-                taken.retain(|_, expiry| *expiry > now);
-                taken
-                    .insert(nonce.to_owned(), now.saturating_add(ttl))
-                    .is_none()
-            }
-            #[cfg(feature = "redis")]
-            Used::Redis(redis) => {
-                let (link, script) = &**redis;
-                let mut invocation = script.key(format!("fusion:request-state:{nonce}"));
-                invocation.arg(ttl.max(1));
-                let taken = link.invoke::<Option<String>>(&invocation);
-                match tokio::time::timeout(link.timeout, taken).await {
-                    Ok(Ok(first)) => first.is_some(),
-                    Ok(Err(error)) => return Err(unrecorded(&error.to_string())),
-                    Err(_) => return Err(unrecorded("no answer in time")),
-                }
-            }
+    /// Gives back the state of a round whose action never read its answers (a guard refused
+    /// the call first, say): the client may send it again, and the user's answer is not lost.
+    pub(super) async fn give_back(&self, round: &Round) {
+        let Some(nonce) = &round.nonce else {
+            return;
         };
-        if first { Ok(()) } else { Err(invalid()) }
+        if !round.read.load(Ordering::Acquire) {
+            self.taken.give_back(nonce).await;
+        }
     }
 
     /// The `input_required` answer for `round`, whose action asked a question it has no answer
@@ -308,10 +266,12 @@ impl Round {
         let answers = Arc::clone(&self.answers);
         let open = Arc::clone(&self.open);
         let asked = Arc::clone(&self.asked);
+        let read = Arc::clone(&self.read);
         let count = Arc::new(AtomicUsize::new(0));
         Arc::new(move |message, schema| {
             let key = format!("q{}", count.fetch_add(1, Ordering::Relaxed));
             if let Some(answer) = answers.get(&key) {
+                read.store(true, Ordering::Release);
                 let answer = elicited(answer);
                 return Box::pin(async move { answer });
             }
@@ -355,30 +315,6 @@ fn invalid() -> ToolError {
     .category(ErrorCategory::Validation)
     .retryable(false)
     .suggest("Call again with the same arguments and no requestState or inputResponses; the user will be asked again.")
-}
-
-/// Refusal when the record of taken states cannot be reached: retryable, cause logged.
-#[cfg(feature = "redis")]
-fn unrecorded(error: &str) -> ToolError {
-    const RETRY_AFTER: u64 = 5;
-    let id = crate::internal::new_error_id();
-    tracing::error!(target: "fusion::server", error_id = %id, %error, "the record of request states failed; the call is refused");
-    ToolError::new(
-        crate::envelope::code::ErrorCode::ServerBusy,
-        "The server cannot check the requestState of this call right now.",
-    )
-    .suggest(format!(
-        "Retry in {RETRY_AFTER} seconds with the same requestState and inputResponses."
-    ))
-    .retry_after(RETRY_AFTER)
-    .detail(crate::internal::ERROR_ID_KEY, id)
-}
-
-fn now_ms() -> u64 {
-    let since = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// What a request state is bound to: the caller, the tool and the arguments (canonical JSON).
@@ -554,6 +490,35 @@ mod tests {
                 .open(Some(&state), Some(&accept(&key)), &bound)
                 .await
                 .is_err()
+        );
+    }
+
+    #[tokio::test]
+    async fn a_state_whose_answer_was_never_read_is_given_back_and_a_read_one_is_spent() {
+        let rounds = rounds(DEFAULT_REQUEST_STATE_TTL);
+        let bound = binding("alice", "billing", &arguments(100));
+        let first = rounds.open(None, None, &bound).await.unwrap();
+        let (state, key) = ask(&rounds, &first, "Refund?", &bound).await;
+
+        // A guard refused the retry before the action ran: the answer was never read.
+        let refused = rounds
+            .open(Some(&state), Some(&accept(&key)), &bound)
+            .await
+            .unwrap();
+        rounds.give_back(&refused).await;
+        // So the same state goes through on the next retry, and its answer is read this time.
+        let retried = rounds
+            .open(Some(&state), Some(&accept(&key)), &bound)
+            .await
+            .unwrap();
+        let answer = (retried.elicitor())("Refund?".to_owned(), form()).await;
+        assert!(matches!(answer, Elicited::Accepted(_)));
+        rounds.give_back(&retried).await;
+        // Spent: read by the action, never given back.
+        let replayed = rounds.open(Some(&state), Some(&accept(&key)), &bound).await;
+        assert_eq!(
+            replayed.err().unwrap().code().as_str(),
+            REQUEST_STATE_INVALID
         );
     }
 

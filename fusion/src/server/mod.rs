@@ -115,6 +115,7 @@ mod input;
 mod malformed;
 mod output_schema;
 mod redact;
+mod taken;
 mod tasks;
 mod transport;
 

@@ -25,7 +25,7 @@ use crate::envelope::error::ToolError;
 use crate::model::context::{CancellationToken, RequestContext};
 use crate::model::response::ToolResponse;
 use crate::runtime::call::Admission;
-use crate::tasks::{StoreError, TaskRecord, TaskState, Tasks, millis};
+use crate::tasks::{StoreError, TaskRecord, TaskState, Tasks, millis, working_expiry_ms};
 
 /// The server's tasks: the settings, and a cancellation token for each task this process runs.
 #[derive(Default)]
@@ -129,12 +129,20 @@ impl Server {
         }
         let host = &inner.tasks;
         let record = new_record(owner, &host.settings);
-        if let Err(error) = host.settings.store.create(record.clone()).await {
-            let response = ToolResponse::error(store_refusal(&error));
-            return Ok(CallToolResult::from(
-                inner.registry.answer(response, entry.route.exposition),
-            )
-            .into());
+        match host.settings.store.create(record.clone()).await {
+            Ok(()) => {}
+            // No room for another task: the call goes on as a direct call (the extension
+            // lets the server decide per request), so one caller's tasks cannot lock others out.
+            Err(StoreError::Full(capacity)) => {
+                tracing::warn!(target: "fusion::server", capacity, "the task store is full; the call runs as a direct call");
+                let _ = go_on.send(());
+                return Ok(result_of(call.await).into());
+            }
+            Err(error) => {
+                let response = ToolResponse::error(store_refusal(&error));
+                let response = inner.registry.answer(response, entry.route.exposition);
+                return Ok(CallToolResult::from(response).into());
+            }
         }
         host.running().insert(record.id.clone(), token.clone());
         let _ = go_on.send(());
@@ -227,7 +235,8 @@ impl Server {
 /// particular (an anonymous caller without a session; its task is found by id alone).
 fn owner(ctx: &RequestContext, server: &Server) -> String {
     match (ctx.principal(), server.session()) {
-        (Some(principal), _) => format!("principal:{}", principal.subject()),
+        // Issuer and subject: `sub` is unique per issuer only (RFC 7519 section 4.1.2).
+        (Some(principal), _) => format!("principal:{}", principal.identity_key()),
         (None, Some(session)) => format!("session:{session}"),
         (None, None) => String::new(),
     }
@@ -258,6 +267,7 @@ async fn supervise(
     token: CancellationToken,
 ) {
     let settings = &inner.tasks.settings;
+    let started = tokio::time::Instant::now();
     let deadline = tokio::time::sleep(settings.ttl);
     tokio::pin!(deadline);
     let mut look = tokio::time::interval(settings.poll_interval);
@@ -283,23 +293,28 @@ async fn supervise(
     inner.tasks.running().remove(&record.id);
     record.state = state;
     record.updated_at = current_timestamp();
-    settle(&inner.tasks.settings, record).await;
+    settle(&inner.tasks.settings, record, started).await;
 }
 
-/// Stores a settled task, retrying a store that fails for about half a minute.
-async fn settle(settings: &Tasks, record: TaskRecord) {
+/// Stores a settled task, retrying a store that fails for as long as the store keeps the
+/// working task (twice its TTL from creation), so an outage shorter than that loses nothing.
+async fn settle(settings: &Tasks, record: TaskRecord, started: tokio::time::Instant) {
+    let kept = Duration::from_millis(working_expiry_ms(&record));
     let mut wait = Duration::from_millis(250);
-    for _ in 0..8 {
+    loop {
         match settings.store.settle(record.clone()).await {
             Ok(_) => return,
-            Err(error) => {
+            Err(error) if started.elapsed() + wait < kept => {
                 tracing::warn!(target: "fusion::server", task = %record.id, %error, "the task's outcome could not be stored; retrying");
                 tokio::time::sleep(wait).await;
                 wait = (wait * 2).min(Duration::from_secs(8));
             }
+            Err(error) => {
+                tracing::error!(target: "fusion::server", task = %record.id, %error, "the task's outcome was not stored: the task store failed until the task expired");
+                return;
+            }
         }
     }
-    tracing::error!(target: "fusion::server", task = %record.id, "the task's outcome was not stored: the task store kept failing");
 }
 
 /// The answer of a call's background run. It never panics (the call path catches panics),
@@ -374,6 +389,7 @@ fn store_refusal(error: &StoreError) -> ToolError {
 
 /// A store failure on `tasks/*`: JSON-RPC internal error, with the flags of `SERVER_BUSY`.
 fn rpc_store_error(error: StoreError) -> ErrorData {
-    let refusal = store_refusal(&error);
-    ErrorData::internal_error(refusal.message().to_owned(), Some(refusal.flags()))
+    let flags = store_refusal(&error).flags();
+    let message = "The task store is unavailable; retry in 5 seconds.";
+    ErrorData::internal_error(message, Some(flags))
 }

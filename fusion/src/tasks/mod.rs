@@ -5,9 +5,9 @@
 //! extension, is answered at once with a task (`resultType: "task"`, its `taskId`,
 //! `pollIntervalMs`, `ttlMs`); the client polls `tasks/get` until the task is `completed`
 //! (its `result` is the `CallToolResult` a direct call would have returned, envelope and
-//! `_meta` flags included), `failed` (a JSON-RPC error: the task outlived its TTL, or the
-//! server lost it) or `cancelled` (`tasks/cancel`). A call from any other client runs as a
-//! direct call. See [`Server::tasks`](crate::server::Server::tasks) and the
+//! `_meta` flags included), `failed` (a JSON-RPC error: the task outlived its TTL) or
+//! `cancelled` (`tasks/cancel`). A call from any other client runs as a direct call, and so
+//! does a call when the store is full. See [`Server::tasks`](crate::server::Server::tasks) and the
 //! [tool reference](macro@crate::tool#tasks).
 //!
 //! Tasks are kept in a [`TaskStore`]: [`MemoryTaskStore`] (the default) for one server
