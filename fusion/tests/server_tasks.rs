@@ -9,16 +9,15 @@ use fusion::server::{Server, TASKS_META_KEY};
 use fusion::tasks::{MemoryTaskStore, Tasks};
 use fusion::{ToolErrors, ToolExt};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
-    ClientConfig, DetailedTask, ErrorCode, GetTaskParams, Implementation, TaskPayload, TaskStatus,
-    UpdateTaskParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, DetailedTask,
+    ErrorCode, TaskPayload, TaskStatus, UpdateTaskParams,
 };
-use rmcp::service::{RoleClient, RunningService};
+#[path = "support/tasks.rs"]
+mod support;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-
-type Client = RunningService<RoleClient, ClientConfig>;
+use support::{Client, connect, get, settled, within};
 
 /// Exports of the billing system.
 pub struct Exports;
@@ -86,26 +85,6 @@ fn server() -> Server {
         .tasks(Tasks::default().poll_interval(Duration::from_millis(20)))
 }
 
-fn info(tasks: bool) -> ClientConfig {
-    let capabilities = match tasks {
-        true => ClientCapabilities::builder().enable_tasks().build(),
-        false => ClientCapabilities::default(),
-    };
-    ClientConfig::new(capabilities, Implementation::new("tasks-test", "1.0.0"))
-}
-
-async fn connect(server: Server, tasks: bool) -> Client {
-    within(server.serve_in_process(info(tasks)))
-        .await
-        .expect("client connects")
-}
-
-async fn within<F: std::future::IntoFuture>(future: F) -> F::Output {
-    tokio::time::timeout(Duration::from_secs(20), future)
-        .await
-        .expect("answered within 20 s")
-}
-
 fn params(arguments: Value) -> CallToolRequestParams {
     let Value::Object(arguments) = arguments else {
         panic!("arguments are an object")
@@ -138,26 +117,6 @@ fn direct(response: CallToolResponse) -> CallToolResult {
         CallToolResponse::Complete(result) => result,
         other => panic!("expected a direct result, got {other:?}"),
     }
-}
-
-async fn get(client: &Client, id: &str) -> Result<DetailedTask, rmcp::ServiceError> {
-    within(client.peer().get_task(GetTaskParams::new(id.to_owned())))
-        .await
-        .map(|result| result.task)
-}
-
-/// Polls until the task settles.
-async fn settled(client: &Client, id: &str) -> DetailedTask {
-    within(async {
-        loop {
-            let task = get(client, id).await.expect("the task is found");
-            if task.status().is_terminal() {
-                return task;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    })
-    .await
 }
 
 fn result_of(task: DetailedTask) -> Value {

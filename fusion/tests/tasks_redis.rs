@@ -10,15 +10,22 @@ use fusion::auth::Principal;
 use fusion::server::Server;
 use fusion::tasks::{RedisTaskStore, Tasks};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
-    DetailedTask, GetTaskParams, Implementation, TaskPayload, TaskStatus,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, DetailedTask, TaskPayload,
+    TaskStatus,
 };
-use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
 
 #[path = "support/redis.rs"]
 mod redis_server;
 use redis_server::{Redis, free_port};
+#[path = "support/tasks.rs"]
+mod support;
+use support::{Client, connect, get, settled, within};
+
+/// A client declaring the Tasks extension.
+async fn connect_tasks(server: Server) -> Client {
+    connect(server, true).await
+}
 
 /// Exports of the billing system.
 #[fusion::tool]
@@ -37,8 +44,6 @@ pub struct ExportArgs {
     pub month: String,
 }
 
-type Client = RunningService<RoleClient, ClientConfig>;
-
 fn replica(url: &str, prefix: &str) -> Server {
     let store = RedisTaskStore::new(url)
         .unwrap()
@@ -48,22 +53,6 @@ fn replica(url: &str, prefix: &str) -> Server {
         .tool(Export)
         .tasks(Tasks::new(store).poll_interval(Duration::from_millis(20)))
         .local_principal(Principal::new("alice"))
-}
-
-async fn connect(server: Server) -> Client {
-    let config = ClientConfig::new(
-        ClientCapabilities::builder().enable_tasks().build(),
-        Implementation::new("replica-test", "0.0.1"),
-    );
-    within(server.serve_in_process(config))
-        .await
-        .expect("client connects")
-}
-
-async fn within<F: std::future::IntoFuture>(future: F) -> F::Output {
-    tokio::time::timeout(Duration::from_secs(20), future)
-        .await
-        .expect("answered within 20 s")
 }
 
 async fn start(client: &Client, millis: u64) -> CallToolResponse {
@@ -83,25 +72,6 @@ async fn task(client: &Client, millis: u64) -> String {
     }
 }
 
-async fn get(client: &Client, id: &str) -> Result<DetailedTask, rmcp::ServiceError> {
-    within(client.peer().get_task(GetTaskParams::new(id.to_owned())))
-        .await
-        .map(|result| result.task)
-}
-
-async fn settled(client: &Client, id: &str) -> DetailedTask {
-    within(async {
-        loop {
-            let task = get(client, id).await.expect("the task is found");
-            if task.status().is_terminal() {
-                return task;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    })
-    .await
-}
-
 fn text(task: &DetailedTask) -> &str {
     match &task.payload {
         TaskPayload::Completed { result } => result["content"][0]["text"].as_str().unwrap(),
@@ -119,8 +89,8 @@ async fn a_task_started_on_one_replica_is_polled_and_cancelled_on_another() {
         return;
     };
     let prefix = prefix();
-    let a = connect(replica(&redis.url, &prefix)).await;
-    let b = connect(replica(&redis.url, &prefix)).await;
+    let a = connect_tasks(replica(&redis.url, &prefix)).await;
+    let b = connect_tasks(replica(&redis.url, &prefix)).await;
 
     let id = task(&a, 50).await;
     // B never ran it, yet finds it at once (stored before A answered) and fetches its result.
@@ -144,12 +114,12 @@ async fn a_finished_result_outlives_the_server_that_ran_it() {
         return;
     };
     let prefix = prefix();
-    let first = connect(replica(&redis.url, &prefix)).await;
+    let first = connect_tasks(replica(&redis.url, &prefix)).await;
     let id = task(&first, 1).await;
     let done = settled(&first, &id).await;
     within(first.cancel()).await.unwrap();
 
-    let restarted = connect(replica(&redis.url, &prefix)).await;
+    let restarted = connect_tasks(replica(&redis.url, &prefix)).await;
     assert_eq!(get(&restarted, &id).await.unwrap(), done);
 }
 
@@ -159,7 +129,7 @@ async fn a_redis_that_does_not_answer_gets_server_busy_and_loses_nothing_stored(
         return;
     };
     let prefix = prefix();
-    let client = connect(replica(&redis.url, &prefix)).await;
+    let client = connect_tasks(replica(&redis.url, &prefix)).await;
     let id = task(&client, 1).await;
     let done = settled(&client, &id).await;
 
@@ -200,7 +170,7 @@ async fn a_redis_that_does_not_answer_gets_server_busy_and_loses_nothing_stored(
 #[tokio::test]
 async fn no_redis_at_all_refuses_tasks_without_crashing() {
     let url = format!("redis://127.0.0.1:{}/", free_port());
-    let client = connect(replica(&url, "fusion-test:none")).await;
+    let client = connect_tasks(replica(&url, "fusion-test:none")).await;
     let CallToolResponse::Complete(refused) = start(&client, 1).await else {
         panic!("a refusal, not a task")
     };
