@@ -80,7 +80,11 @@ impl TokenCache {
             entries.generation = keys.generation;
         }
         let entry = entries.map.get(digest)?;
-        if now >= entry.exp {
+        // An entry stored after the purge, by a request that checked against the set before.
+        let key_left = entry
+            .key
+            .is_some_and(|serial| keys.is_none_or(|keys| !keys.holds(serial)));
+        if now >= entry.exp || key_left {
             entries.map.remove(digest);
             return None;
         }
@@ -167,6 +171,26 @@ mod tests {
             assert!(cache.len() <= 16);
         }
         assert!(cache.get(&digest("more99"), 100, None).is_some());
+    }
+
+    #[test]
+    fn an_entry_goes_when_its_key_leaves_the_set() {
+        let cache = TokenCache::new(10);
+        let signed = |serial| Verified {
+            key: Some(serial),
+            ..verified(100)
+        };
+        let before = KeySet::of_serials(&[1, 2], 1);
+        assert!(cache.get(&digest("none"), 0, Some(&before)).is_none());
+        cache.insert(digest("a"), signed(1), 0);
+        cache.insert(digest("b"), signed(2), 0);
+        let after = KeySet::of_serials(&[2, 3], 2);
+        assert!(cache.get(&digest("a"), 0, Some(&after)).is_none());
+        assert!(cache.get(&digest("b"), 0, Some(&after)).is_some());
+        assert_eq!(cache.len(), 1);
+        // Stored by a request that checked against the old set, after the purge.
+        cache.insert(digest("late"), signed(1), 0);
+        assert!(cache.get(&digest("late"), 0, Some(&after)).is_none());
     }
 
     #[test]

@@ -146,6 +146,22 @@ impl KeySet {
     pub(super) fn holds(&self, serial: u64) -> bool {
         self.keys.iter().any(|key| key.serial == serial)
     }
+
+    /// A set of keys with these serials (each an HMAC key, never used to verify).
+    #[cfg(test)]
+    pub(super) fn of_serials(serials: &[u64], generation: u64) -> KeySet {
+        let keys = serials.iter().map(|&serial| Key {
+            id: Some(serial.to_string()),
+            key: DecodingKey::from_secret(b"unused").unwrap(),
+            algorithms: Vec::new(),
+            serial,
+            source: Value::Null,
+        });
+        KeySet {
+            keys: keys.collect(),
+            generation,
+        }
+    }
 }
 
 struct Shared {
