@@ -51,11 +51,19 @@ impl Provider {
             fetches: Arc::new(AtomicUsize::new(0)),
         };
         let metadata = json!({"issuer": provider.issuer, "jwks_uri": provider.jwks_uri()});
+        // A tenant's issuer, `<issuer>/tenant`, published only as RFC 8414 metadata.
+        let tenant = json!({
+            "issuer": format!("{}/tenant", provider.issuer), "jwks_uri": provider.jwks_uri(),
+        });
         let served = provider.clone();
         let app = axum::Router::new()
             .route(
                 "/.well-known/openid-configuration",
                 axum::routing::get(move || async move { json_answer(&metadata) }),
+            )
+            .route(
+                "/.well-known/oauth-authorization-server/tenant",
+                axum::routing::get(move || async move { json_answer(&tenant) }),
             )
             .route(
                 "/jwks",
@@ -241,6 +249,14 @@ async fn keys_are_discovered_and_bad_tokens_refused() {
         initialize(addr, &forged).await,
         (401, "The access token signature is invalid".to_owned())
     );
+
+    // An issuer with a path and no OpenID configuration: RFC 8414 metadata, the well-known
+    // suffix before the path.
+    let tenant = format!("{issuer}/tenant");
+    let jwks = Jwks::discover(&tenant).await.unwrap();
+    let (addr, resource) = serve_for(jwks, &tenant).await;
+    let good = token(PRIVATE, "a", &tenant, &resource, "alice");
+    assert_eq!(initialize(addr, &good).await, (200, String::new()));
 }
 
 /// Base64url without padding, for the test's own token surgery.
