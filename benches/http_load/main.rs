@@ -68,6 +68,9 @@ mod measure;
 
 /// The HS256 secret of the full stack's bearer tokens.
 const SECRET: &[u8] = b"http_load: a shared secret of at least 32 bytes";
+/// The ES256 development key pair of `examples/dev-keys/`, for the `auth` servers' tokens.
+const DEV_PRIVATE: &[u8] = include_bytes!("../../examples/dev-keys/es256-private.pem");
+const DEV_PUBLIC: &[u8] = include_bytes!("../../examples/dev-keys/es256-public.pem");
 /// The issuer the full stack's bearer tokens name and its bearer layer accepts.
 const ISSUER: &str = "https://id.http-load.invalid";
 /// The protocol revision every request speaks (stateless, no `initialize`).
@@ -101,7 +104,7 @@ async fn spawn(name: &'static str, kind: &str) -> anyhow::Result<Served> {
     let pid = child.id().expect("a running child");
     let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
     let addr = lines.next_line().await?.expect("the server's address");
-    let token = if kind == "full" {
+    let token = if kind == "full" || kind.starts_with("auth") {
         lines.next_line().await?
     } else {
         None
@@ -531,6 +534,18 @@ fn main() -> anyhow::Result<()> {
                     None,
                 )
                 .await?;
+            }
+            // Bearer auth (ES256) against none, with the verified-token cache and without.
+            for (key, label, kind, target) in [
+                ("auth", "bearer auth", "auth", Some(1.15)),
+                ("uncached", "bearer auth, no cache", "auth-uncached", None),
+            ] {
+                if wanted(key) {
+                    let auth = spawn(label, kind).await?;
+                    let plain = spawn("no auth", "fusion").await?;
+                    let title = format!("{label} (ES256, one token) vs fusion without auth");
+                    compare(&title, &auth, &plain, &options, target, None, None).await?;
+                }
             }
             if wanted("mixed") {
                 mixed().await?;

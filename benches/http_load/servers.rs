@@ -33,7 +33,8 @@ impl Ledger {
     }
 }
 
-/// The server of `kind`: prints its address (and for `full`, a bearer token), serves forever.
+/// The server of `kind`: prints its address (and for `full` and `auth*`, a bearer token),
+/// serves forever.
 pub(super) async fn serve(kind: &str) -> anyhow::Result<()> {
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
@@ -114,6 +115,30 @@ pub(super) async fn serve(kind: &str) -> anyhow::Result<()> {
                 .http()
                 .layer(auth)
                 .routes(spans_route())
+                .serve_on(listener)
+                .await?;
+        }
+        // Bearer auth alone, with ES256 tokens (the development key pair), remembering verified
+        // tokens or (`auth-uncached`) checking each signature.
+        "auth" | "auth-uncached" => {
+            let resource = format!("http://{addr}/mcp");
+            let claims = json!({
+                "iss": ISSUER, "sub": "load", "aud": resource,
+                "exp": jsonwebtoken::get_current_timestamp() + 24 * 3600,
+            });
+            let mut header = Header::new(Algorithm::ES256);
+            header.typ = Some("at+jwt".to_owned());
+            let key = EncodingKey::from_ec_pem(DEV_PRIVATE)?;
+            println!("{}", jsonwebtoken::encode(&header, &claims, &key)?);
+            let key = DecodingKey::from_ec_pem(DEV_PUBLIC)?;
+            let mut auth = BearerAuth::new(resource, ISSUER, key, Algorithm::ES256);
+            if kind == "auth-uncached" {
+                auth = auth.token_cache(0);
+            }
+            Server::new("bench-fusion", "0.0.0")
+                .tool(fixtures::Add)
+                .http()
+                .layer(auth)
                 .serve_on(listener)
                 .await?;
         }

@@ -14,8 +14,27 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
 use super::Principal;
+use super::cache::{self, TokenCache, Verified};
 use super::challenge::{InvalidToken, Refusal, is_scope_token};
+use super::jwks::{Jwks, KeySet};
 use super::metadata::metadata_url;
+
+/// How many verified tokens a layer remembers by default.
+const TOKEN_CACHE: usize = 10_000;
+
+/// The algorithms a layer built on a key set accepts by default: the asymmetric ones; each key
+/// verifies only those of its type.
+const ASYMMETRIC: [Algorithm; 9] = [
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+    Algorithm::EdDSA,
+];
 
 /// A tower layer that admits only requests carrying a valid bearer token for this server.
 ///
@@ -28,6 +47,12 @@ use super::metadata::metadata_url;
 /// resource URI, RFC 8707, as the MCP specification, Authorization, "Token Audience Binding
 /// and Validation", demands), `exp` (required; 60 seconds of leeway by default), `nbf` when
 /// present, and `sub` (required).
+///
+/// The keys are given at start-up ([`BearerAuth::new`], for tests and development) or fetched
+/// from the authorization server's JWKS and kept up to date ([`BearerAuth::from_jwks`]). A
+/// token verified once is remembered until its `exp` (see
+/// [`token_cache`](BearerAuth::token_cache)), so a caller's later requests skip the signature
+/// check.
 ///
 /// - A valid token: the request goes on with a [`Principal`] extension (subject, scopes from
 ///   `scope` or `scp`, all claims; see [`Principal::from_claims`]).
@@ -77,6 +102,10 @@ struct Config {
     metadata_url: String,
     /// Keys with their key id (`kid`); `None`: used for tokens whatever their `kid`.
     keys: Vec<(Option<String>, DecodingKey)>,
+    /// The authorization server's key set, besides `keys`.
+    jwks: Option<Jwks>,
+    /// Tokens verified, for this configuration only: a change makes a new one.
+    cache: Arc<TokenCache>,
     validation: Validation,
     /// Whether a `typ` of `JWT`, or none, passes besides `at+jwt`.
     untyped: bool,
@@ -114,8 +143,18 @@ impl BearerAuth {
         key: DecodingKey,
         algorithm: Algorithm,
     ) -> BearerAuth {
-        let resource = resource.into();
-        let mut validation = Validation::new(algorithm);
+        BearerAuth::build(resource.into(), vec![(None, key)], None, &[algorithm])
+    }
+
+    /// A layer for `resource` with `keys` and `jwks`, accepting `algorithms`, any issuer.
+    fn build(
+        resource: String,
+        keys: Vec<(Option<String>, DecodingKey)>,
+        jwks: Option<Jwks>,
+        algorithms: &[Algorithm],
+    ) -> BearerAuth {
+        let mut validation = Validation::new(algorithms[0]);
+        validation.algorithms = algorithms.to_vec();
         validation.set_audience(&[&resource]);
         validation.set_required_spec_claims(&["exp", "aud", "sub"]);
         // jsonwebtoken checks `nbf` only when asked: a token is not valid before it.
@@ -124,7 +163,9 @@ impl BearerAuth {
             config: Arc::new(Config {
                 metadata_url: metadata_url(&resource),
                 resource,
-                keys: vec![(None, key)],
+                keys,
+                jwks,
+                cache: Arc::new(TokenCache::new(TOKEN_CACHE)),
                 validation,
                 untyped: false,
                 scope: String::new(),
@@ -132,8 +173,49 @@ impl BearerAuth {
         }
     }
 
+    /// Accepts tokens for `resource` issued by `issuer` (as for [`BearerAuth::new`]) and signed
+    /// by a key of `jwks`, the authorization server's key set, kept up to date as it rotates
+    /// them. Each key verifies the asymmetric algorithms of its type (or its `alg`), never an
+    /// HMAC one; [`algorithms`](BearerAuth::algorithms) narrows them. A token naming a `kid`
+    /// the set lacks makes it fetch the set again (rate-limited, see [`Jwks`]).
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), fusion::auth::JwksError> {
+    /// use fusion::auth::{BearerAuth, Jwks};
+    ///
+    /// let issuer = "https://id.example.com/realms/main";
+    /// let auth = BearerAuth::from_jwks(
+    ///     "https://mcp.example.com/mcp",
+    ///     issuer,
+    ///     Jwks::discover(issuer).await?,
+    /// )
+    /// .accept_untyped_jwt();
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn from_jwks(
+        resource: impl Into<String>,
+        issuer: impl Into<String>,
+        jwks: Jwks,
+    ) -> BearerAuth {
+        BearerAuth::build(resource.into(), Vec::new(), Some(jwks), &ASYMMETRIC).issuer(issuer)
+    }
+
+    /// The configuration to change; tokens verified under the old one are forgotten.
     fn config(&mut self) -> &mut Config {
-        Arc::make_mut(&mut self.config)
+        let config = Arc::make_mut(&mut self.config);
+        config.cache = Arc::new(TokenCache::new(config.cache.capacity()));
+        config
+    }
+
+    /// How many verified tokens are remembered (keyed by the SHA-256 of the token, never the
+    /// token): a request whose token was verified before skips the signature check while the
+    /// token has not reached its `exp` and its key is still in the key set. When full, expired
+    /// entries are dropped first, then an arbitrary eighth of the others. Each entry holds the
+    /// token's claims. `0` turns the cache off. Default: 10,000.
+    pub fn token_cache(mut self, capacity: usize) -> BearerAuth {
+        self.config().cache = Arc::new(TokenCache::new(capacity));
+        self
     }
 
     /// Adds a key used for tokens whose header names `key_id` (`kid`), for key rotation or
@@ -245,6 +327,34 @@ impl BearerAuth {
     /// [`InvalidToken`], saying which check failed.
     pub fn validate(&self, token: &str) -> Result<Principal, InvalidToken> {
         let config = &*self.config;
+        let keys = config.jwks.as_ref().map(Jwks::current);
+        let digest = cache::digest(token);
+        let now = jsonwebtoken::get_current_timestamp();
+        if let Some(principal) = config.cache.get(&digest, now, keys.as_deref()) {
+            return Ok(principal);
+        }
+        let (claims, key) = self.verify(token, keys.as_deref())?;
+        let exp = claims.get("exp").and_then(Value::as_u64);
+        let principal = Principal::from_claims(claims).ok_or(InvalidToken::Malformed)?;
+        if let Some(exp) = exp {
+            let verified = Verified {
+                principal: principal.clone(),
+                exp,
+                key,
+            };
+            config.cache.insert(digest, verified, now);
+        }
+        Ok(principal)
+    }
+
+    /// Checks `token`'s type, signature and claims against the keys given and the key set
+    /// `keys`; returns its claims and the serial of the set's key that verified it.
+    fn verify(
+        &self,
+        token: &str,
+        keys: Option<&KeySet>,
+    ) -> Result<(Map<String, Value>, Option<u64>), InvalidToken> {
+        let config = &*self.config;
         let header = jsonwebtoken::decode_header(token).map_err(|_| InvalidToken::Malformed)?;
         if !is_access_token_type(header.typ.as_deref(), config.untyped) {
             return Err(InvalidToken::Type);
@@ -254,16 +364,28 @@ impl BearerAuth {
             if id.is_some() && *id != header.kid {
                 continue;
             }
-            match jsonwebtoken::decode::<Map<String, Value>>(token, key, &config.validation) {
-                Ok(data) => {
-                    return Principal::from_claims(data.claims).ok_or(InvalidToken::Malformed);
-                }
-                Err(error) => {
-                    last = InvalidToken::from_kind(error.kind());
-                    if last != InvalidToken::Signature && last != InvalidToken::Algorithm {
-                        return Err(last);
-                    }
-                }
+            match attempt(token, key, &config.validation)? {
+                Ok(claims) => return Ok((claims, None)),
+                Err(why) => last = why,
+            }
+        }
+        // Keys of the set: those of the token's `kid` (all, for a token without one), each for
+        // the accepted algorithms of its type.
+        for key in keys.map_or(&[][..], |keys| &keys.keys) {
+            if header.kid.is_some() && key.id.is_some() && key.id != header.kid {
+                continue;
+            }
+            let mut validation = config.validation.clone();
+            validation
+                .algorithms
+                .retain(|alg| key.algorithms.contains(alg));
+            if validation.algorithms.is_empty() {
+                last = InvalidToken::Algorithm;
+                continue;
+            }
+            match attempt(token, &key.key, &validation)? {
+                Ok(claims) => return Ok((claims, Some(key.serial))),
+                Err(why) => last = why,
             }
         }
         Err(last)
@@ -291,6 +413,22 @@ impl BearerAuth {
     }
 }
 
+/// Decodes `token` with `key`: its claims, or (inner `Err`) a signature or algorithm failure
+/// another key may not have; (outer `Err`) any other failure is the token's, whatever the key.
+fn attempt(
+    token: &str,
+    key: &DecodingKey,
+    validation: &Validation,
+) -> Result<Result<Map<String, Value>, InvalidToken>, InvalidToken> {
+    match jsonwebtoken::decode::<Map<String, Value>>(token, key, validation) {
+        Ok(data) => Ok(Ok(data.claims)),
+        Err(error) => match InvalidToken::from_kind(error.kind()) {
+            why @ (InvalidToken::Signature | InvalidToken::Algorithm) => Ok(Err(why)),
+            why => Err(why),
+        },
+    }
+}
+
 /// Whether a JWT's `typ` header marks an access token: `at+jwt` (RFC 9068 section 2.1), with
 /// or without the `application/` prefix (RFC 7515 section 4.1.9), in any case (media types
 /// compare case-insensitively, RFC 2045); with `untyped`, also `JWT` or no `typ`.
@@ -309,6 +447,8 @@ impl fmt::Debug for BearerAuth {
             .field("resource", &self.config.resource)
             .field("resource_metadata", &self.config.metadata_url)
             .field("keys", &self.config.keys.len())
+            .field("jwks", &self.config.jwks)
+            .field("token_cache", &self.config.cache.capacity())
             .field("algorithms", &self.config.validation.algorithms)
             .field("issuers", &self.config.validation.iss)
             .field("accept_untyped_jwt", &self.config.untyped)
@@ -337,8 +477,9 @@ pub struct BearerAuthService<S> {
 
 impl<S, B, ResBody> tower_service::Service<Request<B>> for BearerAuthService<S>
 where
-    S: tower_service::Service<Request<B>, Response = Response<ResBody>>,
+    S: tower_service::Service<Request<B>, Response = Response<ResBody>> + Clone + Send + 'static,
     S::Future: Send + 'static,
+    B: Send + 'static,
     S::Error: Send + 'static,
     ResBody: Default + Send + 'static,
 {
@@ -351,224 +492,39 @@ where
     }
 
     fn call(&mut self, mut request: Request<B>) -> Self::Future {
-        match self.auth.authenticate(request.headers()) {
+        let refusal = match self.auth.authenticate(request.headers()) {
             Ok(principal) => {
                 request.extensions_mut().insert(principal);
-                Box::pin(self.inner.call(request))
+                return Box::pin(self.inner.call(request));
             }
-            Err(refusal) => {
-                let config = &self.auth.config;
-                let response = refusal.response(&config.metadata_url, &config.scope);
-                Box::pin(std::future::ready(Ok(response)))
+            Err(refusal) => refusal,
+        };
+        let auth = self.auth.clone();
+        let (Refusal::Invalid(InvalidToken::UnknownKey), Some(jwks)) =
+            (&refusal, auth.config.jwks.clone())
+        else {
+            let response = refusal.response(&auth.config.metadata_url, &auth.config.scope);
+            return Box::pin(std::future::ready(Ok(response)));
+        };
+        // A `kid` the set lacks: fetch it again (rate-limited), then look once more.
+        let ready = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, ready);
+        Box::pin(async move {
+            jwks.refresh_for_unknown_key().await;
+            match auth.authenticate(request.headers()) {
+                Ok(principal) => {
+                    request.extensions_mut().insert(principal);
+                    inner.call(request).await
+                }
+                Err(refusal) => {
+                    let config = &auth.config;
+                    Ok(refusal.response(&config.metadata_url, &config.scope))
+                }
             }
-        }
+        })
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use jsonwebtoken::{EncodingKey, Header};
-    use serde_json::json;
-
-    const SECRET: &[u8] = b"a test secret of thirty-two bytes!!";
-    const RESOURCE: &str = "https://mcp.example.com/mcp";
-
-    fn auth() -> BearerAuth {
-        BearerAuth::new(
-            RESOURCE,
-            "https://id.example.com",
-            DecodingKey::from_secret(SECRET).unwrap(),
-            Algorithm::HS256,
-        )
-    }
-
-    /// `claims` signed as an access token (`typ: at+jwt`).
-    fn token(claims: Value) -> String {
-        typed(Some("at+jwt"), claims)
-    }
-
-    fn typed(typ: Option<&str>, claims: Value) -> String {
-        let mut header = Header::new(Algorithm::HS256);
-        header.typ = typ.map(str::to_owned);
-        jsonwebtoken::encode(&header, &claims, &EncodingKey::from_secret(SECRET).unwrap()).unwrap()
-    }
-
-    fn now() -> u64 {
-        jsonwebtoken::get_current_timestamp()
-    }
-
-    fn good() -> Value {
-        json!({
-            "sub": "alice", "aud": RESOURCE, "iss": "https://id.example.com",
-            "exp": now() + 600, "scope": "invoices:read charge",
-        })
-    }
-
-    #[test]
-    fn a_good_token_gives_its_principal() {
-        let principal = auth().validate(&token(good())).unwrap();
-        assert_eq!(principal.subject(), "alice");
-        assert_eq!(principal.scopes(), ["invoices:read", "charge"]);
-    }
-
-    #[test]
-    fn each_failed_check_is_named() {
-        let with = |key: &str, value: Value| {
-            let mut claims = good();
-            claims[key] = value;
-            auth().validate(&token(claims)).unwrap_err()
-        };
-        assert_eq!(with("exp", json!(now() - 3600)), InvalidToken::Expired);
-        assert_eq!(with("nbf", json!(now() + 3600)), InvalidToken::NotYetValid);
-        assert!(with("nbf", json!("soon")) == InvalidToken::Malformed);
-        assert_eq!(
-            with("aud", json!("https://other.example/mcp")),
-            InvalidToken::Audience
-        );
-        assert_eq!(
-            with("iss", json!("https://evil.example")),
-            InvalidToken::Issuer
-        );
-        let mut no_sub = good();
-        no_sub.as_object_mut().unwrap().remove("sub");
-        assert_eq!(
-            auth().validate(&token(no_sub)).unwrap_err(),
-            InvalidToken::MissingClaim
-        );
-        let mut header = Header::new(Algorithm::HS256);
-        header.typ = Some("at+jwt".to_owned());
-        let forged = jsonwebtoken::encode(
-            &header,
-            &good(),
-            &EncodingKey::from_secret(b"another secret of thirty-two bytes!").unwrap(),
-        )
-        .unwrap();
-        assert_eq!(
-            auth().validate(&forged).unwrap_err(),
-            InvalidToken::Signature
-        );
-        assert_eq!(
-            auth().validate("not.a.jwt").unwrap_err(),
-            InvalidToken::Malformed
-        );
-    }
-
-    #[test]
-    fn a_second_audience_is_accepted_when_configured() {
-        let mut claims = good();
-        claims["aud"] = json!("api://billing");
-        assert!(auth().validate(&token(claims.clone())).is_err());
-        assert!(
-            auth()
-                .audience("api://billing")
-                .validate(&token(claims))
-                .is_ok()
-        );
-    }
-
-    #[test]
-    fn a_token_of_another_issuer_or_of_none_is_refused() {
-        let mut evil = good();
-        evil["iss"] = json!("https://evil.example");
-        assert_eq!(
-            auth().validate(&token(evil.clone())).unwrap_err(),
-            InvalidToken::Issuer
-        );
-        let mut none = good();
-        none.as_object_mut().unwrap().remove("iss");
-        assert_eq!(
-            auth().validate(&token(none.clone())).unwrap_err(),
-            InvalidToken::MissingClaim
-        );
-        assert!(
-            auth()
-                .issuer("https://evil.example")
-                .validate(&token(evil.clone()))
-                .is_ok()
-        );
-        // Only when asked for by name.
-        let any = BearerAuth::any_issuer(
-            RESOURCE,
-            DecodingKey::from_secret(SECRET).unwrap(),
-            Algorithm::HS256,
-        );
-        assert!(any.validate(&token(evil)).is_ok());
-        assert!(any.validate(&token(none)).is_ok());
-    }
-
-    #[test]
-    fn only_access_tokens_typed_at_jwt_are_accepted() {
-        for typ in [
-            "at+jwt",
-            "application/at+jwt",
-            "AT+JWT",
-            "Application/At+Jwt",
-        ] {
-            assert!(auth().validate(&typed(Some(typ), good())).is_ok(), "{typ}");
-        }
-        for typ in [Some("JWT"), None, Some("id+jwt"), Some("at+jwt2")] {
-            assert_eq!(
-                auth().validate(&typed(typ, good())).unwrap_err(),
-                InvalidToken::Type,
-                "{typ:?}"
-            );
-        }
-        let untyped = auth().accept_untyped_jwt();
-        for typ in [Some("at+jwt"), Some("JWT"), Some("application/jwt"), None] {
-            assert!(untyped.validate(&typed(typ, good())).is_ok(), "{typ:?}");
-        }
-        assert_eq!(
-            untyped
-                .validate(&typed(Some("id+jwt"), good()))
-                .unwrap_err(),
-            InvalidToken::Type
-        );
-        // An ID token (typed JWT, `aud` the client id) is still refused for its audience.
-        let mut id_token = good();
-        id_token["aud"] = json!("billing-client");
-        assert_eq!(
-            untyped.validate(&typed(Some("JWT"), id_token)).unwrap_err(),
-            InvalidToken::Audience
-        );
-    }
-
-    #[test]
-    fn the_challenge_scopes_are_scope_tokens_each_once() {
-        let auth = auth().scopes(["invoices:read", "charge", "invoices:read", "two words", ""]);
-        assert_eq!(auth.config.scope, "invoices:read charge");
-        let response: Response<()> = Refusal::NoToken.response("", &auth.config.scope);
-        assert!(
-            response.headers()[header::WWW_AUTHENTICATE]
-                .to_str()
-                .unwrap()
-                .ends_with(", scope=\"invoices:read charge\""),
-        );
-    }
-
-    #[test]
-    fn credentials_come_from_one_authorization_header() {
-        let refusal = |values: &[&str]| {
-            let mut headers = HeaderMap::new();
-            for value in values {
-                headers.append(header::AUTHORIZATION, value.parse().unwrap());
-            }
-            auth().authenticate(&headers).err()
-        };
-        let sent = format!("Bearer {}", token(good()));
-        assert_eq!(refusal(&[&sent]), None);
-        assert_eq!(refusal(&[]), Some(Refusal::NoToken));
-        assert_eq!(refusal(&["Basic YTpi"]), Some(Refusal::NoToken));
-        assert_eq!(refusal(&["Bearer "]), Some(Refusal::Empty));
-        // RFC 6750 section 3.1: more than one set of credentials is a malformed request.
-        for twice in [[sent.as_str(), &sent], [&sent, "Basic YTpi"]] {
-            assert_eq!(refusal(&twice), Some(Refusal::SeveralCredentials));
-        }
-        let mut expired = good();
-        expired["exp"] = json!(now() - 3600);
-        assert_eq!(
-            refusal(&[&format!("bearer {}", token(expired))]),
-            Some(Refusal::Invalid(InvalidToken::Expired))
-        );
-    }
-}
+#[path = "bearer_tests.rs"]
+mod tests;

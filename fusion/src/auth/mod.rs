@@ -16,7 +16,13 @@
 #[cfg(feature = "auth")]
 mod bearer;
 #[cfg(feature = "auth")]
+mod cache;
+#[cfg(feature = "auth")]
 mod challenge;
+#[cfg(feature = "auth")]
+mod fetch;
+#[cfg(feature = "auth")]
+mod jwks;
 #[cfg(feature = "auth")]
 mod metadata;
 mod principal;
@@ -25,6 +31,8 @@ mod principal;
 pub use bearer::{BearerAuth, BearerAuthService};
 #[cfg(feature = "auth")]
 pub use challenge::InvalidToken;
+#[cfg(feature = "auth")]
+pub use jwks::{Jwks, JwksBuilder, JwksError};
 #[cfg(feature = "auth")]
 pub use metadata::{MetadataService, ProtectedResourceMetadata};
 pub use principal::{ClientAddr, Principal};

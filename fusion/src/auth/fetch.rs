@@ -1,0 +1,159 @@
+//! Fetching the authorization server's documents: JSON over HTTPS (plain HTTP to loopback
+//! only), within a timeout and a size limit, and how long an answer may be kept.
+
+use std::time::Duration;
+
+use reqwest::Url;
+use reqwest::header::{ACCEPT, CACHE_CONTROL, HeaderMap};
+use serde_json::Value;
+
+use super::jwks::JwksError;
+
+/// How long a fetched document is kept when the response names no `max-age`.
+const DEFAULT_LIFETIME: Duration = Duration::from_secs(60 * 60);
+/// The bounds of the lifetime a response's `Cache-Control: max-age` may set.
+const MIN_LIFETIME: Duration = Duration::from_secs(5 * 60);
+const MAX_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// How long an answer may be kept: its `Cache-Control: max-age`, bounded.
+pub(super) fn lifetime(headers: &HeaderMap) -> Duration {
+    let max_age = headers
+        .get_all(CACHE_CONTROL)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .find_map(|directive| {
+            let (name, value) = directive.trim().split_once('=')?;
+            name.eq_ignore_ascii_case("max-age")
+                .then(|| value.trim_matches('"').parse::<u64>().ok())?
+        });
+    max_age.map_or(DEFAULT_LIFETIME, |seconds| {
+        Duration::from_secs(seconds).clamp(MIN_LIFETIME, MAX_LIFETIME)
+    })
+}
+
+/// The HTTP client: the timeout over the whole exchange, at most 3 redirects, each to an
+/// allowed URL.
+pub(super) fn client(timeout: Duration) -> Result<reqwest::Client, JwksError> {
+    let redirects = reqwest::redirect::Policy::custom(|attempt| {
+        if attempt.previous().len() >= 3 {
+            attempt.error("too many redirects")
+        } else if is_allowed(attempt.url()) {
+            attempt.follow()
+        } else {
+            attempt.error("a redirect to a URL that is not https")
+        }
+    });
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .connect_timeout(timeout)
+        .redirect(redirects)
+        .build()
+        .map_err(|error| JwksError::Fetch {
+            url: String::new(),
+            reason: error.to_string(),
+        })
+}
+
+/// `https`, or `http` to a loopback address.
+fn is_allowed(url: &Url) -> bool {
+    match url.scheme() {
+        "https" => true,
+        "http" => url.host_str().is_some_and(|host| {
+            host.eq_ignore_ascii_case("localhost")
+                || host
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        }),
+        _ => false,
+    }
+}
+
+/// GETs `url` as JSON, reading at most `max_bytes`.
+pub(super) async fn get_json(
+    client: &reqwest::Client,
+    url: &str,
+    max_bytes: usize,
+) -> Result<(Value, HeaderMap), JwksError> {
+    let parsed = Url::parse(url).map_err(|_| JwksError::Insecure(url.to_owned()))?;
+    if !is_allowed(&parsed) {
+        return Err(JwksError::Insecure(url.to_owned()));
+    }
+    let failed = |error: reqwest::Error| {
+        if error.is_timeout() {
+            JwksError::Timeout(url.to_owned())
+        } else {
+            JwksError::Fetch {
+                url: url.to_owned(),
+                reason: error.to_string(),
+            }
+        }
+    };
+    let mut response = client
+        .get(parsed)
+        .header(ACCEPT, "application/json")
+        .send()
+        .await
+        .map_err(failed)?;
+    if !response.status().is_success() {
+        return Err(JwksError::Status {
+            url: url.to_owned(),
+            status: response.status().as_u16(),
+        });
+    }
+    let too_large = || JwksError::TooLarge {
+        url: url.to_owned(),
+        limit: max_bytes,
+    };
+    if response
+        .content_length()
+        .is_some_and(|length| length > max_bytes as u64)
+    {
+        return Err(too_large());
+    }
+    let headers = response.headers().clone();
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(failed)? {
+        if body.len() + chunk.len() > max_bytes {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    let document = serde_json::from_slice(&body).map_err(|error| JwksError::Malformed {
+        url: url.to_owned(),
+        reason: error.to_string(),
+    })?;
+    Ok((document, headers))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lifetime_follows_max_age_within_bounds() {
+        let with = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(CACHE_CONTROL, value.parse().unwrap());
+            lifetime(&headers)
+        };
+        assert_eq!(lifetime(&HeaderMap::new()), DEFAULT_LIFETIME);
+        assert_eq!(with("public, max-age=7200"), Duration::from_secs(7200));
+        assert_eq!(with("max-age=0"), MIN_LIFETIME);
+        assert_eq!(with("max-age=99999999"), MAX_LIFETIME);
+        assert_eq!(with("no-store"), DEFAULT_LIFETIME);
+    }
+
+    #[test]
+    fn only_https_or_loopback_http_is_fetched() {
+        let allowed = |url: &str| is_allowed(&Url::parse(url).unwrap());
+        assert!(allowed("https://id.example.com/jwks"));
+        assert!(allowed("http://127.0.0.1:8080/jwks"));
+        assert!(allowed("http://[::1]/jwks"));
+        assert!(allowed("http://localhost/jwks"));
+        assert!(!allowed("http://id.example.com/jwks"));
+        assert!(!allowed("file:///etc/jwks.json"));
+    }
+}
