@@ -65,6 +65,22 @@ async fn run(client: &Client) -> u32 {
     }
 }
 
+/// The Redis case, when `FUSION_BENCH_REDIS` names a Redis and the `redis` feature is on.
+fn redis_case(rt: &tokio::runtime::Runtime) -> Option<(&'static str, Client)> {
+    #[cfg(feature = "redis")]
+    if let Ok(url) = std::env::var("FUSION_BENCH_REDIS") {
+        let store = fusion::tasks::RedisTaskStore::new(&url)
+            .expect("a Redis URL")
+            .prefix(format!("fusion-bench:{}", fusion::internal::new_error_id()));
+        return Some((
+            "task, in Redis",
+            rt.block_on(client(Tasks::new(store), true)),
+        ));
+    }
+    let _ = rt;
+    None
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -80,16 +96,7 @@ fn main() {
             )),
         ),
     ];
-    #[cfg(feature = "redis")]
-    if let Ok(url) = std::env::var("FUSION_BENCH_REDIS") {
-        let store = fusion::tasks::RedisTaskStore::new(&url)
-            .expect("a Redis URL")
-            .prefix(format!("fusion-bench:{}", fusion::internal::new_error_id()));
-        cases.push((
-            "task, in Redis",
-            rt.block_on(client(Tasks::new(store), true)),
-        ));
-    }
+    cases.extend(redis_case(&rt));
     for (name, client) in &cases {
         let polls = rt.block_on(run(client));
         println!("{name}: {polls} tasks/get before the result (first run)");
