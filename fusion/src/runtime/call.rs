@@ -5,10 +5,17 @@
 //!
 //! ```text
 //! arguments ─▶ argument limits ─▶ Tool::prepare ─▶ guards ─▶ handler ─▶ ToolResponse
-//!              (size, nesting)    (route, validate) (rate, concurrency,
-//!                                                    layers, timeout)
-//! └──────────────────────── one panic boundary ───────────────────────┘
+//!              (size, nesting;    (route, validate) (rate, concurrency,
+//!               stringified JSON                     layers, timeout)
+//!               decoded, limits
+//!               again)            └───────────── one panic boundary ──────────────┘
 //! ```
+//!
+//! A registered tool's arguments sent as strings holding JSON where the action's schema wants
+//! JSON are decoded after the limits, which are checked again on what was decoded
+//! ([`Server::decode_stringified_arguments`](crate::server::Server::decode_stringified_arguments)).
+//! Decoding is tried only when a string starts like JSON of another type; a call that sends
+//! none pays one look at the first byte of each string.
 //!
 //! The registry then gives the response the action names of the client's exposition and,
 //! with a contract baseline, a validation error its contract deltas.
@@ -39,6 +46,8 @@ use crate::internal::{self, Redactor};
 use crate::model::context::RequestContext;
 use crate::model::exposition::Exposition;
 use crate::model::response::ToolResponse;
+use crate::runtime::decoded::Told;
+use crate::runtime::dispatch::ToolRuntime;
 use crate::runtime::tool::Tool;
 use crate::trace;
 
@@ -63,6 +72,16 @@ pub(crate) struct Target<'a> {
     /// For a call that may run as a task: told when the call is routed, validated and
     /// admitted by the guards, and waited on before the handler runs.
     pub(crate) admission: Option<Admission>,
+    /// For a registered tool whose server decodes stringified JSON arguments: the tool's
+    /// runtime (its actions' schemas) and what each session was told of decoding.
+    pub(crate) decoding: Option<Decoding<'a>>,
+}
+
+/// What decoding stringified JSON arguments needs: see [`Target::decoding`].
+#[derive(Clone, Copy)]
+pub(crate) struct Decoding<'a> {
+    pub(crate) runtime: &'a ToolRuntime,
+    pub(crate) told: &'a Told,
 }
 
 /// The point in a call where it may become a task (MCP Tasks extension): after routing,
@@ -107,6 +126,7 @@ impl<'a> Target<'a> {
             exposition: Exposition::Grouped,
             redact: None,
             admission: None,
+            decoding: None,
         }
     }
 }
@@ -147,6 +167,39 @@ async fn run_in_span(
     if let Some(error) = limits.check(&arguments) {
         return ToolResponse::error(error);
     }
+    let Some(decoding) = target.decoding else {
+        return run_checked(target, arguments, context, span).await;
+    };
+    let action = target.inject.map(|(_, action)| action);
+    let Some((action, decoded)) =
+        (decoding.runtime).decode_stringified(&mut arguments, action, limits.max_bytes)
+    else {
+        return run_checked(target, arguments, context, span).await;
+    };
+    let fields: Vec<String> = decoded.iter().map(|f| f.path.render()).collect();
+    tracing::debug!(
+        target: "fusion::arguments",
+        action,
+        fields = %fields.join(", "),
+        "arguments sent as strings holding JSON were read as that JSON"
+    );
+    let session = context.caller().map(str::to_owned);
+    // The limits apply to the arguments as decoded: a string can hold deeper JSON than it
+    // looks, and numbers can grow when read (`1e9` is `1000000000.0`).
+    let response = match limits.check(&arguments) {
+        Some(error) => ToolResponse::error(error),
+        None => run_checked(target, arguments, context, span).await,
+    };
+    (decoding.told).tell(response, session.as_deref(), action, &decoded)
+}
+
+/// The call from routing on, its arguments within the limits.
+async fn run_checked(
+    target: Target<'_>,
+    mut arguments: Map<String, Value>,
+    context: RequestContext,
+    span: Option<&tracing::Span>,
+) -> ToolResponse {
     if let Some((discriminator, action)) = target.inject {
         arguments.insert(discriminator.to_owned(), Value::String(action.to_owned()));
     }
