@@ -59,7 +59,7 @@ pub struct ToolResponse {
     content: Vec<ContentBlock>,
     flags_in_structured: bool,
     /// The paths of the arguments read from stringified JSON (boxed: most calls have none).
-    decoded: Option<Box<Vec<String>>>,
+    decoded: Option<Box<[String]>>,
 }
 
 /// What a response carries before its warnings: the payload, or an error envelope.
@@ -154,7 +154,7 @@ impl ToolResponse {
     /// Records that the arguments at `paths` were read from stringified JSON: they travel in
     /// `_meta["fusion/decoded"]`.
     pub(crate) fn with_decoded(mut self, paths: Vec<String>) -> ToolResponse {
-        self.decoded = (!paths.is_empty()).then(|| Box::new(paths));
+        self.decoded = (!paths.is_empty()).then(|| paths.into_boxed_slice());
         self
     }
 
@@ -162,7 +162,7 @@ impl ToolResponse {
     /// them (`items`, `order.lines[0]`), as `_meta["fusion/decoded"]` lists them; empty when
     /// the arguments were used as sent.
     pub fn decoded_arguments(&self) -> &[String] {
-        self.decoded.as_deref().map_or(&[], Vec::as_slice)
+        self.decoded.as_deref().unwrap_or_default()
     }
 
     /// Copies the flags into `structuredContent` on error results (opt-in server option).
@@ -314,7 +314,7 @@ impl From<ToolResponse> for CallToolResult {
             (_, Some(flags)) if !succeeded && response.flags_in_structured => Some(flags.clone()),
             _ => None,
         };
-        let decoded = response.decoded.map(|paths| Value::from(*paths));
+        let decoded = response.decoded.map(|paths| Value::from(paths.into_vec()));
         if flags.is_some() || decoded.is_some() {
             let mut meta = Map::with_capacity(2);
             if let Some(flags) = flags {

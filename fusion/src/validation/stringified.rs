@@ -159,15 +159,15 @@ impl Kind {
 
     /// Whether the JSON Schema type `name` admits values of this kind.
     fn is(self, name: &str) -> bool {
-        match (self, name) {
+        matches!(
+            (self, name),
             (Kind::String, "string")
-            | (Kind::Boolean, "boolean")
-            | (Kind::Array, "array")
-            | (Kind::Object, "object")
-            | (Kind::Integer | Kind::Number { .. }, "number")
-            | (Kind::Integer | Kind::Number { integral: true }, "integer") => true,
-            _ => false,
-        }
+                | (Kind::Boolean, "boolean")
+                | (Kind::Array, "array")
+                | (Kind::Object, "object")
+                | (Kind::Integer | Kind::Number { .. }, "number")
+                | (Kind::Integer | Kind::Number { integral: true }, "integer")
+        )
     }
 
     /// The type name reported for a decoded value.
