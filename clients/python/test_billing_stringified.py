@@ -12,12 +12,15 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from mcp.types import CallToolResult, TextContent
 
 from support import connect
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(os.environ.get("FUSION_BILLING_BIN") or HERE / "../../target/debug/fusion-billing").resolve()
+
+pytestmark = pytest.mark.anyio
 
 WARNING = (
     '<tool_error code="VALIDATION_ERROR" severity="warning">\n'
