@@ -4,11 +4,10 @@
 //! [`ToolExt::call`] runs it alone:
 //!
 //! ```text
-//! arguments ─▶ argument limits ─▶ Tool::prepare ─▶ guards ─▶ handler ─▶ ToolResponse
-//!              (size, nesting;    (route, validate) (rate, concurrency,
-//!               stringified JSON                     layers, timeout)
-//!               decoded, limits
-//!               again)            └───────────── one panic boundary ──────────────┘
+//! arguments ─▶ argument limits ─▶ stringified JSON ─▶ Tool::prepare ─▶ guards ─▶ handler ─▶ ToolResponse
+//!              (size, nesting)    decoded (limits     (route, validate) (rate, concurrency,
+//!                                 again)                                 layers, timeout)
+//!                                 └──────────────────── one panic boundary ───────────────────┘
 //! ```
 //!
 //! A registered tool's arguments sent as strings holding JSON where the action's schema wants
@@ -160,27 +159,47 @@ pub(crate) async fn run(
 async fn run_in_span(
     target: Target<'_>,
     limits: &ArgumentLimits,
-    mut arguments: Map<String, Value>,
+    arguments: Map<String, Value>,
     context: RequestContext,
     span: Option<&tracing::Span>,
 ) -> ToolResponse {
     if let Some(error) = limits.check(&arguments) {
         return ToolResponse::error(error);
     }
-    let Some(decoding) = target.decoding else {
-        return run_checked(target, arguments, context, span).await;
-    };
+    let redactor = target.redact.cloned();
+    let call = catch_panics(async move {
+        match target.decoding {
+            None => prepare_and_run(target, arguments, context, span).await,
+            Some(decoding) => {
+                decode_then_run(target, decoding, limits, arguments, context, span).await
+            }
+        }
+    });
+    // Boxed: the call's future is large, and handing it on by value copied it whole a few
+    // times a call (callgrind: half again the server's instructions per HTTP call).
+    internal::redacting(redactor, Box::pin(call)).await
+}
+
+/// The call with the stringified JSON of its arguments decoded first (inside the panic
+/// boundary), the limits checked again on what was decoded, and the response telling of it.
+async fn decode_then_run(
+    target: Target<'_>,
+    decoding: Decoding<'_>,
+    limits: &ArgumentLimits,
+    mut arguments: Map<String, Value>,
+    context: RequestContext,
+    span: Option<&tracing::Span>,
+) -> ToolResponse {
     let action = target.inject.map(|(_, action)| action);
     let Some((action, decoded)) =
         (decoding.runtime).decode_stringified(&mut arguments, action, limits.max_bytes)
     else {
-        return run_checked(target, arguments, context, span).await;
+        return prepare_and_run(target, arguments, context, span).await;
     };
-    let fields: Vec<String> = decoded.iter().map(|f| f.path.render()).collect();
     tracing::debug!(
         target: "fusion::arguments",
         action,
-        fields = %fields.join(", "),
+        fields = %decoded.iter().map(|f| f.path.render()).collect::<Vec<_>>().join(", "),
         "arguments sent as strings holding JSON were read as that JSON"
     );
     let session = context.caller().map(str::to_owned);
@@ -188,13 +207,14 @@ async fn run_in_span(
     // looks, and numbers can grow when read (`1e9` is `1000000000.0`).
     let response = match limits.check(&arguments) {
         Some(error) => ToolResponse::error(error),
-        None => run_checked(target, arguments, context, span).await,
+        None => prepare_and_run(target, arguments, context, span).await,
     };
     (decoding.told).tell(response, session.as_deref(), action, &decoded)
 }
 
-/// The call from routing on, its arguments within the limits.
-async fn run_checked(
+/// The call from routing on, its arguments within the limits: `Tool::prepare`, the guards,
+/// the handler.
+async fn prepare_and_run(
     target: Target<'_>,
     mut arguments: Map<String, Value>,
     context: RequestContext,
@@ -204,41 +224,35 @@ async fn run_checked(
         arguments.insert(discriminator.to_owned(), Value::String(action.to_owned()));
     }
     let exposition = target.exposition;
-    let redactor = target.redact.cloned();
     let admission = target.admission;
-    let call = catch_panics(async move {
-        let prepared = match Arc::clone(target.tool).prepare(arguments) {
-            Ok(prepared) => prepared,
-            Err(refusal) => return refusal,
-        };
-        if let Some(span) = span {
-            trace::record_action(span, prepared.action());
+    let prepared = match Arc::clone(target.tool).prepare(arguments) {
+        Ok(prepared) => prepared,
+        Err(refusal) => return refusal,
+    };
+    if let Some(span) = span {
+        trace::record_action(span, prepared.action());
+    }
+    match target.gates {
+        None => {
+            if let Some(admission) = admission {
+                admission.pass().await;
+            }
+            prepared.run(context, (), None).await
         }
-        match target.gates {
-            None => {
+        // Boxed: the guards' state (permits, timer, layers) is large, and an unguarded
+        // call's future should not carry it.
+        Some(gates) => {
+            let action = prepared.action_name();
+            let timeout = gates.timeout(&action);
+            let run = move |context, slots| async move {
                 if let Some(admission) = admission {
                     admission.pass().await;
                 }
-                prepared.run(context, (), None).await
-            }
-            // Boxed: the guards' state (permits, timer, layers) is large, and an unguarded
-            // call's future should not carry it.
-            Some(gates) => {
-                let action = prepared.action_name();
-                let timeout = gates.timeout(&action);
-                let run = move |context, slots| async move {
-                    if let Some(admission) = admission {
-                        admission.pass().await;
-                    }
-                    prepared.run(context, slots, timeout).await
-                };
-                Box::pin(gates.run(&action, exposition, context, run)).await
-            }
+                prepared.run(context, slots, timeout).await
+            };
+            Box::pin(gates.run(&action, exposition, context, run)).await
         }
-    });
-    // Boxed: the call's future is large, and handing it on by value copied it whole a few
-    // times a call (callgrind: half again the server's instructions per HTTP call).
-    internal::redacting(redactor, Box::pin(call)).await
+    }
 }
 
 /// Calling a tool directly, without a server: the call path with no guards and no argument

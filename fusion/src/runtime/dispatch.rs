@@ -147,10 +147,14 @@ impl ToolRuntime {
                 self.actions.iter().position(|a| a == name)?
             }
         };
-        if self.strict_json[index] {
+        // A hand-written tool may define no action at all: nothing to decode for.
+        if *self.strict_json.get(index)? {
             return None;
         }
-        let decoded = self.validators[index].decode_stringified(arguments, max_bytes);
+        let decoded = self
+            .validators
+            .get(index)?
+            .decode_stringified(arguments, max_bytes);
         (!decoded.is_empty()).then(|| (self.available[index].as_str(), decoded))
     }
 
@@ -261,6 +265,26 @@ mod tests {
             .clone();
         assert_eq!(router.route_action(&mut args).unwrap(), 1);
         assert_eq!(Value::Object(args), json!({"id": "inv_1"}));
+    }
+
+    #[test]
+    fn decoding_leaves_calls_to_no_action_alone() {
+        let runtime = ToolRuntime::new(&billing()).unwrap();
+        let mut args = json!({"action": "nope", "id": "[1]"})
+            .as_object()
+            .unwrap()
+            .clone();
+        assert!(runtime.decode_stringified(&mut args, None, None).is_none());
+        assert!(
+            runtime
+                .decode_stringified(&mut args, Some("nope"), None)
+                .is_none()
+        );
+        // A hand-written tool may define no action at all.
+        let mut empty = billing();
+        (empty.discriminator, empty.actions) = (None, Vec::new());
+        let runtime = ToolRuntime::new(&empty).unwrap();
+        assert!(runtime.decode_stringified(&mut args, None, None).is_none());
     }
 
     #[test]
