@@ -56,7 +56,8 @@ struct Derived {
 pub(crate) struct Registered {
     pub(crate) tool: Arc<dyn Tool>,
     pub(crate) definition: ToolDefinition,
-    /// Its compiled schemas and routing (the one its calls use when the tool is generated).
+    /// Its compiled schemas and routing, built from the definition it reported here: what
+    /// decoding stringified JSON arguments reads.
     runtime: Arc<ToolRuntime>,
     declared: ToolGuards,
     gates: Option<Arc<Gates>>,
