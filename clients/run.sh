@@ -61,7 +61,7 @@ if [[ $py_ok -eq 1 ]]; then
   run "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q -r "$here/python/requirements.txt" || py_ok=0
 fi
 if [[ $py_ok -eq 1 ]]; then
-  (cd "$here/python" && run "$venv/bin/python" -m pytest -p no:cacheprovider --junitxml="$tmp/python.xml" test_billing.py test_billing_http.py test_billing_elicitation.py test_billing_mrtr.py test_billing_tasks.py test_composed.py) || py_ok=0
+  (cd "$here/python" && run "$venv/bin/python" -m pytest -p no:cacheprovider --junitxml="$tmp/python.xml" test_billing.py test_billing_http.py test_billing_elicitation.py test_billing_mrtr.py test_billing_tasks.py test_billing_stringified.py test_composed.py) || py_ok=0
   if [[ -f "$tmp/python.xml" ]]; then
     read -r p f < <("$venv/bin/python" - "$tmp/python.xml" <<'EOF'
 import sys, xml.etree.ElementTree as ET

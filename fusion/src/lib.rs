@@ -368,7 +368,7 @@ pub use model::definition::{
     ActionDefinition, Annotations, ErrorContract, ToolDefinition, ToolErrors,
 };
 pub use model::output::{IntoToolResponse, Json, StructuredOutput, Warned};
-pub use model::response::{FLAGS_META_KEY, ToolResponse};
+pub use model::response::{DECODED_META_KEY, FLAGS_META_KEY, ToolResponse};
 pub use model::schema;
 pub use runtime::call::ToolExt;
 pub use runtime::tool::{PreparedCall, Tool};

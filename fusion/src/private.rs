@@ -94,6 +94,7 @@ mod tests {
                 output_schema: None,
                 scopes: Vec::new(),
                 task: false,
+                strict_json: false,
             }],
         };
         let first = runtime::<()>(&CELL, definition).unwrap() as *const ToolRuntime;
@@ -114,7 +115,7 @@ mod tests {
             discriminator: None,
             actions: Vec::new(),
         };
-        ToolRuntime::register(kind, ToolRuntime::new(&definition).unwrap());
+        ToolRuntime::register(kind, Arc::new(ToolRuntime::new(&definition).unwrap()));
         let registered = ToolRuntime::registered(kind).unwrap();
         let used = runtime::<Registered>(&CELL, || unreachable!("built at registration"));
         assert!(std::ptr::eq(used.unwrap(), &*registered));

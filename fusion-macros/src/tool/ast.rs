@@ -95,6 +95,8 @@ pub(crate) struct Action<'a> {
     pub(crate) blocking: Option<Span>,
     /// The `task` flag: the action may run as a task.
     pub(crate) task: bool,
+    /// The `strict_json` flag: the action's arguments are never decoded from stringified JSON.
+    pub(crate) strict_json: bool,
     /// `name = …`, `title = …` or `description = …` on a function tool's `#[action]` (errors
     /// `valid` reports: the tool attribute names a function tool).
     pub(crate) misplaced: Vec<Span>,
@@ -387,6 +389,7 @@ impl<'a> Action<'a> {
             output_schema: flag(&args.output_schema),
             blocking: flag(&args.blocking),
             task: args.task.is_present(),
+            strict_json: args.strict_json.is_present(),
             misplaced,
             cfg: Vec::new(),
             guards,

@@ -46,8 +46,8 @@ pub(crate) struct ToolArgs {
     pub(crate) guards: GuardArgs,
 }
 
-/// `#[action(name = "list", description = "…", output_schema, blocking, task, read_only,
-/// destructive = false, …)]`.
+/// `#[action(name = "list", description = "…", output_schema, blocking, task, strict_json,
+/// read_only, destructive = false, …)]`.
 ///
 /// Each option is one field, the guard options (`timeout`, `rate_limit`, `concurrency`,
 /// `scopes`) included.
@@ -81,6 +81,9 @@ pub(crate) struct ActionArgs {
     pub(crate) blocking: Flag,
     /// `task`: the action may run as a task (MCP Tasks extension) for clients that support it.
     pub(crate) task: Flag,
+    /// `strict_json`: arguments are taken strictly as sent, never decoded from a string
+    /// holding JSON.
+    pub(crate) strict_json: Flag,
 }
 
 impl ToolArgs {

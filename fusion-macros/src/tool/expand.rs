@@ -278,6 +278,7 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
     };
     let output_schema = output_schema(tool, action);
     let task = action.task;
+    let strict_json = action.strict_json;
     quote! {
         #private::ActionDefinition {
             name: ::std::string::String::from(#name),
@@ -295,6 +296,7 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
             output_schema: #output_schema,
             scopes: ::std::vec::Vec::new(),
             task: #task,
+            strict_json: #strict_json,
         }
     }
 }

@@ -95,7 +95,7 @@ pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
         for span in &action.misplaced {
             errors.at_span(
                 *span,
-                "a function tool takes its name, title and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema`, `blocking`, `task` and guards",
+                "a function tool takes its name, title and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema`, `blocking`, `task`, `strict_json` and guards",
             );
         }
         check_signature(action, function, errors);
@@ -369,7 +369,7 @@ mod tests {
             messages(quote!(discriminator = "op"), item),
             [
                 "a function tool has no discriminator; `discriminator` applies to tools declared on an `impl` block",
-                "a function tool takes its name, title and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema`, `blocking`, `task` and guards",
+                "a function tool takes its name, title and description from `#[fusion::tool(...)]`; `#[action(...)]` on it only sets annotations, `output_schema`, `blocking`, `task`, `strict_json` and guards",
                 "a function tool has no `self`",
             ]
         );

@@ -170,6 +170,12 @@ pub struct ActionDefinition {
     /// client polls. Declared with `#[action(task)]`; advertised in the tool's
     /// `_meta["fusion/tasks"]` and recorded in the lockfile.
     pub task: bool,
+    /// Whether the action takes its arguments strictly as sent: a string where its schema
+    /// wants an array, an object, a number, an integer or a boolean is refused as one, never
+    /// read as the JSON it holds (which a server does by default; see
+    /// [`Server::decode_stringified_arguments`](crate::server::Server::decode_stringified_arguments)).
+    /// Declared with `#[action(strict_json)]`.
+    pub strict_json: bool,
 }
 
 #[cfg(test)]
@@ -187,6 +193,7 @@ impl ActionDefinition {
             output_schema: None,
             scopes: Vec::new(),
             task: false,
+            strict_json: false,
         }
     }
 }

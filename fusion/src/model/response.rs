@@ -12,6 +12,11 @@ use crate::envelope::validation_error::ValidationError;
 /// The `_meta` key under which the typed flags travel.
 pub const FLAGS_META_KEY: &str = "fusion/error";
 
+/// The `_meta` key listing the arguments a server read from stringified JSON (`["items",
+/// "order.lines[0]"]`), on every result of such a call; see
+/// [`Server::decode_stringified_arguments`](crate::server::Server::decode_stringified_arguments).
+pub const DECODED_META_KEY: &str = "fusion/decoded";
+
 /// The outcome of one tool call, as a model and a client will receive it.
 ///
 /// Converting it into [`rmcp::model::CallToolResult`] gives:
@@ -53,6 +58,8 @@ pub struct ToolResponse {
     /// Blocks after the payload text on a success: images, audio, embedded resources.
     content: Vec<ContentBlock>,
     flags_in_structured: bool,
+    /// The paths of the arguments read from stringified JSON (boxed: most calls have none).
+    decoded: Option<Box<[String]>>,
 }
 
 /// What a response carries before its warnings: the payload, or an error envelope.
@@ -71,6 +78,7 @@ impl ToolResponse {
             structured: None,
             content: Vec::new(),
             flags_in_structured: false,
+            decoded: None,
         }
     }
 
@@ -141,6 +149,20 @@ impl ToolResponse {
     /// the payload text on a success.
     pub fn content(&self) -> &[ContentBlock] {
         &self.content
+    }
+
+    /// Records that the arguments at `paths` were read from stringified JSON: they travel in
+    /// `_meta["fusion/decoded"]`.
+    pub(crate) fn with_decoded(mut self, paths: Vec<String>) -> ToolResponse {
+        self.decoded = (!paths.is_empty()).then(|| paths.into_boxed_slice());
+        self
+    }
+
+    /// The paths of the arguments the server read from stringified JSON before validating
+    /// them (`items`, `order.lines[0]`), as `_meta["fusion/decoded"]` lists them; empty when
+    /// the arguments were used as sent.
+    pub fn decoded_arguments(&self) -> &[String] {
+        self.decoded.as_deref().unwrap_or_default()
     }
 
     /// Copies the flags into `structuredContent` on error results (opt-in server option).
@@ -292,9 +314,15 @@ impl From<ToolResponse> for CallToolResult {
             (_, Some(flags)) if !succeeded && response.flags_in_structured => Some(flags.clone()),
             _ => None,
         };
-        if let Some(flags) = flags {
-            let mut meta = Map::with_capacity(1);
-            meta.insert(FLAGS_META_KEY.to_owned(), flags);
+        let decoded = response.decoded.map(|paths| Value::from(paths.into_vec()));
+        if flags.is_some() || decoded.is_some() {
+            let mut meta = Map::with_capacity(2);
+            if let Some(flags) = flags {
+                meta.insert(FLAGS_META_KEY.to_owned(), flags);
+            }
+            if let Some(decoded) = decoded {
+                meta.insert(DECODED_META_KEY.to_owned(), decoded);
+            }
             result.meta = Some(MetaObject(meta));
         }
         result

@@ -4,11 +4,17 @@
 //! [`ToolExt::call`] runs it alone:
 //!
 //! ```text
-//! arguments ─▶ argument limits ─▶ Tool::prepare ─▶ guards ─▶ handler ─▶ ToolResponse
-//!              (size, nesting)    (route, validate) (rate, concurrency,
-//!                                                    layers, timeout)
-//! └──────────────────────── one panic boundary ───────────────────────┘
+//! arguments ─▶ argument limits ─▶ stringified JSON ─▶ Tool::prepare ─▶ guards ─▶ handler ─▶ ToolResponse
+//!              (size, nesting)    decoded (limits     (route, validate) (rate, concurrency,
+//!                                 again)                                 layers, timeout)
+//!                                 └──────────────────── one panic boundary ───────────────────┘
 //! ```
+//!
+//! A registered tool's arguments sent as strings holding JSON where the action's schema wants
+//! JSON are decoded after the limits, which are checked again on what was decoded
+//! ([`Server::decode_stringified_arguments`](crate::server::Server::decode_stringified_arguments)).
+//! Decoding is tried only when a string starts like JSON of another type; a call that sends
+//! none pays one look at the first byte of each string.
 //!
 //! The registry then gives the response the action names of the client's exposition and,
 //! with a contract baseline, a validation error its contract deltas.
@@ -39,6 +45,8 @@ use crate::internal::{self, Redactor};
 use crate::model::context::RequestContext;
 use crate::model::exposition::Exposition;
 use crate::model::response::ToolResponse;
+use crate::runtime::decoded::Told;
+use crate::runtime::dispatch::ToolRuntime;
 use crate::runtime::tool::Tool;
 use crate::trace;
 
@@ -63,6 +71,16 @@ pub(crate) struct Target<'a> {
     /// For a call that may run as a task: told when the call is routed, validated and
     /// admitted by the guards, and waited on before the handler runs.
     pub(crate) admission: Option<Admission>,
+    /// For a registered tool whose server decodes stringified JSON arguments: the tool's
+    /// runtime (its actions' schemas) and what each session was told of decoding.
+    pub(crate) decoding: Option<Decoding<'a>>,
+}
+
+/// What decoding stringified JSON arguments needs: see [`Target::decoding`].
+#[derive(Clone, Copy)]
+pub(crate) struct Decoding<'a> {
+    pub(crate) runtime: &'a ToolRuntime,
+    pub(crate) told: &'a Told,
 }
 
 /// The point in a call where it may become a task (MCP Tasks extension): after routing,
@@ -107,6 +125,7 @@ impl<'a> Target<'a> {
             exposition: Exposition::Grouped,
             redact: None,
             admission: None,
+            decoding: None,
         }
     }
 }
@@ -140,52 +159,100 @@ pub(crate) async fn run(
 async fn run_in_span(
     target: Target<'_>,
     limits: &ArgumentLimits,
-    mut arguments: Map<String, Value>,
+    arguments: Map<String, Value>,
     context: RequestContext,
     span: Option<&tracing::Span>,
 ) -> ToolResponse {
     if let Some(error) = limits.check(&arguments) {
         return ToolResponse::error(error);
     }
-    if let Some((discriminator, action)) = target.inject {
-        arguments.insert(discriminator.to_owned(), Value::String(action.to_owned()));
-    }
-    let exposition = target.exposition;
     let redactor = target.redact.cloned();
-    let admission = target.admission;
     let call = catch_panics(async move {
-        let prepared = match Arc::clone(target.tool).prepare(arguments) {
-            Ok(prepared) => prepared,
-            Err(refusal) => return refusal,
-        };
-        if let Some(span) = span {
-            trace::record_action(span, prepared.action());
-        }
-        match target.gates {
-            None => {
-                if let Some(admission) = admission {
-                    admission.pass().await;
-                }
-                prepared.run(context, (), None).await
-            }
-            // Boxed: the guards' state (permits, timer, layers) is large, and an unguarded
-            // call's future should not carry it.
-            Some(gates) => {
-                let action = prepared.action_name();
-                let timeout = gates.timeout(&action);
-                let run = move |context, slots| async move {
-                    if let Some(admission) = admission {
-                        admission.pass().await;
-                    }
-                    prepared.run(context, slots, timeout).await
-                };
-                Box::pin(gates.run(&action, exposition, context, run)).await
+        match target.decoding {
+            None => prepare_and_run(target, arguments, context, span).await,
+            Some(decoding) => {
+                decode_then_run(target, decoding, limits, arguments, context, span).await
             }
         }
     });
     // Boxed: the call's future is large, and handing it on by value copied it whole a few
     // times a call (callgrind: half again the server's instructions per HTTP call).
     internal::redacting(redactor, Box::pin(call)).await
+}
+
+/// The call with the stringified JSON of its arguments decoded first (inside the panic
+/// boundary), the limits checked again on what was decoded, and the response telling of it.
+async fn decode_then_run(
+    target: Target<'_>,
+    decoding: Decoding<'_>,
+    limits: &ArgumentLimits,
+    mut arguments: Map<String, Value>,
+    context: RequestContext,
+    span: Option<&tracing::Span>,
+) -> ToolResponse {
+    let action = target.inject.map(|(_, action)| action);
+    let Some((action, decoded)) =
+        (decoding.runtime).decode_stringified(&mut arguments, action, limits.max_bytes)
+    else {
+        return prepare_and_run(target, arguments, context, span).await;
+    };
+    tracing::debug!(
+        target: "fusion::arguments",
+        action,
+        fields = %decoded.iter().map(|f| f.path.render()).collect::<Vec<_>>().join(", "),
+        "arguments sent as strings holding JSON were read as that JSON"
+    );
+    let session = context.caller().map(str::to_owned);
+    // The limits apply to the arguments as decoded: a string can hold deeper JSON than it
+    // looks, and numbers can grow when read (`1e9` is `1000000000.0`).
+    let response = match limits.check(&arguments) {
+        Some(error) => ToolResponse::error(error),
+        None => prepare_and_run(target, arguments, context, span).await,
+    };
+    (decoding.told).tell(response, session.as_deref(), action, &decoded)
+}
+
+/// The call from routing on, its arguments within the limits: `Tool::prepare`, the guards,
+/// the handler.
+async fn prepare_and_run(
+    target: Target<'_>,
+    mut arguments: Map<String, Value>,
+    context: RequestContext,
+    span: Option<&tracing::Span>,
+) -> ToolResponse {
+    if let Some((discriminator, action)) = target.inject {
+        arguments.insert(discriminator.to_owned(), Value::String(action.to_owned()));
+    }
+    let exposition = target.exposition;
+    let admission = target.admission;
+    let prepared = match Arc::clone(target.tool).prepare(arguments) {
+        Ok(prepared) => prepared,
+        Err(refusal) => return refusal,
+    };
+    if let Some(span) = span {
+        trace::record_action(span, prepared.action());
+    }
+    match target.gates {
+        None => {
+            if let Some(admission) = admission {
+                admission.pass().await;
+            }
+            prepared.run(context, (), None).await
+        }
+        // Boxed: the guards' state (permits, timer, layers) is large, and an unguarded
+        // call's future should not carry it.
+        Some(gates) => {
+            let action = prepared.action_name();
+            let timeout = gates.timeout(&action);
+            let run = move |context, slots| async move {
+                if let Some(admission) = admission {
+                    admission.pass().await;
+                }
+                prepared.run(context, slots, timeout).await
+            };
+            Box::pin(gates.run(&action, exposition, context, run)).await
+        }
+    }
 }
 
 /// Calling a tool directly, without a server: the call path with no guards and no argument

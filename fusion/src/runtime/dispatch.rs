@@ -16,7 +16,7 @@ use crate::envelope::suggest::did_you_mean;
 use crate::model::definition::ToolDefinition;
 use crate::model::response::ToolResponse;
 use crate::schema::{check_definition, type_name};
-use crate::validation::{ArgumentValidator, SchemaError};
+use crate::validation::{ArgumentValidator, DecodedField, SchemaError};
 
 /// Everything a tool needs per call, built once from its definition: what routes an
 /// arguments object to an action, and one compiled argument validator per action. A
@@ -30,6 +30,9 @@ pub struct ToolRuntime {
     /// The actions as routing errors list them: `tool.action`.
     available: Vec<String>,
     validators: Vec<ArgumentValidator>,
+    /// Per action: whether its arguments are taken strictly as sent (`#[action(strict_json)]`):
+    /// never decoded from stringified JSON.
+    strict_json: Vec<bool>,
 }
 
 /// The runtimes built when tools were registered, by the tool's type.
@@ -65,14 +68,15 @@ impl ToolRuntime {
                 .map(|a| definition.qualified_name(&a.name))
                 .collect(),
             validators,
+            strict_json: definition.actions.iter().map(|a| a.strict_json).collect(),
         })
     }
 
     /// Keeps the runtime built for a tool of type `kind` at its registration, for
     /// [`ToolRuntime::registered`] (the first one, when several servers register the type).
-    pub(crate) fn register(kind: TypeId, runtime: ToolRuntime) {
+    pub(crate) fn register(kind: TypeId, runtime: Arc<ToolRuntime>) {
         let mut registered = REGISTERED.lock().unwrap_or_else(PoisonError::into_inner);
-        registered.entry(kind).or_insert_with(|| Arc::new(runtime));
+        registered.entry(kind).or_insert(runtime);
     }
 
     /// The runtime built when a tool of type `kind` was registered, if one was.
@@ -121,6 +125,37 @@ impl ToolRuntime {
         } else {
             Err(ToolResponse::validation(problems))
         }
+    }
+
+    /// Reads the arguments of a call that sent stringified JSON where its action's schema
+    /// wants JSON (an array, an object, a number, an integer or a boolean, at any depth) as
+    /// the values those strings hold, before routing; strings longer than `max_bytes` are
+    /// left alone. `action` is the action the call names outside its arguments (a flat tool
+    /// name), else the discriminator names it. The action's qualified name and the fields
+    /// decoded; `None` when nothing was decoded, the call names no action, or the action is
+    /// `strict_json`.
+    pub(crate) fn decode_stringified(
+        &self,
+        arguments: &mut Map<String, Value>,
+        action: Option<&str>,
+        max_bytes: Option<usize>,
+    ) -> Option<(&str, Vec<DecodedField>)> {
+        let index = match &self.discriminator {
+            None => 0,
+            Some(field) => {
+                let name = action.or_else(|| arguments.get(field)?.as_str())?;
+                self.actions.iter().position(|a| a == name)?
+            }
+        };
+        // A hand-written tool may define no action at all: nothing to decode for.
+        if *self.strict_json.get(index)? {
+            return None;
+        }
+        let decoded = self
+            .validators
+            .get(index)?
+            .decode_stringified(arguments, max_bytes);
+        (!decoded.is_empty()).then(|| (self.available[index].as_str(), decoded))
     }
 
     /// Picks the action named by the discriminator and removes the discriminator from
@@ -230,6 +265,26 @@ mod tests {
             .clone();
         assert_eq!(router.route_action(&mut args).unwrap(), 1);
         assert_eq!(Value::Object(args), json!({"id": "inv_1"}));
+    }
+
+    #[test]
+    fn decoding_leaves_calls_to_no_action_alone() {
+        let runtime = ToolRuntime::new(&billing()).unwrap();
+        let mut args = json!({"action": "nope", "id": "[1]"})
+            .as_object()
+            .unwrap()
+            .clone();
+        assert!(runtime.decode_stringified(&mut args, None, None).is_none());
+        assert!(
+            runtime
+                .decode_stringified(&mut args, Some("nope"), None)
+                .is_none()
+        );
+        // A hand-written tool may define no action at all.
+        let mut empty = billing();
+        (empty.discriminator, empty.actions) = (None, Vec::new());
+        let runtime = ToolRuntime::new(&empty).unwrap();
+        assert!(runtime.decode_stringified(&mut args, None, None).is_none());
     }
 
     #[test]

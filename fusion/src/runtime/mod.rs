@@ -5,6 +5,7 @@
 //! awareness, the response named as the exposition names actions).
 
 pub(crate) mod call;
+pub(crate) mod decoded;
 pub(crate) mod dispatch;
 pub(crate) mod names;
 pub(crate) mod registry;

@@ -15,7 +15,8 @@ use crate::model::context::RequestContext;
 use crate::model::definition::ToolDefinition;
 use crate::model::exposition::Exposition;
 use crate::model::response::ToolResponse;
-use crate::runtime::call::{self, Admission, Target};
+use crate::runtime::call::{self, Admission, Decoding, Target};
+use crate::runtime::decoded::Told;
 use crate::runtime::dispatch::ToolRuntime;
 use crate::runtime::names::ExposedNames;
 use crate::runtime::tool::Tool;
@@ -32,6 +33,11 @@ pub(crate) struct Registry {
     /// A server's [`Server::flags_in_structured_content`](crate::server::Server::flags_in_structured_content)
     /// option; `None` (a tester) leaves each response's own.
     pub(crate) flags_in_structured_content: Option<bool>,
+    /// See [`Server::decode_stringified_arguments`](crate::server::Server::decode_stringified_arguments):
+    /// `true` when it is off.
+    pub(crate) strict_json: bool,
+    /// The fields each session was told it sent as stringified JSON.
+    told: Arc<Told>,
     /// What the tools are called in each exposition, and the contract deltas named so: worked
     /// out at the first call that needs them, forgotten when the tools or the baseline change.
     grouped: Derived,
@@ -50,6 +56,9 @@ struct Derived {
 pub(crate) struct Registered {
     pub(crate) tool: Arc<dyn Tool>,
     pub(crate) definition: ToolDefinition,
+    /// Its compiled schemas and routing, built from the definition it reported here: what
+    /// decoding stringified JSON arguments reads.
+    runtime: Arc<ToolRuntime>,
     declared: ToolGuards,
     gates: Option<Arc<Gates>>,
 }
@@ -82,7 +91,8 @@ impl Registry {
         let definition = tool.definition();
         let runtime = ToolRuntime::new(&definition)
             .map_err(|error| Refusal::Definition(definition.name.clone(), error))?;
-        ToolRuntime::register(kind, runtime);
+        let runtime = Arc::new(runtime);
+        ToolRuntime::register(kind, Arc::clone(&runtime));
         let declared = tool.guards();
         let gates = self
             .guards
@@ -91,6 +101,7 @@ impl Registry {
         self.tools.push(Registered {
             tool,
             definition,
+            runtime,
             declared,
             gates: gates.map(Arc::new),
         });
@@ -169,6 +180,10 @@ impl Registry {
             exposition: route.exposition,
             redact: self.redact.as_ref(),
             admission,
+            decoding: (!self.strict_json).then(|| Decoding {
+                runtime: &registered.runtime,
+                told: &self.told,
+            }),
         };
         let limits = self.guards.argument_limits();
         let response = call::run(target, &limits, arguments, context).await;

@@ -100,6 +100,7 @@
 //! above that depth acts as it. Notifications and responses are never answered (JSON-RPC 2.0).
 //! Over HTTP the same messages get the same answers (module `http`, feature `http`).
 
+mod arguments;
 mod baseline;
 mod catalog;
 mod compose;
@@ -379,21 +380,6 @@ impl Server {
     /// `structuredContent` against a tool's `outputSchema` even on errors.
     pub fn flags_in_structured_content(self, enabled: bool) -> Server {
         self.set(|inner| inner.registry.flags_in_structured_content = Some(enabled))
-    }
-
-    /// Rejects calls whose arguments serialize to more than `bytes` bytes of JSON with a
-    /// `VALIDATION_ERROR` envelope, before the tool sees them; `None` removes the limit.
-    /// Default: [`DEFAULT_MAX_ARGUMENT_BYTES`] (4 MiB).
-    pub fn max_argument_bytes(self, bytes: Option<usize>) -> Server {
-        self.set(|inner| inner.registry.set_limits(|g| g.max_argument_bytes(bytes)))
-    }
-
-    /// Rejects calls whose arguments nest objects and arrays deeper than `levels` (the
-    /// arguments object is level 1) with a `VALIDATION_ERROR` envelope, before the tool sees
-    /// them; `None` (the default) leaves depth to the tool: the validator of every
-    /// `#[fusion::tool]` action refuses more than 64 levels in its own `<validation_error>`.
-    pub fn max_argument_depth(self, levels: Option<usize>) -> Server {
-        self.set(|inner| inner.registry.set_limits(|g| g.max_argument_depth(levels)))
     }
 
     /// Adds runtime guards for `target`: a tool (`billing`, each of its actions) or one action

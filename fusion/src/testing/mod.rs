@@ -115,6 +115,16 @@ impl Tester {
         self
     }
 
+    /// Turns reading stringified JSON arguments as JSON on (the default) or off, as
+    /// [`Server::decode_stringified_arguments`](crate::server::Server::decode_stringified_arguments)
+    /// does. A tester's calls have the session of their context's
+    /// [`caller`](crate::RequestContext::with_caller), else none: each call that sends
+    /// stringified JSON gets the warning.
+    pub fn decode_stringified_arguments(mut self, enabled: bool) -> Tester {
+        self.registry.strict_json = !enabled;
+        self
+    }
+
     /// Adds runtime guards for `target` (`billing` or `billing.charge`), as
     /// [`Server::guard`](crate::server::Server::guard) does.
     ///

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::closing::deny_unknown_fields;
 use super::depth::{nesting_depth, within_depth};
@@ -12,6 +12,7 @@ use super::path::{FieldPath, ROOT, SecretPath};
 use super::report::{Report, line};
 use super::schema::count;
 use super::shape::Shape;
+use super::stringified::{self, DecodedField};
 use super::{ValidationError, cap, deser, rules, schema};
 use crate::model::definition::SchemaError;
 use crate::schema::type_name;
@@ -200,6 +201,17 @@ impl ArgumentValidator {
     /// The schema as compiled, including the implied `additionalProperties: false`.
     pub fn schema(&self) -> &Value {
         self.shape.root()
+    }
+
+    /// Reads each string of `args` that holds JSON where this schema wants an array, an
+    /// object, a number, an integer or a boolean (and allows no string) as the value it
+    /// holds; strings longer than `max_bytes` are left alone. The fields decoded, in order.
+    pub(crate) fn decode_stringified(
+        &self,
+        args: &mut Map<String, Value>,
+        max_bytes: Option<usize>,
+    ) -> Vec<DecodedField> {
+        stringified::decode(&self.shape, args, max_bytes)
     }
 
     /// Whether `args` satisfy the schema (and are nested no deeper than

@@ -22,6 +22,7 @@ mod rules;
 mod schema;
 mod sent;
 mod shape;
+mod stringified;
 
 use serde_json::Value;
 
@@ -30,6 +31,7 @@ pub use crate::envelope::validation_error::{FieldProblem, RECOVERY, ValidationEr
 pub use crate::model::definition::SchemaError;
 pub use argument::{ArgumentValidator, DEFAULT_MAX_DEPTH};
 pub(crate) use depth::nesting_depth;
+pub(crate) use stringified::DecodedField;
 
 /// A value as the `You sent:` part of a line (`'text'` cut at 50 characters, `12`, `null`,
 /// `array(3)`, compact JSON), for other envelopes that echo what the model sent.

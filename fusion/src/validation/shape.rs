@@ -34,7 +34,7 @@ impl Shape {
     }
 
     /// The target of `node`'s local `$ref` (`#`, `#/$defs/Address`), if it has one.
-    fn target(&self, node: &Value) -> Option<&Value> {
+    pub(crate) fn target(&self, node: &Value) -> Option<&Value> {
         self.root
             .pointer(&local_pointer(node.get("$ref")?.as_str()?)?)
     }
@@ -66,6 +66,45 @@ impl Shape {
                 self.walk(node)
                     .find_map(|n| n.get("additionalProperties").filter(|v| v.is_object()))
             })
+    }
+
+    /// Every schema that describes property `name` of an object described by `node`, where
+    /// [`Shape::property`] gives the first: each declaration of `name` (an `anyOf` may declare
+    /// it in several branches), else the one `patternProperties` schema, else each schema or
+    /// boolean `additionalProperties` (`false` for a field the object does not know).
+    pub(crate) fn properties<'a>(&'a self, node: &'a Value, name: &str) -> Vec<&'a Value> {
+        let declared: Vec<&Value> = (self.walk(node))
+            .filter_map(|n| n.get("properties")?.get(name))
+            .collect();
+        if !declared.is_empty() {
+            return declared;
+        }
+        let patterns = self.walk(node).find_map(|n| {
+            let mut schemas = n.get("patternProperties")?.as_object()?.values();
+            let first = schemas.next()?;
+            schemas.all(|other| other == first).then_some(first)
+        });
+        if let Some(pattern) = patterns {
+            return vec![pattern];
+        }
+        (self.walk(node))
+            .filter_map(|n| n.get("additionalProperties"))
+            .collect()
+    }
+
+    /// Every schema that describes element `index` of an array described by `node`, where
+    /// [`Shape::item`] gives the first.
+    pub(crate) fn items<'a>(&'a self, node: &'a Value, index: usize) -> Vec<&'a Value> {
+        (self.walk(node))
+            .filter_map(|n| {
+                n.get("prefixItems")
+                    .and_then(|p| p.get(index))
+                    .or_else(|| match n.get("items") {
+                        Some(Value::Array(tuple)) => tuple.get(index),
+                        other => other,
+                    })
+            })
+            .collect()
     }
 
     /// The schema of element `index` of an array described by `node`.

@@ -282,6 +282,7 @@ fn action(name: &str) -> ActionDefinition {
         output_schema: None,
         scopes: Vec::new(),
         task: false,
+        strict_json: false,
     }
 }
 

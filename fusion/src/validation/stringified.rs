@@ -1,0 +1,360 @@
+//! Schema-guided decoding of stringified JSON: an argument sent as a string that holds JSON
+//! (`"items": "[{\"sku\": \"a\"}]"`) where the action's schema wants an array, an object, a
+//! number, an integer or a boolean, read as the value the string holds.
+//!
+//! A string is decoded when, at its place in the schema (local `$ref`s, `properties`,
+//! `patternProperties`, `additionalProperties`, `prefixItems`, `items`, and the
+//! `allOf`/`anyOf`/`oneOf` branches), no schema allows a string and one allows the type of the
+//! JSON it holds: an integer where a number is wanted, an integral number (`2.0`) where an
+//! integer is. A string where a string is allowed (a `String` field, an `anyOf` with a string
+//! branch, a field of any type) is never parsed, whatever it looks like; neither is one over
+//! the byte limit, nor one that is not JSON, nor one holding JSON of a type the place refuses
+//! (`"[1]"` for a number): those reach validation as sent. The decoded value is walked the
+//! same way (a stringified array of stringified objects), a few levels down.
+//!
+//! Finding the candidates costs one pass over the arguments that looks at the first byte of
+//! each string; the schema is read only along the paths of strings that start like JSON of
+//! another type (`[`, `{`, `-`, a digit, `t`, `f`).
+
+use serde_json::{Map, Value};
+
+use super::path::FieldPath;
+use super::shape::Shape;
+
+/// How many strings inside decoded strings are decoded in turn.
+const MAX_NESTING: usize = 4;
+
+/// How deep `$ref` chains and combinator branches are followed when asking what a place
+/// allows (as the wording of lines does); past it, a place allows anything.
+const MAX_SCHEMA_DEPTH: usize = 16;
+
+/// One argument read from the JSON its string held: where (`items`, `order.lines[0]`), and
+/// the JSON type it was read as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct DecodedField {
+    pub(crate) path: FieldPath,
+    /// `array`, `object`, `integer`, `number` or `boolean`.
+    pub(crate) json_type: &'static str,
+}
+
+/// Replaces every string of `args` that holds JSON of a type its place in `shape` wants (and
+/// allows no string) by that value; the fields decoded, in the arguments' order. Strings
+/// longer than `max_bytes` are left alone.
+pub(crate) fn decode(
+    shape: &Shape,
+    args: &mut Map<String, Value>,
+    max_bytes: Option<usize>,
+) -> Vec<DecodedField> {
+    let mut decoded = Vec::new();
+    if !has_candidates(args) {
+        return decoded;
+    }
+    let mut value = Value::Object(std::mem::take(args));
+    let root = [shape.root()];
+    let mut walk = Decoder {
+        shape,
+        max_bytes,
+        decoded: &mut decoded,
+    };
+    walk.decode_in(&root, &mut value, &FieldPath::root(), 0);
+    if let Value::Object(map) = value {
+        *args = map;
+    }
+    decoded
+}
+
+/// Whether a string of `args` could hold JSON of a type other than a string. Allocates
+/// nothing for flat arguments.
+fn has_candidates(args: &Map<String, Value>) -> bool {
+    let mut nested: Vec<&Value> = Vec::new();
+    for value in args.values() {
+        match value {
+            Value::String(text) if looks_like_json(text) => return true,
+            Value::Array(_) | Value::Object(_) => nested.push(value),
+            _ => {}
+        }
+    }
+    while let Some(value) = nested.pop() {
+        match value {
+            Value::String(text) if looks_like_json(text) => return true,
+            Value::Array(items) => nested.extend(items),
+            Value::Object(map) => nested.extend(map.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether `text` starts (after JSON whitespace) as an array, an object, a number or a
+/// boolean does.
+fn looks_like_json(text: &str) -> bool {
+    let first = text
+        .bytes()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    matches!(first, Some(b'[' | b'{' | b'-' | b'0'..=b'9' | b't' | b'f'))
+}
+
+/// One step from a value to a child, borrowing the key.
+#[derive(Clone, Copy)]
+enum Step<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+/// The paths (relative to `value`) of its strings that [`looks_like_json`], in order. Without
+/// recursion: arguments built in memory may be nested deeper than the stack allows.
+fn candidates(value: &Value) -> Vec<Vec<Step<'_>>> {
+    let mut found = Vec::new();
+    let mut path: Vec<Step<'_>> = Vec::new();
+    let mut stack: Vec<(&Value, usize, Option<Step<'_>>)> = vec![(value, 0, None)];
+    while let Some((value, depth, step)) = stack.pop() {
+        path.truncate(depth.saturating_sub(1));
+        path.extend(step);
+        match value {
+            Value::String(text) if looks_like_json(text) => found.push(path.clone()),
+            Value::Array(items) => {
+                let children = items.iter().enumerate().rev();
+                stack.extend(children.map(|(i, item)| (item, depth + 1, Some(Step::Index(i)))));
+            }
+            Value::Object(map) => {
+                let children = map.iter().rev();
+                stack.extend(children.map(|(k, item)| (item, depth + 1, Some(Step::Key(k)))));
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The JSON type of a decoded value, as a place's schema is asked about it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    String,
+    Boolean,
+    Array,
+    Object,
+    Integer,
+    /// A number with a fraction or an exponent; `integral` when its value is whole (`2.0`),
+    /// which JSON Schema counts as an integer.
+    Number {
+        integral: bool,
+    },
+}
+
+impl Kind {
+    /// The kind of `value`; `None` for `null` (never decoded) .
+    fn of(value: &Value) -> Option<Kind> {
+        Some(match value {
+            Value::Null => return None,
+            Value::String(_) => Kind::String,
+            Value::Bool(_) => Kind::Boolean,
+            Value::Array(_) => Kind::Array,
+            Value::Object(_) => Kind::Object,
+            Value::Number(n) if n.is_i64() || n.is_u64() => Kind::Integer,
+            Value::Number(n) => Kind::Number {
+                integral: n.as_f64().is_some_and(|f| f.fract() == 0.0),
+            },
+        })
+    }
+
+    /// Whether the JSON Schema type `name` admits values of this kind.
+    fn is(self, name: &str) -> bool {
+        matches!(
+            (self, name),
+            (Kind::String, "string")
+                | (Kind::Boolean, "boolean")
+                | (Kind::Array, "array")
+                | (Kind::Object, "object")
+                | (Kind::Integer | Kind::Number { .. }, "number")
+                | (Kind::Integer | Kind::Number { integral: true }, "integer")
+        )
+    }
+
+    /// The type name reported for a decoded value.
+    fn name(self) -> &'static str {
+        match self {
+            Kind::String => "string",
+            Kind::Boolean => "boolean",
+            Kind::Array => "array",
+            Kind::Object => "object",
+            Kind::Integer => "integer",
+            Kind::Number { .. } => "number",
+        }
+    }
+
+    /// Whether `literal` (an `enum` option, a `const`) is of this kind.
+    fn matches(self, literal: &Value) -> bool {
+        match literal {
+            Value::Number(_) => matches!(self, Kind::Integer | Kind::Number { .. }),
+            other => Kind::of(other) == Some(self),
+        }
+    }
+}
+
+/// Whether `node` lets some value of `kind` through, as far as types go: its `type`, `enum`
+/// and `const`, what its `$ref` designates, every `allOf` branch and one branch of each
+/// `anyOf`/`oneOf`. `true` and `{}` allow everything, `false` nothing.
+fn allows(shape: &Shape, node: &Value, kind: Kind, depth: usize) -> bool {
+    let Value::Object(schema) = node else {
+        return node.as_bool().unwrap_or(true);
+    };
+    if depth > MAX_SCHEMA_DEPTH {
+        return true;
+    }
+    let typed = match schema.get("type") {
+        Some(Value::String(name)) => kind.is(name),
+        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).any(|n| kind.is(n)),
+        _ => true,
+    };
+    let listed = match schema.get("enum") {
+        Some(Value::Array(options)) => options.iter().any(|o| kind.matches(o)),
+        _ => true,
+    };
+    let constant = schema.get("const").is_none_or(|c| kind.matches(c));
+    if !(typed && listed && constant) {
+        return false;
+    }
+    let deeper = |branch: &Value| allows(shape, branch, kind, depth + 1);
+    if shape.target(node).is_some_and(|target| !deeper(target)) {
+        return false;
+    }
+    if let Some(Value::Array(all)) = schema.get("allOf")
+        && !all.iter().all(deeper)
+    {
+        return false;
+    }
+    ["anyOf", "oneOf"]
+        .iter()
+        .all(|keyword| match schema.get(*keyword) {
+            Some(Value::Array(branches)) => branches.iter().any(deeper),
+            _ => true,
+        })
+}
+
+/// The walk of one decoding: the schema, the limit on strings, the fields decoded so far.
+struct Decoder<'s, 'o> {
+    shape: &'s Shape,
+    max_bytes: Option<usize>,
+    decoded: &'o mut Vec<DecodedField>,
+}
+
+impl<'s> Decoder<'s, '_> {
+    /// Decodes the strings of `value` (at `at`, described by the schemas `places`), and,
+    /// `nesting` levels of strings deep at most, the strings of the values they held.
+    fn decode_in(
+        &mut self,
+        places: &[&'s Value],
+        value: &mut Value,
+        at: &FieldPath,
+        nesting: usize,
+    ) {
+        let found: Vec<(Vec<Step<'_>>, FieldPath)> = candidates(value)
+            .into_iter()
+            .map(|steps| {
+                let mut path = at.clone();
+                for step in &steps {
+                    match step {
+                        Step::Key(k) => path.push_key(*k),
+                        Step::Index(i) => path.push_index(*i),
+                    }
+                }
+                (steps, path)
+            })
+            .collect();
+        // The candidates' places are read while `value` is borrowed; the strings are replaced
+        // after, by path (no candidate is inside another: each is a string).
+        let planned: Vec<(FieldPath, Vec<&'s Value>)> = found
+            .into_iter()
+            .filter_map(|(steps, path)| {
+                let places = self.places(places, &steps);
+                (!places.is_empty()).then_some((path, places))
+            })
+            .collect();
+        for (path, places) in planned {
+            let relative = &path.segments()[at.segments().len()..];
+            let Some(slot) = lookup_mut(value, relative) else {
+                continue;
+            };
+            let Some((parsed, kind)) = self.parse(slot, &places) else {
+                continue;
+            };
+            *slot = parsed;
+            self.decoded.push(DecodedField {
+                path: path.clone(),
+                json_type: kind.name(),
+            });
+            if nesting < MAX_NESTING && matches!(kind, Kind::Array | Kind::Object) {
+                self.decode_in(&places, slot, &path, nesting + 1);
+            }
+        }
+    }
+
+    /// The schemas describing the value at `steps` below a value described by `places`.
+    fn places(&self, places: &[&'s Value], steps: &[Step<'_>]) -> Vec<&'s Value> {
+        let mut current = places.to_vec();
+        for step in steps {
+            current = (current.iter())
+                .flat_map(|node| match step {
+                    Step::Key(k) => self.shape.properties(node, k),
+                    Step::Index(i) => self.shape.items(node, *i),
+                })
+                .collect();
+            if current.is_empty() {
+                break;
+            }
+        }
+        current
+    }
+
+    /// The value `slot`'s string holds and its kind, when the string is to be decoded: no
+    /// schema of `places` allows a string, one allows the value's type, and the string is
+    /// within the byte limit.
+    fn parse(&self, slot: &Value, places: &[&'s Value]) -> Option<(Value, Kind)> {
+        let Value::String(text) = slot else {
+            return None;
+        };
+        if self.max_bytes.is_some_and(|limit| text.len() > limit) {
+            return None;
+        }
+        let allowed = |kind| places.iter().any(|p| allows(self.shape, p, kind, 0));
+        if allowed(Kind::String) {
+            return None;
+        }
+        // What the first byte promises, checked before parsing: a long string that could
+        // only be JSON of a type the place refuses is not parsed at all.
+        let promised = match text
+            .trim_start_matches([' ', '\t', '\n', '\r'])
+            .bytes()
+            .next()
+        {
+            Some(b'[') => Kind::Array,
+            Some(b'{') => Kind::Object,
+            Some(b't' | b'f') => Kind::Boolean,
+            _ => Kind::Number { integral: true },
+        };
+        if !allowed(promised) {
+            return None;
+        }
+        let parsed: Value = serde_json::from_str(text).ok()?;
+        let kind = Kind::of(&parsed).filter(|k| *k != Kind::String)?;
+        allowed(kind).then_some((parsed, kind))
+    }
+}
+
+/// The value at `segments` below `value`, mutably.
+fn lookup_mut<'v>(
+    value: &'v mut Value,
+    segments: &[super::path::Segment],
+) -> Option<&'v mut Value> {
+    use super::path::Segment;
+    segments
+        .iter()
+        .try_fold(value, |value, segment| match segment {
+            Segment::Key(k) => value.as_object_mut()?.get_mut(k),
+            Segment::Index(i) => value.as_array_mut()?.get_mut(*i),
+        })
+}
+
+#[cfg(test)]
+#[path = "stringified_tests.rs"]
+mod tests;

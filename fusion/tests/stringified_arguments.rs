@@ -1,0 +1,366 @@
+//! Arguments sent as strings holding JSON (`{"items": "[{\"sku\": \"a\", \"qty\": 1}]"}`), as
+//! some clients send arrays and objects: read as the JSON they hold where the schema wants
+//! JSON, never where it allows a string; through a real rmcp client over an in-process
+//! transport, and through `Tester`. The proptest: sending a value as a string holding its JSON
+//! gives the same envelope as sending it as JSON.
+
+use std::time::Duration;
+
+use fusion::server::Server;
+use fusion::testing::Tester;
+use fusion::{Json, RequestContext};
+use proptest::prelude::*;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    sku: String,
+    qty: u32,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Address {
+    street: String,
+    zip: String,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Order {
+    items: Vec<Line>,
+    /// Text for the parcel; may look like anything.
+    note: Option<String>,
+    gift: Option<bool>,
+    priority: Option<u8>,
+    discount: Option<f64>,
+    shipping: Option<Address>,
+}
+
+/// The tool under test.
+pub(crate) struct Shop;
+
+/// A shop.
+#[fusion::tool]
+impl Shop {
+    /// Places an order and answers it as read.
+    #[action(read_only)]
+    pub(crate) fn order(&self, args: Order) -> Json<Order> {
+        Json(args)
+    }
+
+    /// Places an order, its arguments taken strictly as sent.
+    #[action(read_only, strict_json)]
+    pub(crate) fn strict_order(&self, args: Order) -> Json<Order> {
+        Json(args)
+    }
+}
+
+const WARNING: &str = "\
+<tool_error code=\"VALIDATION_ERROR\" severity=\"warning\">
+<message>The argument 'items' was sent as a string holding JSON; it was read as the array in that string.</message>
+<recovery>Send 'items' as an array itself, not as a string, in later calls.</recovery>
+</tool_error>";
+
+async fn call(client: &Client, arguments: Value) -> CallToolResult {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object");
+    };
+    let request = CallToolRequestParams::new("shop").with_arguments(arguments);
+    let call = client.call_tool(request);
+    tokio::time::timeout(Duration::from_secs(20), call)
+        .await
+        .expect("answered in time")
+        .expect("a tool result")
+}
+
+type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
+
+async fn connect(server: Server) -> Client {
+    tokio::time::timeout(Duration::from_secs(20), server.serve_in_process(()))
+        .await
+        .expect("connected in time")
+        .expect("client connects")
+}
+
+fn texts(result: &CallToolResult) -> Vec<&str> {
+    (result.content.iter())
+        .map(|block| block.as_text().expect("a text block").text.as_str())
+        .collect()
+}
+
+fn meta(result: &CallToolResult) -> Map<String, Value> {
+    result.meta.clone().map(|m| m.0).unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_stringified_array_is_read_as_the_array_and_the_session_is_told_once() {
+    let client = connect(Server::new("shop", "1.0.0").tool(Shop)).await;
+    let sent = json!({
+        "action": "order",
+        "items": "[{\"sku\": \"a\", \"qty\": 1}]",
+        "note": "[\"not\", \"an\", \"array\"]"
+    });
+    let first = call(&client, sent.clone()).await;
+    assert_eq!(first.is_error, Some(false));
+    let blocks = texts(&first);
+    let payload: Value = serde_json::from_str(blocks[0]).unwrap();
+    assert_eq!(payload["items"], json!([{"sku": "a", "qty": 1}]));
+    // A string field is never parsed, whatever it looks like.
+    assert_eq!(payload["note"], "[\"not\", \"an\", \"array\"]");
+    assert_eq!(blocks[1], WARNING);
+    let meta = meta(&first);
+    assert_eq!(meta["fusion/decoded"], json!(["items"]));
+    assert_eq!(meta["fusion/error"]["isError"], false);
+    assert_eq!(meta["fusion/error"]["code"], "VALIDATION_ERROR");
+
+    // The same session is told once: later results carry the `_meta` flag only.
+    let again = call(&client, sent).await;
+    assert_eq!(texts(&again).len(), 1);
+    let meta = self::meta(&again);
+    assert_eq!(meta["fusion/decoded"], json!(["items"]));
+    assert!(!meta.contains_key("fusion/error"));
+
+    // A call sending JSON as JSON carries no flag.
+    let plain = call(&client, json!({"action": "order", "items": []})).await;
+    assert!(plain.meta.is_none());
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_decoded_value_that_is_invalid_is_refused_as_if_sent_as_json() {
+    let client = connect(Server::new("shop", "1.0.0").tool(Shop)).await;
+    let items = json!([{"sku": "a", "qty": -1}, {"sku": 7}]);
+    let direct = call(&client, json!({"action": "order", "items": items})).await;
+    let stringified = call(
+        &client,
+        json!({"action": "order", "items": items.to_string(), "priority": "300"}),
+    )
+    .await;
+    let direct_texts = texts(&direct);
+    assert_eq!(direct.is_error, Some(true));
+    assert_eq!(stringified.is_error, Some(true));
+    let got = texts(&stringified)[0];
+    assert!(got.contains("<field name=\"items[0].qty\">"), "{got}");
+    assert!(got.contains("<field name=\"priority\">"), "{got}");
+    let without_priority: Vec<&str> = (got.lines())
+        .filter(|line| !line.starts_with("<field name=\"priority\">"))
+        .collect();
+    assert_eq!(without_priority.join("\n"), direct_texts[0]);
+    assert_eq!(
+        meta(&stringified)["fusion/decoded"],
+        json!(["items", "priority"])
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn strict_actions_and_servers_that_turn_it_off_refuse_the_string() {
+    let sent = json!({"action": "strict_order", "items": "[]"});
+    let refusal = "<field name=\"items\">Wrong type. You sent: '[]'. Expected an array.</field>";
+
+    let client = connect(Server::new("shop", "1.0.0").tool(Shop)).await;
+    let strict = call(&client, sent).await;
+    assert_eq!(strict.is_error, Some(true));
+    assert!(texts(&strict)[0].contains(refusal), "{}", texts(&strict)[0]);
+    assert!(!meta(&strict).contains_key("fusion/decoded"));
+    client.cancel().await.unwrap();
+
+    let off = Server::new("shop", "1.0.0")
+        .tool(Shop)
+        .decode_stringified_arguments(false);
+    let client = connect(off).await;
+    let refused = call(&client, json!({"action": "order", "items": "[]"})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(texts(&refused)[0].contains(refusal));
+    client.cancel().await.unwrap();
+
+    let tester = Tester::new().tool(Shop).decode_stringified_arguments(false);
+    let outcome = tester.call("shop.order", json!({"items": "[]"})).await;
+    outcome.assert_error("VALIDATION_ERROR");
+}
+
+#[tokio::test]
+async fn decoded_arguments_meet_the_limits_as_decoded() {
+    // `1e9` is four bytes as sent and twelve as read (`1000000000.0`).
+    let numbers = format!("[{}]", vec!["1e9"; 40].join(","));
+    let sent = json!({"action": "order", "items": [], "discount": 1, "note": "x"});
+    let mut arguments = sent.as_object().unwrap().clone();
+    arguments.insert("items".into(), Value::from(numbers.as_str()));
+    let size = serde_json::to_string(&arguments).unwrap().len();
+    let client = connect(
+        Server::new("shop", "1.0.0")
+            .tool(Shop)
+            .max_argument_bytes(Some(size + 10)),
+    )
+    .await;
+    let result = call(&client, Value::Object(arguments)).await;
+    assert_eq!(result.is_error, Some(true));
+    let text = texts(&result)[0];
+    assert!(
+        text.starts_with("<tool_error code=\"VALIDATION_ERROR\" severity=\"error\">")
+            && text.contains(&format!("over {} bytes of JSON", size + 10)),
+        "{text}"
+    );
+    assert_eq!(meta(&result)["fusion/decoded"], json!(["items"]));
+    client.cancel().await.unwrap();
+
+    // Deeper than the validator allows once read: refused for its depth, like sent JSON.
+    let deep = format!("{}{}", "[".repeat(80), "]".repeat(80));
+    let tester = Tester::new().tool(Shop);
+    let outcome = tester.call("shop.order", json!({ "items": deep })).await;
+    let error = outcome
+        .response()
+        .validation_error()
+        .expect("a validation error");
+    assert!(
+        error.to_xml().contains("Arguments nested too deeply"),
+        "{}",
+        error.to_xml()
+    );
+}
+
+#[tokio::test]
+async fn a_tester_call_with_a_caller_is_told_once_and_without_one_every_time() {
+    let tester = Tester::new().tool(Shop);
+    let sent = json!({"items": "[]", "gift": "true"});
+    for _ in 0..2 {
+        let outcome = tester.call("shop.order", sent.clone()).await;
+        assert_eq!(outcome.response().warnings().len(), 1);
+        assert_eq!(outcome.response().decoded_arguments(), ["gift", "items"]);
+    }
+    let context = || RequestContext::new().with_caller("session-1");
+    let first = tester
+        .call_with("shop.order", sent.clone(), context())
+        .await;
+    assert_eq!(first.response().warnings().len(), 1);
+    let second = tester.call_with("shop.order", sent, context()).await;
+    assert!(second.response().warnings().is_empty());
+    second.assert_json_contains(json!({"gift": true, "items": []}));
+}
+
+// --- the decoded path and the direct path give the same envelopes ---------------------------
+
+/// Any JSON value, a few levels deep, leaning on the shapes of `Order`.
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        (-5i64..300).prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
+        "\\PC{0,12}".prop_map(Value::from),
+        prop::sample::select(vec!["a", "[1]", "{}", "5", "true", "]]>", "<x>"])
+            .prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        let key = prop::sample::select(vec!["sku", "qty", "street", "zip", "other"]);
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec((key.prop_map(str::to_owned), inner), 0..4)
+                .prop_map(|pairs| Value::Object(pairs.into_iter().collect())),
+        ]
+    })
+}
+
+/// Arguments of `shop.order` whose stringifiable fields hold values of the type the schema
+/// wants at the top (anything inside), and which of them to send as strings (pretty or not).
+fn arguments() -> impl Strategy<Value = (Map<String, Value>, Vec<(String, bool)>)> {
+    let items = prop::collection::vec(any_json(), 0..4).prop_map(Value::Array);
+    let shipping = prop::collection::vec(
+        (
+            prop::sample::select(vec!["street", "zip", "other"]).prop_map(str::to_owned),
+            any_json(),
+        ),
+        0..3,
+    )
+    .prop_map(|pairs| Value::Object(pairs.into_iter().collect()));
+    // Whole numbers only: `2.5` is JSON an integer place refuses, so its string is validated as
+    // sent (a unit test covers it).
+    let integer = prop_oneof![(-5i64..300).prop_map(Value::from), Just(json!(3.0))];
+    let number = any::<f64>()
+        .prop_filter("finite", |f| f.is_finite())
+        .prop_map(Value::from);
+    (
+        items,
+        prop::option::of(shipping),
+        prop::option::of(integer),
+        prop::option::of(number),
+        prop::option::of(any::<bool>().prop_map(Value::from)),
+        prop::option::of(any_json()),
+        prop::collection::vec((any::<bool>(), any::<bool>()), 5),
+    )
+        .prop_map(
+            |(items, shipping, priority, discount, gift, note, choices)| {
+                let mut args = Map::new();
+                args.insert("items".into(), items);
+                let optional = [
+                    ("shipping", shipping),
+                    ("priority", priority),
+                    ("discount", discount),
+                    ("gift", gift),
+                ];
+                for (name, value) in optional {
+                    if let Some(value) = value {
+                        args.insert(name.into(), value);
+                    }
+                }
+                if let Some(note) = note {
+                    args.insert("note".into(), note);
+                }
+                let names = ["items", "shipping", "priority", "discount", "gift"];
+                let stringified = (names.iter().zip(choices))
+                    .filter(|(name, (chosen, _))| *chosen && args.contains_key(**name))
+                    .map(|(name, (_, pretty))| ((*name).to_owned(), pretty))
+                    .collect();
+                (args, stringified)
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn a_value_sent_as_a_string_of_its_json_gets_the_envelope_of_the_value(
+        (direct, stringified) in arguments()
+    ) {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let tester = Tester::new().tool(Shop);
+        let mut decoded = direct.clone();
+        for (name, pretty) in &stringified {
+            let value = &direct[name];
+            let text = if *pretty {
+                serde_json::to_string_pretty(value).unwrap()
+            } else {
+                value.to_string()
+            };
+            decoded.insert(name.clone(), Value::from(text));
+        }
+        let (as_json, as_strings) = runtime.block_on(async {
+            let as_json = tester.call("shop.order", Value::Object(direct)).await;
+            let as_strings = tester.call("shop.order", Value::Object(decoded)).await;
+            (as_json.into_response(), as_strings.into_response())
+        });
+        prop_assert_eq!(&as_json.content_texts()[0], &as_strings.content_texts()[0]);
+        prop_assert_eq!(as_json.is_error(), as_strings.is_error());
+        prop_assert_eq!(as_json.validation_error(), as_strings.validation_error());
+        // Every field sent as a string was read; nothing else was added to the list.
+        for (name, _) in &stringified {
+            prop_assert!(
+                as_strings.decoded_arguments().contains(name),
+                "{} not decoded: {:?}", name, as_strings.decoded_arguments()
+            );
+        }
+        prop_assert!(as_strings.decoded_arguments().len() >= stringified.len());
+        if !stringified.is_empty() {
+            prop_assert_eq!(as_strings.warnings().len(), 1);
+        }
+    }
+}
