@@ -136,7 +136,11 @@ impl Server {
             Err(StoreError::Full(capacity)) => {
                 tracing::warn!(target: "fusion::server", capacity, "the task store is full; the call runs as a direct call");
                 let _ = go_on.send(());
-                return Ok(result_of(call.await).into());
+                return Ok(tokio::select! {
+                    biased;
+                    () = context.ct.cancelled() => cancelled(),
+                    joined = &mut call => result_of(joined).into(),
+                });
             }
             Err(error) => {
                 let response = ToolResponse::error(store_refusal(&error));
