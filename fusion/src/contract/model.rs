@@ -80,6 +80,10 @@ pub struct ActionContract {
     /// when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub task: bool,
+    /// Whether the action takes its arguments only as sent, never decoding JSON sent as a
+    /// string ([`ActionDefinition::strict_json`]); left out of the file when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub strict_json: bool,
 }
 
 /// How deep [`ActionContract::fields`] walks nested objects: `a.b.c` is depth 3.
@@ -249,6 +253,7 @@ impl ActionContract {
                 .into_iter()
                 .collect(),
             task: action.task,
+            strict_json: action.strict_json,
         }
     }
 }

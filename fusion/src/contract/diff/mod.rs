@@ -249,6 +249,18 @@ impl Differ {
             (true, false) => push(DeltaClass::Safe, change("May run as a task", "yes", "no")),
             _ => {}
         }
+        // Strict, a call that sent an array as a JSON string and went through is now refused.
+        match (old.strict_json, new.strict_json) {
+            (false, true) => push(
+                DeltaClass::Risky,
+                change("Arguments taken only as sent", "no", "yes"),
+            ),
+            (true, false) => push(
+                DeltaClass::Safe,
+                change("Arguments taken only as sent", "yes", "no"),
+            ),
+            _ => {}
+        }
         match (&old.output_schema_digest, &new.output_schema_digest) {
             (None, Some(_)) => push(
                 DeltaClass::Safe,

@@ -28,6 +28,10 @@ fn risky_changes() {
             |def| def.actions[0].task = true,
             "RISKY billing.charge: May run as a task (before: no; now: yes).",
         ),
+        (
+            |def| def.actions[0].strict_json = true,
+            "RISKY billing.charge: Arguments taken only as sent (before: no; now: yes).",
+        ),
     ]);
 }
 
