@@ -119,7 +119,7 @@ backend billing
   balance roundrobin
   # The client's address, for the replicas' logs and for rate limits keyed by address
   # (calls without a token, with the balancer in Guards::trusted_proxies). Appended to
-  # X-Forwarded-For, the header the replicas read by default; never `if-none`, which keeps
+  # X-Forwarded-For, the header the replicas read by default; never "if-none", which keeps
   # a header the client wrote.
   option forwardfor
   # Sessions (clients of revisions before 2026-07-28): a session lives on the replica that
