@@ -16,25 +16,11 @@ use serde_json::{Map, Value};
 use super::Principal;
 use super::cache::{self, TokenCache, Verified};
 use super::challenge::{InvalidToken, Refusal, is_scope_token};
-use super::jwks::{Jwks, KeySet};
+use super::jwks::{ASYMMETRIC, Jwks, KeySet};
 use super::metadata::metadata_url;
 
 /// How many verified tokens a layer remembers by default.
 const TOKEN_CACHE: usize = 10_000;
-
-/// The algorithms a layer built on a key set accepts by default: the asymmetric ones; each key
-/// verifies only those of its type.
-const ASYMMETRIC: [Algorithm; 9] = [
-    Algorithm::RS256,
-    Algorithm::RS384,
-    Algorithm::RS512,
-    Algorithm::PS256,
-    Algorithm::PS384,
-    Algorithm::PS512,
-    Algorithm::ES256,
-    Algorithm::ES384,
-    Algorithm::EdDSA,
-];
 
 /// A tower layer that admits only requests carrying a valid bearer token for this server.
 ///

@@ -20,15 +20,22 @@ const RETRY: Duration = Duration::from_secs(30);
 /// The most keys read from one set; a larger set is refused.
 const MAX_KEYS: usize = 100;
 
-/// The asymmetric algorithms each key type verifies.
-const RSA: &[Algorithm] = &[
+/// Every asymmetric algorithm a key of a set may verify, RSA ones first: what a layer built on
+/// a key set accepts by default (each key verifies only those of its type).
+pub(super) const ASYMMETRIC: [Algorithm; 9] = [
     Algorithm::RS256,
     Algorithm::RS384,
     Algorithm::RS512,
     Algorithm::PS256,
     Algorithm::PS384,
     Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+    Algorithm::EdDSA,
 ];
+
+/// The algorithms an RSA key verifies.
+const RSA: &[Algorithm] = ASYMMETRIC.split_at(6).0;
 
 /// An authorization server's signing keys, fetched from its JWKS URI and kept up to date, for
 /// [`BearerAuth::from_jwks`](super::BearerAuth::from_jwks).

@@ -82,14 +82,9 @@ impl rmcp::ServerHandler for Server {
         if let Some(principal) = self.local_caller() {
             ctx = ctx.with_principal(principal.clone());
         }
-        // Issuer and subject: `sub` is unique per issuer only (RFC 7519 section 4.1.2).
-        let caller = ctx
-            .principal()
-            .map(Principal::identity_key)
-            .unwrap_or_default();
         let round = match inner
             .rounds
-            .round_for(&request, &context, &caller, &arguments)
+            .round_for(&request, &context, ctx.principal(), &arguments)
             .await
         {
             Ok(round) => round,

@@ -34,6 +34,7 @@ use crate::model::context::{Elicited, Elicitor};
 use super::Server;
 use super::elicitor::elicits_forms;
 use super::taken::{Shared, Taken};
+use crate::auth::Principal;
 
 /// The code of a call whose `requestState` this server cannot take: forged, expired, already
 /// used, or made for another call or caller.
@@ -155,7 +156,7 @@ impl Rounds {
         &self,
         request: &CallToolRequestParams,
         context: &RmcpContext<RoleServer>,
-        caller: &str,
+        caller: Option<&Principal>,
         arguments: &Map<String, Value>,
     ) -> Result<Option<(Round, Vec<u8>)>, ToolError> {
         let stateless = (context.protocol_version()).is_some_and(|v| !v.has_initialize());
@@ -163,7 +164,9 @@ impl Rounds {
         if !(stateless && forms) {
             return Ok(None);
         }
-        let binding = binding(caller, &request.name, arguments);
+        // Issuer and subject: `sub` is unique per issuer only (RFC 7519 section 4.1.2).
+        let caller = caller.map(Principal::identity_key).unwrap_or_default();
+        let binding = binding(&caller, &request.name, arguments);
         let state = request.request_state.as_deref();
         let round = self
             .open(state, request.input_responses.as_ref(), &binding)
