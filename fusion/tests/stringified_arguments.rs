@@ -2,63 +2,26 @@
 //! some clients send arrays and objects: read as the JSON they hold where the schema wants
 //! JSON, never where it allows a string; through a real rmcp client over an in-process
 //! transport, and through `Tester`. The proptest: sending a value as a string holding its JSON
-//! gives the same envelope as sending it as JSON.
+//! gives the same envelope as sending it as JSON; its twin is the `stringified` fuzz target
+//! (`fuzz/`), and both use `tests/support/stringified.rs`.
 
 use std::time::Duration;
 
 use fusion::server::Server;
 use fusion::testing::Tester;
-use fusion::{Json, RequestContext};
+use fusion::RequestContext;
 use proptest::prelude::*;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-#[derive(Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct Line {
-    sku: String,
-    qty: u32,
-}
+#[path = "support/stringified.rs"]
+#[allow(
+    unreachable_pub,
+    reason = "public for the fuzz crate, which includes the file too"
+)]
+mod stringified;
 
-#[derive(Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct Address {
-    street: String,
-    zip: String,
-}
-
-#[derive(Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct Order {
-    items: Vec<Line>,
-    /// Text for the parcel; may look like anything.
-    note: Option<String>,
-    gift: Option<bool>,
-    priority: Option<u8>,
-    discount: Option<f64>,
-    shipping: Option<Address>,
-}
-
-/// The tool under test.
-pub(crate) struct Shop;
-
-/// A shop.
-#[fusion::tool]
-impl Shop {
-    /// Places an order and answers it as read.
-    #[action(read_only)]
-    pub(crate) fn order(&self, args: Order) -> Json<Order> {
-        Json(args)
-    }
-
-    /// Places an order, its arguments taken strictly as sent.
-    #[action(read_only, strict_json)]
-    pub(crate) fn strict_order(&self, args: Order) -> Json<Order> {
-        Json(args)
-    }
-}
+use stringified::{Shop, decodable, same_envelopes};
 
 const WARNING: &str = "\
 <tool_error code=\"VALIDATION_ERROR\" severity=\"warning\">
@@ -316,7 +279,7 @@ fn arguments() -> impl Strategy<Value = (Map<String, Value>, Vec<(String, bool)>
                 }
                 let names = ["items", "shipping", "priority", "discount", "gift"];
                 let stringified = (names.iter().zip(choices))
-                    .filter(|(name, (chosen, _))| *chosen && args.contains_key(**name))
+                    .filter(|(name, (chosen, _))| *chosen && args.get(**name).is_some_and(|v| decodable(name, v)))
                     .map(|(name, (_, pretty))| ((*name).to_owned(), pretty))
                     .collect();
                 (args, stringified)
@@ -333,34 +296,7 @@ proptest! {
     ) {
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
         let tester = Tester::new().tool(Shop);
-        let mut decoded = direct.clone();
-        for (name, pretty) in &stringified {
-            let value = &direct[name];
-            let text = if *pretty {
-                serde_json::to_string_pretty(value).unwrap()
-            } else {
-                value.to_string()
-            };
-            decoded.insert(name.clone(), Value::from(text));
-        }
-        let (as_json, as_strings) = runtime.block_on(async {
-            let as_json = tester.call("shop.order", Value::Object(direct)).await;
-            let as_strings = tester.call("shop.order", Value::Object(decoded)).await;
-            (as_json.into_response(), as_strings.into_response())
-        });
-        prop_assert_eq!(&as_json.content_texts()[0], &as_strings.content_texts()[0]);
-        prop_assert_eq!(as_json.is_error(), as_strings.is_error());
-        prop_assert_eq!(as_json.validation_error(), as_strings.validation_error());
-        // Every field sent as a string was read; nothing else was added to the list.
-        for (name, _) in &stringified {
-            prop_assert!(
-                as_strings.decoded_arguments().contains(name),
-                "{} not decoded: {:?}", name, as_strings.decoded_arguments()
-            );
-        }
-        prop_assert!(as_strings.decoded_arguments().len() >= stringified.len());
-        if !stringified.is_empty() {
-            prop_assert_eq!(as_strings.warnings().len(), 1);
-        }
+        let outcome = runtime.block_on(same_envelopes(&tester, &direct, &stringified));
+        prop_assert!(outcome.is_ok(), "{}", outcome.unwrap_err());
     }
 }

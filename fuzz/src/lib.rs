@@ -6,3 +6,6 @@ pub mod constrained;
 
 #[path = "../../examples/tests/support/billing_calls.rs"]
 pub mod billing_calls;
+
+#[path = "../../fusion/tests/support/stringified.rs"]
+pub mod stringified;
