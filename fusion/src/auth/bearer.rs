@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 use super::Principal;
 use super::cache::{self, TokenCache, Verified};
 use super::challenge::{InvalidToken, Refusal, is_scope_token};
+use super::introspection::{Checks, Introspection, Introspector};
 use super::jwks::{ASYMMETRIC, Jwks, KeySet};
 use super::metadata::metadata_url;
 
@@ -97,6 +98,8 @@ struct Config {
     untyped: bool,
     /// The `scope` of the 401 challenges: space-separated scope tokens, or empty.
     scope: String,
+    /// Where tokens that are not JWTs are checked.
+    introspection: Option<Arc<Introspector>>,
 }
 
 impl BearerAuth {
@@ -155,6 +158,7 @@ impl BearerAuth {
                 validation,
                 untyped: false,
                 scope: String::new(),
+                introspection: None,
             }),
         }
     }
@@ -185,6 +189,57 @@ impl BearerAuth {
         jwks: Jwks,
     ) -> BearerAuth {
         BearerAuth::build(resource.into(), Vec::new(), Some(jwks), &ASYMMETRIC).issuer(issuer)
+    }
+
+    /// Accepts tokens for `resource` that the authorization server `issuer` says are active
+    /// when asked at its introspection endpoint (RFC 7662): opaque tokens, or JWTs whose keys
+    /// this server does not hold. See [`Introspection`] for the caching.
+    pub fn from_introspection(
+        resource: impl Into<String>,
+        issuer: impl Into<String>,
+        introspection: Introspection,
+    ) -> BearerAuth {
+        BearerAuth::build(resource.into(), Vec::new(), None, &ASYMMETRIC)
+            .issuer(issuer)
+            .introspection(introspection)
+    }
+
+    /// Checks tokens that are not JWTs (not three base64url segments with a JSON header), and
+    /// every token when the layer has no keys, at `introspection`'s endpoint. An active answer
+    /// must name this resource in `aud` (or an [`audience`](BearerAuth::audience)), an
+    /// accepted issuer in `iss` if any, and not be past `exp`; the subject is `sub`, else
+    /// `client_id`. See [`Introspection`] for the answers to failures and the caching.
+    pub fn introspection(mut self, introspection: Introspection) -> BearerAuth {
+        self.config().introspection = Some(Arc::new(introspection.start()));
+        self
+    }
+
+    /// Whether `token` is checked by introspection rather than as a JWT.
+    fn introspects(&self, token: &str) -> bool {
+        let config = &*self.config;
+        config.introspection.is_some()
+            && ((config.keys.is_empty() && config.jwks.is_none())
+                || jsonwebtoken::decode_header(token).is_err())
+    }
+
+    /// What an introspection answer must say.
+    fn checks(&self) -> Checks<'_> {
+        let validation = &self.config.validation;
+        Checks {
+            audiences: validation
+                .aud
+                .iter()
+                .flatten()
+                .map(String::as_str)
+                .collect(),
+            issuers: validation
+                .iss
+                .iter()
+                .flatten()
+                .map(String::as_str)
+                .collect(),
+            leeway: validation.leeway,
+        }
     }
 
     /// The configuration to change; tokens verified under the old one are forgotten.
@@ -379,24 +434,30 @@ impl BearerAuth {
 
     /// The principal of a request's credentials, or why there is none.
     fn authenticate(&self, headers: &HeaderMap) -> Result<Principal, Refusal> {
-        let mut values = headers.get_all(header::AUTHORIZATION).iter();
-        let Some(value) = values.next() else {
-            return Err(Refusal::NoToken);
-        };
-        if values.next().is_some() {
-            return Err(Refusal::SeveralCredentials);
-        }
-        let value = value.to_str().map_err(|_| Refusal::NoToken)?;
-        let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
-        if !scheme.eq_ignore_ascii_case("bearer") {
-            return Err(Refusal::NoToken);
-        }
-        let token = token.trim();
-        if token.is_empty() {
-            return Err(Refusal::Empty);
-        }
-        self.validate(token).map_err(Refusal::Invalid)
+        self.validate(bearer_token(headers)?)
+            .map_err(Refusal::Invalid)
     }
+}
+
+/// The bearer token of a request, or why there is none.
+fn bearer_token(headers: &HeaderMap) -> Result<&str, Refusal> {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
+        return Err(Refusal::NoToken);
+    };
+    if values.next().is_some() {
+        return Err(Refusal::SeveralCredentials);
+    }
+    let value = value.to_str().map_err(|_| Refusal::NoToken)?;
+    let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(Refusal::NoToken);
+    }
+    let token = token.trim();
+    if token.is_empty() {
+        return Err(Refusal::Empty);
+    }
+    Ok(token)
 }
 
 /// Decodes `token` with `key`: its claims, or (inner `Err`) a signature or algorithm failure
@@ -439,6 +500,7 @@ impl fmt::Debug for BearerAuth {
             .field("issuers", &self.config.validation.iss)
             .field("accept_untyped_jwt", &self.config.untyped)
             .field("scopes", &self.config.scope)
+            .field("introspection", &self.config.introspection.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -478,6 +540,27 @@ where
     }
 
     fn call(&mut self, mut request: Request<B>) -> Self::Future {
+        if let Ok(token) = bearer_token(request.headers())
+            && self.auth.introspects(token)
+            && let Some(introspector) = self.auth.config.introspection.clone()
+        {
+            let token = token.to_owned();
+            let auth = self.auth.clone();
+            let ready = self.inner.clone();
+            let mut inner = std::mem::replace(&mut self.inner, ready);
+            return Box::pin(async move {
+                match introspector.principal(&token, &auth.checks()).await {
+                    Ok(principal) => {
+                        request.extensions_mut().insert(principal);
+                        inner.call(request).await
+                    }
+                    Err(refusal) => {
+                        let config = &auth.config;
+                        Ok(refusal.response(&config.metadata_url, &config.scope))
+                    }
+                }
+            });
+        }
         let refusal = match self.auth.authenticate(request.headers()) {
             Ok(principal) => {
                 request.extensions_mut().insert(principal);
