@@ -90,6 +90,10 @@ async fn introspect(
             reply(json!({"active": true, "sub": "alice", "aud": &*state.resource, "exp": exp}))
                 .into_response()
         }
+        "permissions" => reply(json!({
+            "active": true, "sub": "bob", "aud": &*state.resource, "exp": exp,
+            "permissions": ["charge"],
+        })),
         "other-aud" => reply(active("http://elsewhere/mcp")).into_response(),
         "other-iss" => reply(
             json!({"active": true, "sub": "a", "aud": &*state.resource, "iss": "http://evil"}),
@@ -135,7 +139,8 @@ async fn serve(method: ClientAuth) -> (SocketAddr, Arc<AtomicUsize>) {
     )
     .client_auth(method)
     .timeout(Duration::from_millis(500));
-    let auth = BearerAuth::from_introspection(resource, ISSUER, introspection);
+    let auth = BearerAuth::from_introspection(resource, ISSUER, introspection)
+        .scope_claims(["permissions"]);
     let mcp = Server::new("billing", "1.0.0")
         .tool(Billing)
         .http()
@@ -224,6 +229,8 @@ async fn an_active_token_passes_with_its_scopes_and_is_asked_about_once() {
     let reply = charge(addr, "noscope").await;
     assert!(text(&reply).contains("charge"), "{}", reply.body);
     assert!(reply.body.contains("FORBIDDEN"), "{}", reply.body);
+    // The scope granted in another claim, read with `scope_claims`.
+    assert_eq!(text(&charge(addr, "permissions").await), "charged");
 }
 
 #[tokio::test]

@@ -100,6 +100,8 @@ struct Config {
     scope: String,
     /// Where tokens that are not JWTs are checked.
     introspection: Option<Arc<Introspector>>,
+    /// Claims read as scopes besides `scope` and `scp`.
+    scope_claims: Vec<String>,
 }
 
 impl BearerAuth {
@@ -159,6 +161,7 @@ impl BearerAuth {
                 untyped: false,
                 scope: String::new(),
                 introspection: None,
+                scope_claims: Vec::new(),
             }),
         }
     }
@@ -191,9 +194,8 @@ impl BearerAuth {
         BearerAuth::build(resource.into(), Vec::new(), Some(jwks), &ASYMMETRIC).issuer(issuer)
     }
 
-    /// Accepts tokens for `resource` that the authorization server `issuer` says are active
-    /// when asked at its introspection endpoint (RFC 7662): opaque tokens, or JWTs whose keys
-    /// this server does not hold. See [`Introspection`] for the caching.
+    /// Accepts tokens for `resource` that the authorization server `issuer` says are active at
+    /// its introspection endpoint (RFC 7662): opaque tokens, or JWTs of keys not held here.
     pub fn from_introspection(
         resource: impl Into<String>,
         issuer: impl Into<String>,
@@ -220,26 +222,6 @@ impl BearerAuth {
         config.introspection.is_some()
             && ((config.keys.is_empty() && config.jwks.is_none())
                 || jsonwebtoken::decode_header(token).is_err())
-    }
-
-    /// What an introspection answer must say.
-    fn checks(&self) -> Checks<'_> {
-        let validation = &self.config.validation;
-        Checks {
-            audiences: validation
-                .aud
-                .iter()
-                .flatten()
-                .map(String::as_str)
-                .collect(),
-            issuers: validation
-                .iss
-                .iter()
-                .flatten()
-                .map(String::as_str)
-                .collect(),
-            leeway: validation.leeway,
-        }
     }
 
     /// The configuration to change; tokens verified under the old one are forgotten.
@@ -337,6 +319,17 @@ impl BearerAuth {
         self
     }
 
+    /// Also reads scopes from `claims`, each a claim name or a dotted path to a space-separated
+    /// string or an array of strings (Auth0's `permissions`, Keycloak's `realm_access.roles`),
+    /// besides `scope` and `scp`. Default: none.
+    pub fn scope_claims(
+        mut self,
+        claims: impl IntoIterator<Item = impl Into<String>>,
+    ) -> BearerAuth {
+        self.config().scope_claims = claims.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// How far past `exp` (and before `nbf`) a token is still accepted, for clock skew
     /// between servers; whole seconds. Default: 60 seconds.
     pub fn leeway(mut self, leeway: Duration) -> BearerAuth {
@@ -377,6 +370,7 @@ impl BearerAuth {
         let (claims, key) = self.verify(token, keys.as_deref())?;
         let exp = claims.get("exp").and_then(Value::as_u64);
         let principal = Principal::from_claims(claims).ok_or(InvalidToken::Malformed)?;
+        let principal = principal.with_scopes_at(&config.scope_claims);
         if let Some(exp) = exp {
             let verified = Verified {
                 principal: principal.clone(),
@@ -501,6 +495,7 @@ impl fmt::Debug for BearerAuth {
             .field("accept_untyped_jwt", &self.config.untyped)
             .field("scopes", &self.config.scope)
             .field("introspection", &self.config.introspection.is_some())
+            .field("scope_claims", &self.config.scope_claims)
             .finish_non_exhaustive()
     }
 }
@@ -549,7 +544,13 @@ where
             let ready = self.inner.clone();
             let mut inner = std::mem::replace(&mut self.inner, ready);
             return Box::pin(async move {
-                match introspector.principal(&token, &auth.checks()).await {
+                match introspector
+                    .principal(
+                        &token,
+                        &Checks::of(&auth.config.validation, &auth.config.scope_claims),
+                    )
+                    .await
+                {
                     Ok(principal) => {
                         request.extensions_mut().insert(principal);
                         inner.call(request).await

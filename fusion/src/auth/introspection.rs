@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use jsonwebtoken::Validation;
 use reqwest::Url;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Map, Value};
@@ -211,9 +212,33 @@ impl fmt::Debug for Introspection {
 /// What an answer must say besides `active: true`: the audiences that name this resource, the
 /// accepted issuers (empty: any), and the leeway on `exp` and `nbf`, in seconds.
 pub(super) struct Checks<'a> {
-    pub(super) audiences: Vec<&'a str>,
-    pub(super) issuers: Vec<&'a str>,
-    pub(super) leeway: u64,
+    audiences: Vec<&'a str>,
+    issuers: Vec<&'a str>,
+    leeway: u64,
+    /// Claims read as scopes besides `scope` and `scp`.
+    scope_claims: &'a [String],
+}
+
+impl<'a> Checks<'a> {
+    /// The checks of a JWT `validation`, for introspection.
+    pub(super) fn of(validation: &'a Validation, scope_claims: &'a [String]) -> Checks<'a> {
+        Checks {
+            audiences: validation
+                .aud
+                .iter()
+                .flatten()
+                .map(String::as_str)
+                .collect(),
+            issuers: validation
+                .iss
+                .iter()
+                .flatten()
+                .map(String::as_str)
+                .collect(),
+            leeway: validation.leeway,
+            scope_claims,
+        }
+    }
 }
 
 type Flight = Arc<OnceCell<Result<Principal, Refusal>>>;
@@ -314,7 +339,9 @@ impl Introspector {
                 return invalid(InvalidToken::Issuer);
             }
         }
-        let principal = principal_of(claims).ok_or(Refusal::Invalid(InvalidToken::MissingClaim))?;
+        let principal = principal_of(claims)
+            .ok_or(Refusal::Invalid(InvalidToken::MissingClaim))?
+            .with_scopes_at(checks.scope_claims);
         Ok((principal, exp))
     }
 
