@@ -21,5 +21,6 @@ if [[ "${1:-}" == "serve" ]]; then
 fi
 
 cd "$root"
-FUSION_REQUIRE_OIDC=1 cargo test -p fusion --features auth --locked \
+# The features of the CI's auth step, so its build is reused.
+FUSION_REQUIRE_OIDC=1 cargo test -p fusion --features auth,opentelemetry --locked \
   --test auth_oidc --test auth_introspection
