@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 use super::Principal;
 use super::cache::{self, TokenCache, Verified};
 use super::challenge::{InvalidToken, Refusal, is_scope_token};
+use super::introspection::{Checks, Introspection, Introspector};
 use super::jwks::{ASYMMETRIC, Jwks, KeySet};
 use super::metadata::metadata_url;
 
@@ -97,6 +98,10 @@ struct Config {
     untyped: bool,
     /// The `scope` of the 401 challenges: space-separated scope tokens, or empty.
     scope: String,
+    /// Where tokens that are not JWTs are checked.
+    introspection: Option<Arc<Introspector>>,
+    /// Claims read as scopes besides `scope` and `scp`.
+    scope_claims: Vec<String>,
 }
 
 impl BearerAuth {
@@ -155,6 +160,8 @@ impl BearerAuth {
                 validation,
                 untyped: false,
                 scope: String::new(),
+                introspection: None,
+                scope_claims: Vec::new(),
             }),
         }
     }
@@ -185,6 +192,36 @@ impl BearerAuth {
         jwks: Jwks,
     ) -> BearerAuth {
         BearerAuth::build(resource.into(), Vec::new(), Some(jwks), &ASYMMETRIC).issuer(issuer)
+    }
+
+    /// Accepts tokens for `resource` that the authorization server `issuer` says are active at
+    /// its introspection endpoint (RFC 7662): opaque tokens, or JWTs of keys not held here.
+    pub fn from_introspection(
+        resource: impl Into<String>,
+        issuer: impl Into<String>,
+        introspection: Introspection,
+    ) -> BearerAuth {
+        BearerAuth::build(resource.into(), Vec::new(), None, &ASYMMETRIC)
+            .issuer(issuer)
+            .introspection(introspection)
+    }
+
+    /// Checks tokens that are not JWTs (not three base64url segments with a JSON header), and
+    /// every token when the layer has no keys, at `introspection`'s endpoint. An active answer
+    /// must name this resource in `aud` (or an [`audience`](BearerAuth::audience)), an
+    /// accepted issuer in `iss` if any, and not be past `exp`; the subject is `sub`, else
+    /// `client_id`. See [`Introspection`] for the answers to failures and the caching.
+    pub fn introspection(mut self, introspection: Introspection) -> BearerAuth {
+        self.config().introspection = Some(Arc::new(introspection.start()));
+        self
+    }
+
+    /// Whether `token` is checked by introspection rather than as a JWT.
+    fn introspects(&self, token: &str) -> bool {
+        let config = &*self.config;
+        config.introspection.is_some()
+            && ((config.keys.is_empty() && config.jwks.is_none())
+                || jsonwebtoken::decode_header(token).is_err())
     }
 
     /// The configuration to change; tokens verified under the old one are forgotten.
@@ -282,6 +319,17 @@ impl BearerAuth {
         self
     }
 
+    /// Also reads scopes from `claims`, each a claim name or a dotted path to a space-separated
+    /// string or an array of strings (Auth0's `permissions`, Keycloak's `realm_access.roles`),
+    /// besides `scope` and `scp`. Default: none.
+    pub fn scope_claims(
+        mut self,
+        claims: impl IntoIterator<Item = impl Into<String>>,
+    ) -> BearerAuth {
+        self.config().scope_claims = claims.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// How far past `exp` (and before `nbf`) a token is still accepted, for clock skew
     /// between servers; whole seconds. Default: 60 seconds.
     pub fn leeway(mut self, leeway: Duration) -> BearerAuth {
@@ -322,6 +370,7 @@ impl BearerAuth {
         let (claims, key) = self.verify(token, keys.as_deref())?;
         let exp = claims.get("exp").and_then(Value::as_u64);
         let principal = Principal::from_claims(claims).ok_or(InvalidToken::Malformed)?;
+        let principal = principal.with_scopes_at(&config.scope_claims);
         if let Some(exp) = exp {
             let verified = Verified {
                 principal: principal.clone(),
@@ -379,24 +428,30 @@ impl BearerAuth {
 
     /// The principal of a request's credentials, or why there is none.
     fn authenticate(&self, headers: &HeaderMap) -> Result<Principal, Refusal> {
-        let mut values = headers.get_all(header::AUTHORIZATION).iter();
-        let Some(value) = values.next() else {
-            return Err(Refusal::NoToken);
-        };
-        if values.next().is_some() {
-            return Err(Refusal::SeveralCredentials);
-        }
-        let value = value.to_str().map_err(|_| Refusal::NoToken)?;
-        let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
-        if !scheme.eq_ignore_ascii_case("bearer") {
-            return Err(Refusal::NoToken);
-        }
-        let token = token.trim();
-        if token.is_empty() {
-            return Err(Refusal::Empty);
-        }
-        self.validate(token).map_err(Refusal::Invalid)
+        self.validate(bearer_token(headers)?)
+            .map_err(Refusal::Invalid)
     }
+}
+
+/// The bearer token of a request, or why there is none.
+fn bearer_token(headers: &HeaderMap) -> Result<&str, Refusal> {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
+        return Err(Refusal::NoToken);
+    };
+    if values.next().is_some() {
+        return Err(Refusal::SeveralCredentials);
+    }
+    let value = value.to_str().map_err(|_| Refusal::NoToken)?;
+    let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(Refusal::NoToken);
+    }
+    let token = token.trim();
+    if token.is_empty() {
+        return Err(Refusal::Empty);
+    }
+    Ok(token)
 }
 
 /// Decodes `token` with `key`: its claims, or (inner `Err`) a signature or algorithm failure
@@ -439,6 +494,8 @@ impl fmt::Debug for BearerAuth {
             .field("issuers", &self.config.validation.iss)
             .field("accept_untyped_jwt", &self.config.untyped)
             .field("scopes", &self.config.scope)
+            .field("introspection", &self.config.introspection.is_some())
+            .field("scope_claims", &self.config.scope_claims)
             .finish_non_exhaustive()
     }
 }
@@ -478,6 +535,33 @@ where
     }
 
     fn call(&mut self, mut request: Request<B>) -> Self::Future {
+        if let Ok(token) = bearer_token(request.headers())
+            && self.auth.introspects(token)
+            && let Some(introspector) = self.auth.config.introspection.clone()
+        {
+            let token = token.to_owned();
+            let auth = self.auth.clone();
+            let ready = self.inner.clone();
+            let mut inner = std::mem::replace(&mut self.inner, ready);
+            return Box::pin(async move {
+                match introspector
+                    .principal(
+                        &token,
+                        &Checks::of(&auth.config.validation, &auth.config.scope_claims),
+                    )
+                    .await
+                {
+                    Ok(principal) => {
+                        request.extensions_mut().insert(principal);
+                        inner.call(request).await
+                    }
+                    Err(refusal) => {
+                        let config = &auth.config;
+                        Ok(refusal.response(&config.metadata_url, &config.scope))
+                    }
+                }
+            });
+        }
         let refusal = match self.auth.authenticate(request.headers()) {
             Ok(principal) => {
                 request.extensions_mut().insert(principal);

@@ -32,6 +32,9 @@ pub enum InvalidToken {
     /// A required claim (`exp`, `aud`, `sub`, and `iss` unless any issuer is accepted) is
     /// missing.
     MissingClaim,
+    /// The authorization server's introspection endpoint says the token is not active
+    /// (revoked, expired, or unknown to it; RFC 7662 section 2.2).
+    Inactive,
 }
 
 impl InvalidToken {
@@ -64,12 +67,13 @@ impl InvalidToken {
             InvalidToken::Audience => "The access token was not issued for this resource",
             InvalidToken::Issuer => "The access token was issued by an untrusted issuer",
             InvalidToken::MissingClaim => "The access token lacks a required claim",
+            InvalidToken::Inactive => "The access token is not active",
         }
     }
 }
 
 /// Why a request's credentials were not accepted.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Refusal {
     /// No bearer token (no `Authorization` header, or another scheme): a bare challenge.
     NoToken,
@@ -79,6 +83,9 @@ pub(super) enum Refusal {
     SeveralCredentials,
     /// A token that failed validation.
     Invalid(InvalidToken),
+    /// The token could not be checked: the introspection endpoint did not answer in time, or
+    /// not with a JSON object. Not the caller's fault, so not `invalid_token`.
+    Unavailable,
 }
 
 impl Refusal {
@@ -114,6 +121,9 @@ impl Refusal {
                 StatusCode::BAD_REQUEST,
                 invalid_request("The request carries more than one Authorization header"),
             ),
+            // RFC 7662 leaves an unreachable authorization server to the resource server; a
+            // 401 would make the client drop a token that may be good. Try again later.
+            Refusal::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, String::new()),
             Refusal::Invalid(why) => (
                 StatusCode::UNAUTHORIZED,
                 format!(
@@ -124,7 +134,11 @@ impl Refusal {
         };
         let mut response = Response::new(B::default());
         *response.status_mut() = status;
-        if let Ok(value) = HeaderValue::from_str(&challenge) {
+        if let Refusal::Unavailable = self {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+        } else if let Ok(value) = HeaderValue::from_str(&challenge) {
             response
                 .headers_mut()
                 .insert(header::WWW_AUTHENTICATE, value);
@@ -231,6 +245,7 @@ mod tests {
             Audience,
             Issuer,
             MissingClaim,
+            Inactive,
         ];
         for why in all {
             let text = why.description();

@@ -56,7 +56,7 @@ pub(super) fn client(timeout: Duration) -> Result<reqwest::Client, JwksError> {
 }
 
 /// `https`, or `http` to a loopback address.
-fn is_allowed(url: &Url) -> bool {
+pub(super) fn is_allowed(url: &Url) -> bool {
     match url.scheme() {
         "https" => true,
         "http" => url.host_str().is_some_and(|host| {
@@ -81,6 +81,17 @@ pub(super) async fn get_json(
     if !is_allowed(&parsed) {
         return Err(JwksError::Insecure(url.to_owned()));
     }
+    let request = client.get(parsed).header(ACCEPT, "application/json");
+    send_json(request, url, max_bytes).await
+}
+
+/// Sends `request` (to `url`, allowed or not: the caller checks) and reads its answer as JSON,
+/// at most `max_bytes`.
+pub(super) async fn send_json(
+    request: reqwest::RequestBuilder,
+    url: &str,
+    max_bytes: usize,
+) -> Result<(Value, HeaderMap), JwksError> {
     let failed = |error: reqwest::Error| {
         if error.is_timeout() {
             JwksError::Timeout(url.to_owned())
@@ -91,12 +102,7 @@ pub(super) async fn get_json(
             }
         }
     };
-    let mut response = client
-        .get(parsed)
-        .header(ACCEPT, "application/json")
-        .send()
-        .await
-        .map_err(failed)?;
+    let mut response = request.send().await.map_err(failed)?;
     if !response.status().is_success() {
         return Err(JwksError::Status {
             url: url.to_owned(),

@@ -22,6 +22,8 @@ mod challenge;
 #[cfg(feature = "auth")]
 mod fetch;
 #[cfg(feature = "auth")]
+mod introspection;
+#[cfg(feature = "auth")]
 mod jwks;
 #[cfg(feature = "auth")]
 mod metadata;
@@ -31,6 +33,8 @@ mod principal;
 pub use bearer::{BearerAuth, BearerAuthService};
 #[cfg(feature = "auth")]
 pub use challenge::InvalidToken;
+#[cfg(feature = "auth")]
+pub use introspection::{ClientAuth, Introspection};
 #[cfg(feature = "auth")]
 pub use jwks::{Jwks, JwksBuilder, JwksError};
 #[cfg(feature = "auth")]

@@ -56,6 +56,27 @@ impl Principal {
         self
     }
 
+    /// Adds the scopes found at `paths` in the claims: each a claim name or a dotted path into
+    /// nested objects (`realm_access.roles`) to a space-separated string or an array of strings.
+    pub(crate) fn with_scopes_at(self, paths: &[String]) -> Principal {
+        let mut found: Vec<String> = Vec::new();
+        for path in paths {
+            let mut parts = path.split('.');
+            let first = parts.next().and_then(|name| self.0.claims.get(name));
+            match parts
+                .try_fold(first, |value, name| Some(value?.get(name)))
+                .flatten()
+            {
+                Some(Value::String(list)) => found.extend(list.split(' ').map(str::to_owned)),
+                Some(Value::Array(items)) => {
+                    found.extend(items.iter().filter_map(Value::as_str).map(str::to_owned));
+                }
+                _ => {}
+            }
+        }
+        self.with_scopes(found)
+    }
+
     /// Sets the claims (the token's payload, or whatever the auth layer knows about the caller).
     pub fn with_claims(mut self, claims: Map<String, Value>) -> Principal {
         Arc::make_mut(&mut self.0).claims = claims;
@@ -164,6 +185,28 @@ mod tests {
 
     fn claims(value: Value) -> Map<String, Value> {
         value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn scopes_are_read_at_the_paths_named() {
+        let principal = Principal::from_claims(claims(json!({
+            "sub": "alice", "scope": "a",
+            "permissions": ["b", "a"],
+            "realm_access": {"roles": ["c"]},
+            "resource_access": {"app": {"roles": "d e"}},
+            "other": 7,
+        })))
+        .unwrap();
+        let paths = [
+            "permissions",
+            "realm_access.roles",
+            "resource_access.app.roles",
+            "other",
+            "none.x",
+        ];
+        let paths: Vec<String> = paths.into_iter().map(str::to_owned).collect();
+        let principal = principal.with_scopes_at(&paths);
+        assert_eq!(principal.scopes(), ["a", "b", "c", "d", "e"]);
     }
 
     #[test]

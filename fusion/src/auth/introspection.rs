@@ -1,0 +1,431 @@
+//! Opaque access tokens: asking the authorization server whether a token is active (OAuth 2.0
+//! Token Introspection, RFC 7662), with the answers kept for a bounded time.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use jsonwebtoken::Validation;
+use reqwest::Url;
+use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use serde_json::{Map, Value};
+use tokio::sync::OnceCell;
+
+use super::Principal;
+use super::cache::{self, Digest, TokenCache, Verified};
+use super::challenge::{InvalidToken, Refusal};
+use super::fetch::{client, get_json, is_allowed, send_json};
+use super::jwks::JwksError;
+
+/// How long an active answer is kept at most, by default.
+const MAX_AGE: Duration = Duration::from_secs(60);
+/// How long the authorization server has to answer, by default.
+const TIMEOUT: Duration = Duration::from_secs(5);
+/// The largest introspection response read, by default.
+const MAX_BYTES: usize = 64 * 1024;
+/// How many active answers are kept by default.
+const CAPACITY: usize = 10_000;
+
+/// How the resource server authenticates to the introspection endpoint (RFC 7662 section
+/// 2.1, with the client authentication methods of RFC 6749 section 2.3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientAuth {
+    /// HTTP Basic with the form-encoded client id and secret (`client_secret_basic`).
+    Basic,
+    /// `client_id` and `client_secret` in the form body (`client_secret_post`).
+    Post,
+}
+
+/// A token introspection endpoint (RFC 7662) and the credentials the resource server
+/// authenticates to it with: the second way [`BearerAuth`](super::BearerAuth) validates
+/// tokens, for opaque (non-JWT) access tokens.
+///
+/// Each token is POSTed once (`token=…&token_type_hint=access_token`); concurrent requests
+/// carrying the same token share one introspection. An `active: true` answer is kept, keyed by
+/// the SHA-256 of the token, until the earliest of the token's `exp` and
+/// [`max_age`](Introspection::max_age) (default 60 seconds): a token revoked at the
+/// authorization server keeps working here for at most that long. An `active: false` answer
+/// is not kept: a revoked token seen again is asked about again.
+///
+/// An inactive token gets `401` with `error="invalid_token"` (RFC 6750 section 3.1). An
+/// endpoint that fails (no answer within the [`timeout`](Introspection::timeout), an error
+/// status, malformed JSON, a body over [`max_bytes`](Introspection::max_bytes)) gets `503
+/// Service Unavailable` with `Retry-After: 5` and no challenge, and a warning in the log: an
+/// outage of the authorization server is not the caller's fault, and a 401 would make the
+/// client throw away a token that may be good. Other tokens' requests do not wait for it.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), fusion::auth::JwksError> {
+/// use fusion::auth::{BearerAuth, Introspection, Jwks};
+///
+/// let issuer = "https://id.example.com";
+/// let auth = BearerAuth::from_jwks("https://mcp.example.com/mcp", issuer, Jwks::discover(issuer).await?)
+///     .introspection(Introspection::discover(issuer, "mcp-server", "its secret").await?);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Introspection {
+    endpoint: String,
+    client_id: String,
+    client_secret: String,
+    method: ClientAuth,
+    timeout: Duration,
+    max_bytes: usize,
+    max_age: Duration,
+    capacity: usize,
+}
+
+impl Introspection {
+    /// Introspects at `endpoint` (`https`, or `http` to a loopback address) as the client
+    /// `client_id` with `client_secret`, by `client_secret_basic`.
+    pub fn new(
+        endpoint: impl Into<String>,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Introspection {
+        Introspection {
+            endpoint: endpoint.into(),
+            client_id: client_id.into(),
+            client_secret: client_secret.into(),
+            method: ClientAuth::Basic,
+            timeout: TIMEOUT,
+            max_bytes: MAX_BYTES,
+            max_age: MAX_AGE,
+            capacity: CAPACITY,
+        }
+    }
+
+    /// Reads the `introspection_endpoint` from the authorization server metadata of `issuer`
+    /// (RFC 8414 section 2: `/.well-known/oauth-authorization-server` inserted before the
+    /// issuer's path, else OpenID Connect Discovery's `<issuer>/.well-known/openid-configuration`).
+    ///
+    /// # Errors
+    /// [`JwksError`] when neither document can be read, names another issuer or no
+    /// `introspection_endpoint`.
+    pub async fn discover(
+        issuer: impl Into<String>,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Result<Introspection, JwksError> {
+        let issuer = issuer.into();
+        let http = client(TIMEOUT)?;
+        let parsed = Url::parse(&issuer).map_err(|_| JwksError::Insecure(issuer.clone()))?;
+        let mut oauth = parsed.clone();
+        let path = parsed.path().trim_end_matches('/');
+        oauth.set_path(&format!("/.well-known/oauth-authorization-server{path}"));
+        let oidc = format!(
+            "{}/.well-known/openid-configuration",
+            issuer.trim_end_matches('/')
+        );
+        let (url, document) = match get_json(&http, oauth.as_str(), MAX_BYTES).await {
+            Ok((document, _)) => (oauth.to_string(), document),
+            Err(first) => match get_json(&http, &oidc, MAX_BYTES).await {
+                Ok((document, _)) => (oidc, document),
+                Err(_) => return Err(first),
+            },
+        };
+        let found = document.get("issuer").and_then(Value::as_str).unwrap_or("");
+        if found != issuer {
+            return Err(JwksError::IssuerMismatch {
+                url,
+                expected: issuer,
+                found: found.to_owned(),
+            });
+        }
+        let Some(endpoint) = document
+            .get("introspection_endpoint")
+            .and_then(Value::as_str)
+        else {
+            return Err(JwksError::Malformed {
+                url,
+                reason: "no introspection_endpoint".to_owned(),
+            });
+        };
+        Ok(Introspection::new(endpoint, client_id, client_secret))
+    }
+
+    /// How the client authenticates: `client_secret_basic` (default) or `client_secret_post`.
+    pub fn client_auth(mut self, method: ClientAuth) -> Introspection {
+        self.method = method;
+        self
+    }
+
+    /// How long the authorization server has to answer, connection included. Default: 5
+    /// seconds.
+    pub fn timeout(mut self, timeout: Duration) -> Introspection {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The largest response read, in bytes. Default: 64 KiB.
+    pub fn max_bytes(mut self, max_bytes: usize) -> Introspection {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// How long an active answer is kept at most (never past the token's `exp`): the longest a
+    /// token revoked at the authorization server keeps working here. `0` asks on every
+    /// request. Whole seconds. Default: 60 seconds.
+    pub fn max_age(mut self, max_age: Duration) -> Introspection {
+        self.max_age = max_age;
+        self
+    }
+
+    /// How many active answers are kept (see [`BearerAuth::token_cache`](super::BearerAuth::token_cache)).
+    /// Default: 10,000.
+    pub fn cache_capacity(mut self, capacity: usize) -> Introspection {
+        self.capacity = capacity;
+        self
+    }
+
+    /// The introspection endpoint.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// The running state of this configuration: the HTTP client, the cache, the flights.
+    pub(super) fn start(self) -> Introspector {
+        Introspector {
+            http: client(self.timeout),
+            cache: TokenCache::new(self.capacity),
+            flights: Mutex::new(HashMap::new()),
+            config: self,
+        }
+    }
+}
+
+impl fmt::Debug for Introspection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Introspection")
+            .field("endpoint", &self.endpoint)
+            .field("client_id", &self.client_id)
+            .field("client_auth", &self.method)
+            .field("timeout", &self.timeout)
+            .field("max_age", &self.max_age)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What an answer must say besides `active: true`: the audiences that name this resource, the
+/// accepted issuers (empty: any), and the leeway on `exp` and `nbf`, in seconds.
+pub(super) struct Checks<'a> {
+    audiences: Vec<&'a str>,
+    issuers: Vec<&'a str>,
+    leeway: u64,
+    /// Claims read as scopes besides `scope` and `scp`.
+    scope_claims: &'a [String],
+}
+
+impl<'a> Checks<'a> {
+    /// The checks of a JWT `validation`, for introspection.
+    pub(super) fn of(validation: &'a Validation, scope_claims: &'a [String]) -> Checks<'a> {
+        Checks {
+            audiences: validation
+                .aud
+                .iter()
+                .flatten()
+                .map(String::as_str)
+                .collect(),
+            issuers: validation
+                .iss
+                .iter()
+                .flatten()
+                .map(String::as_str)
+                .collect(),
+            leeway: validation.leeway,
+            scope_claims,
+        }
+    }
+}
+
+type Flight = Arc<OnceCell<Result<Principal, Refusal>>>;
+
+/// An [`Introspection`] at work.
+pub(super) struct Introspector {
+    config: Introspection,
+    /// The client, or why it could not be built (every introspection then fails).
+    http: Result<reqwest::Client, JwksError>,
+    cache: TokenCache,
+    /// Introspections under way, by token digest: later callers wait for the first.
+    flights: Mutex<HashMap<Digest, Flight>>,
+}
+
+impl Introspector {
+    /// The principal of `token`, from the cache or the authorization server.
+    pub(super) async fn principal(
+        &self,
+        token: &str,
+        checks: &Checks<'_>,
+    ) -> Result<Principal, Refusal> {
+        let digest = cache::digest(token);
+        let now = jsonwebtoken::get_current_timestamp();
+        if let Some(principal) = self.cache.get(&digest, now, None) {
+            return Ok(principal);
+        }
+        let flight = {
+            let mut flights = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(flights.entry(digest).or_default())
+        };
+        let answer = flight
+            .get_or_init(|| async {
+                let answer = self.ask(token, checks).await;
+                if let Ok((principal, exp)) = &answer {
+                    let now = jsonwebtoken::get_current_timestamp();
+                    let until = now.saturating_add(self.config.max_age.as_secs());
+                    let verified = Verified {
+                        principal: principal.clone(),
+                        exp: exp.map_or(until, |exp| exp.min(until)),
+                        key: None,
+                    };
+                    self.cache.insert(digest, verified, now);
+                }
+                answer.map(|(principal, _)| principal)
+            })
+            .await
+            .clone();
+        let mut flights = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
+        if flights
+            .get(&digest)
+            .is_some_and(|f| Arc::ptr_eq(f, &flight))
+        {
+            flights.remove(&digest);
+        }
+        answer
+    }
+
+    /// One introspection: the principal and `exp` of an active token.
+    async fn ask(
+        &self,
+        token: &str,
+        checks: &Checks<'_>,
+    ) -> Result<(Principal, Option<u64>), Refusal> {
+        let claims = self.post(token).await.map_err(|error| {
+            tracing::warn!(endpoint = %self.config.endpoint, %error, "token introspection failed");
+            Refusal::Unavailable
+        })?;
+        let invalid = |why| Err(Refusal::Invalid(why));
+        if claims.get("active") != Some(&Value::Bool(true)) {
+            return invalid(InvalidToken::Inactive);
+        }
+        let now = jsonwebtoken::get_current_timestamp();
+        let exp = claims.get("exp").and_then(Value::as_u64);
+        if exp.is_some_and(|exp| exp.saturating_add(checks.leeway) <= now) {
+            return invalid(InvalidToken::Expired);
+        }
+        let nbf = claims.get("nbf").and_then(Value::as_u64);
+        if nbf.is_some_and(|nbf| nbf > now.saturating_add(checks.leeway)) {
+            return invalid(InvalidToken::NotYetValid);
+        }
+        let audience_named = match claims.get("aud") {
+            Some(Value::String(aud)) => checks.audiences.contains(&aud.as_str()),
+            Some(Value::Array(auds)) => auds
+                .iter()
+                .filter_map(Value::as_str)
+                .any(|aud| checks.audiences.contains(&aud)),
+            _ => return invalid(InvalidToken::MissingClaim),
+        };
+        if !audience_named {
+            return invalid(InvalidToken::Audience);
+        }
+        if let Some(iss) = claims.get("iss") {
+            let accepted = checks.issuers.is_empty()
+                || iss
+                    .as_str()
+                    .is_some_and(|iss| checks.issuers.contains(&iss));
+            if !accepted {
+                return invalid(InvalidToken::Issuer);
+            }
+        }
+        let principal = principal_of(claims)
+            .ok_or(Refusal::Invalid(InvalidToken::MissingClaim))?
+            .with_scopes_at(checks.scope_claims);
+        Ok((principal, exp))
+    }
+
+    /// POSTs the introspection request; the answer's members.
+    async fn post(&self, token: &str) -> Result<Map<String, Value>, JwksError> {
+        let config = &self.config;
+        let endpoint = &config.endpoint;
+        if !Url::parse(endpoint).is_ok_and(|url| is_allowed(&url)) {
+            return Err(JwksError::Insecure(endpoint.clone()));
+        }
+        let http = self.http.as_ref().map_err(|error| JwksError::Fetch {
+            url: endpoint.clone(),
+            reason: error.to_string(),
+        })?;
+        let mut form = vec![("token", token), ("token_type_hint", "access_token")];
+        let mut request = http.post(endpoint.as_str());
+        match config.method {
+            ClientAuth::Basic => {
+                // RFC 6749 section 2.3.1: each part form-encoded, then Basic.
+                let user = form_encode(&[("", &config.client_id)]);
+                let password = form_encode(&[("", &config.client_secret)]);
+                request = request.basic_auth(&user[1..], Some(&password[1..]));
+            }
+            ClientAuth::Post => {
+                form.push(("client_id", &config.client_id));
+                form.push(("client_secret", &config.client_secret));
+            }
+        }
+        let request = request
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header(ACCEPT, "application/json")
+            .body(form_encode(&form));
+        let (document, _) = send_json(request, endpoint, config.max_bytes).await?;
+        match document {
+            Value::Object(members) => Ok(members),
+            _ => Err(JwksError::Malformed {
+                url: endpoint.clone(),
+                reason: "not a JSON object".to_owned(),
+            }),
+        }
+    }
+}
+
+/// `application/x-www-form-urlencoded` of `pairs`.
+fn form_encode(pairs: &[(&str, &str)]) -> String {
+    let mut url = Url::parse("http://form.invalid/").expect("a valid URL");
+    url.query_pairs_mut().extend_pairs(pairs);
+    url.query().unwrap_or_default().to_owned()
+}
+
+/// The principal of an introspection answer: as [`Principal::from_claims`], with the subject
+/// `client_id` when there is no `sub` (a token of the client-credentials grant).
+fn principal_of(mut claims: Map<String, Value>) -> Option<Principal> {
+    let no_sub = claims
+        .get("sub")
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty);
+    if no_sub && let Some(client_id) = claims.get("client_id").cloned() {
+        claims.insert("sub".to_owned(), client_id);
+    }
+    Principal::from_claims(claims)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn form_encoding_escapes_reserved_characters() {
+        assert_eq!(
+            form_encode(&[("token", "a+b/c=d"), ("x", "é ")]),
+            "token=a%2Bb%2Fc%3Dd&x=%C3%A9+"
+        );
+        assert_eq!(&form_encode(&[("", "id:1")])[1..], "id%3A1");
+    }
+
+    #[test]
+    fn a_client_credentials_token_is_its_client() {
+        let claims = serde_json::json!({"active": true, "client_id": "robot", "scope": "a b"});
+        let principal = principal_of(claims.as_object().unwrap().clone()).unwrap();
+        assert_eq!(principal.subject(), "robot");
+        assert_eq!(principal.scopes(), ["a", "b"]);
+        let claims = serde_json::json!({"active": true, "sub": "alice", "client_id": "app"});
+        let principal = principal_of(claims.as_object().unwrap().clone()).unwrap();
+        assert_eq!(principal.subject(), "alice");
+    }
+}

@@ -1,0 +1,295 @@
+//! Opaque tokens checked by token introspection (RFC 7662; feature `auth`): the MCP endpoint
+//! behind `BearerAuth` with an `Introspection`, and an authorization server's introspection
+//! endpoint in axum on loopback sockets, called with hyper's client. Proves active and inactive
+//! answers, the audience check, the cache and single flight, client authentication, and the
+//! answers when the endpoint hangs, fails or talks nonsense.
+#![cfg(feature = "auth")]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use fusion::ToolError;
+use fusion::auth::{BearerAuth, ClientAuth, Introspection};
+use fusion::server::Server;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use serde_json::{Value, json};
+
+const ISSUER: &str = "http://as.example";
+/// `mcp-server:s3cret/+` form-encoded, then base64.
+const BASIC: &str = "Basic bWNwLXNlcnZlcjpzM2NyZXQlMkYlMkI=";
+
+/// Invoices.
+pub struct Billing;
+
+/// Bills customers.
+#[fusion::tool]
+impl Billing {
+    /// Lists invoices.
+    #[action(read_only)]
+    pub fn list(&self) -> Result<&'static str, ToolError> {
+        Ok("no invoices")
+    }
+
+    /// Charges a card.
+    #[action(scopes("charge"))]
+    pub fn charge(&self) -> Result<&'static str, ToolError> {
+        Ok("charged")
+    }
+}
+
+/// A JSON answer.
+fn reply(document: Value) -> axum::response::Response {
+    ([("content-type", "application/json")], document.to_string()).into_response()
+}
+
+/// The authorization server: how many introspections it answered, and the resource.
+#[derive(Clone)]
+struct As {
+    calls: Arc<AtomicUsize>,
+    resource: Arc<str>,
+}
+
+/// The introspection endpoint: answers by the token's name, after checking the client.
+async fn introspect(
+    State(state): State<As>,
+    headers: HeaderMap,
+    body: String,
+) -> axum::response::Response {
+    state.calls.fetch_add(1, Ordering::SeqCst);
+    let field = |name: &str| {
+        body.split('&')
+            .find_map(|pair| pair.strip_prefix(&format!("{name}=")))
+            .unwrap_or("")
+            .to_owned()
+    };
+    let authenticated = headers.get("authorization").is_some_and(|v| v == BASIC)
+        || (field("client_id") == "mcp-server" && field("client_secret") == "s3cret%2F%2B");
+    if !authenticated {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    assert_eq!(field("token_type_hint"), "access_token");
+    let exp = fusion::auth::jsonwebtoken::get_current_timestamp() + 600;
+    let active = |aud: &str| {
+        json!({"active": true, "client_id": "robot", "scope": "charge", "aud": [aud],
+               "iss": ISSUER, "exp": exp, "token_type": "Bearer"})
+    };
+    match field("token").as_str() {
+        "good" | "slow" => {
+            if field("token") == "slow" {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+            reply(active(&state.resource)).into_response()
+        }
+        "noscope" => {
+            reply(json!({"active": true, "sub": "alice", "aud": &*state.resource, "exp": exp}))
+                .into_response()
+        }
+        "permissions" => reply(json!({
+            "active": true, "sub": "bob", "aud": &*state.resource, "exp": exp,
+            "permissions": ["charge"],
+        })),
+        "other-aud" => reply(active("http://elsewhere/mcp")).into_response(),
+        "other-iss" => reply(
+            json!({"active": true, "sub": "a", "aud": &*state.resource, "iss": "http://evil"}),
+        )
+        .into_response(),
+        "expired" => {
+            reply(json!({"active": true, "sub": "a", "aud": &*state.resource, "exp": exp - 7200}))
+                .into_response()
+        }
+        "hang" => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            StatusCode::OK.into_response()
+        }
+        "error" => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        "malformed" => ([("content-type", "application/json")], "{\"active\": tr").into_response(),
+        "array" => reply(json!([true])).into_response(),
+        "huge" => reply(json!({"active": true, "pad": "x".repeat(1 << 20)})).into_response(),
+        _ => reply(json!({"active": false})).into_response(),
+    }
+}
+
+/// The authorization server and the MCP server on loopback ports; the MCP server's address
+/// and the introspection count.
+async fn serve(method: ClientAuth) -> (SocketAddr, Arc<AtomicUsize>) {
+    let as_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let as_addr = as_listener.local_addr().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let resource = format!("http://{addr}/mcp");
+    let calls = Arc::new(AtomicUsize::new(0));
+    let state = As {
+        calls: calls.clone(),
+        resource: resource.clone().into(),
+    };
+    let as_app = axum::Router::new()
+        .route("/introspect", axum::routing::post(introspect))
+        .with_state(state);
+    tokio::spawn(async move { axum::serve(as_listener, as_app).await.unwrap() });
+    let introspection = Introspection::new(
+        format!("http://{as_addr}/introspect"),
+        "mcp-server",
+        "s3cret/+",
+    )
+    .client_auth(method)
+    .timeout(Duration::from_millis(500));
+    let auth = BearerAuth::from_introspection(resource, ISSUER, introspection)
+        .scope_claims(["permissions"]);
+    let mcp = Server::new("billing", "1.0.0")
+        .tool(Billing)
+        .http()
+        .stateless(true)
+        .layer(auth)
+        .into_service();
+    let app = axum::Router::new().nest_service("/mcp", mcp);
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (addr, calls)
+}
+
+struct Reply {
+    status: u16,
+    headers: http::HeaderMap,
+    body: String,
+}
+
+/// Calls `billing.charge` with `token`.
+async fn charge(addr: SocketAddr, token: &str) -> Reply {
+    let message = json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "billing", "arguments": {"action": "charge"}},
+    });
+    let request = http::Request::post("/mcp")
+        .header("host", addr.to_string())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .header("authorization", format!("Bearer {token}"))
+        .body(Full::<Bytes>::from(message.to_string()))
+        .unwrap();
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+            .await
+            .unwrap();
+    tokio::spawn(connection);
+    let response = sender.send_request(request).await.unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    Reply {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    }
+}
+
+/// The tool result's text in a 200 reply.
+fn text(reply: &Reply) -> String {
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let message: Value = reply
+        .body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .chain(std::iter::once(reply.body.as_str()))
+        .find_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .unwrap();
+    message["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn description(reply: &Reply) -> String {
+    assert_eq!(reply.status, 401, "{}", reply.body);
+    let challenge = reply.headers["www-authenticate"].to_str().unwrap();
+    assert!(
+        challenge.starts_with("Bearer error=\"invalid_token\""),
+        "{challenge}"
+    );
+    challenge.to_owned()
+}
+
+#[tokio::test]
+async fn an_active_token_passes_with_its_scopes_and_is_asked_about_once() {
+    let (addr, calls) = serve(ClientAuth::Basic).await;
+    assert_eq!(text(&charge(addr, "good").await), "charged");
+    assert_eq!(text(&charge(addr, "good").await), "charged");
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        1,
+        "the second call used the cache"
+    );
+    // Active, but without the scope: the guard answers FORBIDDEN in the result.
+    let reply = charge(addr, "noscope").await;
+    assert!(text(&reply).contains("charge"), "{}", reply.body);
+    assert!(reply.body.contains("FORBIDDEN"), "{}", reply.body);
+    // The scope granted in another claim, read with `scope_claims`.
+    assert_eq!(text(&charge(addr, "permissions").await), "charged");
+}
+
+#[tokio::test]
+async fn client_secret_post_authenticates_too() {
+    let (addr, _) = serve(ClientAuth::Post).await;
+    assert_eq!(text(&charge(addr, "good").await), "charged");
+}
+
+#[tokio::test]
+async fn concurrent_requests_with_one_token_share_one_introspection() {
+    let (addr, calls) = serve(ClientAuth::Basic).await;
+    let replies = futures::future::join_all((0..8).map(|_| charge(addr, "slow"))).await;
+    for reply in &replies {
+        assert_eq!(text(reply), "charged");
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn inactive_and_mismatched_tokens_are_invalid_and_not_cached() {
+    let (addr, calls) = serve(ClientAuth::Basic).await;
+    let revoked = description(&charge(addr, "revoked").await);
+    assert!(
+        revoked.contains("The access token is not active"),
+        "{revoked}"
+    );
+    description(&charge(addr, "revoked").await);
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        2,
+        "inactive answers are not kept"
+    );
+    let cases = [
+        ("other-aud", "not issued for this resource"),
+        ("other-iss", "untrusted issuer"),
+        ("expired", "expired"),
+    ];
+    for (token, why) in cases {
+        let challenge = description(&charge(addr, token).await);
+        assert!(challenge.contains(why), "{token}: {challenge}");
+    }
+}
+
+#[tokio::test]
+async fn a_failing_endpoint_is_503_in_bounded_time_and_blocks_no_one() {
+    let (addr, _) = serve(ClientAuth::Basic).await;
+    let hanging = tokio::spawn(charge(addr, "hang"));
+    // While one request waits on the hanging endpoint, others go through.
+    assert_eq!(text(&charge(addr, "good").await), "charged");
+    for token in ["error", "malformed", "array", "huge"] {
+        let reply = charge(addr, token).await;
+        assert_eq!(reply.status, 503, "{token}: {}", reply.body);
+        assert_eq!(reply.headers["retry-after"], "5");
+        assert!(reply.headers.get("www-authenticate").is_none(), "{token}");
+    }
+    // The timeout (500 ms here) ends the hanging one.
+    let reply = tokio::time::timeout(Duration::from_secs(10), hanging)
+        .await
+        .expect("bounded by the introspection timeout")
+        .unwrap();
+    assert_eq!(reply.status, 503);
+}
