@@ -173,22 +173,50 @@ impl ToolRuntime {
         let Some(field) = &self.discriminator else {
             return Ok(0);
         };
-        let Some(value) = arguments.remove(field) else {
-            return Err(self.missing(field));
+        self.pick(field, arguments.remove(field), |_| true)
+    }
+
+    /// The routing error a call with `arguments` gets from a caller who may call only the
+    /// actions `visible` (by index) marks: a hidden action is answered exactly as an action
+    /// the tool does not have, and the routing errors list only the visible actions (with a
+    /// "did you mean" among them). `Ok` when the call names a visible action, or the tool has
+    /// no discriminator.
+    pub(crate) fn check_visible(
+        &self,
+        arguments: &Map<String, Value>,
+        visible: &[bool],
+    ) -> Result<(), ToolError> {
+        let Some(field) = &self.discriminator else {
+            return Ok(());
+        };
+        let shown = |index: usize| visible.get(index).copied().unwrap_or(false);
+        self.pick(field, arguments.get(field).cloned(), shown)
+            .map(drop)
+    }
+
+    /// The action `value` (the discriminator's) names among the ones `shown` keeps.
+    fn pick(
+        &self,
+        field: &str,
+        value: Option<Value>,
+        shown: impl Fn(usize) -> bool,
+    ) -> Result<usize, ToolError> {
+        let Some(value) = value else {
+            return Err(self.missing(field, &shown));
         };
         match value {
             Value::String(name) if !name.is_empty() => {
-                match self.actions.iter().position(|a| *a == name) {
+                match (self.actions.iter().position(|a| *a == name)).filter(|&i| shown(i)) {
                     Some(index) => Ok(index),
                     None => {
                         let value = Value::String(name);
                         // The sent value is cut like every echoed value.
                         let sent = crate::validation::sent_value(&value);
-                        Err(self.unknown(field, &sent, value.as_str()))
+                        Err(self.unknown(field, &sent, value.as_str(), &shown))
                     }
                 }
             }
-            Value::Null | Value::String(_) => Err(self.missing(field)),
+            Value::Null | Value::String(_) => Err(self.missing(field, &shown)),
             other => Err(self.unknown(
                 field,
                 &format!(
@@ -198,11 +226,19 @@ impl ToolRuntime {
                     crate::validation::sent_value(&other)
                 ),
                 None,
+                &shown,
             )),
         }
     }
 
-    fn missing(&self, field: &str) -> ToolError {
+    /// The available actions of a routing error: the ones `shown` keeps, as `tool.action`.
+    fn listed(&self, shown: &impl Fn(usize) -> bool) -> impl Iterator<Item = String> {
+        (self.available.iter().enumerate())
+            .filter(|(i, _)| shown(*i))
+            .map(|(_, name)| name.clone())
+    }
+
+    fn missing(&self, field: &str, shown: &impl Fn(usize) -> bool) -> ToolError {
         ToolError::new(
             ErrorCode::MissingDiscriminator,
             format!(
@@ -214,11 +250,20 @@ impl ToolRuntime {
             "Call '{}' again with '{field}' set to one of the available actions.",
             self.tool
         ))
-        .actions(self.available.iter().cloned())
+        .actions(self.listed(shown))
     }
 
-    fn unknown(&self, field: &str, sent: &str, name: Option<&str>) -> ToolError {
-        let closest = name.and_then(|n| did_you_mean(n, self.actions.iter().map(String::as_str)));
+    fn unknown(
+        &self,
+        field: &str,
+        sent: &str,
+        name: Option<&str>,
+        shown: &impl Fn(usize) -> bool,
+    ) -> ToolError {
+        let actions = (self.actions.iter().enumerate())
+            .filter(|(i, _)| shown(*i))
+            .map(|(_, a)| a.as_str());
+        let closest = name.and_then(|n| did_you_mean(n, actions));
         let message = match name {
             Some(_) => format!("The tool '{}' has no action {sent}.", self.tool),
             None => format!(
@@ -237,7 +282,7 @@ impl ToolRuntime {
         };
         ToolError::new(ErrorCode::UnknownAction, message)
             .suggest(recovery)
-            .actions(self.available.iter().cloned())
+            .actions(self.listed(shown))
     }
 }
 

@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
+use crate::auth::Principal;
 use crate::contract::{Awareness, Contract, ContractBaseline};
 use crate::guard::{Gates, Guards, ToolGuards};
 use crate::internal::Redactor;
@@ -158,6 +159,26 @@ impl Registry {
             .awareness
             .get_or_init(|| Arc::new(baseline.awareness_in(&self.contract(), exposition)));
         Some(awareness)
+    }
+
+    /// Whether `caller` passes the scope check of action `action` of tool `tool` (its index):
+    /// the action's scopes and the tool's, the ones the tool declares and the ones the server's
+    /// guards add. A call without a principal passes only where no scope is required.
+    pub(crate) fn allows(&self, tool: usize, action: &str, caller: Option<&Principal>) -> bool {
+        let Some(gates) = self.tools[tool].gates.as_deref() else {
+            return true;
+        };
+        let mut required = gates.scopes(action).peekable();
+        match caller {
+            _ if required.peek().is_none() => true,
+            None => false,
+            Some(principal) => required.all(|scope| principal.has_scope(scope)),
+        }
+    }
+
+    /// The routing runtime of tool `tool` (its index).
+    pub(crate) fn runtime(&self, tool: usize) -> &ToolRuntime {
+        &self.tools[tool].runtime
     }
 
     /// Runs one call along `route`: the argument limits, the tool, its gates (see
