@@ -35,6 +35,7 @@ pub use challenge::InvalidToken;
 pub use jwks::{Jwks, JwksBuilder, JwksError};
 #[cfg(feature = "auth")]
 pub use metadata::{MetadataService, ProtectedResourceMetadata};
+pub(crate) use principal::is_scope_token;
 pub use principal::{ClientAddr, Principal};
 
 /// The JWT library the bearer layer validates tokens with (keys, algorithms, and `encode` to

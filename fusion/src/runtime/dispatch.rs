@@ -140,13 +140,7 @@ impl ToolRuntime {
         action: Option<&str>,
         max_bytes: Option<usize>,
     ) -> Option<(&str, Vec<DecodedField>)> {
-        let index = match &self.discriminator {
-            None => 0,
-            Some(field) => {
-                let name = action.or_else(|| arguments.get(field)?.as_str())?;
-                self.actions.iter().position(|a| a == name)?
-            }
-        };
+        let index = self.action_index(arguments, action)?;
         // A hand-written tool may define no action at all: nothing to decode for.
         if *self.strict_json.get(index)? {
             return None;
@@ -156,6 +150,28 @@ impl ToolRuntime {
             .get(index)?
             .decode_stringified(arguments, max_bytes);
         (!decoded.is_empty()).then(|| (self.available[index].as_str(), decoded))
+    }
+
+    /// The index of the action a call names: `action` when the call names it outside its
+    /// arguments (a flat tool name), else the discriminator's value; a tool without one has a
+    /// single action. `None` when the call names no action of the tool.
+    pub(crate) fn action_index(
+        &self,
+        arguments: &Map<String, Value>,
+        action: Option<&str>,
+    ) -> Option<usize> {
+        match &self.discriminator {
+            None => Some(0),
+            Some(field) => {
+                let name = action.or_else(|| arguments.get(field)?.as_str())?;
+                self.actions.iter().position(|a| a == name)
+            }
+        }
+    }
+
+    /// The name of action `index`.
+    pub(crate) fn action(&self, index: usize) -> Option<&str> {
+        self.actions.get(index).map(String::as_str)
     }
 
     /// Picks the action named by the discriminator and removes the discriminator from

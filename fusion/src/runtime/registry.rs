@@ -161,18 +161,28 @@ impl Registry {
         Some(awareness)
     }
 
-    /// Whether `caller` passes the scope check of action `action` of tool `tool` (its index):
-    /// the action's scopes and the tool's, the ones the tool declares and the ones the server's
-    /// guards add. A call without a principal passes only where no scope is required.
+    /// The scopes a call of action `action` of tool `tool` (its index) needs, each once: the
+    /// action's and the tool's, the ones the tool declares and the ones the server's guards add.
+    pub(crate) fn required_scopes(&self, tool: usize, action: &str) -> Vec<&str> {
+        let mut scopes: Vec<&str> = Vec::new();
+        if let Some(gates) = self.tools[tool].gates.as_deref() {
+            for scope in gates.scopes(action) {
+                if !scopes.contains(&scope) {
+                    scopes.push(scope);
+                }
+            }
+        }
+        scopes
+    }
+
+    /// Whether `caller` passes the scope check of action `action` of tool `tool` (its index).
+    /// A call without a principal passes only where no scope is required.
     pub(crate) fn allows(&self, tool: usize, action: &str, caller: Option<&Principal>) -> bool {
-        let Some(gates) = self.tools[tool].gates.as_deref() else {
-            return true;
-        };
-        let mut required = gates.scopes(action).peekable();
+        let required = self.required_scopes(tool, action);
         match caller {
-            _ if required.peek().is_none() => true,
+            _ if required.is_empty() => true,
             None => false,
-            Some(principal) => required.all(|scope| principal.has_scope(scope)),
+            Some(principal) => required.iter().all(|scope| principal.has_scope(scope)),
         }
     }
 

@@ -225,6 +225,8 @@ struct Inner {
     list_cache: Option<(Duration, CacheScope)>,
     /// Whether callers see only what they may call; see [`Server::hide_unauthorized_actions`].
     visible: visible::Visibility,
+    /// See [`Server::insufficient_scope_challenge`]: the `resource_metadata` URL, when on.
+    step_up: Option<Arc<str>>,
     /// The key and lifetime of request states (MCP 2026-07-28 `input_required`).
     rounds: Arc<input::Rounds>,
     /// Where tasks are kept, and the ones this process runs; see [`Server::tasks`].
@@ -257,6 +259,7 @@ impl Server {
                 handler: None,
                 list_cache: None,
                 visible: visible::Visibility::default(),
+                step_up: None,
                 rounds: Arc::default(),
                 tasks: Arc::default(),
             }),
