@@ -367,7 +367,8 @@ impl Server {
     /// (`cacheScope`: [`CacheScope::Public`], any client or intermediary for any user;
     /// [`CacheScope::Private`], the requesting user's client only), so that clients stop listing
     /// the tools before every use (MCP 2026-07-28, SEP-2549). A server whose tools do not change
-    /// while it runs, and that every caller sees whole, can say public for a deployment's life.
+    /// while it runs, and that every caller sees whole, can say public for a deployment's life
+    /// (with [`Server::hide_unauthorized_actions`] on, public is answered private).
     /// Default: rmcp's, nothing cacheable. The list keeps registration order on every call and
     /// replica.
     pub fn list_cache(self, ttl: Duration, scope: CacheScope) -> Server {
