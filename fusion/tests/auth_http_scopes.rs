@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use fusion::ToolError;
 use fusion::auth::BearerAuth;
 use fusion::auth::jsonwebtoken::{self, Algorithm, DecodingKey, EncodingKey, Header};
-use fusion::server::Server;
+use fusion::server::{Exposition, Server};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use serde_json::{Value, json};
@@ -222,4 +222,45 @@ async fn a_token_lists_only_the_actions_its_scopes_allow_when_hiding() {
     let session = open_session(addr, &payer).await;
     let listed = post(addr, &payer, Some(&session), list).await;
     assert_eq!(actions(&listed), json!(["list", "charge"]));
+}
+
+#[tokio::test]
+async fn the_challenge_follows_the_call_paths_routing_in_flat_exposition() {
+    let (addr, resource) = serve(|server, metadata| {
+        (server.exposition(Exposition::Flat)).insufficient_scope_challenge(metadata)
+    })
+    .await;
+    let reader = token(&resource, "invoices:read");
+    let session = open_session(addr, &reader).await;
+    let flat = |name: &str| {
+        json!({
+            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": name, "arguments": {}},
+        })
+    };
+    let refused = post(addr, &reader, Some(&session), flat("billing_charge")).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let challenge = refused.headers["www-authenticate"].to_str().unwrap();
+    assert!(
+        challenge.contains("scope=\"charge invoices:read\""),
+        "{challenge}"
+    );
+    // A name the catalog does not route is the call path's to answer.
+    let unknown = post(addr, &reader, Some(&session), flat("billing_chrage")).await;
+    assert_eq!(unknown.status, 200, "{}", unknown.body);
+    assert_eq!(unknown.rpc()["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn a_hidden_action_is_never_challenged() {
+    let (addr, resource) = serve(|server, metadata| {
+        (server.hide_unauthorized_actions(true)).insufficient_scope_challenge(metadata)
+    })
+    .await;
+    let reader = token(&resource, "invoices:read");
+    let session = open_session(addr, &reader).await;
+    let refused = call(addr, &reader, &session, "charge").await;
+    assert_eq!(refused.status, 200, "{}", refused.body);
+    let result = &refused.rpc()["result"];
+    assert_eq!(result["_meta"]["fusion/error"]["code"], "UNKNOWN_ACTION");
 }

@@ -427,4 +427,31 @@ mod tests {
             json!(["list_invoices", "get_invoice", "withaction"])
         );
     }
+
+    #[test]
+    fn a_hidden_action_routes_as_one_the_tool_does_not_have() {
+        let router = ToolRuntime::new(&billing()).unwrap();
+        let mut without_get = billing();
+        without_get.actions.truncate(1);
+        let smaller = ToolRuntime::new(&without_get).unwrap();
+        let visible = [true, false];
+        for sent in [
+            json!({"action": "get_invoice", "id": "inv_1"}),
+            json!({"action": "get_invoce"}),
+            json!({"action": 3}),
+            json!({}),
+        ] {
+            let sent = sent.as_object().unwrap().clone();
+            let hidden = router.check_visible(&sent, &visible).unwrap_err();
+            let absent = smaller.route_action(&mut sent.clone()).unwrap_err();
+            assert_eq!(hidden.to_xml(), absent.to_xml(), "{sent:?}");
+        }
+        let listed = json!({"action": "list_invoices"})
+            .as_object()
+            .unwrap()
+            .clone();
+        assert!(router.check_visible(&listed, &visible).is_ok());
+        // The discriminator stays for the call path to route.
+        assert!(listed.contains_key("action"));
+    }
 }

@@ -34,7 +34,7 @@ pub(super) struct View {
 }
 
 impl View {
-    /// Whether the caller sees every action of tool `tool` (its index).
+    /// Which actions of tool `tool` (its index) the caller may call, in declaration order.
     pub(super) fn allowed(&self, tool: usize) -> &[bool] {
         self.allowed.get(tool).map_or(&[], Vec::as_slice)
     }

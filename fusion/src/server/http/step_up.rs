@@ -72,7 +72,14 @@ impl Server {
         let route = &catalog.get(name)?.route;
         let runtime = inner.registry.runtime(route.tool);
         let injected = route.inject.as_ref().map(|(_, action)| action.as_str());
-        let action = runtime.action(runtime.action_index(arguments, injected)?)?;
+        let index = runtime.action_index(arguments, injected)?;
+        if view
+            .as_ref()
+            .is_some_and(|v| !v.allowed(route.tool).get(index).is_some_and(|a| *a))
+        {
+            return None;
+        }
+        let action = runtime.action(index)?;
         let required = inner.registry.required_scopes(route.tool, action);
         if required.iter().all(|scope| caller.has_scope(scope)) {
             return None;
