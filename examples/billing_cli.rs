@@ -5,7 +5,7 @@ use fusion::guard::{Guards, RedisStore};
 use fusion::server::{Exposition, Server};
 use fusion::tasks::RedisTaskStore;
 
-pub(crate) const USAGE: &str = "usage: billing [--flat] [--baseline PATH] [--redis URL] [--public-url URL] [--request-state-key-file PATH] [--http ADDR | --demo | --lock-check [--lockfile PATH]]
+pub(crate) const USAGE: &str = "usage: billing [--flat] [--baseline PATH] [--redis URL] [--public-url URL] [--request-state-key-file PATH] [--hide-unauthorized-actions] [--http ADDR | --demo | --lock-check [--lockfile PATH]]
   (no flags)       serve MCP over stdio
   --http ADDR      serve MCP Streamable HTTP at http://ADDR/mcp (ADDR like 127.0.0.1:8080),
                    bearer tokens required; prints development tokens to stderr
@@ -22,7 +22,10 @@ pub(crate) const USAGE: &str = "usage: billing [--flat] [--baseline PATH] [--red
   --request-state-key-file PATH
                    the key sealing the requestState of a confirmation's input_required round
                    (the file's bytes, at least 32; replicas share one, so that the answer may
-                   reach any of them); default: a random key per process";
+                   reach any of them); default: a random key per process
+  --hide-unauthorized-actions
+                   each caller lists only the actions its token's scopes allow; a hidden action
+                   is answered as one that does not exist";
 
 /// The lockfile the example ships: its reviewed contract.
 pub(crate) const LOCKFILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fusion.lock");
@@ -43,21 +46,24 @@ pub(crate) struct ContractArgs {
 
 /// The options of a replica behind a load balancer: where the shared rate limits and tasks
 /// live, the URL clients reach the replicas at, and the key every replica seals request
-/// states with.
+/// states with; and whether callers see only the actions their scopes allow
+/// (`--hide-unauthorized-actions`), which every replica must agree on.
 #[derive(Default)]
 pub(crate) struct ReplicaArgs {
     redis: Option<String>,
     pub(crate) public_url: Option<String>,
     request_state_key_file: Option<String>,
+    hide_unauthorized_actions: bool,
 }
 
 impl ReplicaArgs {
-    /// The server with its rate limits, tasks and taken request states in Redis, when `--redis`
-    /// is given, and with
+    /// The server hiding what a caller may not call with `--hide-unauthorized-actions`; with its
+    /// rate limits, tasks and taken request states in Redis, when `--redis` is given, and with
     /// the request-state key of `--request-state-key-file`. Every HTTP request carries a bearer
     /// token, so the limits are per subject and a task belongs to its subject, the same on
     /// every replica.
     pub(crate) fn apply(&self, mut server: Server) -> anyhow::Result<Server> {
+        server = server.hide_unauthorized_actions(self.hide_unauthorized_actions);
         if let Some(path) = &self.request_state_key_file {
             let key = std::fs::read(path)
                 .map_err(|err| anyhow::anyhow!("--request-state-key-file {path}: {err}"))?;
@@ -102,6 +108,7 @@ pub(crate) fn parse_args() -> Result<(Mode, Exposition, ContractArgs, ReplicaArg
                 let path = args.next().ok_or("--request-state-key-file needs a path")?;
                 replica.request_state_key_file = Some(path);
             }
+            "--hide-unauthorized-actions" => replica.hide_unauthorized_actions = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument '{other}'")),
         }

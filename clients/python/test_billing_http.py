@@ -10,6 +10,7 @@ import re
 import socket
 import subprocess
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -31,16 +32,16 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture
-def billing_http_tokens() -> Iterator[tuple[str, dict[str, str]]]:
-    """`fusion-billing --http` on a free port: its MCP URL and the development tokens it prints,
-    by name (`BILLING_TOKEN`: subject dev-payer, the charge and refund scopes;
+@contextmanager
+def serve_billing(*flags: str) -> Iterator[tuple[str, dict[str, str]]]:
+    """`fusion-billing --http` on a free port with `flags`: its MCP URL and the development
+    tokens it prints, by name (`BILLING_TOKEN`: subject dev-payer, the charge and refund scopes;
     `BILLING_TOKEN_READ_ONLY`: subject dev-viewer, no scope)."""
     if not BIN.is_file():
         pytest.fail(f"fusion-billing not found at {BIN} (build it: cargo build -p examples --bin fusion-billing)")
     port = free_port()
     child = subprocess.Popen(
-        [str(BIN), "--http", f"127.0.0.1:{port}"],
+        [str(BIN), *flags, "--http", f"127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -64,6 +65,13 @@ def billing_http_tokens() -> Iterator[tuple[str, dict[str, str]]]:
     finally:
         child.terminate()
         child.wait(timeout=5)
+
+
+@pytest.fixture
+def billing_http_tokens() -> Iterator[tuple[str, dict[str, str]]]:
+    """`fusion-billing --http` on a free port: see `serve_billing`."""
+    with serve_billing() as served:
+        yield served
 
 
 @pytest.fixture
@@ -94,3 +102,23 @@ async def test_a_session_over_http_answers_and_ends_cleanly(
     # Closing sent `DELETE`: the SDK warns unless the server answers 200 or 204.
     failed = [r.getMessage() for r in caplog.records if "termination" in r.getMessage().lower()]
     assert failed == [], failed
+
+
+async def test_a_token_without_a_scope_lists_no_action_needing_it_when_hiding() -> None:
+    with serve_billing("--hide-unauthorized-actions") as (url, tokens):
+        for name, sees_charge in [("BILLING_TOKEN_READ_ONLY", False), ("BILLING_TOKEN", True)]:
+            headers = {"Authorization": f"Bearer {tokens[name]}"}
+            async with httpx2.AsyncClient(headers=headers, timeout=20) as http:
+                async with streamable_http_client(url, http_client=http) as (read, write):
+                    async with ClientSession(read, write) as session:
+                        await session.initialize()
+                        tools = (await session.list_tools()).tools
+                        billing = next(tool for tool in tools if tool.name == "billing")
+                        actions = billing.input_schema["properties"]["action"]["enum"]
+                        assert ("charge" in actions) == sees_charge, (name, actions)
+                        assert ("charge" in billing.meta.get("fusion/scopes", {})) == sees_charge
+                        if not sees_charge:
+                            # The hidden action answers as one the tool does not have.
+                            refused = await session.call_tool("billing", {"action": "charge"})
+                            assert refused.is_error
+                            assert refused.meta["fusion/error"]["code"] == "UNKNOWN_ACTION"

@@ -5,6 +5,8 @@
 use http::{HeaderValue, Response, StatusCode, header};
 use jsonwebtoken::errors::ErrorKind;
 
+pub(super) use super::principal::is_scope_token;
+
 /// Why a bearer token was refused: the `error_description` of the `invalid_token` challenge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}", self.description())]
@@ -145,16 +147,6 @@ impl Refusal {
         }
         response
     }
-}
-
-/// Whether `scope` is a scope token as RFC 6749 section 3.3 writes it (one or more of `!`,
-/// `#` to `[`, `]` to `~`: no space, quote or backslash), so that it can stand in a challenge's
-/// quoted `scope` unescaped (RFC 6750 section 3).
-pub(super) fn is_scope_token(scope: &str) -> bool {
-    !scope.is_empty()
-        && scope
-            .bytes()
-            .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
 }
 
 #[cfg(test)]

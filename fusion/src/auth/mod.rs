@@ -39,6 +39,7 @@ pub use introspection::{ClientAuth, Introspection};
 pub use jwks::{Jwks, JwksBuilder, JwksError};
 #[cfg(feature = "auth")]
 pub use metadata::{MetadataService, ProtectedResourceMetadata};
+pub(crate) use principal::is_scope_token;
 pub use principal::{ClientAddr, Principal};
 
 /// The JWT library the bearer layer validates tokens with (keys, algorithms, and `encode` to

@@ -178,6 +178,16 @@ impl fmt::Debug for Principal {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClientAddr(pub SocketAddr);
 
+/// Whether `scope` is a scope token as RFC 6749 section 3.3 writes it (one or more of `!`,
+/// `#` to `[`, `]` to `~`: no space, quote or backslash), so that it can stand in a challenge's
+/// quoted `scope` unescaped (RFC 6750 section 3).
+pub(crate) fn is_scope_token(scope: &str) -> bool {
+    !scope.is_empty()
+        && scope
+            .bytes()
+            .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

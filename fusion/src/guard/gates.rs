@@ -130,6 +130,16 @@ impl Gates {
         gate.and_then(|g| g.timeout).or(self.tool.timeout)
     }
 
+    /// The scopes a call of `action` needs, as the scope check reads them: the action's gate's,
+    /// then the tool's (a scope may appear in both).
+    pub(crate) fn scopes(&self, action: &str) -> impl Iterator<Item = &str> {
+        let gate = self.actions.get(action);
+        [gate, Some(&self.tool)]
+            .into_iter()
+            .flatten()
+            .flat_map(|g| g.scopes.iter().map(String::as_str))
+    }
+
     /// Runs the call of `action` through the guards: the scope check (the action's scopes and
     /// the tool's), the rate limits (the action's, then the tool's), the concurrency limits (the tool's, then the action's; waiting in the queue
     /// when full), then `handler` under the timeout and inside the layers. A refusal is

@@ -140,13 +140,7 @@ impl ToolRuntime {
         action: Option<&str>,
         max_bytes: Option<usize>,
     ) -> Option<(&str, Vec<DecodedField>)> {
-        let index = match &self.discriminator {
-            None => 0,
-            Some(field) => {
-                let name = action.or_else(|| arguments.get(field)?.as_str())?;
-                self.actions.iter().position(|a| a == name)?
-            }
-        };
+        let index = self.action_index(arguments, action)?;
         // A hand-written tool may define no action at all: nothing to decode for.
         if *self.strict_json.get(index)? {
             return None;
@@ -156,6 +150,28 @@ impl ToolRuntime {
             .get(index)?
             .decode_stringified(arguments, max_bytes);
         (!decoded.is_empty()).then(|| (self.available[index].as_str(), decoded))
+    }
+
+    /// The index of the action a call names: `action` when the call names it outside its
+    /// arguments (a flat tool name), else the discriminator's value; a tool without one has a
+    /// single action. `None` when the call names no action of the tool.
+    pub(crate) fn action_index(
+        &self,
+        arguments: &Map<String, Value>,
+        action: Option<&str>,
+    ) -> Option<usize> {
+        match &self.discriminator {
+            None => Some(0),
+            Some(field) => {
+                let name = action.or_else(|| arguments.get(field)?.as_str())?;
+                self.actions.iter().position(|a| a == name)
+            }
+        }
+    }
+
+    /// The name of action `index`.
+    pub(crate) fn action(&self, index: usize) -> Option<&str> {
+        self.actions.get(index).map(String::as_str)
     }
 
     /// Picks the action named by the discriminator and removes the discriminator from
@@ -173,22 +189,50 @@ impl ToolRuntime {
         let Some(field) = &self.discriminator else {
             return Ok(0);
         };
-        let Some(value) = arguments.remove(field) else {
-            return Err(self.missing(field));
+        self.pick(field, arguments.remove(field), |_| true)
+    }
+
+    /// The routing error a call with `arguments` gets from a caller who may call only the
+    /// actions `visible` (by index) marks: a hidden action is answered exactly as an action
+    /// the tool does not have, and the routing errors list only the visible actions (with a
+    /// "did you mean" among them). `Ok` when the call names a visible action, or the tool has
+    /// no discriminator.
+    pub(crate) fn check_visible(
+        &self,
+        arguments: &Map<String, Value>,
+        visible: &[bool],
+    ) -> Result<(), ToolError> {
+        let Some(field) = &self.discriminator else {
+            return Ok(());
+        };
+        let shown = |index: usize| visible.get(index).copied().unwrap_or(false);
+        self.pick(field, arguments.get(field).cloned(), shown)
+            .map(drop)
+    }
+
+    /// The action `value` (the discriminator's) names among the ones `shown` keeps.
+    fn pick(
+        &self,
+        field: &str,
+        value: Option<Value>,
+        shown: impl Fn(usize) -> bool,
+    ) -> Result<usize, ToolError> {
+        let Some(value) = value else {
+            return Err(self.missing(field, &shown));
         };
         match value {
             Value::String(name) if !name.is_empty() => {
-                match self.actions.iter().position(|a| *a == name) {
+                match (self.actions.iter().position(|a| *a == name)).filter(|&i| shown(i)) {
                     Some(index) => Ok(index),
                     None => {
                         let value = Value::String(name);
                         // The sent value is cut like every echoed value.
                         let sent = crate::validation::sent_value(&value);
-                        Err(self.unknown(field, &sent, value.as_str()))
+                        Err(self.unknown(field, &sent, value.as_str(), &shown))
                     }
                 }
             }
-            Value::Null | Value::String(_) => Err(self.missing(field)),
+            Value::Null | Value::String(_) => Err(self.missing(field, &shown)),
             other => Err(self.unknown(
                 field,
                 &format!(
@@ -198,11 +242,19 @@ impl ToolRuntime {
                     crate::validation::sent_value(&other)
                 ),
                 None,
+                &shown,
             )),
         }
     }
 
-    fn missing(&self, field: &str) -> ToolError {
+    /// The available actions of a routing error: the ones `shown` keeps, as `tool.action`.
+    fn listed(&self, shown: &impl Fn(usize) -> bool) -> impl Iterator<Item = String> {
+        (self.available.iter().enumerate())
+            .filter(|(i, _)| shown(*i))
+            .map(|(_, name)| name.clone())
+    }
+
+    fn missing(&self, field: &str, shown: &impl Fn(usize) -> bool) -> ToolError {
         ToolError::new(
             ErrorCode::MissingDiscriminator,
             format!(
@@ -214,11 +266,20 @@ impl ToolRuntime {
             "Call '{}' again with '{field}' set to one of the available actions.",
             self.tool
         ))
-        .actions(self.available.iter().cloned())
+        .actions(self.listed(shown))
     }
 
-    fn unknown(&self, field: &str, sent: &str, name: Option<&str>) -> ToolError {
-        let closest = name.and_then(|n| did_you_mean(n, self.actions.iter().map(String::as_str)));
+    fn unknown(
+        &self,
+        field: &str,
+        sent: &str,
+        name: Option<&str>,
+        shown: &impl Fn(usize) -> bool,
+    ) -> ToolError {
+        let actions = (self.actions.iter().enumerate())
+            .filter(|(i, _)| shown(*i))
+            .map(|(_, a)| a.as_str());
+        let closest = name.and_then(|n| did_you_mean(n, actions));
         let message = match name {
             Some(_) => format!("The tool '{}' has no action {sent}.", self.tool),
             None => format!(
@@ -237,7 +298,7 @@ impl ToolRuntime {
         };
         ToolError::new(ErrorCode::UnknownAction, message)
             .suggest(recovery)
-            .actions(self.available.iter().cloned())
+            .actions(self.listed(shown))
     }
 }
 
@@ -365,5 +426,32 @@ mod tests {
             flat["properties"]["action"]["enum"],
             json!(["list_invoices", "get_invoice", "withaction"])
         );
+    }
+
+    #[test]
+    fn a_hidden_action_routes_as_one_the_tool_does_not_have() {
+        let router = ToolRuntime::new(&billing()).unwrap();
+        let mut without_get = billing();
+        without_get.actions.truncate(1);
+        let smaller = ToolRuntime::new(&without_get).unwrap();
+        let visible = [true, false];
+        for sent in [
+            json!({"action": "get_invoice", "id": "inv_1"}),
+            json!({"action": "get_invoce"}),
+            json!({"action": 3}),
+            json!({}),
+        ] {
+            let sent = sent.as_object().unwrap().clone();
+            let hidden = router.check_visible(&sent, &visible).unwrap_err();
+            let absent = smaller.route_action(&mut sent.clone()).unwrap_err();
+            assert_eq!(hidden.to_xml(), absent.to_xml(), "{sent:?}");
+        }
+        let listed = json!({"action": "list_invoices"})
+            .as_object()
+            .unwrap()
+            .clone();
+        assert!(router.check_visible(&listed, &visible).is_ok());
+        // The discriminator stays for the call path to route.
+        assert!(listed.contains_key("action"));
     }
 }

@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
+use crate::auth::Principal;
 use crate::contract::{Awareness, Contract, ContractBaseline};
 use crate::guard::{Gates, Guards, ToolGuards};
 use crate::internal::Redactor;
@@ -158,6 +159,36 @@ impl Registry {
             .awareness
             .get_or_init(|| Arc::new(baseline.awareness_in(&self.contract(), exposition)));
         Some(awareness)
+    }
+
+    /// The scopes a call of action `action` of tool `tool` (its index) needs, each once: the
+    /// action's and the tool's, the ones the tool declares and the ones the server's guards add.
+    pub(crate) fn required_scopes(&self, tool: usize, action: &str) -> Vec<&str> {
+        let mut scopes: Vec<&str> = Vec::new();
+        if let Some(gates) = self.tools[tool].gates.as_deref() {
+            for scope in gates.scopes(action) {
+                if !scopes.contains(&scope) {
+                    scopes.push(scope);
+                }
+            }
+        }
+        scopes
+    }
+
+    /// Whether `caller` passes the scope check of action `action` of tool `tool` (its index).
+    /// A call without a principal passes only where no scope is required.
+    pub(crate) fn allows(&self, tool: usize, action: &str, caller: Option<&Principal>) -> bool {
+        let required = self.required_scopes(tool, action);
+        match caller {
+            _ if required.is_empty() => true,
+            None => false,
+            Some(principal) => required.iter().all(|scope| principal.has_scope(scope)),
+        }
+    }
+
+    /// The routing runtime of tool `tool` (its index).
+    pub(crate) fn runtime(&self, tool: usize) -> &ToolRuntime {
+        &self.tools[tool].runtime
     }
 
     /// Runs one call along `route`: the argument limits, the tool, its gates (see

@@ -53,6 +53,37 @@ impl Catalog {
         Ok(catalog)
     }
 
+    /// The catalog of `tools` in `exposition` as a caller who may call only the actions
+    /// `allowed` marks (per tool, per action, in declaration order) sees it: each tool with
+    /// only those actions (its discriminator's `enum`, its fields and its `_meta` entries
+    /// shrink with them), a tool with none left out.
+    pub(super) fn visible(
+        tools: &[Registered],
+        exposition: Exposition,
+        allowed: &[Vec<bool>],
+    ) -> Catalog {
+        let mut catalog = Catalog::default();
+        for (index, (registered, allowed)) in tools.iter().zip(allowed).enumerate() {
+            let def = &registered.definition;
+            // A hand-written tool may define no action: nothing to hide.
+            if !allowed.is_empty() && !allowed.contains(&true) {
+                continue;
+            }
+            let actions = (def.actions.iter().zip(allowed))
+                .filter(|(_, shown)| **shown)
+                .map(|(action, _)| action.clone());
+            let shrunk = ToolDefinition {
+                actions: actions.collect(),
+                ..def.clone()
+            };
+            // The names are a subset of the full catalog's, which were checked at registration.
+            if let Err(message) = catalog.add(index, &shrunk, exposition) {
+                unreachable!("a visible subset of a built catalog: {message}");
+            }
+        }
+        catalog
+    }
+
     /// Adds the MCP tools of registered tool `index` (its definition `def`) in `exposition`,
     /// returning their definitions.
     ///

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, CustomRequest,
-    CustomResult, ErrorCode as RpcCode, ErrorData, GetTaskParams, GetTaskResult,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    CustomRequest, CustomResult, ErrorCode as RpcCode, ErrorData, GetTaskParams, GetTaskResult,
     InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
     ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig,
     SubscriptionFilter, TASKS_EXTENSION_ID, UpdateTaskParams,
@@ -24,6 +24,7 @@ use crate::envelope::suggest::did_you_mean;
 use crate::model::context::{LogLevel, LogSink, ProgressReporter, RequestContext};
 use crate::model::response::ToolResponse;
 
+use super::catalog::Catalog;
 use super::compose::{self, Ctx, Note, forward_delegated};
 use super::{Server, elicitor, malformed};
 
@@ -49,14 +50,19 @@ impl rmcp::ServerHandler for Server {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RmcpContext<RoleServer>,
+        context: RmcpContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        let view = self.view_of(&context);
+        let catalog = view.as_ref().map_or(&self.inner.catalog, |v| &v.catalog);
         // One page: a server has tens of tools, not thousands.
-        let mut list =
-            ListToolsResult::with_all_items(self.inner.catalog.definitions().cloned().collect());
+        let mut list = ListToolsResult::with_all_items(catalog.definitions().cloned().collect());
         if let Some((ttl, scope)) = self.inner.list_cache {
             list.ttl_ms = Some(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
-            list.cache_scope = Some(scope);
+            // The lists differ per caller: no shared cache may hand one caller's to another.
+            list.cache_scope = Some(match self.inner.visible.enabled() {
+                true => CacheScope::Private,
+                false => scope,
+            });
         }
         Ok(list)
     }
@@ -71,9 +77,25 @@ impl rmcp::ServerHandler for Server {
         mut context: RmcpContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let inner = &self.inner;
-        let Some(entry) = inner.catalog.get(&request.name) else {
-            return self.unknown_tool(&request.name);
+        let view = self.view_of(&context);
+        let catalog = view.as_ref().map_or(&inner.catalog, |v| &v.catalog);
+        let Some(entry) = catalog.get(&request.name) else {
+            return self.unknown_tool(&request.name, catalog);
         };
+        // A hidden action is answered as one the tool does not have, before anything else
+        // reads the arguments.
+        let sent = request.arguments.as_ref();
+        if let Some(view) = &view
+            && entry.route.inject.is_none()
+            && let Err(error) = (inner.registry.runtime(entry.route.tool)).check_visible(
+                sent.unwrap_or(&Default::default()),
+                view.allowed(entry.route.tool),
+            )
+        {
+            let response =
+                (inner.registry).answer(ToolResponse::error(error), entry.route.exposition);
+            return Ok(CallToolResult::from(response).into());
+        }
         if self.is_task_call(entry, &request, &context) {
             return self.start_task(entry, request, context).await;
         }
@@ -227,7 +249,8 @@ impl Server {
 
     /// The answer to a call naming no tool: JSON-RPC `-32602` (MCP specification, tools,
     /// "Error Handling"), or a `VALIDATION_ERROR` envelope when the server opted in.
-    fn unknown_tool(&self, name: &str) -> Result<CallToolResponse, ErrorData> {
+    /// `catalog` is what the caller sees: the names listed are its.
+    fn unknown_tool(&self, name: &str, catalog: &Catalog) -> Result<CallToolResponse, ErrorData> {
         let sent = crate::validation::sent_value(&Value::String(name.to_owned()));
         if !self.inner.unknown_tool_as_envelope {
             return Err(ErrorData::invalid_params(
@@ -235,7 +258,7 @@ impl Server {
                 None,
             ));
         }
-        let names = self.inner.catalog.names();
+        let names = catalog.names();
         let recovery = match did_you_mean(name, names.iter().map(String::as_str)) {
             Some(near) => format!("Did you mean '{near}'? Call one of the available tools."),
             None => "Call one of the available tools.".to_owned(),

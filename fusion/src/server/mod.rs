@@ -119,6 +119,7 @@ mod redact;
 mod taken;
 mod tasks;
 mod transport;
+mod visible;
 
 use std::fmt;
 use std::sync::Arc;
@@ -222,6 +223,10 @@ struct Inner {
     handler: Option<Arc<dyn compose::Delegate>>,
     /// How long, and by whom, a `tools/list` result may be cached; see [`Server::list_cache`].
     list_cache: Option<(Duration, CacheScope)>,
+    /// Whether callers see only what they may call; see [`Server::hide_unauthorized_actions`].
+    visible: visible::Visibility,
+    /// See [`Server::insufficient_scope_challenge`]: the `resource_metadata` URL, when on.
+    step_up: Option<Arc<str>>,
     /// The key and lifetime of request states (MCP 2026-07-28 `input_required`).
     rounds: Arc<input::Rounds>,
     /// Where tasks are kept, and the ones this process runs; see [`Server::tasks`].
@@ -253,6 +258,8 @@ impl Server {
                 portable_to: Provider::DEFAULT.to_vec(),
                 handler: None,
                 list_cache: None,
+                visible: visible::Visibility::default(),
+                step_up: None,
                 rounds: Arc::default(),
                 tasks: Arc::default(),
             }),
@@ -360,7 +367,8 @@ impl Server {
     /// (`cacheScope`: [`CacheScope::Public`], any client or intermediary for any user;
     /// [`CacheScope::Private`], the requesting user's client only), so that clients stop listing
     /// the tools before every use (MCP 2026-07-28, SEP-2549). A server whose tools do not change
-    /// while it runs, and that every caller sees whole, can say public for a deployment's life.
+    /// while it runs, and that every caller sees whole, can say public for a deployment's life
+    /// (with [`Server::hide_unauthorized_actions`] on, public is answered private).
     /// Default: rmcp's, nothing cacheable. The list keeps registration order on every call and
     /// replica.
     pub fn list_cache(self, ttl: Duration, scope: CacheScope) -> Server {
@@ -544,7 +552,9 @@ impl Server {
 
     /// Applies a builder change that cannot fail.
     fn set(mut self, change: impl FnOnce(&mut Inner)) -> Server {
-        change(Arc::make_mut(&mut self.inner));
+        let inner = Arc::make_mut(&mut self.inner);
+        change(inner);
+        inner.visible.forget();
         self
     }
 
@@ -552,9 +562,11 @@ impl Server {
     /// as a panic.
     #[track_caller]
     fn update(mut self, change: impl FnOnce(&mut Inner) -> Result<(), String>) -> Server {
-        if let Err(message) = change(Arc::make_mut(&mut self.inner)) {
+        let inner = Arc::make_mut(&mut self.inner);
+        if let Err(message) = change(inner) {
             panic!("fusion::server::Server: {message}");
         }
+        inner.visible.forget();
         self
     }
 }

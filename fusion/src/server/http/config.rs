@@ -508,6 +508,7 @@ impl HttpServer {
         ));
         self.server.log_breaking_deltas();
         let server = self.server;
+        let step_up = server.step_up();
         let mcp = StreamableHttpService::new(
             move || Ok(server.for_new_session()),
             Arc::clone(&sessions),
@@ -524,7 +525,7 @@ impl HttpServer {
             timeout: self.body_read_timeout,
         };
         let path = (!self.any_path).then_some(self.path.as_str());
-        let mut router = front::route(mcp, gate, limits, path);
+        let mut router = front::route(mcp, gate, limits, step_up, path);
         for wrap in self.wraps {
             router = wrap(router);
         }

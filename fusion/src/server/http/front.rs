@@ -13,7 +13,10 @@
 //! 3. [`gate::session_caps`]: an `initialize` reserves its session's slot under the server's and
 //!    the caller's caps (503 at either), handed to the session store in the request's
 //!    extensions;
-//! 4. [`statuses::rmcp_statuses`]: 204 for an ended session, the JSON-RPC error for a body rmcp
+//! 4. [`step_up::insufficient_scope`], with
+//!    [`Server::insufficient_scope_challenge`](crate::server::Server::insufficient_scope_challenge):
+//!    403 with the `insufficient_scope` challenge for a `tools/call` lacking a scope;
+//! 5. [`statuses::rmcp_statuses`]: 204 for an ended session, the JSON-RPC error for a body rmcp
 //!    cannot read;
 //!
 //! and then rmcp's service, which checks `Host` and `Origin`, `Accept` and `Content-Type`,
@@ -32,6 +35,7 @@ use super::body::{self, BodyLimits};
 use super::gate::{self, Gate};
 use super::sessions::CappedSessions;
 use super::statuses;
+use super::step_up::{self, StepUp};
 use crate::server::Server;
 
 /// The MCP route: `mcp` behind fusion's layers, at `path`, or at every path when `None`.
@@ -39,6 +43,7 @@ pub(super) fn route(
     mcp: StreamableHttpService<Server, CappedSessions>,
     gate: Gate,
     limits: BodyLimits,
+    step_up: Option<StepUp>,
     path: Option<&str>,
 ) -> Router {
     let mcp = Arc::new(mcp);
@@ -46,6 +51,7 @@ pub(super) fn route(
         .layer(from_fn_with_state(gate.clone(), gate::known_sessions))
         .layer(from_fn_with_state(limits, body::read_body))
         .layer(from_fn_with_state(gate, gate::session_caps))
+        .option_layer(step_up.map(|state| from_fn_with_state(state, step_up::insufficient_scope)))
         .layer(from_fn(statuses::rmcp_statuses))
         // rmcp's service behind an `Arc`: each layer in front clones the service it wraps for
         // every request, and cloning rmcp's copies its whole configuration (allowed hosts and

@@ -17,6 +17,7 @@ pub mod deployment {}
 mod serve;
 mod sessions;
 mod statuses;
+mod step_up;
 mod trim;
 
 use std::io;

@@ -1,0 +1,266 @@
+//! Scopes over real Streamable HTTP behind `BearerAuth` (feature `auth`), called with hyper's
+//! client: the step-up challenge of `Server::insufficient_scope_challenge` (HTTP 403, exact
+//! `WWW-Authenticate`), the in-band `FORBIDDEN` without it, and `tools/list` shrinking to what
+//! a token's scopes allow with `Server::hide_unauthorized_actions`.
+#![cfg(feature = "auth")]
+
+use std::net::SocketAddr;
+
+use fusion::ToolError;
+use fusion::auth::BearerAuth;
+use fusion::auth::jsonwebtoken::{self, Algorithm, DecodingKey, EncodingKey, Header};
+use fusion::server::{Exposition, Server};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use serde_json::{Value, json};
+
+const PRIVATE: &[u8] = include_bytes!("fixtures/auth/es256-private.pem");
+const PUBLIC: &[u8] = include_bytes!("fixtures/auth/es256-public.pem");
+const ISSUER: &str = "https://id.example.com";
+
+/// Invoices.
+pub struct Billing;
+
+/// Bills customers.
+#[fusion::tool]
+impl Billing {
+    /// Lists invoices.
+    #[action(read_only)]
+    pub fn list(&self) -> Result<&'static str, ToolError> {
+        Ok("no invoices")
+    }
+
+    /// Charges a card.
+    #[action(scopes("charge"))]
+    pub fn charge(&self) -> Result<&'static str, ToolError> {
+        Ok("charged")
+    }
+}
+
+/// `Billing` behind `BearerAuth` on a loopback port, with `configure`'s settings given the
+/// bearer layer's resource metadata URL; returns the address and the resource URI.
+async fn serve(configure: impl FnOnce(Server, &str) -> Server) -> (SocketAddr, String) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let resource = format!("http://{addr}/mcp");
+    let auth = BearerAuth::new(
+        resource.clone(),
+        ISSUER,
+        DecodingKey::from_ec_pem(PUBLIC).unwrap(),
+        Algorithm::ES256,
+    );
+    let server = configure(
+        Server::new("billing", "1.0.0").tool(Billing),
+        auth.resource_metadata_url(),
+    );
+    tokio::spawn(server.http().layer(auth).serve_on(listener));
+    (addr, resource)
+}
+
+/// A token for `resource` granting `scope` (space-separated).
+fn token(resource: &str, scope: &str) -> String {
+    let mut header = Header::new(Algorithm::ES256);
+    header.typ = Some("at+jwt".to_owned());
+    let claims = json!({
+        "sub": "alice", "aud": resource, "iss": ISSUER, "scope": scope,
+        "exp": jsonwebtoken::get_current_timestamp() + 600,
+    });
+    jsonwebtoken::encode(
+        &header,
+        &claims,
+        &EncodingKey::from_ec_pem(PRIVATE).unwrap(),
+    )
+    .unwrap()
+}
+
+struct Reply {
+    status: u16,
+    headers: http::HeaderMap,
+    body: String,
+}
+
+impl Reply {
+    /// The JSON-RPC response in the reply's event stream (or plain JSON body).
+    fn rpc(&self) -> Value {
+        let body = self.body.trim();
+        if body.starts_with('{') {
+            return serde_json::from_str(body).unwrap();
+        }
+        body.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .find(|message| message.get("id").is_some())
+            .unwrap_or_else(|| panic!("no response in {body}"))
+    }
+}
+
+async fn post(addr: SocketAddr, token: &str, session: Option<&str>, message: Value) -> Reply {
+    let mut request = http::Request::post("/mcp")
+        .header("host", addr.to_string())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .header("authorization", format!("Bearer {token}"));
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let request = request
+        .body(Full::<Bytes>::from(message.to_string()))
+        .unwrap();
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+            .await
+            .unwrap();
+    tokio::spawn(connection);
+    let response = sender.send_request(request).await.unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    Reply {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    }
+}
+
+/// Opens a session with `token`; returns its id.
+async fn open_session(addr: SocketAddr, token: &str) -> String {
+    let init = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "scopes-test", "version": "1"},
+        },
+    });
+    let reply = post(addr, token, None, init).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let session = reply.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        post(addr, token, Some(&session), initialized).await.status,
+        202
+    );
+    session
+}
+
+/// Calls `billing` with `action`.
+async fn call(addr: SocketAddr, token: &str, session: &str, action: &str) -> Reply {
+    let message = json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "billing", "arguments": {"action": action}},
+    });
+    post(addr, token, Some(session), message).await
+}
+
+#[tokio::test]
+async fn a_missing_scope_is_403_insufficient_scope_with_the_setting() {
+    let (addr, resource) =
+        serve(|server, metadata| server.insufficient_scope_challenge(metadata)).await;
+    let reader = token(&resource, "invoices:read");
+    let session = open_session(addr, &reader).await;
+
+    let refused = call(addr, &reader, &session, "charge").await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert_eq!(
+        refused.headers["www-authenticate"],
+        format!(
+            "Bearer error=\"insufficient_scope\", scope=\"charge invoices:read\", \
+             resource_metadata=\"http://{addr}/.well-known/oauth-protected-resource/mcp\", \
+             error_description=\"The access token lacks a scope this call requires\""
+        )
+        .as_str()
+    );
+    assert_eq!(refused.body, "");
+
+    // What the token allows goes through, in the same session.
+    let listed = call(addr, &reader, &session, "list").await;
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    assert_eq!(listed.rpc()["result"]["content"][0]["text"], "no invoices");
+
+    // Stepped up, the client calls again with a token granting the scope.
+    let payer = token(&resource, "invoices:read charge");
+    let session = open_session(addr, &payer).await;
+    let charged = call(addr, &payer, &session, "charge").await;
+    assert_eq!(charged.status, 200, "{}", charged.body);
+    assert_eq!(charged.rpc()["result"]["content"][0]["text"], "charged");
+}
+
+#[tokio::test]
+async fn a_missing_scope_is_the_forbidden_envelope_without_the_setting() {
+    let (addr, resource) = serve(|server, _| server).await;
+    let reader = token(&resource, "invoices:read");
+    let session = open_session(addr, &reader).await;
+    let refused = call(addr, &reader, &session, "charge").await;
+    assert_eq!(refused.status, 200, "{}", refused.body);
+    assert!(refused.headers.get("www-authenticate").is_none());
+    let result = &refused.rpc()["result"];
+    assert_eq!(result["isError"], true);
+    assert_eq!(result["_meta"]["fusion/error"]["code"], "FORBIDDEN");
+}
+
+#[tokio::test]
+async fn a_token_lists_only_the_actions_its_scopes_allow_when_hiding() {
+    let (addr, resource) = serve(|server, _| server.hide_unauthorized_actions(true)).await;
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+    let actions = |reply: &Reply| {
+        reply.rpc()["result"]["tools"][0]["inputSchema"]["properties"]["action"]["enum"].clone()
+    };
+
+    let reader = token(&resource, "invoices:read");
+    let session = open_session(addr, &reader).await;
+    let listed = post(addr, &reader, Some(&session), list.clone()).await;
+    assert_eq!(actions(&listed), json!(["list"]));
+    // Calling the hidden action is calling one that does not exist.
+    let refused = call(addr, &reader, &session, "charge").await.rpc();
+    assert_eq!(
+        refused["result"]["_meta"]["fusion/error"]["code"],
+        "UNKNOWN_ACTION"
+    );
+
+    let payer = token(&resource, "charge");
+    let session = open_session(addr, &payer).await;
+    let listed = post(addr, &payer, Some(&session), list).await;
+    assert_eq!(actions(&listed), json!(["list", "charge"]));
+}
+
+#[tokio::test]
+async fn the_challenge_follows_the_call_paths_routing_in_flat_exposition() {
+    let (addr, resource) = serve(|server, metadata| {
+        (server.exposition(Exposition::Flat)).insufficient_scope_challenge(metadata)
+    })
+    .await;
+    let reader = token(&resource, "invoices:read");
+    let session = open_session(addr, &reader).await;
+    let flat = |name: &str| {
+        json!({
+            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": name, "arguments": {}},
+        })
+    };
+    let refused = post(addr, &reader, Some(&session), flat("billing_charge")).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let challenge = refused.headers["www-authenticate"].to_str().unwrap();
+    assert!(
+        challenge.contains("scope=\"charge invoices:read\""),
+        "{challenge}"
+    );
+    // A name the catalog does not route is the call path's to answer.
+    let unknown = post(addr, &reader, Some(&session), flat("billing_chrage")).await;
+    assert_eq!(unknown.status, 200, "{}", unknown.body);
+    assert_eq!(unknown.rpc()["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn a_hidden_action_is_never_challenged() {
+    let (addr, resource) = serve(|server, metadata| {
+        (server.hide_unauthorized_actions(true)).insufficient_scope_challenge(metadata)
+    })
+    .await;
+    let reader = token(&resource, "invoices:read");
+    let session = open_session(addr, &reader).await;
+    let refused = call(addr, &reader, &session, "charge").await;
+    assert_eq!(refused.status, 200, "{}", refused.body);
+    let result = &refused.rpc()["result"];
+    assert_eq!(result["_meta"]["fusion/error"]["code"], "UNKNOWN_ACTION");
+}
