@@ -132,8 +132,7 @@ fn flags(result: &CallToolResult) -> Value {
 fn next_arguments(warning: &str) -> Value {
     let start = warning.find("Call again with ").expect("a next call") + "Call again with ".len();
     let end = warning[start..].find(" for the next items").unwrap() + start;
-    let unescaped = warning[start..end].replace("&quot;", "\"");
-    serde_json::from_str(&unescaped).expect("JSON arguments")
+    serde_json::from_str(&warning[start..end]).expect("JSON arguments")
 }
 
 #[tokio::test]
