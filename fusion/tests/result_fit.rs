@@ -166,6 +166,17 @@ async fn a_long_list_comes_in_pages_the_model_can_walk() {
             }
         }
     }
+    // fusion's client reads the first page's warning as the typed code.
+    let first = call(&client, json!({"action": "list_invoices"})).await;
+    let read = fusion::client::read_result(first).expect("a success");
+    assert_eq!(read.warnings()[0].code(), &ErrorCode::ResultTruncated);
+    assert_eq!(read.warnings()[0].detail_value("total"), Some("100"));
+    let refused = call(&client, json!({"action": "huge"})).await;
+    let Err(fusion::client::CallError::Tool(failure)) = fusion::client::read_result(refused) else {
+        panic!("a tool failure");
+    };
+    assert_eq!(failure.flags().code, ErrorCode::ResultTruncated);
+    assert!(!failure.flags().retryable);
     let expected: Vec<String> = invoices().into_iter().map(|i| i.id).collect();
     assert_eq!(seen, expected, "every invoice once, in order");
     client.cancel().await.unwrap();
