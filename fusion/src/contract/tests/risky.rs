@@ -63,8 +63,8 @@ fn result_limits_and_paging_between_two_limits() {
     );
     assert_eq!(
         diff(&limited(200, false), &limited(400, true)).report(),
-        "SAFE billing.charge: Result limit (before: 200 bytes; now: 400 bytes).\n\
-         SAFE billing.charge: Paging (before: none; now: offset 'offset', limit 'limit').\n"
+        "SAFE billing.charge: Paging (before: none; now: offset 'offset', limit 'limit').\n\
+         SAFE billing.charge: Result limit (before: 200 bytes; now: 400 bytes).\n"
     );
     assert_eq!(
         diff(&limited(200, true), &limited(200, false)).report(),
