@@ -247,9 +247,15 @@ pub(crate) fn add_call() -> CallToolRequestParams {
 }
 
 /// Serves the fusion tool on one end of a duplex stream and connects rmcp's client to the other.
+///
+/// `FUSION_BENCH_MAX_RESULT=16000` serves it with that result limit (bytes), which every
+/// result of `add` is under: what a limit costs a call it does not cut.
 pub(crate) async fn fusion_client() -> Client {
+    let limit = std::env::var("FUSION_BENCH_MAX_RESULT").ok();
+    let limit = limit.and_then(|bytes| bytes.parse().ok());
     Server::new("bench-fusion", "0.0.0")
         .tool(Add)
+        .max_result(limit.map(fusion::ResultLimit::bytes))
         .serve_in_process(())
         .await
         .expect("the client connects")

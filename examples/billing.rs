@@ -62,6 +62,10 @@ use cli::{Mode, USAGE, lock_check, parse_args};
 struct ListInvoices {
     /// Only invoices with this status; all invoices when left out.
     status: Option<Status>,
+    /// How many invoices to skip, in ID order; none when left out.
+    offset: Option<usize>,
+    /// At most this many invoices; all that match when left out.
+    limit: Option<usize>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -311,12 +315,21 @@ impl Billing {
 // that SERVER_BUSY; every action is stopped after 10 seconds (TIMEOUT).
 #[fusion::tool(concurrency(max_active = 16, max_queued = 64), timeout = "10s")]
 impl Billing {
-    /// Lists invoices in ID order, optionally only those with one status.
-    #[action(read_only)]
+    /// Lists invoices in ID order, optionally only those with one status, a page at a time.
+    // At most 200 bytes of invoices a result (small, so the demo's three invoices make two
+    // pages; 16000 suits a real ledger): a longer list comes back as the invoices that fit,
+    // with a RESULT_TRUNCATED warning giving the arguments of the next page.
+    #[action(read_only, max_result = 200, page(offset = "offset", limit = "limit"))]
     fn list_invoices(&self, args: ListInvoices) -> Vec<Invoice> {
         let invoices = self.invoices();
         let matches = |invoice: &&Invoice| args.status.is_none_or(|s| invoice.status == s);
-        invoices.values().filter(matches).cloned().collect()
+        let page = invoices
+            .values()
+            .filter(matches)
+            .skip(args.offset.unwrap_or(0));
+        page.take(args.limit.unwrap_or(usize::MAX))
+            .cloned()
+            .collect()
     }
 
     /// Fetches one invoice by ID.

@@ -98,6 +98,16 @@ pub(crate) async fn run(server: Server, exposition: Exposition) -> anyhow::Resul
             "refund",
             json!({"invoice_id": "inv_0003", "amount_cents": 990}),
         ),
+        (
+            "A list over the action's result limit: the invoices that fit, and the next call",
+            "list_invoices",
+            json!({}),
+        ),
+        (
+            "The model's next call, the arguments the warning gave: the last page, whole",
+            "list_invoices",
+            json!({"offset": 2}),
+        ),
     ];
     let last = 2 + u32::try_from(steps.len())?;
     for (number, (title, action, arguments)) in (2..).zip(steps) {

@@ -209,6 +209,32 @@ test('warning rides next to a successful result', async () => {
   assert.equal(flags.severity, 'warning');
 });
 
+// `list_invoices` allows 200 bytes of invoices a result: the three seeded ones come as a page
+// of two with a RESULT_TRUNCATED warning (isError false) giving the next call's arguments,
+// which the client sends as given to get the last page, whole.
+test('a list over the result limit: a page, the warning, and the next call', async () => {
+  const first = await client.callTool({ name: 'billing', arguments: { action: 'list_invoices' } });
+  assert.equal(first.isError, false);
+  const [page, warning] = texts(first);
+  assert.ok(page.length <= 200, `${page.length} bytes`);
+  assert.deepEqual(JSON.parse(page).map((i) => i.id), ['inv_0001', 'inv_0002']);
+  assert.ok(warning.startsWith('<tool_error code="RESULT_TRUNCATED" severity="warning">'), warning);
+  assert.ok(warning.includes('2 of 3 items were returned'), warning);
+  const flags = fusionFlags(first);
+  assert.equal(flags.code, 'RESULT_TRUNCATED');
+  assert.equal(flags.isError, false);
+  assert.equal(flags.errorCategory, 'validation');
+  assert.equal(flags.isRetryable, false);
+
+  const next = /Call again with (\{.*\}) for the next items\./.exec(warning);
+  assert.ok(next, `no next call in ${warning}`);
+  const second = await client.callTool({ name: 'billing', arguments: JSON.parse(next[1]) });
+  assert.equal(second.isError, false);
+  const rest = texts(second);
+  assert.equal(rest.length, 1, `the last page carries no warning: ${rest}`);
+  assert.deepEqual(JSON.parse(rest[0]).map((i) => i.id), ['inv_0003']);
+});
+
 test('domain error: AMOUNT_OVER_BALANCE names the right amount', async () => {
   const result = await client.callTool({
     name: 'billing',
@@ -273,10 +299,11 @@ test('unknown tool: JSON-RPC -32602 protocol error', async () => {
 test('a second HTTP session works alongside the first', async () => {
   const other = await newClient();
   try {
-    const result = await other.callTool({ name: 'billing', arguments: { action: 'list_invoices' } });
+    // The open invoices fit in one result (all three are over `list_invoices`' 200 bytes).
+    const result = await other.callTool({ name: 'billing', arguments: { action: 'list_invoices', status: 'open' } });
     assert.equal(result.isError ?? false, false);
     const ids = JSON.parse(texts(result)[0]).map((inv) => inv.id);
-    assert.deepEqual(ids, ['inv_0001', 'inv_0002', 'inv_0003']);
+    assert.deepEqual(ids, ['inv_0001', 'inv_0003']);
   } finally {
     await other.close();
   }

@@ -208,7 +208,7 @@
 //! | `UNAUTHORIZED`, `FORBIDDEN`, `AUTH_REQUIRED` | auth | no |
 //! | `RATE_LIMITED` | rate_limit | yes |
 //! | `NOT_FOUND` | not_found | no |
-//! | `VALIDATION_ERROR`, `MISSING_REQUIRED_FIELD`, `MISSING_DISCRIMINATOR`, `UNKNOWN_ACTION`, `DEPRECATED`, `HANDOFF_NAMESPACE_MISMATCH` | validation | no |
+//! | `VALIDATION_ERROR`, `MISSING_REQUIRED_FIELD`, `MISSING_DISCRIMINATOR`, `UNKNOWN_ACTION`, `DEPRECATED`, `HANDOFF_NAMESPACE_MISMATCH`, `RESULT_TRUNCATED` | validation | no |
 //! | `TIMEOUT`, `SERVER_BUSY`, `HANDOFF_UPSTREAM_UNAVAILABLE`, `HANDOFF_CONNECTING` | transient | yes |
 //! | `INTERNAL_ERROR`, `CONFLICT`, custom codes without a declared category | unknown | no |
 //!
@@ -369,6 +369,7 @@ pub use model::definition::{
 };
 pub use model::output::{IntoToolResponse, Json, StructuredOutput, Warned};
 pub use model::response::{DECODED_META_KEY, FLAGS_META_KEY, ToolResponse};
+pub use model::result_fit::{Paging, ResultFit, ResultLimit};
 pub use model::schema;
 pub use runtime::call::ToolExt;
 pub use runtime::tool::{PreparedCall, Tool};

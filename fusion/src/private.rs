@@ -26,6 +26,7 @@ pub use crate::model::definition::{
 pub use crate::model::output::{
     IntoToolResponse, Outputs, StructuredOutput, respond, respond_structured,
 };
+pub use crate::model::result_fit::{Paging, ResultFit, ResultLimit};
 pub use crate::model::schema::generate::{empty_object_schema, output_schema_for, schema_for};
 pub use crate::runtime::dispatch::ToolRuntime;
 pub use crate::runtime::tool::{PreparedCall, Tool};
@@ -95,6 +96,7 @@ mod tests {
                 scopes: Vec::new(),
                 task: false,
                 strict_json: false,
+                result: Default::default(),
             }],
         };
         let first = runtime::<()>(&CELL, definition).unwrap() as *const ToolRuntime;

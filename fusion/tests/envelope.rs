@@ -141,7 +141,7 @@ fn canonical_constructors() {
 #[test]
 fn flags_table_for_every_canonical_code() {
     use ErrorCategory::*;
-    let table: [(&str, ErrorCategory, bool); 17] = [
+    let table: [(&str, ErrorCategory, bool); 18] = [
         ("MISSING_DISCRIMINATOR", Validation, false),
         ("UNKNOWN_ACTION", Validation, false),
         ("VALIDATION_ERROR", Validation, false),
@@ -159,6 +159,7 @@ fn flags_table_for_every_canonical_code() {
         ("HANDOFF_UPSTREAM_UNAVAILABLE", Transient, true),
         ("HANDOFF_NAMESPACE_MISMATCH", Validation, false),
         ("HANDOFF_CONNECTING", Transient, true),
+        ("RESULT_TRUNCATED", Validation, false),
     ];
     assert_eq!(
         table.map(|(c, _, _)| ErrorCode::from(c)).to_vec(),

@@ -12,7 +12,7 @@ use syn::{
     Signature, Type,
 };
 
-use super::attr::{self, ActionArgs, Annotations};
+use super::attr::{self, ActionArgs, Annotations, PageArgs};
 use super::guard::GuardArgs;
 use crate::crate_path::CratePath;
 use crate::errors::Errors;
@@ -97,6 +97,8 @@ pub(crate) struct Action<'a> {
     pub(crate) task: bool,
     /// The `strict_json` flag: the action's arguments are never decoded from stringified JSON.
     pub(crate) strict_json: bool,
+    /// `max_result`, `items` and `page(..)`: how the result is fitted to a size.
+    pub(crate) result: ResultArgs,
     /// `name = …`, `title = …` or `description = …` on a function tool's `#[action]` (errors
     /// `valid` reports: the tool attribute names a function tool).
     pub(crate) misplaced: Vec<Span>,
@@ -390,6 +392,11 @@ impl<'a> Action<'a> {
             blocking: flag(&args.blocking),
             task: args.task.is_present(),
             strict_json: args.strict_json.is_present(),
+            result: ResultArgs {
+                max_result: args.max_result,
+                items: args.items,
+                page: args.page,
+            },
             misplaced,
             cfg: Vec::new(),
             guards,
@@ -518,4 +525,12 @@ fn item_head(item: &Item) -> TokenStream {
         Item::Static(i) => head(&i.static_token, &i.ident),
         other => other.to_token_stream(),
     }
+}
+
+/// `max_result = ..`, `items = ".."` and `page(offset = "..", limit = "..")` of an action.
+#[derive(Debug, Default)]
+pub(crate) struct ResultArgs {
+    pub(crate) max_result: Option<usize>,
+    pub(crate) items: Option<String>,
+    pub(crate) page: Option<PageArgs>,
 }

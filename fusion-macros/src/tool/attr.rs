@@ -84,6 +84,19 @@ pub(crate) struct ActionArgs {
     /// `strict_json`: arguments are taken strictly as sent, never decoded from a string
     /// holding JSON.
     pub(crate) strict_json: Flag,
+    /// `max_result = 16000`: the action's result limit, in bytes of payload text.
+    pub(crate) max_result: Option<usize>,
+    /// `items = "invoices"`: where the result's list is in its JSON object.
+    pub(crate) items: Option<String>,
+    /// `page(offset = "offset", limit = "limit")`: the action's paging arguments.
+    pub(crate) page: Option<PageArgs>,
+}
+
+/// `page(offset = "offset", limit = "limit")`: the names of the paging arguments.
+#[derive(Debug, Clone, FromMeta)]
+pub(crate) struct PageArgs {
+    pub(crate) offset: String,
+    pub(crate) limit: String,
 }
 
 impl ToolArgs {

@@ -28,8 +28,10 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
     let prepare = prepare(tool);
     let private = tool.krate.private();
     let guards = guards(tool);
-    // The refusals the declared guards can send are part of the advertised error contract.
-    let definition_call = if guards.is_some() {
+    // The refusals the declared guards can send are part of the advertised error contract, and
+    // so is the `RESULT_TRUNCATED` of an action with a result limit of its own.
+    let limited = (tool.actions.iter()).any(|action| action.result.max_result.is_some());
+    let definition_call = if guards.is_some() || limited {
         quote! {
             let mut __fusion_definition = Self::__fusion_definition();
             #private::Tool::guards(self).declare_errors(&mut __fusion_definition);
@@ -279,6 +281,7 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
     let output_schema = output_schema(tool, action);
     let task = action.task;
     let strict_json = action.strict_json;
+    let result = result_fit(&private, &action.result);
     quote! {
         #private::ActionDefinition {
             name: ::std::string::String::from(#name),
@@ -297,8 +300,32 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
             scopes: ::std::vec::Vec::new(),
             task: #task,
             strict_json: #strict_json,
+            result: #result,
         }
     }
+}
+
+/// The action's `ResultFit`: its `max_result` (bytes), `items` and `page(..)`.
+fn result_fit(private: &TokenStream, result: &super::ast::ResultArgs) -> TokenStream {
+    let max_result = match result.max_result {
+        Some(bytes) => quote!(::core::option::Option::Some(#private::ResultLimit::Bytes(#bytes))),
+        None => quote!(::core::option::Option::None),
+    };
+    let items = match &result.items {
+        Some(path) => quote!(::core::option::Option::Some(::std::string::String::from(#path))),
+        None => quote!(::core::option::Option::None),
+    };
+    let page = match &result.page {
+        Some(page) => {
+            let (offset, limit) = (&page.offset, &page.limit);
+            quote!(::core::option::Option::Some(#private::Paging {
+                offset: ::std::string::String::from(#offset),
+                limit: ::std::string::String::from(#limit),
+            }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    quote!(#private::ResultFit { max_result: #max_result, items: #items, page: #page })
 }
 
 /// The contracts of the variants an action declares with `errors(..)`. The closure is never

@@ -14,7 +14,7 @@ use crate::errors::Errors;
 
 /// The canonical codes, in the order `fusion::ErrorCode` declares them: the wire string and the
 /// `fusion::ErrorCode` variant it maps to.
-pub(super) const CANONICAL: [(&str, &str); 17] = [
+pub(super) const CANONICAL: [(&str, &str); 18] = [
     ("MISSING_DISCRIMINATOR", "MissingDiscriminator"),
     ("UNKNOWN_ACTION", "UnknownAction"),
     ("VALIDATION_ERROR", "ValidationError"),
@@ -32,6 +32,7 @@ pub(super) const CANONICAL: [(&str, &str); 17] = [
     ("HANDOFF_UPSTREAM_UNAVAILABLE", "HandoffUpstreamUnavailable"),
     ("HANDOFF_NAMESPACE_MISMATCH", "HandoffNamespaceMismatch"),
     ("HANDOFF_CONNECTING", "HandoffConnecting"),
+    ("RESULT_TRUNCATED", "ResultTruncated"),
 ];
 
 /// Where a `#[tool_error(…)]` sits. Each place accepts its own keys: defaults and the tool on
@@ -43,7 +44,7 @@ pub(super) enum Place {
     Struct,
 }
 
-/// An error code: one of the canonical 17, or a custom domain code.
+/// An error code: one of the canonical 18, or a custom domain code.
 #[derive(Clone)]
 pub(super) enum Code {
     /// `#[tool_error(NOT_FOUND)]` or `code = "NOT_FOUND"`: the `ErrorCode` variant name.

@@ -84,6 +84,16 @@ pub struct ActionContract {
     /// string ([`ActionDefinition::strict_json`]); left out of the file when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub strict_json: bool,
+    /// The action's own result limit in bytes of payload text (a limit in tokens counted at
+    /// 4 bytes each, [`crate::ResultFit::max_result`]); left out of the file when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_result_bytes: Option<usize>,
+    /// Where the result's list is ([`crate::ResultFit::items`]); left out when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<String>,
+    /// The paging arguments ([`crate::ResultFit::page`]); left out when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<crate::Paging>,
 }
 
 /// How deep [`ActionContract::fields`] walks nested objects: `a.b.c` is depth 3.
@@ -254,6 +264,9 @@ impl ActionContract {
                 .collect(),
             task: action.task,
             strict_json: action.strict_json,
+            max_result_bytes: action.result.max_result.map(|limit| limit.max_bytes()),
+            items: action.result.items.clone(),
+            page: action.result.page.clone(),
         }
     }
 }

@@ -140,6 +140,10 @@ canonical_codes! {
     HandoffNamespaceMismatch => "HANDOFF_NAMESPACE_MISMATCH", Validation;
     /// A handoff is still connecting.
     HandoffConnecting => "HANDOFF_CONNECTING", Transient;
+    /// The result was larger than the action's result limit: a list cut to the items that fit
+    /// (a warning next to them), or any other result refused (an error); see
+    /// [`ResultLimit`](crate::ResultLimit).
+    ResultTruncated => "RESULT_TRUNCATED", Validation;
 }
 
 impl ErrorCode {
@@ -150,7 +154,7 @@ impl ErrorCode {
         ErrorCode::canonical(code).unwrap_or(ErrorCode::Custom(Cow::Borrowed(code)))
     }
 
-    /// Whether this is a domain code rather than one of the 17 canonical ones.
+    /// Whether this is a domain code rather than one of the 18 canonical ones.
     pub fn is_custom(&self) -> bool {
         matches!(self, ErrorCode::Custom(_))
     }
@@ -341,7 +345,7 @@ mod tests {
 
     #[test]
     fn canonical_strings_round_trip_to_canonical_variants() {
-        assert_eq!(ErrorCode::CANONICAL.len(), 17);
+        assert_eq!(ErrorCode::CANONICAL.len(), 18);
         for code in ErrorCode::CANONICAL {
             assert!(!code.is_custom());
             assert_eq!(&ErrorCode::from(code.as_str()), code);

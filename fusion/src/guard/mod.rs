@@ -207,7 +207,8 @@ impl ToolGuards {
     /// [`error_contracts`](ToolGuards::error_contracts) to each action
     /// whose errors do not declare the same entry (code and flags) already, so the advertised
     /// contract (`_meta["fusion/errors"]`, the lockfile) lists the refusals the tool's own
-    /// guards can send, with the flags they are sent with. A code the action's error type
+    /// guards can send, with the flags they are sent with, and the `RESULT_TRUNCATED` warning
+    /// and error of an action with a result limit of its own ([`crate::ResultFit::max_result`]). A code the action's error type
     /// declares with other flags (its own `TIMEOUT`, retryable, on an action whose guard
     /// `TIMEOUT` is not) is listed once per set of flags. `#[fusion::tool]` does this in
     /// `Tool::definition`; a hand-written [`Tool`](crate::Tool) with guards can call it from
@@ -221,7 +222,17 @@ impl ToolGuards {
                     action.scopes.push(scope);
                 }
             }
-            for contract in self.error_contracts(action) {
+            let mut contracts = self.error_contracts(action);
+            // Not a guard, but declared with the guards' options: an action with a result
+            // limit of its own can answer `RESULT_TRUNCATED`, a warning next to a cut list or
+            // an error for a result that cannot be cut.
+            if action.result.max_result.is_some() {
+                for severity in [Severity::Warning, Severity::Error] {
+                    let code = ErrorCode::ResultTruncated;
+                    contracts.push(ErrorContract::new(code, severity, None, None));
+                }
+            }
+            for contract in contracts {
                 if !action.errors.contains(&contract) {
                     action.errors.push(contract);
                 }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use crate::envelope::code::{ErrorCategory, ErrorCode, Severity};
 
 use super::exposition::Exposition;
+use super::result_fit::ResultFit;
 
 /// One error an action can produce: its code and the flags it carries. Fed by
 /// `#[derive(ToolErrors)]`; part of the tool's contract (`_meta` and the lockfile).
@@ -176,6 +177,9 @@ pub struct ActionDefinition {
     /// [`Server::decode_stringified_arguments`](crate::server::Server::decode_stringified_arguments)).
     /// Declared with `#[action(strict_json)]`.
     pub strict_json: bool,
+    /// How large the action's result may be and how its list is paged (see [`ResultFit`]);
+    /// the default declares nothing: the server's limit, if any, applies.
+    pub result: ResultFit,
 }
 
 #[cfg(test)]
@@ -194,6 +198,7 @@ impl ActionDefinition {
             scopes: Vec::new(),
             task: false,
             strict_json: false,
+            result: ResultFit::default(),
         }
     }
 }

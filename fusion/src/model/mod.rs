@@ -10,4 +10,5 @@ pub(crate) mod definition;
 pub(crate) mod exposition;
 pub(crate) mod output;
 pub(crate) mod response;
+pub(crate) mod result_fit;
 pub mod schema;

@@ -194,6 +194,25 @@ impl ToolResponse {
         self
     }
 
+    /// This success with `text` as its payload and `structured` as its structured content
+    /// (when it had one): a result cut to fit a size.
+    pub(crate) fn with_payload(mut self, text: String, structured: Option<Value>) -> ToolResponse {
+        self.body = Body::Success(text);
+        if self.structured.is_some() {
+            self.structured = structured.map(Box::new);
+        }
+        self
+    }
+
+    /// This response failed with `error` instead, its warnings and `_meta` kept: a result
+    /// refused for its size.
+    pub(crate) fn replaced_by(mut self, error: ToolError) -> ToolResponse {
+        self.body = Body::Error(error);
+        self.structured = None;
+        self.content = Vec::new();
+        self
+    }
+
     /// Replaces the validation error, if the outcome is one.
     pub(crate) fn map_validation(
         mut self,

@@ -7,6 +7,7 @@
 pub(crate) mod call;
 pub(crate) mod decoded;
 pub(crate) mod dispatch;
+pub(crate) mod fit;
 pub(crate) mod names;
 pub(crate) mod registry;
 pub(crate) mod tool;

@@ -16,9 +16,11 @@ use crate::model::context::RequestContext;
 use crate::model::definition::ToolDefinition;
 use crate::model::exposition::Exposition;
 use crate::model::response::ToolResponse;
+use crate::model::result_fit::ResultLimit;
 use crate::runtime::call::{self, Admission, Decoding, Target};
 use crate::runtime::decoded::Told;
 use crate::runtime::dispatch::ToolRuntime;
+use crate::runtime::fit::{self, Fitting};
 use crate::runtime::names::ExposedNames;
 use crate::runtime::tool::Tool;
 use crate::validation::SchemaError;
@@ -37,6 +39,9 @@ pub(crate) struct Registry {
     /// See [`Server::decode_stringified_arguments`](crate::server::Server::decode_stringified_arguments):
     /// `true` when it is off.
     pub(crate) strict_json: bool,
+    /// See [`Server::max_result`](crate::server::Server::max_result): the result limit of
+    /// every action that declares none.
+    pub(crate) max_result: Option<ResultLimit>,
     /// The fields each session was told it sent as stringified JSON.
     told: Arc<Told>,
     /// What the tools are called in each exposition, and the contract deltas named so: worked
@@ -62,6 +67,8 @@ pub(crate) struct Registered {
     runtime: Arc<ToolRuntime>,
     declared: ToolGuards,
     gates: Option<Arc<Gates>>,
+    /// Whether one of its actions declares a result limit of its own.
+    limited: bool,
 }
 
 /// Where a name a client called leads: the tool (its index), the discriminator and action to
@@ -99,7 +106,9 @@ impl Registry {
             .guards
             .gates(&definition, &declared)
             .map_err(Refusal::Guards)?;
+        let limited = (definition.actions.iter()).any(|a| a.result.max_result.is_some());
         self.tools.push(Registered {
+            limited,
             tool,
             definition,
             runtime,
@@ -217,8 +226,45 @@ impl Registry {
             }),
         };
         let limits = self.guards.argument_limits();
+        let fitting = self.fitting(registered, route, &arguments);
         let response = call::run(target, &limits, arguments, context).await;
+        let response = match fitting {
+            Some(fitting) => fit::fit(response, &fitting),
+            None => response,
+        };
         self.answer(response, route.exposition)
+    }
+
+    /// What fitting the result of a call of `registered` with `arguments` needs, when a
+    /// result limit is in force for the action called; the arguments are kept only for an
+    /// action that pages.
+    fn fitting<'r>(
+        &self,
+        registered: &'r Registered,
+        route: &Route,
+        arguments: &Map<String, Value>,
+    ) -> Option<Fitting<'r>> {
+        if self.max_result.is_none() && !registered.limited {
+            return None;
+        }
+        let definition = &registered.definition;
+        let discriminator = definition.discriminator.as_deref();
+        let name = match (&route.inject, discriminator) {
+            (Some((_, action)), _) => Some(action.as_str()),
+            (None, Some(field)) => arguments.get(field).and_then(Value::as_str),
+            (None, None) => None,
+        };
+        let action = match name {
+            Some(name) => definition.actions.iter().find(|a| a.name == name)?,
+            None => definition.actions.first()?,
+        };
+        let limit = action.result.max_result.or(self.max_result)?;
+        Some(Fitting {
+            limit,
+            action,
+            discriminator: discriminator.filter(|_| route.inject.is_none()),
+            arguments: action.result.page.is_some().then(|| arguments.clone()),
+        })
     }
 
     /// `response` (a tool's, or the server's own) as the model reads it in `exposition`.

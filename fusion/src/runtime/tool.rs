@@ -62,6 +62,7 @@ use crate::model::response::ToolResponse;
 ///                 scopes: Vec::new(),
 ///                 task: false,
 ///                 strict_json: false,
+///                 result: Default::default(),
 ///             }],
 ///         }
 ///     }

@@ -116,6 +116,7 @@ mod input;
 mod malformed;
 mod output_schema;
 mod redact;
+mod results;
 mod taken;
 mod tasks;
 mod transport;

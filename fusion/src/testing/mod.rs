@@ -125,6 +125,14 @@ impl Tester {
         self
     }
 
+    /// Limits every action's result as
+    /// [`Server::max_result`](crate::server::Server::max_result) does: the tester's calls get
+    /// the same cut lists and `RESULT_TRUNCATED` envelopes a client gets.
+    pub fn max_result(mut self, limit: Option<crate::ResultLimit>) -> Tester {
+        self.registry.max_result = limit;
+        self
+    }
+
     /// Adds runtime guards for `target` (`billing` or `billing.charge`), as
     /// [`Server::guard`](crate::server::Server::guard) does.
     ///

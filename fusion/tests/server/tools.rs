@@ -283,6 +283,7 @@ fn action(name: &str) -> ActionDefinition {
         scopes: Vec::new(),
         task: false,
         strict_json: false,
+        result: Default::default(),
     }
 }
 

@@ -261,6 +261,7 @@ impl Differ {
             ),
             _ => {}
         }
+        result_fit(&mut push, old, new);
         match (&old.output_schema_digest, &new.output_schema_digest) {
             (None, Some(_)) => push(
                 DeltaClass::Safe,
@@ -298,5 +299,51 @@ impl Differ {
                 change(what, short(before), short(now)),
             );
         }
+    }
+}
+
+/// The result limit, list and paging: a limit added or lowered may cut a result that came
+/// whole, a list moved or paging removed changes what a cut result is (RISKY); a limit raised
+/// or removed, paging added, only returns more (SAFE).
+fn result_fit(
+    push: &mut impl FnMut(DeltaClass, String),
+    old: &ActionContract,
+    new: &ActionContract,
+) {
+    let bytes = |limit: Option<usize>| limit.map_or("none".to_owned(), |b| format!("{b} bytes"));
+    match (old.max_result_bytes, new.max_result_bytes) {
+        (a, b) if a == b => {}
+        (None, Some(_)) => push(
+            DeltaClass::Risky,
+            change("Result limit", bytes(None), bytes(new.max_result_bytes)),
+        ),
+        (Some(a), Some(b)) if b < a => push(
+            DeltaClass::Risky,
+            change("Result limit lowered", bytes(Some(a)), bytes(Some(b))),
+        ),
+        (a, b) => push(DeltaClass::Safe, change("Result limit", bytes(a), bytes(b))),
+    }
+    if old.items != new.items {
+        let path = |items: &Option<String>| items.clone().unwrap_or_else(|| "none".to_owned());
+        push(
+            DeltaClass::Risky,
+            change("Result list", path(&old.items), path(&new.items)),
+        );
+    }
+    let page = |page: &Option<crate::Paging>| {
+        page.as_ref().map_or("none".to_owned(), |p| {
+            format!("offset '{}', limit '{}'", p.offset, p.limit)
+        })
+    };
+    match (&old.page, &new.page) {
+        (a, b) if a == b => {}
+        (_, None) => push(
+            DeltaClass::Risky,
+            change("Paging", page(&old.page), page(&new.page)),
+        ),
+        _ => push(
+            DeltaClass::Safe,
+            change("Paging", page(&old.page), page(&new.page)),
+        ),
     }
 }
