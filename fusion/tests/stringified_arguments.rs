@@ -7,9 +7,9 @@
 
 use std::time::Duration;
 
+use fusion::RequestContext;
 use fusion::server::Server;
 use fusion::testing::Tester;
-use fusion::RequestContext;
 use proptest::prelude::*;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::{Map, Value, json};
@@ -279,7 +279,9 @@ fn arguments() -> impl Strategy<Value = (Map<String, Value>, Vec<(String, bool)>
                 }
                 let names = ["items", "shipping", "priority", "discount", "gift"];
                 let stringified = (names.iter().zip(choices))
-                    .filter(|(name, (chosen, _))| *chosen && args.get(**name).is_some_and(|v| decodable(name, v)))
+                    .filter(|(name, (chosen, _))| {
+                        *chosen && args.get(**name).is_some_and(|v| decodable(name, v))
+                    })
                     .map(|(name, (_, pretty))| ((*name).to_owned(), pretty))
                     .collect();
                 (args, stringified)

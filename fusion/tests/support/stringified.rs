@@ -94,7 +94,9 @@ pub async fn same_envelopes(
         };
         sent.insert(name.clone(), Value::from(text));
     }
-    let as_json = tester.call("shop.order", Value::Object(direct.clone())).await;
+    let as_json = tester
+        .call("shop.order", Value::Object(direct.clone()))
+        .await;
     let as_strings = tester.call("shop.order", Value::Object(sent.clone())).await;
     let (as_json, as_strings) = (as_json.into_response(), as_strings.into_response());
     let differs = |what: &str| {
