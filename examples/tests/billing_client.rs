@@ -49,7 +49,8 @@ async fn check_contract(args: &[&str], list_invoices: &str) {
     let next = within(client.call(list_invoices, json!({})))
         .await
         .expect("the available action works");
-    assert_eq!(next.json::<Vec<Value>>().unwrap().len(), 3);
+    // The first page: `list_invoices` answers at most 200 bytes, two of the three invoices.
+    assert_eq!(next.json::<Vec<Value>>().unwrap().len(), 2);
 
     // A custom code declared `validation` on the server: the flags in `_meta` say so.
     let over = json!({"invoice_id": "inv_0003", "amount_cents": 5000, "currency": "EUR"});
