@@ -7,8 +7,7 @@ use super::Server;
 impl Server {
     /// Limits the payload text of every action's result to `limit` (bytes, or tokens
     /// estimated at 4 bytes each); an action's own `#[action(max_result = ..)]` takes
-    /// precedence. `None` (the default) leaves results whole, as they were before the limit
-    /// existed.
+    /// precedence. `None` (the default) leaves results whole.
     ///
     /// A result over the limit is answered with `RESULT_TRUNCATED` (validation, not
     /// retryable): a list (the payload a JSON array, or the array at the action's
@@ -20,7 +19,8 @@ impl Server {
     /// limit. The warning rides on top of the limit; text is never cut.
     ///
     /// ```
-    /// use fusion::{ResultLimit, Server};
+    /// use fusion::ResultLimit;
+    /// use fusion::server::Server;
     ///
     /// let server = Server::new("billing", "1.0.0").max_result(Some(ResultLimit::tokens(8_000)));
     /// ```
