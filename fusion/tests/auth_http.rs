@@ -3,6 +3,10 @@
 //! challenges, the `FORBIDDEN` of a missing scope, and rate limits keyed by the subject.
 #![cfg(feature = "auth")]
 
+#[path = "support/mcp_http.rs"]
+#[allow(dead_code, reason = "each auth test uses part of it")]
+mod mcp_http;
+
 use std::net::SocketAddr;
 
 use fusion::auth::jsonwebtoken::{self, Algorithm, DecodingKey, EncodingKey, Header};
@@ -10,8 +14,8 @@ use fusion::auth::{BearerAuth, ProtectedResourceMetadata};
 use fusion::server::http::HttpServer;
 use fusion::server::{Server, StreamableHttpServerConfig};
 use fusion::{ToolError, guard};
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
+use http_body_util::Full;
+use mcp_http::{billing_call, open_session, post, send};
 use serde_json::{Value, json};
 use tower_layer::Layer;
 
@@ -78,90 +82,11 @@ fn claims(resource: &str, sub: &str, scope: &str) -> Value {
     })
 }
 
-struct Reply {
-    status: u16,
-    headers: http::HeaderMap,
-    body: String,
-}
-
-async fn send(addr: SocketAddr, request: http::Request<Full<Bytes>>) -> Reply {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .unwrap();
-    tokio::spawn(connection);
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    Reply {
-        status,
-        headers,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    }
-}
-
-async fn post(
-    addr: SocketAddr,
-    token: Option<&str>,
-    session: Option<&str>,
-    message: Value,
-) -> Reply {
-    let mut request = http::Request::post("/mcp")
-        .header("host", addr.to_string())
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-06-18");
-    if let Some(token) = token {
-        request = request.header("authorization", format!("Bearer {token}"));
-    }
-    if let Some(session) = session {
-        request = request.header("mcp-session-id", session);
-    }
-    send(addr, request.body(Full::from(message.to_string())).unwrap()).await
-}
-
-/// The JSON-RPC response in a reply's event stream (or plain JSON body).
-fn rpc(reply: &Reply) -> Value {
-    let body = reply.body.trim();
-    if body.starts_with('{') {
-        return serde_json::from_str(body).unwrap();
-    }
-    body.lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-        .find(|message| message.get("id").is_some())
-        .unwrap_or_else(|| panic!("no response in {body}"))
-}
-
-/// Opens a session with `token`; returns its id.
-async fn open_session(addr: SocketAddr, token: &str) -> String {
-    let init = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "auth-test", "version": "1"},
-        },
-    });
-    let reply = post(addr, Some(token), None, init).await;
-    assert_eq!(reply.status, 200, "{}", reply.body);
-    let session = reply.headers["mcp-session-id"].to_str().unwrap().to_owned();
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let reply = post(addr, Some(token), Some(&session), initialized).await;
-    assert_eq!(reply.status, 202, "{}", reply.body);
-    session
-}
-
 /// Calls `billing` with `action`; returns the call result.
 async fn call(addr: SocketAddr, token: &str, session: &str, action: &str) -> Value {
-    let message = json!({
-        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "billing", "arguments": {"action": action}},
-    });
-    let reply = post(addr, Some(token), Some(session), message).await;
+    let reply = post(addr, Some(token), Some(session), billing_call(action)).await;
     assert_eq!(reply.status, 200, "{}", reply.body);
-    rpc(&reply)["result"].clone()
+    reply.rpc()["result"].clone()
 }
 
 fn text(result: &Value) -> &str {
@@ -382,7 +307,7 @@ async fn stateless_list(addr: SocketAddr, forwarded_for: &str) -> String {
         .unwrap();
     let reply = send(addr, request).await;
     assert_eq!(reply.status, 200, "{}", reply.body);
-    text(&rpc(&reply)["result"]).to_owned()
+    text(&reply.rpc()["result"]).to_owned()
 }
 
 #[tokio::test]
@@ -464,7 +389,7 @@ async fn a_local_principal_is_the_caller_over_stdio_and_in_process_never_over_ht
     });
     let reply = post(addr, None, Some(&session), message).await;
     assert_eq!(reply.status, 200, "{}", reply.body);
-    let result = &rpc(&reply)["result"];
+    let result = &reply.rpc()["result"];
     assert!(
         text(result).starts_with("<tool_error code=\"UNAUTHORIZED\""),
         "{result}"
@@ -514,7 +439,7 @@ async fn a_session_serves_only_the_caller_that_opened_it() {
 
     let own = post(addr, Some(&alice), Some(&session), message).await;
     assert_eq!(own.status, 200, "{}", own.body);
-    assert_eq!(text(&rpc(&own)["result"]), "charged");
+    assert_eq!(text(&own.rpc()["result"]), "charged");
 }
 
 #[tokio::test]

@@ -4,15 +4,18 @@
 //! a token's scopes allow with `Server::hide_unauthorized_actions`.
 #![cfg(feature = "auth")]
 
+#[path = "support/mcp_http.rs"]
+#[allow(dead_code, reason = "each auth test uses part of it")]
+mod mcp_http;
+
 use std::net::SocketAddr;
 
 use fusion::ToolError;
 use fusion::auth::BearerAuth;
 use fusion::auth::jsonwebtoken::{self, Algorithm, DecodingKey, EncodingKey, Header};
 use fusion::server::{Exposition, Server};
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use serde_json::{Value, json};
+use mcp_http::{Reply, billing_call, open_session, post};
+use serde_json::json;
 
 const PRIVATE: &[u8] = include_bytes!("fixtures/auth/es256-private.pem");
 const PUBLIC: &[u8] = include_bytes!("fixtures/auth/es256-public.pem");
@@ -73,84 +76,9 @@ fn token(resource: &str, scope: &str) -> String {
     .unwrap()
 }
 
-struct Reply {
-    status: u16,
-    headers: http::HeaderMap,
-    body: String,
-}
-
-impl Reply {
-    /// The JSON-RPC response in the reply's event stream (or plain JSON body).
-    fn rpc(&self) -> Value {
-        let body = self.body.trim();
-        if body.starts_with('{') {
-            return serde_json::from_str(body).unwrap();
-        }
-        body.lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-            .find(|message| message.get("id").is_some())
-            .unwrap_or_else(|| panic!("no response in {body}"))
-    }
-}
-
-async fn post(addr: SocketAddr, token: &str, session: Option<&str>, message: Value) -> Reply {
-    let mut request = http::Request::post("/mcp")
-        .header("host", addr.to_string())
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-06-18")
-        .header("authorization", format!("Bearer {token}"));
-    if let Some(session) = session {
-        request = request.header("mcp-session-id", session);
-    }
-    let request = request
-        .body(Full::<Bytes>::from(message.to_string()))
-        .unwrap();
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .unwrap();
-    tokio::spawn(connection);
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    Reply {
-        status,
-        headers,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    }
-}
-
-/// Opens a session with `token`; returns its id.
-async fn open_session(addr: SocketAddr, token: &str) -> String {
-    let init = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "scopes-test", "version": "1"},
-        },
-    });
-    let reply = post(addr, token, None, init).await;
-    assert_eq!(reply.status, 200, "{}", reply.body);
-    let session = reply.headers["mcp-session-id"].to_str().unwrap().to_owned();
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(
-        post(addr, token, Some(&session), initialized).await.status,
-        202
-    );
-    session
-}
-
 /// Calls `billing` with `action`.
 async fn call(addr: SocketAddr, token: &str, session: &str, action: &str) -> Reply {
-    let message = json!({
-        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "billing", "arguments": {"action": action}},
-    });
-    post(addr, token, Some(session), message).await
+    post(addr, Some(token), Some(session), billing_call(action)).await
 }
 
 #[tokio::test]
@@ -209,7 +137,7 @@ async fn a_token_lists_only_the_actions_its_scopes_allow_when_hiding() {
 
     let reader = token(&resource, "invoices:read");
     let session = open_session(addr, &reader).await;
-    let listed = post(addr, &reader, Some(&session), list.clone()).await;
+    let listed = post(addr, Some(&reader), Some(&session), list.clone()).await;
     assert_eq!(actions(&listed), json!(["list"]));
     // Calling the hidden action is calling one that does not exist.
     let refused = call(addr, &reader, &session, "charge").await.rpc();
@@ -220,7 +148,7 @@ async fn a_token_lists_only_the_actions_its_scopes_allow_when_hiding() {
 
     let payer = token(&resource, "charge");
     let session = open_session(addr, &payer).await;
-    let listed = post(addr, &payer, Some(&session), list).await;
+    let listed = post(addr, Some(&payer), Some(&session), list).await;
     assert_eq!(actions(&listed), json!(["list", "charge"]));
 }
 
@@ -238,7 +166,7 @@ async fn the_challenge_follows_the_call_paths_routing_in_flat_exposition() {
             "params": {"name": name, "arguments": {}},
         })
     };
-    let refused = post(addr, &reader, Some(&session), flat("billing_charge")).await;
+    let refused = post(addr, Some(&reader), Some(&session), flat("billing_charge")).await;
     assert_eq!(refused.status, 403, "{}", refused.body);
     let challenge = refused.headers["www-authenticate"].to_str().unwrap();
     assert!(
@@ -246,7 +174,7 @@ async fn the_challenge_follows_the_call_paths_routing_in_flat_exposition() {
         "{challenge}"
     );
     // A name the catalog does not route is the call path's to answer.
-    let unknown = post(addr, &reader, Some(&session), flat("billing_chrage")).await;
+    let unknown = post(addr, Some(&reader), Some(&session), flat("billing_chrage")).await;
     assert_eq!(unknown.status, 200, "{}", unknown.body);
     assert_eq!(unknown.rpc()["error"]["code"], -32602);
 }

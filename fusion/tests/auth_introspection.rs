@@ -5,6 +5,10 @@
 //! answers when the endpoint hangs, fails or talks nonsense.
 #![cfg(feature = "auth")]
 
+#[path = "support/mcp_http.rs"]
+#[allow(dead_code, reason = "each auth test uses part of it")]
+mod mcp_http;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,8 +20,7 @@ use axum::response::IntoResponse;
 use fusion::ToolError;
 use fusion::auth::{BearerAuth, ClientAuth, Introspection};
 use fusion::server::Server;
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
+use mcp_http::{Reply, billing_call, post};
 use serde_json::{Value, json};
 
 const ISSUER: &str = "http://as.example";
@@ -152,57 +155,13 @@ async fn serve(method: ClientAuth) -> (SocketAddr, Arc<AtomicUsize>) {
     (addr, calls)
 }
 
-struct Reply {
-    status: u16,
-    headers: http::HeaderMap,
-    body: String,
-}
-
 /// Calls `billing.charge` with `token`.
 async fn charge(addr: SocketAddr, token: &str) -> Reply {
-    let message = json!({
-        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "billing", "arguments": {"action": "charge"}},
-    });
-    let request = http::Request::post("/mcp")
-        .header("host", addr.to_string())
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-06-18")
-        .header("authorization", format!("Bearer {token}"))
-        .body(Full::<Bytes>::from(message.to_string()))
-        .unwrap();
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .unwrap();
-    tokio::spawn(connection);
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    Reply {
-        status,
-        headers,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    }
+    post(addr, Some(token), None, billing_call("charge")).await
 }
 
-/// The tool result's text in a 200 reply.
 fn text(reply: &Reply) -> String {
-    assert_eq!(reply.status, 200, "{}", reply.body);
-    let message: Value = reply
-        .body
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .chain(std::iter::once(reply.body.as_str()))
-        .find_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-        .unwrap();
-    message["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap()
-        .to_owned()
+    reply.text()
 }
 
 fn description(reply: &Reply) -> String {

@@ -5,6 +5,10 @@
 //! is down, and refusals of bad key sets and tokens.
 #![cfg(feature = "auth")]
 
+#[path = "support/mcp_http.rs"]
+#[allow(dead_code, reason = "each auth test uses part of it")]
+mod mcp_http;
+
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,8 +19,7 @@ use fusion::auth::jsonwebtoken::jwk::Jwk;
 use fusion::auth::jsonwebtoken::{self, Algorithm, EncodingKey, Header};
 use fusion::auth::{BearerAuth, Jwks, JwksError};
 use fusion::server::{Server, StreamableHttpServerConfig};
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
+use mcp_http::post;
 use serde_json::{Value, json};
 use tower_layer::Layer;
 
@@ -160,42 +163,8 @@ async fn serve_for(jwks: Jwks, issuer: &str) -> (SocketAddr, String) {
 
 /// Initializes a session with `token`: the status, and the `error_description` of a refusal.
 async fn initialize(addr: SocketAddr, token: &str) -> (u16, String) {
-    let message = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "jwks-test", "version": "1"},
-        },
-    });
-    let request = http::Request::post("/mcp")
-        .header("host", addr.to_string())
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-06-18")
-        .header("authorization", format!("Bearer {token}"))
-        .body(Full::<Bytes>::from(message.to_string()))
-        .unwrap();
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .unwrap();
-    tokio::spawn(connection);
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status().as_u16();
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .map(|value| value.to_str().unwrap().to_owned())
-        .unwrap_or_default();
-    let _ = response.into_body().collect().await.unwrap();
-    let description = challenge
-        .split("error_description=\"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .unwrap_or("")
-        .to_owned();
-    (status, description)
+    let reply = post(addr, Some(token), None, mcp_http::initialize("jwks-test")).await;
+    (reply.status, reply.error_description())
 }
 
 #[tokio::test]

@@ -7,6 +7,10 @@
 //! unless FUSION_REQUIRE_OIDC=1.
 #![cfg(feature = "auth")]
 
+#[path = "support/mcp_http.rs"]
+#[allow(dead_code, reason = "each auth test uses part of it")]
+mod mcp_http;
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -15,9 +19,8 @@ use std::time::Duration;
 use fusion::ToolError;
 use fusion::auth::{BearerAuth, Introspection, Jwks};
 use fusion::server::Server;
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use serde_json::{Value, json};
+use mcp_http::{billing_call, post};
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
@@ -132,43 +135,11 @@ async fn revoke(issuer: &str, token: &str) {
 
 /// Calls `billing.charge` with `token`: the status and the tool text or the challenge.
 async fn charge(addr: SocketAddr, token: &str) -> (u16, String) {
-    let message = json!({
-        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "billing", "arguments": {"action": "charge"}},
-    });
-    let request = http::Request::post("/mcp")
-        .header("host", addr.to_string())
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-06-18")
-        .header("authorization", format!("Bearer {token}"))
-        .body(Full::<Bytes>::from(message.to_string()))
-        .unwrap();
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .unwrap();
-    tokio::spawn(connection);
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status().as_u16();
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .map(|value| value.to_str().unwrap().to_owned());
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    let body = String::from_utf8_lossy(&body).into_owned();
-    if status != 200 {
-        return (status, challenge.unwrap_or_default());
+    let reply = post(addr, Some(token), None, billing_call("charge")).await;
+    match reply.status {
+        200 => (200, reply.text()),
+        status => (status, reply.challenge()),
     }
-    let message: Value = body
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .chain(std::iter::once(body.as_str()))
-        .find_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-        .unwrap();
-    let text = message["result"]["content"][0]["text"].as_str().unwrap();
-    (status, text.to_owned())
 }
 
 #[tokio::test]
