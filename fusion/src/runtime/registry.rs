@@ -249,15 +249,9 @@ impl Registry {
         }
         let definition = &registered.definition;
         let discriminator = definition.discriminator.as_deref();
-        let name = match (&route.inject, discriminator) {
-            (Some((_, action)), _) => Some(action.as_str()),
-            (None, Some(field)) => arguments.get(field).and_then(Value::as_str),
-            (None, None) => None,
-        };
-        let action = match name {
-            Some(name) => definition.actions.iter().find(|a| a.name == name)?,
-            None => definition.actions.first()?,
-        };
+        let injected = route.inject.as_ref().map(|(_, action)| action.as_str());
+        let index = registered.runtime.action_index(arguments, injected)?;
+        let action = definition.actions.get(index)?;
         let limit = action.result.max_result.or(self.max_result)?;
         Some(Fitting {
             limit,
