@@ -243,6 +243,54 @@ impl<'a> Checks<'a> {
 
 type Flight = Arc<OnceCell<Result<Principal, Refusal>>>;
 
+/// A caller's place in the introspection of one token. The last caller to leave, whether its
+/// answer came or its request was cancelled, removes the flight, so that the map holds only
+/// introspections some caller still waits for.
+struct Seat<'a> {
+    flights: &'a Mutex<HashMap<Digest, Flight>>,
+    digest: Digest,
+    /// This caller's share, given back under the lock when it leaves.
+    flight: Option<Flight>,
+}
+
+impl<'a> Seat<'a> {
+    fn take(flights: &'a Mutex<HashMap<Digest, Flight>>, digest: Digest) -> Self {
+        let mut map = flights.lock().unwrap_or_else(PoisonError::into_inner);
+        let flight = Arc::clone(map.entry(digest).or_default());
+        Seat {
+            flights,
+            digest,
+            flight: Some(flight),
+        }
+    }
+
+    fn flight(&self) -> &Flight {
+        self.flight
+            .as_ref()
+            .expect("a seat holds its share until dropped")
+    }
+}
+
+impl Drop for Seat<'_> {
+    fn drop(&mut self) {
+        let mut map = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
+        // Seats take and give back their share only under the lock, so the count is exact:
+        // the map's share alone means nobody waits any more.
+        let Some(mine) = self.flight.take() else {
+            return;
+        };
+        let ours = map.get(&self.digest).is_some_and(|f| Arc::ptr_eq(f, &mine));
+        drop(mine);
+        if ours
+            && map
+                .get(&self.digest)
+                .is_some_and(|f| Arc::strong_count(f) == 1)
+        {
+            map.remove(&self.digest);
+        }
+    }
+}
+
 /// An [`Introspection`] at work.
 pub(super) struct Introspector {
     config: Introspection,
@@ -265,11 +313,8 @@ impl Introspector {
         if let Some(principal) = self.cache.get(&digest, now, None) {
             return Ok(principal);
         }
-        let flight = {
-            let mut flights = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
-            Arc::clone(flights.entry(digest).or_default())
-        };
-        let answer = flight
+        let seat = Seat::take(&self.flights, digest);
+        seat.flight()
             .get_or_init(|| async {
                 let answer = self.ask(token, checks).await;
                 if let Ok((principal, exp)) = &answer {
@@ -285,15 +330,7 @@ impl Introspector {
                 answer.map(|(principal, _)| principal)
             })
             .await
-            .clone();
-        let mut flights = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
-        if flights
-            .get(&digest)
-            .is_some_and(|f| Arc::ptr_eq(f, &flight))
-        {
-            flights.remove(&digest);
-        }
-        answer
+            .clone()
     }
 
     /// One introspection: the principal and `exp` of an active token.
@@ -427,5 +464,60 @@ mod tests {
         let claims = serde_json::json!({"active": true, "sub": "alice", "client_id": "app"});
         let principal = principal_of(claims.as_object().unwrap().clone()).unwrap();
         assert_eq!(principal.subject(), "alice");
+    }
+
+    /// A loopback endpoint that accepts connections and never answers.
+    async fn hanging_endpoint() -> (String, tokio::task::JoinHandle<()>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/introspect", listener.local_addr().unwrap());
+        let held = tokio::spawn(async move {
+            let mut open = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                open.push(socket);
+            }
+        });
+        (url, held)
+    }
+
+    fn flights(introspector: &Introspector) -> usize {
+        introspector.flights.lock().unwrap().len()
+    }
+
+    #[tokio::test]
+    async fn callers_who_give_up_leave_no_flight_behind() {
+        let (url, _held) = hanging_endpoint().await;
+        let introspector = Arc::new(Introspection::new(url, "rs", "secret").start());
+        let validation = Validation::default();
+        let mut waiting = Vec::new();
+        for token in ["a", "a", "a", "b", "c"] {
+            let introspector = Arc::clone(&introspector);
+            let validation = validation.clone();
+            waiting.push(tokio::spawn(async move {
+                let checks = Checks::of(&validation, &[]);
+                introspector.principal(token, &checks).await
+            }));
+        }
+        while flights(&introspector) < 3 {
+            tokio::task::yield_now().await;
+        }
+        for task in &waiting {
+            task.abort();
+        }
+        for task in waiting {
+            assert!(task.await.unwrap_err().is_cancelled());
+        }
+        assert_eq!(flights(&introspector), 0);
+    }
+
+    #[tokio::test]
+    async fn an_answered_flight_is_removed() {
+        let introspector = Introspection::new("http://127.0.0.1:9/introspect", "rs", "secret")
+            .timeout(Duration::from_secs(1))
+            .start();
+        let validation = Validation::default();
+        let checks = Checks::of(&validation, &[]);
+        let answer = introspector.principal("token", &checks).await;
+        assert!(matches!(answer, Err(Refusal::Unavailable)));
+        assert_eq!(flights(&introspector), 0);
     }
 }
