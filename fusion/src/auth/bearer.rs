@@ -3,13 +3,10 @@
 //! request, and answers with a `WWW-Authenticate` challenge ([`super::challenge`]) otherwise.
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use http::{HeaderMap, Request, Response, header};
+use http::{HeaderMap, header};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
@@ -19,6 +16,10 @@ use super::challenge::{InvalidToken, Refusal, is_scope_token};
 use super::introspection::{Checks, Introspection, Introspector};
 use super::jwks::{ASYMMETRIC, Jwks, KeySet};
 use super::metadata::metadata_url;
+
+#[path = "bearer_service.rs"]
+mod service;
+pub use service::BearerAuthService;
 
 /// How many verified tokens a layer remembers by default.
 const TOKEN_CACHE: usize = 10_000;
@@ -497,101 +498,6 @@ impl fmt::Debug for BearerAuth {
             .field("introspection", &self.config.introspection.is_some())
             .field("scope_claims", &self.config.scope_claims)
             .finish_non_exhaustive()
-    }
-}
-
-impl<S> tower_layer::Layer<S> for BearerAuth {
-    type Service = BearerAuthService<S>;
-
-    fn layer(&self, inner: S) -> BearerAuthService<S> {
-        BearerAuthService {
-            inner,
-            auth: self.clone(),
-        }
-    }
-}
-
-/// The service [`BearerAuth`] wraps around an inner service (the MCP endpoint).
-#[derive(Clone, Debug)]
-pub struct BearerAuthService<S> {
-    inner: S,
-    auth: BearerAuth,
-}
-
-impl<S, B, ResBody> tower_service::Service<Request<B>> for BearerAuthService<S>
-where
-    S: tower_service::Service<Request<B>, Response = Response<ResBody>> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-    B: Send + 'static,
-    S::Error: Send + 'static,
-    ResBody: Default + Send + 'static,
-{
-    type Response = Response<ResBody>;
-    type Error = S::Error;
-    type Future = Pin<Box<dyn Future<Output = Result<Response<ResBody>, S::Error>> + Send>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut request: Request<B>) -> Self::Future {
-        if let Ok(token) = bearer_token(request.headers())
-            && self.auth.introspects(token)
-            && let Some(introspector) = self.auth.config.introspection.clone()
-        {
-            let token = token.to_owned();
-            let auth = self.auth.clone();
-            let ready = self.inner.clone();
-            let mut inner = std::mem::replace(&mut self.inner, ready);
-            return Box::pin(async move {
-                match introspector
-                    .principal(
-                        &token,
-                        &Checks::of(&auth.config.validation, &auth.config.scope_claims),
-                    )
-                    .await
-                {
-                    Ok(principal) => {
-                        request.extensions_mut().insert(principal);
-                        inner.call(request).await
-                    }
-                    Err(refusal) => {
-                        let config = &auth.config;
-                        Ok(refusal.response(&config.metadata_url, &config.scope))
-                    }
-                }
-            });
-        }
-        let refusal = match self.auth.authenticate(request.headers()) {
-            Ok(principal) => {
-                request.extensions_mut().insert(principal);
-                return Box::pin(self.inner.call(request));
-            }
-            Err(refusal) => refusal,
-        };
-        let auth = self.auth.clone();
-        let (Refusal::Invalid(InvalidToken::UnknownKey), Some(jwks)) =
-            (&refusal, auth.config.jwks.clone())
-        else {
-            let response = refusal.response(&auth.config.metadata_url, &auth.config.scope);
-            return Box::pin(std::future::ready(Ok(response)));
-        };
-        // A `kid` the set lacks: fetch it again (rate-limited), then look once more.
-        let ready = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, ready);
-        Box::pin(async move {
-            jwks.refresh_for_unknown_key().await;
-            match auth.authenticate(request.headers()) {
-                Ok(principal) => {
-                    request.extensions_mut().insert(principal);
-                    inner.call(request).await
-                }
-                Err(refusal) => {
-                    let config = &auth.config;
-                    Ok(refusal.response(&config.metadata_url, &config.scope))
-                }
-            }
-        })
     }
 }
 

@@ -1,6 +1,7 @@
 //! The bearer layer's validation, challenge scopes and credentials, without HTTP.
 
 use super::*;
+use http::Response;
 use jsonwebtoken::{EncodingKey, Header};
 use serde_json::json;
 
