@@ -39,6 +39,7 @@ pub use introspection::{ClientAuth, Introspection};
 pub use jwks::{Jwks, JwksBuilder, JwksError};
 #[cfg(feature = "auth")]
 pub use metadata::{MetadataService, ProtectedResourceMetadata};
+#[cfg(feature = "http")]
 pub(crate) use principal::is_scope_token;
 pub use principal::{ClientAddr, Principal};
 

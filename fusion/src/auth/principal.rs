@@ -58,6 +58,7 @@ impl Principal {
 
     /// Adds the scopes found at `paths` in the claims: each a claim name or a dotted path into
     /// nested objects (`realm_access.roles`) to a space-separated string or an array of strings.
+    #[cfg(feature = "auth")]
     pub(crate) fn with_scopes_at(self, paths: &[String]) -> Principal {
         let mut found: Vec<String> = Vec::new();
         for path in paths {
@@ -181,6 +182,7 @@ pub struct ClientAddr(pub SocketAddr);
 /// Whether `scope` is a scope token as RFC 6749 section 3.3 writes it (one or more of `!`,
 /// `#` to `[`, `]` to `~`: no space, quote or backslash), so that it can stand in a challenge's
 /// quoted `scope` unescaped (RFC 6750 section 3).
+#[cfg(feature = "http")]
 pub(crate) fn is_scope_token(scope: &str) -> bool {
     !scope.is_empty()
         && scope
@@ -197,6 +199,7 @@ mod tests {
         value.as_object().unwrap().clone()
     }
 
+    #[cfg(feature = "auth")]
     #[test]
     fn scopes_are_read_at_the_paths_named() {
         let principal = Principal::from_claims(claims(json!({

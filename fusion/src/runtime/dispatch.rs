@@ -170,6 +170,7 @@ impl ToolRuntime {
     }
 
     /// The name of action `index`.
+    #[cfg(feature = "http")]
     pub(crate) fn action(&self, index: usize) -> Option<&str> {
         self.actions.get(index).map(String::as_str)
     }
