@@ -14,7 +14,9 @@
 //! run on the blocking pool, against the `async fn`), `in_place` (the `async fn` with its body
 //! in `tokio::task::block_in_place`, against the plain `async fn`), `stack` (the full stack
 //! against plain fusion, both under one recording subscriber), `bare` (the full stack against
-//! plain fusion without any subscriber), `mixed` (the correctness check). The program starts
+//! plain fusion without any subscriber), `billing` (the billing example as shipped, `fusion-billing
+//! --http` with its bearer layer, alone: build it first with `cargo build --release -p examples
+//! --bin fusion-billing`), `mixed` (the correctness check). The program starts
 //! itself as each server (`--serve KIND`, a child process, so the load generator's own CPU is
 //! not counted), then drives them from here: one keep-alive HTTP/1.1 connection per call in
 //! flight (`--inflight`, 64), each sending `tools/call` of the same `add` tool back to back. Both servers of a figure run at once and take turns:
@@ -40,7 +42,6 @@
 //!   fusion's span out on the plain side: a deployed server has a subscriber either way, and
 //!   the stack's cost is what fusion adds under it.
 
-use std::collections::HashMap;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -81,6 +82,8 @@ const MIXED_LIMIT: usize = 200;
 /// How long each `ledger.get` holds its slot in the mixed check, so that all 200 overlap.
 const HOLD: Duration = Duration::from_millis(200);
 
+mod billing;
+mod mixed;
 mod servers;
 
 // --- the client --------------------------------------------------------------------------------
@@ -92,7 +95,37 @@ struct Served {
     addr: String,
     token: Option<String>,
     pid: u32,
+    /// The call every round repeats.
+    call: Call,
     _child: Arc<Child>,
+}
+
+/// A `tools/call` a round repeats, and the text its result must have (`None`: any result
+/// that is not an error).
+#[derive(Clone)]
+struct Call {
+    tool: &'static str,
+    arguments: Value,
+    text: Option<&'static str>,
+}
+
+impl Call {
+    /// `add(1.5, 2.25)` of the servers this program starts.
+    fn add() -> Call {
+        Call {
+            tool: "add",
+            arguments: json!({"a": 1.5, "b": 2.25}),
+            text: Some("3.75"),
+        }
+    }
+
+    fn answered(&self, message: &Value) -> bool {
+        match (result_text(message), self.text) {
+            (Some((text, false)), Some(expected)) => text == expected,
+            (Some((_, is_error)), None) => !is_error,
+            _ => false,
+        }
+    }
 }
 
 async fn spawn(name: &'static str, kind: &str) -> anyhow::Result<Served> {
@@ -114,6 +147,7 @@ async fn spawn(name: &'static str, kind: &str) -> anyhow::Result<Served> {
         addr,
         token,
         pid,
+        call: Call::add(),
         _child: Arc::new(child),
     })
 }
@@ -195,17 +229,18 @@ struct Round {
     p99_us: f64,
 }
 
-/// Drives `served` with `inflight` connections for `secs`; every answer must be the sum.
+/// Drives `served` with `inflight` connections for `secs`, each repeating `served.call`; every
+/// answer must be the one expected.
 async fn round(served: &Served, inflight: usize, secs: f64, ticks: f64) -> anyhow::Result<Round> {
-    let arguments = json!({"a": 1.5, "b": 2.25});
+    let call = &served.call;
     let mut senders = Vec::new();
     for _ in 0..inflight {
         let mut sender = connect(served).await?;
         // Warm-up: one call per connection, untimed.
-        let (status, message) =
-            exchange(&mut sender, call_request(served, 0, "add", &arguments)).await?;
+        let request = call_request(served, 0, call.tool, &call.arguments);
+        let (status, message) = exchange(&mut sender, request).await?;
         anyhow::ensure!(
-            status == 200 && result_text(&message) == Some(("3.75", false)),
+            status == 200 && call.answered(&message),
             "{}: unexpected answer {status} {message}",
             served.name
         );
@@ -219,20 +254,18 @@ async fn round(served: &Served, inflight: usize, secs: f64, ticks: f64) -> anyho
         .enumerate()
         .map(|(worker, mut sender)| {
             let served = served.clone();
-            let arguments = arguments.clone();
             tokio::spawn(async move {
+                let call = &served.call;
                 let mut latencies = Vec::new();
                 let mut id = (worker as u64) << 32;
                 while Instant::now() < deadline {
                     id += 1;
-                    let request = call_request(&served, id, "add", &arguments);
+                    let request = call_request(&served, id, call.tool, &call.arguments);
                     let sent = Instant::now();
                     let (status, message) = exchange(&mut sender, request).await?;
                     latencies.push(sent.elapsed().as_secs_f64() * 1e6);
                     anyhow::ensure!(
-                        status == 200
-                            && message["id"] == id
-                            && result_text(&message) == Some(("3.75", false)),
+                        status == 200 && message["id"] == id && call.answered(&message),
                         "{}: unexpected answer {status} {message}",
                         served.name
                     );
@@ -328,103 +361,6 @@ async fn compare(
         println!("{name:<22} {x:>12.1} {y:>12.1} {ratio:>6.2}x  {target:<10} {met}");
     }
     Ok(())
-}
-
-/// 200 calls in flight at once, each on its own connection, mixed: successes, validation
-/// errors, not-found errors, unknown actions. Every id answered exactly once, as asked, and no
-/// `SERVER_BUSY` (200 in flight, limit 200).
-async fn mixed() -> anyhow::Result<()> {
-    let served = Arc::new(spawn("fusion", "mixed").await?);
-    let mut senders = Vec::new();
-    for _ in 0..MIXED_CALLS {
-        senders.push(connect(&served).await?);
-    }
-    let start = Instant::now();
-    let calls: Vec<_> = senders
-        .into_iter()
-        .zip(1..=MIXED_CALLS)
-        .map(|(mut sender, id)| {
-            let served = Arc::clone(&served);
-            tokio::spawn(async move {
-                let arguments = mixed_arguments(id);
-                let request = call_request(&served, id, "ledger", &arguments);
-                exchange(&mut sender, request).await
-            })
-        })
-        .collect();
-    let mut answered: HashMap<u64, usize> = HashMap::new();
-    let mut by_kind: HashMap<String, usize> = HashMap::new();
-    let mut wrong = Vec::new();
-    for call in calls {
-        let (status, message) = call.await??;
-        let id = message["id"].as_u64().unwrap_or(0);
-        *answered.entry(id).or_default() += 1;
-        let got = outcome(&message);
-        if status != 200 || got != expected_outcome(id) {
-            wrong.push(format!("id {id}: {status} {message}"));
-        }
-        *by_kind.entry(got).or_default() += 1;
-    }
-    let elapsed = start.elapsed();
-    let missing = (1..=MIXED_CALLS)
-        .filter(|id| !answered.contains_key(id))
-        .count();
-    let duplicated = answered.values().filter(|&&n| n > 1).count();
-    println!(
-        "\nmixed: {MIXED_CALLS} calls in flight (concurrency limit {MIXED_LIMIT}, each success or \
-         not-found holding its slot {} ms), answered in {} ms",
-        HOLD.as_millis(),
-        elapsed.as_millis()
-    );
-    let mut kinds: Vec<_> = by_kind.into_iter().collect();
-    kinds.sort();
-    for (kind, n) in kinds {
-        println!("  {kind:<16} {n}");
-    }
-    println!(
-        "  answered ids {}, missing {missing}, answered twice {duplicated}, wrong answers {}: {}",
-        answered.len(),
-        wrong.len(),
-        if missing == 0 && duplicated == 0 && wrong.is_empty() {
-            "met"
-        } else {
-            "MISSED"
-        }
-    );
-    for line in wrong.iter().take(5) {
-        println!("    {line}");
-    }
-    Ok(())
-}
-
-/// The arguments of call `id`: four kinds in turn.
-fn mixed_arguments(id: u64) -> Value {
-    match id % 4 {
-        0 => json!({"action": "get", "id": "e1"}),
-        1 => json!({"action": "get", "id": 7}),
-        2 => json!({"action": "get", "id": "e9"}),
-        _ => json!({"action": "delete", "id": "e1"}),
-    }
-}
-
-fn expected_outcome(id: u64) -> &'static str {
-    ["ok", "VALIDATION_ERROR", "NOT_FOUND", "UNKNOWN_ACTION"][(id % 4) as usize]
-}
-
-/// `ok` for a tool result that is not an error, else its envelope's code (fusion's
-/// `_meta["fusion/error"].code`), or what else came back.
-fn outcome(message: &Value) -> String {
-    let result = &message["result"];
-    if result.is_null() {
-        return format!("no result: {}", message["error"]);
-    }
-    if result["isError"] != true {
-        return "ok".to_owned();
-    }
-    match result["_meta"]["fusion/error"]["code"].as_str() {
-        Some(code) => code.to_owned(),
-        None => "an error without a code".to_owned(),
-    }
 }
 
 struct Options {
@@ -547,8 +483,11 @@ fn main() -> anyhow::Result<()> {
                     compare(&title, &auth, &plain, &options, target, None, None).await?;
                 }
             }
+            if wanted("billing") {
+                billing::billing(&options).await?;
+            }
             if wanted("mixed") {
-                mixed().await?;
+                mixed::mixed().await?;
             }
             Ok(())
         })
