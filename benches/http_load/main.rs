@@ -93,7 +93,8 @@ mod servers;
 struct Served {
     name: &'static str,
     addr: String,
-    token: Option<String>,
+    /// The bearer tokens of its callers, one per connection in turn (none: no auth).
+    tokens: Vec<String>,
     pid: u32,
     /// The call every round repeats.
     call: Call,
@@ -137,24 +138,25 @@ async fn spawn(name: &'static str, kind: &str) -> anyhow::Result<Served> {
     let pid = child.id().expect("a running child");
     let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
     let addr = lines.next_line().await?.expect("the server's address");
-    let token = if kind == "full" || kind.starts_with("auth") {
-        lines.next_line().await?
-    } else {
-        None
-    };
+    let mut tokens = Vec::new();
+    if kind == "full" || kind.starts_with("auth") {
+        tokens.extend(lines.next_line().await?);
+    }
     Ok(Served {
         name,
         addr,
-        token,
+        tokens,
         pid,
         call: Call::add(),
         _child: Arc::new(child),
     })
 }
 
-/// A `tools/call` POST of the 2026-07-28 revision: protocol version in the headers and `_meta`.
+/// A `tools/call` POST of the 2026-07-28 revision: protocol version in the headers and `_meta`,
+/// with the bearer token of `connection` (connections take the tokens in turn).
 fn call_request(
     served: &Served,
+    connection: usize,
     id: u64,
     tool: &str,
     arguments: &Value,
@@ -177,7 +179,7 @@ fn call_request(
         .header("mcp-protocol-version", PROTOCOL)
         .header("mcp-method", "tools/call")
         .header("mcp-name", tool);
-    if let Some(token) = &served.token {
+    if let Some(token) = served.tokens.get(connection % served.tokens.len().max(1)) {
         request = request.header("authorization", format!("Bearer {token}"));
     }
     request
@@ -237,7 +239,7 @@ async fn round(served: &Served, inflight: usize, secs: f64, ticks: f64) -> anyho
     for _ in 0..inflight {
         let mut sender = connect(served).await?;
         // Warm-up: one call per connection, untimed.
-        let request = call_request(served, 0, call.tool, &call.arguments);
+        let request = call_request(served, senders.len(), 0, call.tool, &call.arguments);
         let (status, message) = exchange(&mut sender, request).await?;
         anyhow::ensure!(
             status == 200 && call.answered(&message),
@@ -260,7 +262,7 @@ async fn round(served: &Served, inflight: usize, secs: f64, ticks: f64) -> anyho
                 let mut id = (worker as u64) << 32;
                 while Instant::now() < deadline {
                     id += 1;
-                    let request = call_request(&served, id, call.tool, &call.arguments);
+                    let request = call_request(&served, worker, id, call.tool, &call.arguments);
                     let sent = Instant::now();
                     let (status, message) = exchange(&mut sender, request).await?;
                     latencies.push(sent.elapsed().as_secs_f64() * 1e6);

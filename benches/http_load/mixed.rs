@@ -25,7 +25,7 @@ pub(super) async fn mixed() -> anyhow::Result<()> {
             let served = Arc::clone(&served);
             tokio::spawn(async move {
                 let arguments = mixed_arguments(id);
-                let request = call_request(&served, id, "ledger", &arguments);
+                let request = call_request(&served, 0, id, "ledger", &arguments);
                 exchange(&mut sender, request).await
             })
         })
