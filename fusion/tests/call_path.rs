@@ -538,7 +538,7 @@ async fn actions_named_start_and_call_are_served() {
     .await;
     assert_eq!(
         format!("{response:?}"),
-        format!("{:?}", ToolResponse::text("2"))
+        format!("{:?}", ToolResponse::json(&2))
     );
     let response = ToolExt::call(
         Engine,
@@ -548,7 +548,7 @@ async fn actions_named_start_and_call_are_served() {
     .await;
     assert_eq!(
         format!("{response:?}"),
-        format!("{:?}", ToolResponse::text("3"))
+        format!("{:?}", ToolResponse::json(&3))
     );
 }
 

@@ -159,8 +159,7 @@ fn structured<T: Serialize>(value: T) -> ToolResponse {
         Ok(value) => value,
         Err(error) => return ToolResponse::error(ToolError::from_internal(&error)),
     };
-    // Serializing a `Value` cannot fail: its map keys are strings.
-    let response = ToolResponse::text(value.to_string());
+    let response = ToolResponse::json(&value);
     if value.is_object() {
         response.with_structured_content(value)
     } else {

@@ -60,6 +60,9 @@ pub struct ToolResponse {
     flags_in_structured: bool,
     /// The paths of the arguments read from stringified JSON (boxed: most calls have none).
     decoded: Option<Box<[String]>>,
+    /// Whether the payload is JSON written from a value ([`ToolResponse::json`], an action's
+    /// serialized output): only such a payload is cut to fit a result limit, never text.
+    json: bool,
 }
 
 /// What a response carries before its warnings: the payload, or an error envelope.
@@ -79,6 +82,7 @@ impl ToolResponse {
             content: Vec::new(),
             flags_in_structured: false,
             decoded: None,
+            json: false,
         }
     }
 
@@ -92,7 +96,10 @@ impl ToolResponse {
     /// `INTERNAL_ERROR` and the cause is logged.
     pub fn json<T: Serialize + ?Sized>(value: &T) -> ToolResponse {
         match serde_json::to_string(value) {
-            Ok(text) => ToolResponse::text(text),
+            Ok(text) => ToolResponse {
+                json: true,
+                ..ToolResponse::text(text)
+            },
             Err(err) => ToolResponse::error(ToolError::from_internal(&err)),
         }
     }
@@ -111,6 +118,13 @@ impl ToolResponse {
     /// forced to `warning`, so it can never turn a success into a failure.
     pub fn with_warning(mut self, warning: ToolError) -> ToolResponse {
         self.warnings.push(warning.warning());
+        self
+    }
+
+    /// [`with_warning`](ToolResponse::with_warning), the warning put before the others: its
+    /// flags are the ones `_meta["fusion/error"]` carries.
+    pub(crate) fn with_leading_warning(mut self, warning: ToolError) -> ToolResponse {
+        self.warnings.insert(0, warning.warning());
         self
     }
 
@@ -239,6 +253,11 @@ impl ToolResponse {
             Body::Success(text) => Some(text),
             _ => None,
         }
+    }
+
+    /// The success payload text, if it is JSON written from a value (not text given as text).
+    pub(crate) fn json_payload(&self) -> Option<&str> {
+        self.payload().filter(|_| self.json)
     }
 
     /// The value set with [`with_structured_content`](ToolResponse::with_structured_content),

@@ -1,18 +1,24 @@
 //! Results that fit: a success whose payload text is over the result limit in force is cut
 //! to the first items of its list that fit, with a `RESULT_TRUNCATED` warning naming the
 //! call that fetches the rest, or refused with a `RESULT_TRUNCATED` error saying how large it
-//! was. A payload within the limit is left as it is, its size the only thing looked at.
+//! was. A payload within the limit is left as it is, its size the only thing looked at. Only
+//! JSON written from a value is cut; text given as text never is.
 
 use serde_json::{Map, Value};
 
 use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
-use crate::model::definition::ActionDefinition;
+use crate::model::definition::{ActionDefinition, ToolDefinition};
 use crate::model::response::ToolResponse;
 use crate::model::result_fit::ResultLimit;
 
+/// The longest next call written out whole, in bytes: a longer one names only the paging
+/// arguments to change, so that the warning stays small and does not repeat long arguments.
+const NEXT_CALL_BYTES: usize = 512;
+
 /// What fitting one call's result needs: the limit in force, the action called, and the
-/// arguments as sent when the action pages (the next call is built from them).
+/// arguments as the action read them (stringified JSON decoded) when it pages: the next call
+/// is built from them.
 pub(crate) struct Fitting<'a> {
     pub(crate) limit: ResultLimit,
     pub(crate) action: &'a ActionDefinition,
@@ -29,13 +35,20 @@ pub(crate) fn fit(response: ToolResponse, fitting: &Fitting<'_>) -> ToolResponse
         _ => return response,
     };
     let parsed = response
-        .payload()
+        .json_payload()
         .and_then(|payload| serde_json::from_str::<Value>(payload).ok());
     let Some(mut value) = parsed else {
         return response.replaced_by(too_large(size, fitting));
     };
     let path = fitting.action.result.items.as_deref();
     let Some(items) = list_at(&mut value, path) else {
+        if let Some(path) = path {
+            tracing::warn!(
+                action = %fitting.action.name,
+                items = path,
+                "a result over its limit has no array at the action's `items` path: it is refused whole"
+            );
+        }
         return response.replaced_by(too_large(size, fitting));
     };
     let all = std::mem::take(items);
@@ -67,10 +80,11 @@ pub(crate) fn fit(response: ToolResponse, fitting: &Fitting<'_>) -> ToolResponse
     let Ok(text) = serde_json::to_string(&value) else {
         return response.replaced_by(too_large(size, fitting));
     };
+    // First among the warnings: that data is missing matters more than how arguments were read.
     let warning = truncated(kept, total, fitting);
     response
         .with_payload(text, Some(value))
-        .with_warning(warning)
+        .with_leading_warning(warning)
 }
 
 /// The list of the payload: the value itself, or the array at the dotted `path` of fields.
@@ -90,10 +104,13 @@ fn truncated(kept: usize, total: usize, fitting: &Fitting<'_>) -> ToolError {
         limit.amount(),
         limit.unit()
     );
-    let recovery = match next_call(kept, fitting) {
-        Some(arguments) => format!("Call again with {arguments} for the next items."),
-        None => narrow(fitting),
-    };
+    let recovery = next_call(kept, fitting)
+        .or_else(|| narrow(fitting))
+        .unwrap_or_else(|| {
+            "The other items cannot be fetched: this action takes no arguments to page or narrow \
+             its result."
+                .to_owned()
+        });
     ToolError::new(ErrorCode::ResultTruncated, message)
         .suggest(recovery)
         .detail("returned", kept)
@@ -111,30 +128,73 @@ fn too_large(size: usize, fitting: &Fitting<'_>) -> ToolError {
         limit.amount(),
         limit.unit()
     );
-    ToolError::new(ErrorCode::ResultTruncated, message).suggest(narrow(fitting))
+    let recovery = narrow(fitting).unwrap_or_else(|| {
+        "Do not call this action again the same way: it takes no arguments to narrow its result."
+            .to_owned()
+    });
+    ToolError::new(ErrorCode::ResultTruncated, message).suggest(recovery)
 }
 
-/// The arguments of the call that fetches the items after the `kept` returned: the arguments
-/// as sent, the offset moved past them. The limit is kept as sent: a page cut again says so
-/// again, and a page that comes whole is the last.
+/// The recovery naming the call that fetches the items after the `kept` returned: the
+/// arguments as read with the offset moved past them, and a limit sent reduced by them (the
+/// caller asked for that many items from its offset). Written out whole when short, else only
+/// the paging arguments to change.
 fn next_call(kept: usize, fitting: &Fitting<'_>) -> Option<String> {
     let page = fitting.action.result.page.as_ref()?;
-    let mut arguments = fitting.arguments.clone()?;
-    let offset = arguments
-        .get(&page.offset)
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
+    let arguments = fitting.arguments.as_ref()?;
+    let number = |name: &str| arguments.get(name).and_then(Value::as_u64);
     let kept = kept as u64;
-    arguments.insert(
-        page.offset.clone(),
-        Value::from(offset.saturating_add(kept)),
-    );
-    serde_json::to_string(&arguments).ok()
+    let offset = number(&page.offset).unwrap_or(0).saturating_add(kept);
+    let mut paging = Map::new();
+    paging.insert(page.offset.clone(), Value::from(offset));
+    if let Some(limit) = number(&page.limit).filter(|&limit| limit > kept) {
+        paging.insert(page.limit.clone(), Value::from(limit - kept));
+    }
+    let mut whole = arguments.clone();
+    whole.extend(paging.clone());
+    let whole = serde_json::to_string(&whole).ok()?;
+    if whole.len() <= NEXT_CALL_BYTES {
+        return Some(format!("Call again with {whole} for the next items."));
+    }
+    let paging = serde_json::to_string(&paging).ok()?;
+    Some(format!(
+        "Call again with the same arguments but {paging} for the next items."
+    ))
+}
+
+/// Why `definition` cannot be fitted: an action whose paging names an argument its input
+/// schema does not have (the next call it writes would be refused).
+pub(crate) fn check_paging(definition: &ToolDefinition) -> Result<(), String> {
+    for action in &definition.actions {
+        let Some(page) = &action.result.page else {
+            continue;
+        };
+        let Some(properties) = action
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+        else {
+            continue;
+        };
+        for (role, name) in [("offset", &page.offset), ("limit", &page.limit)] {
+            if !properties.contains_key(name) {
+                let known: Vec<&str> = properties.keys().map(String::as_str).collect();
+                return Err(format!(
+                    "tool `{}`, action `{}`: page({role} = \"{name}\") names no argument of \
+                     the action (its arguments: {})",
+                    definition.name,
+                    action.name,
+                    known.join(", ")
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The recovery that narrows the query: the action's filter fields, named from its schema
-/// (its properties but the discriminator and the paging arguments).
-fn narrow(fitting: &Fitting<'_>) -> String {
+/// (its properties but the discriminator and the paging arguments); `None` when it has none.
+fn narrow(fitting: &Fitting<'_>) -> Option<String> {
     let page = fitting.action.result.page.as_ref();
     let skipped = |name: &str| {
         Some(name) == fitting.discriminator
@@ -150,11 +210,13 @@ fn narrow(fitting: &Fitting<'_>) -> String {
         })
         .unwrap_or_default();
     match fields.as_slice() {
-        [] => "Ask for less: this action's result cannot be fetched in parts.".to_owned(),
-        [one] => format!("Narrow the query with {one} so the result is smaller."),
-        [rest @ .., last] => format!(
+        [] => None,
+        [one] => Some(format!(
+            "Narrow the query with {one} so the result is smaller."
+        )),
+        [rest @ .., last] => Some(format!(
             "Narrow the query with {} or {last} so the result is smaller.",
             rest.join(", ")
-        ),
+        )),
     }
 }

@@ -84,8 +84,9 @@ pub(crate) struct Route {
 pub(crate) enum Refusal {
     /// Its definition is refused or an input schema does not compile.
     Definition(String, SchemaError),
-    /// Its guards cannot be built (a zero timeout, a rate limit allowing no call).
-    Guards(String),
+    /// Its guards cannot be built (a zero timeout, a rate limit allowing no call), or its
+    /// paging names an argument an action does not take.
+    Settings(String),
 }
 
 impl Registry {
@@ -99,13 +100,14 @@ impl Registry {
         let definition = tool.definition();
         let runtime = ToolRuntime::new(&definition)
             .map_err(|error| Refusal::Definition(definition.name.clone(), error))?;
+        fit::check_paging(&definition).map_err(Refusal::Settings)?;
         let runtime = Arc::new(runtime);
         ToolRuntime::register(kind, Arc::clone(&runtime));
         let declared = tool.guards();
         let gates = self
             .guards
             .gates(&definition, &declared)
-            .map_err(Refusal::Guards)?;
+            .map_err(Refusal::Settings)?;
         let limited = (definition.actions.iter()).any(|a| a.result.max_result.is_some());
         self.tools.push(Registered {
             limited,
@@ -237,7 +239,8 @@ impl Registry {
 
     /// What fitting the result of a call of `registered` with `arguments` needs, when a
     /// result limit is in force for the action called; the arguments are kept only for an
-    /// action that pages.
+    /// action that pages, read as the action reads them (stringified JSON decoded, unless the
+    /// server or the action is strict).
     fn fitting<'r>(
         &self,
         registered: &'r Registered,
@@ -257,7 +260,15 @@ impl Registry {
             limit,
             action,
             discriminator: discriminator.filter(|_| route.inject.is_none()),
-            arguments: action.result.page.is_some().then(|| arguments.clone()),
+            arguments: action.result.page.is_some().then(|| {
+                let mut arguments = arguments.clone();
+                if !self.strict_json {
+                    let max_bytes = self.guards.argument_limits().max_bytes;
+                    let runtime = &registered.runtime;
+                    runtime.decode_stringified(&mut arguments, injected, max_bytes);
+                }
+                arguments
+            }),
         })
     }
 

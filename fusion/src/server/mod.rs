@@ -313,7 +313,7 @@ impl Server {
                 .register(tool, kind)
                 .map_err(|refusal| match refusal {
                     Refusal::Definition(tool, error) => format!("tool `{tool}`: {error}"),
-                    Refusal::Guards(message) => message,
+                    Refusal::Settings(message) => message,
                 })?;
             let index = inner.registry.tools().len() - 1;
             let definition = &inner.registry.tools()[index].definition;

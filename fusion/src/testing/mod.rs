@@ -94,7 +94,7 @@ impl Tester {
             Err(Refusal::Definition(tool, err)) => {
                 panic!("fusion::testing: a server would refuse tool `{tool}`: {err}")
             }
-            Err(Refusal::Guards(message)) => panic!("fusion::testing: {message}"),
+            Err(Refusal::Settings(message)) => panic!("fusion::testing: {message}"),
         }
         let Some((new, earlier)) = self.registry.tools().split_last() else {
             unreachable!("a tool was just registered");
