@@ -188,6 +188,43 @@ async fn decoded_arguments_meet_the_limits_as_decoded() {
 }
 
 #[tokio::test]
+async fn a_whole_number_for_a_float_is_to_be_sent_as_a_number() {
+    let client = connect(Server::new("shop", "1.0.0").tool(Shop)).await;
+    let sent = json!({"action": "order", "items": [], "discount": "5", "priority": "3"});
+    let result = call(&client, sent).await;
+    assert_eq!(result.is_error, Some(false));
+    let payload: Value = serde_json::from_str(texts(&result)[0]).unwrap();
+    assert_eq!(
+        (payload["discount"].as_f64(), payload["priority"].as_u64()),
+        (Some(5.0), Some(3))
+    );
+    assert_eq!(
+        texts(&result)[1],
+        "<tool_error code=\"VALIDATION_ERROR\" severity=\"warning\">
+<message>The arguments 'discount' and 'priority' were sent as strings holding JSON; each was read as the value in its string.</message>
+<recovery>Send 'discount' as a number and 'priority' as an integer, not as strings, in later calls.</recovery>
+</tool_error>"
+    );
+    client.cancel().await.unwrap();
+
+    // A fresh session is told about the one field, in the words for one.
+    let client = connect(Server::new("shop", "1.0.0").tool(Shop)).await;
+    let one = call(
+        &client,
+        json!({"action": "order", "items": [], "discount": "7"}),
+    )
+    .await;
+    assert_eq!(
+        texts(&one)[1],
+        "<tool_error code=\"VALIDATION_ERROR\" severity=\"warning\">
+<message>The argument 'discount' was sent as a string holding JSON; it was read as the number in that string.</message>
+<recovery>Send 'discount' as a number itself, not as a string, in later calls.</recovery>
+</tool_error>"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
 async fn a_tester_call_with_a_caller_is_told_once_and_without_one_every_time() {
     let tester = Tester::new().tool(Shop);
     let sent = json!({"items": "[]", "gift": "true"});

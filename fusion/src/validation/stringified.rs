@@ -12,6 +12,10 @@
 //! (`"[1]"` for a number): those reach validation as sent. The decoded value is walked the
 //! same way (a stringified array of stringified objects), a few levels down.
 //!
+//! A decoded field is named by the type its place wants: a whole number read where any number
+//! is allowed (`"5"` for an `f64`) is a `number`, one read where only whole numbers are
+//! (`"2.0"` for a `u32`) an `integer`.
+//!
 //! Finding the candidates costs one pass over the arguments that looks at the first byte of
 //! each string; the schema is read only along the paths of strings that start like JSON of
 //! another type (`[`, `{`, `-`, a digit, `t`, `f`).
@@ -33,7 +37,8 @@ const MAX_SCHEMA_DEPTH: usize = 16;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct DecodedField {
     pub(crate) path: FieldPath,
-    /// `array`, `object`, `integer`, `number` or `boolean`.
+    /// `array`, `object`, `integer`, `number` or `boolean`: the type the place wants (a whole
+    /// number read for an `f64` is a `number`).
     pub(crate) json_type: &'static str,
 }
 
@@ -275,13 +280,13 @@ impl<'s> Decoder<'s, '_> {
             let Some(slot) = lookup_mut(value, relative) else {
                 continue;
             };
-            let Some((parsed, kind)) = self.parse(slot, &places) else {
+            let Some((parsed, kind, json_type)) = self.parse(slot, &places) else {
                 continue;
             };
             *slot = parsed;
             self.decoded.push(DecodedField {
                 path: path.clone(),
-                json_type: kind.name(),
+                json_type,
             });
             if nesting < MAX_NESTING && matches!(kind, Kind::Array | Kind::Object) {
                 self.decode_in(&places, slot, &path, nesting + 1);
@@ -306,10 +311,10 @@ impl<'s> Decoder<'s, '_> {
         current
     }
 
-    /// The value `slot`'s string holds and its kind, when the string is to be decoded: no
-    /// schema of `places` allows a string, one allows the value's type, and the string is
-    /// within the byte limit.
-    fn parse(&self, slot: &Value, places: &[&'s Value]) -> Option<(Value, Kind)> {
+    /// The value `slot`'s string holds, its kind and the type its place wants it as, when the
+    /// string is to be decoded: no schema of `places` allows a string, one allows the value's
+    /// type, and the string is within the byte limit.
+    fn parse(&self, slot: &Value, places: &[&'s Value]) -> Option<(Value, Kind, &'static str)> {
         let Value::String(text) = slot else {
             return None;
         };
@@ -337,7 +342,18 @@ impl<'s> Decoder<'s, '_> {
         }
         let parsed: Value = serde_json::from_str(text).ok()?;
         let kind = Kind::of(&parsed).filter(|k| *k != Kind::String)?;
-        allowed(kind).then_some((parsed, kind))
+        if !allowed(kind) {
+            return None;
+        }
+        // A number is named by what its place wants: any number, or whole ones only.
+        let json_type = match kind {
+            Kind::Integer | Kind::Number { .. } if allowed(Kind::Number { integral: false }) => {
+                "number"
+            }
+            Kind::Integer | Kind::Number { .. } => "integer",
+            _ => kind.name(),
+        };
+        Some((parsed, kind, json_type))
     }
 }
 
