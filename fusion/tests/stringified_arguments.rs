@@ -187,6 +187,58 @@ async fn decoded_arguments_meet_the_limits_as_decoded() {
     );
 }
 
+/// An array nested `levels` deep (`[[[]]]` is 3).
+fn nested(levels: usize) -> Value {
+    (1..levels).fold(json!([]), |inner, _| Value::Array(vec![inner]))
+}
+
+#[tokio::test]
+async fn json_nested_deeper_than_the_parser_reads_is_refused_for_its_depth_like_sent_json() {
+    // serde_json reads 127 levels at most: 130 levels in a string cannot be read, yet the
+    // call gets the refusal the same array sent as JSON gets (no transport reads 130 levels:
+    // the tester sends it in memory).
+    let direct: Map<String, Value> = [("items".to_owned(), nested(130))].into_iter().collect();
+    let stringified = [("items".to_owned(), false)];
+    let tester = Tester::new().tool(Shop);
+    same_envelopes(&tester, &direct, &stringified)
+        .await
+        .unwrap();
+    let outcome = tester
+        .call("shop.order", Value::Object(direct.clone()))
+        .await;
+    let envelope = outcome.response().content_texts()[0].to_owned();
+    assert!(
+        envelope.contains(
+            "<field name=\"(root)\">Arguments nested too deeply. You sent: an object nested 131 \
+             levels deep. Expected at most 64 levels of nesting.</field>"
+        ),
+        "{envelope}"
+    );
+
+    // Through a real client, the string arrives (only the JSON in it is deep) and gets the
+    // same envelope.
+    let client = connect(Server::new("shop", "1.0.0").tool(Shop)).await;
+    let sent = json!({"action": "order", "items": nested(130).to_string()});
+    let result = call(&client, sent).await;
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(texts(&result)[0], envelope);
+    assert_eq!(meta(&result)["fusion/decoded"], json!(["items"]));
+    client.cancel().await.unwrap();
+
+    // A server limit on nesting refuses it first, counting the same depth.
+    let guards = || fusion::guard::Guards::new().max_argument_depth(Some(100));
+    let limited = Tester::new().tool(Shop).guards(guards());
+    same_envelopes(&limited, &direct, &stringified)
+        .await
+        .unwrap();
+    let outcome = limited.call("shop.order", Value::Object(direct)).await;
+    let text = outcome.response().content_texts()[0].to_owned();
+    assert!(
+        text.contains("The arguments are nested 131 levels deep; the limit is 100 levels"),
+        "{text}"
+    );
+}
+
 #[tokio::test]
 async fn a_whole_number_for_a_float_is_to_be_sent_as_a_number() {
     let client = connect(Server::new("shop", "1.0.0").tool(Shop)).await;
