@@ -187,6 +187,95 @@ async fn decoded_arguments_meet_the_limits_as_decoded() {
     );
 }
 
+/// An array nested `levels` deep (`[[[]]]` is 3).
+fn nested(levels: usize) -> Value {
+    (1..levels).fold(json!([]), |inner, _| Value::Array(vec![inner]))
+}
+
+#[tokio::test]
+async fn json_nested_deeper_than_the_parser_reads_is_refused_for_its_depth_like_sent_json() {
+    // serde_json reads 127 levels at most: 130 levels in a string cannot be read, yet the
+    // call gets the refusal the same array sent as JSON gets (no transport reads 130 levels:
+    // the tester sends it in memory).
+    let direct: Map<String, Value> = [("items".to_owned(), nested(130))].into_iter().collect();
+    let stringified = [("items".to_owned(), false)];
+    let tester = Tester::new().tool(Shop);
+    same_envelopes(&tester, &direct, &stringified)
+        .await
+        .unwrap();
+    let outcome = tester
+        .call("shop.order", Value::Object(direct.clone()))
+        .await;
+    let envelope = outcome.response().content_texts()[0].to_owned();
+    assert!(
+        envelope.contains(
+            "<field name=\"(root)\">Arguments nested too deeply. You sent: an object nested 131 \
+             levels deep. Expected at most 64 levels of nesting.</field>"
+        ),
+        "{envelope}"
+    );
+
+    // Through a real client, the string arrives (only the JSON in it is deep) and gets the
+    // same envelope.
+    let client = connect(Server::new("shop", "1.0.0").tool(Shop)).await;
+    let sent = json!({"action": "order", "items": nested(130).to_string()});
+    let result = call(&client, sent).await;
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(texts(&result)[0], envelope);
+    assert_eq!(meta(&result)["fusion/decoded"], json!(["items"]));
+    client.cancel().await.unwrap();
+
+    // A server limit on nesting refuses it first, counting the same depth.
+    let guards = || fusion::guard::Guards::new().max_argument_depth(Some(100));
+    let limited = Tester::new().tool(Shop).guards(guards());
+    same_envelopes(&limited, &direct, &stringified)
+        .await
+        .unwrap();
+    let outcome = limited.call("shop.order", Value::Object(direct)).await;
+    let text = outcome.response().content_texts()[0].to_owned();
+    assert!(
+        text.contains("The arguments are nested 131 levels deep; the limit is 100 levels"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_whole_number_for_a_float_is_to_be_sent_as_a_number() {
+    let client = connect(Server::new("shop", "1.0.0").tool(Shop)).await;
+    let sent = json!({"action": "order", "items": [], "discount": "5", "priority": "3"});
+    let result = call(&client, sent).await;
+    assert_eq!(result.is_error, Some(false));
+    let payload: Value = serde_json::from_str(texts(&result)[0]).unwrap();
+    assert_eq!(
+        (payload["discount"].as_f64(), payload["priority"].as_u64()),
+        (Some(5.0), Some(3))
+    );
+    assert_eq!(
+        texts(&result)[1],
+        "<tool_error code=\"VALIDATION_ERROR\" severity=\"warning\">
+<message>The arguments 'discount' and 'priority' were sent as strings holding JSON; each was read as the value in its string.</message>
+<recovery>Send 'discount' as a number and 'priority' as an integer, not as strings, in later calls.</recovery>
+</tool_error>"
+    );
+    client.cancel().await.unwrap();
+
+    // A fresh session is told about the one field, in the words for one.
+    let client = connect(Server::new("shop", "1.0.0").tool(Shop)).await;
+    let one = call(
+        &client,
+        json!({"action": "order", "items": [], "discount": "7"}),
+    )
+    .await;
+    assert_eq!(
+        texts(&one)[1],
+        "<tool_error code=\"VALIDATION_ERROR\" severity=\"warning\">
+<message>The argument 'discount' was sent as a string holding JSON; it was read as the number in that string.</message>
+<recovery>Send 'discount' as a number itself, not as a string, in later calls.</recovery>
+</tool_error>"
+    );
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test]
 async fn a_tester_call_with_a_caller_is_told_once_and_without_one_every_time() {
     let tester = Tester::new().tool(Shop);

@@ -40,16 +40,27 @@ impl ArgumentLimits {
     /// The `VALIDATION_ERROR` refusing `arguments`, if they break a limit: the size first (it
     /// is cheaper to measure and stops early), then the depth.
     pub fn check(&self, arguments: &Map<String, Value>) -> Option<ToolError> {
+        self.check_at_depth(arguments, None)
+    }
+
+    /// [`ArgumentLimits::check`], the nesting depth given (`levels`) rather than measured:
+    /// for arguments holding JSON too deep to be read, counted as if it were.
+    pub(crate) fn check_at_depth(
+        &self,
+        arguments: &Map<String, Value>,
+        levels: Option<usize>,
+    ) -> Option<ToolError> {
         if let Some(error) = argument_size_error(arguments, self.max_bytes) {
             return Some(error);
         }
         let limit = self.max_depth?;
         // The arguments object is level 1; measuring its values avoids cloning it.
-        let depth = 1 + arguments
-            .values()
-            .map(crate::validation::nesting_depth)
-            .max()
-            .unwrap_or(0);
+        let depth = levels.unwrap_or_else(|| {
+            1 + (arguments.values())
+                .map(crate::validation::nesting_depth)
+                .max()
+                .unwrap_or(0)
+        });
         (depth > limit).then(|| {
             ToolError::new(
                 ErrorCode::ValidationError,

@@ -191,25 +191,29 @@ async fn decode_then_run(
     span: Option<&tracing::Span>,
 ) -> ToolResponse {
     let action = target.inject.map(|(_, action)| action);
-    let Some((action, decoded)) =
+    let Some(decoded) =
         (decoding.runtime).decode_stringified(&mut arguments, action, limits.max_bytes)
     else {
         return prepare_and_run(target, arguments, context, span).await;
     };
+    let (action, fields) = (decoded.action, decoded.fields);
     tracing::debug!(
         target: "fusion::arguments",
         action,
-        fields = %decoded.iter().map(|f| f.path.render()).collect::<Vec<_>>().join(", "),
+        fields = %fields.iter().map(|f| f.path.render()).collect::<Vec<_>>().join(", "),
         "arguments sent as strings holding JSON were read as that JSON"
     );
     let session = context.caller().map(str::to_owned);
     // The limits apply to the arguments as decoded: a string can hold deeper JSON than it
-    // looks, and numbers can grow when read (`1e9` is `1000000000.0`).
-    let response = match limits.check(&arguments) {
-        Some(error) => ToolResponse::error(error),
-        None => prepare_and_run(target, arguments, context, span).await,
+    // looks, and numbers can grow when read (`1e9` is `1000000000.0`). JSON nested deeper
+    // than the parser reads counts at its depth, and is refused as the action refuses it.
+    let (levels, refusal) = decoded.too_deep.unzip();
+    let response = match (limits.check_at_depth(&arguments, levels), refusal) {
+        (Some(error), _) => ToolResponse::error(error),
+        (None, Some(refusal)) => refusal,
+        (None, None) => prepare_and_run(target, arguments, context, span).await,
     };
-    (decoding.told).tell(response, session.as_deref(), action, &decoded)
+    (decoding.told).tell(response, session.as_deref(), action, &fields)
 }
 
 /// The call from routing on, its arguments within the limits: `Tool::prepare`, the guards,

@@ -196,7 +196,7 @@ mod tests {
         }});
         let validator = ArgumentValidator::new("shop.order", &schema).unwrap();
         let mut args = args.as_object().unwrap().clone();
-        validator.decode_stringified(&mut args, None)
+        validator.decode_stringified(&mut args, None).fields
     }
 
     #[test]

@@ -35,6 +35,18 @@ pub struct ToolRuntime {
     strict_json: Vec<bool>,
 }
 
+/// A call's arguments as [decoded](ToolRuntime::decode_stringified).
+pub(crate) struct DecodedCall<'r> {
+    /// The action called, qualified (`shop.order`).
+    pub(crate) action: &'r str,
+    /// The fields decoded, in the arguments' order.
+    pub(crate) fields: Vec<DecodedField>,
+    /// When a string held JSON nested deeper than the parser reads: how deep the arguments
+    /// are nested counting it, and the action's refusal of that depth (what the same JSON
+    /// sent as JSON gets). The string stays as sent.
+    pub(crate) too_deep: Option<(usize, ToolResponse)>,
+}
+
 /// The runtimes built when tools were registered, by the tool's type.
 static REGISTERED: LazyLock<Mutex<HashMap<TypeId, Arc<ToolRuntime>>>> =
     LazyLock::new(Mutex::default);
@@ -139,17 +151,24 @@ impl ToolRuntime {
         arguments: &mut Map<String, Value>,
         action: Option<&str>,
         max_bytes: Option<usize>,
-    ) -> Option<(&str, Vec<DecodedField>)> {
+    ) -> Option<DecodedCall<'_>> {
         let index = self.action_index(arguments, action)?;
         // A hand-written tool may define no action at all: nothing to decode for.
         if *self.strict_json.get(index)? {
             return None;
         }
-        let decoded = self
-            .validators
-            .get(index)?
-            .decode_stringified(arguments, max_bytes);
-        (!decoded.is_empty()).then(|| (self.available[index].as_str(), decoded))
+        let validator = self.validators.get(index)?;
+        let decoded = validator.decode_stringified(arguments, max_bytes);
+        (!decoded.fields.is_empty()).then(|| DecodedCall {
+            action: self.available[index].as_str(),
+            fields: decoded.fields,
+            too_deep: (decoded.too_deep).map(|levels| {
+                (
+                    levels,
+                    ToolResponse::validation(validator.depth_refusal(levels)),
+                )
+            }),
+        })
     }
 
     /// The index of the action a call names: `action` when the call names it outside its

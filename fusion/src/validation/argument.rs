@@ -12,7 +12,7 @@ use super::path::{FieldPath, ROOT, SecretPath};
 use super::report::{Report, line};
 use super::schema::count;
 use super::shape::Shape;
-use super::stringified::{self, DecodedField};
+use super::stringified::{self, Decoded};
 use super::{ValidationError, cap, deser, rules, schema};
 use crate::model::definition::SchemaError;
 use crate::schema::type_name;
@@ -205,13 +205,15 @@ impl ArgumentValidator {
 
     /// Reads each string of `args` that holds JSON where this schema wants an array, an
     /// object, a number, an integer or a boolean (and allows no string) as the value it
-    /// holds; strings longer than `max_bytes` are left alone. The fields decoded, in order.
+    /// holds; strings longer than `max_bytes` are left alone. The fields decoded, in order,
+    /// and the depth to refuse when a string holds JSON nested deeper than the parser reads
+    /// and than [`ArgumentValidator::max_depth`] allows (see [`ArgumentValidator::depth_refusal`]).
     pub(crate) fn decode_stringified(
         &self,
         args: &mut Map<String, Value>,
         max_bytes: Option<usize>,
-    ) -> Vec<DecodedField> {
-        stringified::decode(&self.shape, args, max_bytes)
+    ) -> Decoded {
+        stringified::decode(&self.shape, args, max_bytes, self.max_depth)
     }
 
     /// Whether `args` satisfy the schema (and are nested no deeper than
@@ -226,8 +228,19 @@ impl ArgumentValidator {
             return None;
         }
         // Only an array or an object is nested at all.
-        let what = type_name(args);
-        let depth = count(nesting_depth(args) as u64, "level");
+        Some(self.nested_too_deeply(type_name(args), nesting_depth(args)))
+    }
+
+    /// The envelope refusing an arguments object nested `levels` deep (more than
+    /// [`ArgumentValidator::max_depth`]), as [`ArgumentValidator::check`] refuses it.
+    pub(crate) fn depth_refusal(&self, levels: usize) -> ValidationError {
+        self.nested_too_deeply("object", levels)
+    }
+
+    /// The one `(root)` problem of arguments (an array or an object: `what`) nested `levels`
+    /// deep.
+    fn nested_too_deeply(&self, what: &str, levels: usize) -> ValidationError {
+        let depth = count(levels as u64, "level");
         let text = line(
             "Arguments nested too deeply",
             &format!("an {what} nested {depth} deep"),
@@ -236,7 +249,7 @@ impl ArgumentValidator {
                 count(self.max_depth as u64, "level")
             ),
         );
-        Some(ValidationError::new(self.action.as_str()).with_problem(ROOT, text))
+        ValidationError::new(self.action.as_str()).with_problem(ROOT, text)
     }
 
     /// The structural problems of `args` against the schema (missing and unknown fields, wrong

@@ -12,17 +12,33 @@
 //! (`"[1]"` for a number): those reach validation as sent. The decoded value is walked the
 //! same way (a stringified array of stringified objects), a few levels down.
 //!
+//! A decoded field is named by the type its place wants: a whole number read where any number
+//! is allowed (`"5"` for an `f64`) is a `number`, one read where only whole numbers are
+//! (`"2.0"` for a `u32`) an `integer`.
+//!
+//! serde_json's parser reads JSON nested at most [`PARSER_DEPTH`] levels deep. A string that
+//! would be decoded but fails to parse, and whose brackets (outside string literals) nest
+//! deeper than that, is measured instead of read: when the arguments, counted with it read,
+//! are nested deeper than the validator accepts, decoding reports that depth
+//! ([`Decoded::too_deep`]) and the call is refused for its nesting, as the same JSON sent as
+//! JSON is. The string itself stays as sent.
+//!
 //! Finding the candidates costs one pass over the arguments that looks at the first byte of
 //! each string; the schema is read only along the paths of strings that start like JSON of
 //! another type (`[`, `{`, `-`, a digit, `t`, `f`).
 
 use serde_json::{Map, Value};
 
+use super::depth::nesting_depth;
 use super::path::FieldPath;
 use super::shape::Shape;
 
 /// How many strings inside decoded strings are decoded in turn.
 const MAX_NESTING: usize = 4;
+
+/// The deepest nesting of arrays and objects serde_json's parser reads (its recursion limit is
+/// 128 levels).
+const PARSER_DEPTH: usize = 127;
 
 /// How deep `$ref` chains and combinator branches are followed when asking what a place
 /// allows (as the wording of lines does); past it, a place allows anything.
@@ -33,19 +49,33 @@ const MAX_SCHEMA_DEPTH: usize = 16;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct DecodedField {
     pub(crate) path: FieldPath,
-    /// `array`, `object`, `integer`, `number` or `boolean`.
+    /// `array`, `object`, `integer`, `number` or `boolean`: the type the place wants (a whole
+    /// number read for an `f64` is a `number`).
     pub(crate) json_type: &'static str,
+}
+
+/// What decoding did to a call's arguments.
+#[derive(Debug, Default)]
+pub(crate) struct Decoded {
+    /// The fields decoded, in the arguments' order.
+    pub(crate) fields: Vec<DecodedField>,
+    /// When a string among `fields` holds JSON nested deeper than the parser reads (and the
+    /// arguments with it deeper than allowed): how deep the arguments are nested, counted
+    /// with that JSON read. The string stays as sent; the call is to be refused for its depth.
+    pub(crate) too_deep: Option<usize>,
 }
 
 /// Replaces every string of `args` that holds JSON of a type its place in `shape` wants (and
 /// allows no string) by that value; the fields decoded, in the arguments' order. Strings
-/// longer than `max_bytes` are left alone.
+/// longer than `max_bytes` are left alone. `max_depth` is the deepest nesting the arguments
+/// may have (see [`Decoded::too_deep`]).
 pub(crate) fn decode(
     shape: &Shape,
     args: &mut Map<String, Value>,
     max_bytes: Option<usize>,
-) -> Vec<DecodedField> {
-    let mut decoded = Vec::new();
+    max_depth: usize,
+) -> Decoded {
+    let mut decoded = Decoded::default();
     if !has_candidates(args) {
         return decoded;
     }
@@ -54,9 +84,13 @@ pub(crate) fn decode(
     let mut walk = Decoder {
         shape,
         max_bytes,
+        max_depth,
         decoded: &mut decoded,
     };
     walk.decode_in(&root, &mut value, &FieldPath::root(), 0);
+    if let Some(levels) = &mut decoded.too_deep {
+        *levels = (*levels).max(nesting_depth(&value));
+    }
     if let Value::Object(map) = value {
         *args = map;
     }
@@ -124,6 +158,28 @@ fn candidates(value: &Value) -> Vec<Vec<Step<'_>>> {
         }
     }
     found
+}
+
+/// How deep the arrays and objects of the JSON `text` nest, counted by their brackets outside
+/// string literals, without parsing: for JSON deeper than the parser reads.
+fn bracket_depth(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for byte in text.bytes() {
+        match byte {
+            _ if escaped => escaped = false,
+            b'\\' if in_string => escaped = true,
+            b'"' => in_string = !in_string,
+            _ if in_string => {}
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// The JSON type of a decoded value, as a place's schema is asked about it.
@@ -231,11 +287,21 @@ fn allows(shape: &Shape, node: &Value, kind: Kind, depth: usize) -> bool {
         })
 }
 
-/// The walk of one decoding: the schema, the limit on strings, the fields decoded so far.
+/// What a string to decode holds.
+enum Read {
+    /// The value, and the type its place wants it as.
+    Value(Value, &'static str),
+    /// JSON of `kind` (an array or an object) nested this many levels deep, more than the
+    /// parser reads.
+    TooDeep(Kind, usize),
+}
+
+/// The walk of one decoding: the schema, the limits, what was decoded so far.
 struct Decoder<'s, 'o> {
     shape: &'s Shape,
     max_bytes: Option<usize>,
-    decoded: &'o mut Vec<DecodedField>,
+    max_depth: usize,
+    decoded: &'o mut Decoded,
 }
 
 impl<'s> Decoder<'s, '_> {
@@ -275,15 +341,28 @@ impl<'s> Decoder<'s, '_> {
             let Some(slot) = lookup_mut(value, relative) else {
                 continue;
             };
-            let Some((parsed, kind)) = self.parse(slot, &places) else {
-                continue;
+            let json_type = match self.parse(slot, &places) {
+                Some(Read::Value(parsed, json_type)) => {
+                    *slot = parsed;
+                    json_type
+                }
+                Some(Read::TooDeep(kind, levels)) => {
+                    // The containers above the string are as many as its path has segments.
+                    let levels = path.segments().len() + levels;
+                    if levels <= self.max_depth {
+                        continue;
+                    }
+                    let deepest = self.decoded.too_deep.get_or_insert(levels);
+                    *deepest = (*deepest).max(levels);
+                    kind.name()
+                }
+                None => continue,
             };
-            *slot = parsed;
-            self.decoded.push(DecodedField {
+            self.decoded.fields.push(DecodedField {
                 path: path.clone(),
-                json_type: kind.name(),
+                json_type,
             });
-            if nesting < MAX_NESTING && matches!(kind, Kind::Array | Kind::Object) {
+            if nesting < MAX_NESTING && matches!(slot, Value::Array(_) | Value::Object(_)) {
                 self.decode_in(&places, slot, &path, nesting + 1);
             }
         }
@@ -306,10 +385,9 @@ impl<'s> Decoder<'s, '_> {
         current
     }
 
-    /// The value `slot`'s string holds and its kind, when the string is to be decoded: no
-    /// schema of `places` allows a string, one allows the value's type, and the string is
-    /// within the byte limit.
-    fn parse(&self, slot: &Value, places: &[&'s Value]) -> Option<(Value, Kind)> {
+    /// What `slot`'s string holds, when the string is to be decoded: no schema of `places`
+    /// allows a string, one allows the value's type, and the string is within the byte limit.
+    fn parse(&self, slot: &Value, places: &[&'s Value]) -> Option<Read> {
         let Value::String(text) = slot else {
             return None;
         };
@@ -335,9 +413,24 @@ impl<'s> Decoder<'s, '_> {
         if !allowed(promised) {
             return None;
         }
-        let parsed: Value = serde_json::from_str(text).ok()?;
+        let Ok(parsed) = serde_json::from_str::<Value>(text) else {
+            let levels = bracket_depth(text);
+            let nested = matches!(promised, Kind::Array | Kind::Object);
+            return (nested && levels > PARSER_DEPTH).then_some(Read::TooDeep(promised, levels));
+        };
         let kind = Kind::of(&parsed).filter(|k| *k != Kind::String)?;
-        allowed(kind).then_some((parsed, kind))
+        if !allowed(kind) {
+            return None;
+        }
+        // A number is named by what its place wants: any number, or whole ones only.
+        let json_type = match kind {
+            Kind::Integer | Kind::Number { .. } if allowed(Kind::Number { integral: false }) => {
+                "number"
+            }
+            Kind::Integer | Kind::Number { .. } => "integer",
+            _ => kind.name(),
+        };
+        Some(Read::Value(parsed, json_type))
     }
 }
 

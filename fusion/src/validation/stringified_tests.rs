@@ -10,8 +10,9 @@ fn decoded(schema: Value, args: Value) -> (Value, Vec<String>) {
 fn decoded_within(schema: Value, args: Value, max_bytes: Option<usize>) -> (Value, Vec<String>) {
     let validator = ArgumentValidator::new("t.a", &schema).unwrap();
     let mut args = args.as_object().unwrap().clone();
-    let fields = validator.decode_stringified(&mut args, max_bytes);
-    let fields = (fields.iter())
+    let decoded = validator.decode_stringified(&mut args, max_bytes);
+    assert_eq!(decoded.too_deep, None);
+    let fields = (decoded.fields.iter())
         .map(|f| format!("{}: {}", f.path.render(), f.json_type))
         .collect();
     (Value::Object(args), fields)
@@ -71,8 +72,10 @@ fn every_json_type_but_string_and_null_is_decoded_where_it_is_wanted() {
 #[test]
 fn numbers_follow_json_schema_on_integers() {
     let schema = object(json!({"n": {"type": "integer"}, "x": {"type": "number"}}));
-    let (args, _) = decoded(schema.clone(), json!({"n": "2.0", "x": "2"}));
+    let (args, fields) = decoded(schema.clone(), json!({"n": "2.0", "x": "2"}));
     assert_eq!(args, json!({"n": 2.0, "x": 2}));
+    // Named by the type the place wants, not by how the number was written.
+    assert_eq!(fields, ["n: integer", "x: number"]);
     let (args, fields) = decoded(schema, json!({"n": "2.5", "x": "1e400"}));
     assert_eq!(args, json!({"n": "2.5", "x": "1e400"}), "{fields:?}");
     assert!(fields.is_empty());
@@ -200,7 +203,7 @@ fn unknown_fields_and_the_discriminator_are_never_decoded() {
 }
 
 #[test]
-fn strings_over_the_byte_limit_or_too_deep_for_the_parser_are_left_alone() {
+fn strings_over_the_byte_limit_are_left_alone_and_deep_ones_reach_validation() {
     let schema = object(json!({"items": {"type": "array"}}));
     let long = format!("[{}1]", "1, ".repeat(100));
     let (args, fields) = decoded_within(schema.clone(), json!({ "items": long }), Some(100));
@@ -209,11 +212,6 @@ fn strings_over_the_byte_limit_or_too_deep_for_the_parser_are_left_alone() {
     let (args, _) = decoded_within(schema.clone(), json!({ "items": long }), Some(1000));
     assert_eq!(args["items"].as_array().unwrap().len(), 101);
 
-    // serde_json refuses JSON text nested more than 128 levels: the string stays a string.
-    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-    let (args, fields) = decoded(schema.clone(), json!({ "items": deep }));
-    assert_eq!(args["items"], deep);
-    assert!(fields.is_empty());
     // Nested 100 levels, it is decoded; validation then refuses the depth, as for sent JSON.
     let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
     let (args, fields) = decoded(schema.clone(), json!({ "items": deep }));
@@ -228,6 +226,47 @@ fn strings_over_the_byte_limit_or_too_deep_for_the_parser_are_left_alone() {
 }
 
 #[test]
+fn json_deeper_than_the_parser_reads_is_measured_by_its_brackets() {
+    let schema = object(json!({"items": {"type": "array"}, "note": {"type": "string"}}));
+    let validator = ArgumentValidator::new("t.a", &schema).unwrap();
+    let nested = |levels: usize| format!("{}{}", "[".repeat(levels), "]".repeat(levels));
+    // 127 levels are read; from 128 on, serde_json stops: the string stays, and the depth the
+    // arguments would have (the arguments object is one more level) is reported.
+    let mut args = json!({ "items": nested(127) }).as_object().unwrap().clone();
+    let read = validator.decode_stringified(&mut args, None);
+    assert!(args["items"].is_array());
+    assert_eq!(read.too_deep, None);
+    for levels in [128, 130, 5000] {
+        let sent = json!({ "items": nested(levels), "note": "[[[" });
+        let mut args = sent.as_object().unwrap().clone();
+        let read = validator.decode_stringified(&mut args, None);
+        assert_eq!(Value::Object(args), sent);
+        assert_eq!(read.too_deep, Some(levels + 1));
+        assert_eq!(read.fields.len(), 1);
+        assert_eq!(read.fields[0].json_type, "array");
+    }
+    // Brackets inside string literals do not count.
+    let quoted = format!(
+        "[\"{}\\\"{}\", {}]",
+        "[".repeat(300),
+        "{".repeat(300),
+        nested(130)
+    );
+    let mut args = json!({ "items": quoted }).as_object().unwrap().clone();
+    assert_eq!(
+        validator.decode_stringified(&mut args, None).too_deep,
+        Some(132)
+    );
+    // A validator allowing the depth gets no refusal: the string is left as sent.
+    let lenient = ArgumentValidator::new("t.a", &schema)
+        .unwrap()
+        .max_depth(1000);
+    let mut args = json!({ "items": nested(130) }).as_object().unwrap().clone();
+    let read = lenient.decode_stringified(&mut args, None);
+    assert_eq!((read.too_deep, read.fields.len()), (None, 0));
+}
+
+#[test]
 fn arguments_nested_deeper_than_the_stack_are_walked_without_recursion() {
     let schema = object(json!({"deep": {"type": "array"}}));
     let mut deep = json!("[1]");
@@ -237,7 +276,12 @@ fn arguments_nested_deeper_than_the_stack_are_walked_without_recursion() {
     let validator = ArgumentValidator::new("t.a", &schema).unwrap();
     let mut args = serde_json::Map::new();
     args.insert("deep".into(), deep);
-    assert!(validator.decode_stringified(&mut args, None).is_empty());
+    assert!(
+        validator
+            .decode_stringified(&mut args, None)
+            .fields
+            .is_empty()
+    );
     // Dropping a value this deep recurses in serde_json; leak it rather than test that.
     std::mem::forget(args);
 }
