@@ -544,8 +544,16 @@ pub(crate) async fn main() -> anyhow::Result<()> {
             let resource = replica.public_url.unwrap_or(local);
             // Bearer tokens on `/mcp` (401 with a `WWW-Authenticate` challenge without one);
             // the RFC 9728 metadata the challenge names is public, outside the layer.
-            let (bearer, metadata) = auth::bearer(&resource)?;
-            auth::print_dev_tokens(&resource, bearer.resource_metadata_url())?;
+            let issuer = replica.issuer.as_deref();
+            let client = replica.introspection_client.as_deref();
+            let (bearer, metadata) = auth::bearer(&resource, issuer, client).await?;
+            match issuer {
+                None => auth::print_dev_tokens(&resource, bearer.resource_metadata_url())?,
+                Some(issuer) => {
+                    eprintln!("bearer tokens of {issuer} required; with one in $BILLING_TOKEN,");
+                    auth::print_try(&resource);
+                }
+            }
             server
                 .http()
                 .layer(bearer)

@@ -5,7 +5,7 @@ use fusion::guard::{Guards, RedisStore};
 use fusion::server::{Exposition, Server};
 use fusion::tasks::RedisTaskStore;
 
-pub(crate) const USAGE: &str = "usage: billing [--flat] [--baseline PATH] [--redis URL] [--public-url URL] [--request-state-key-file PATH] [--hide-unauthorized-actions] [--http ADDR | --demo | --lock-check [--lockfile PATH]]
+pub(crate) const USAGE: &str = "usage: billing [--flat] [--baseline PATH] [--redis URL] [--public-url URL] [--request-state-key-file PATH] [--hide-unauthorized-actions] [--issuer URL [--introspection-client ID:SECRET]] [--http ADDR | --demo | --lock-check [--lockfile PATH]]
   (no flags)       serve MCP over stdio
   --http ADDR      serve MCP Streamable HTTP at http://ADDR/mcp (ADDR like 127.0.0.1:8080),
                    bearer tokens required; prints development tokens to stderr
@@ -25,7 +25,13 @@ pub(crate) const USAGE: &str = "usage: billing [--flat] [--baseline PATH] [--red
                    reach any of them); default: a random key per process
   --hide-unauthorized-actions
                    each caller lists only the actions its token's scopes allow; a hidden action
-                   is answered as one that does not exist";
+                   is answered as one that does not exist
+  --issuer URL     with --http: accept the access tokens this authorization server issues for
+                   the MCP endpoint (JWTs, its keys found by OpenID or RFC 8414 discovery and
+                   followed as it rotates them) instead of printing development tokens
+  --introspection-client ID:SECRET
+                   with --issuer: also accept its opaque tokens, asking its introspection
+                   endpoint (RFC 7662) as this client";
 
 /// The lockfile the example ships: its reviewed contract.
 pub(crate) const LOCKFILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fusion.lock");
@@ -54,6 +60,10 @@ pub(crate) struct ReplicaArgs {
     pub(crate) public_url: Option<String>,
     request_state_key_file: Option<String>,
     hide_unauthorized_actions: bool,
+    /// The authorization server whose tokens `--http` accepts, and the client introspecting
+    /// its opaque tokens; `None`: development tokens.
+    pub(crate) issuer: Option<String>,
+    pub(crate) introspection_client: Option<String>,
 }
 
 impl ReplicaArgs {
@@ -109,9 +119,19 @@ pub(crate) fn parse_args() -> Result<(Mode, Exposition, ContractArgs, ReplicaArg
                 replica.request_state_key_file = Some(path);
             }
             "--hide-unauthorized-actions" => replica.hide_unauthorized_actions = true,
+            "--issuer" => replica.issuer = Some(args.next().ok_or("--issuer needs a URL")?),
+            "--introspection-client" => {
+                let client = args
+                    .next()
+                    .ok_or("--introspection-client needs ID:SECRET")?;
+                replica.introspection_client = Some(client);
+            }
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument '{other}'")),
         }
+    }
+    if replica.introspection_client.is_some() && replica.issuer.is_none() {
+        return Err("--introspection-client needs --issuer".to_owned());
     }
     Ok((mode, exposition, contract, replica))
 }
