@@ -114,6 +114,31 @@ async fn introspect(
         "malformed" => ([("content-type", "application/json")], "{\"active\": tr").into_response(),
         "array" => reply(json!([true])).into_response(),
         "huge" => reply(json!({"active": true, "pad": "x".repeat(1 << 20)})).into_response(),
+        // `active` must be the JSON boolean (RFC 7662 section 2.2), not a string or a number.
+        "active-string" => reply(json!({"active": "true", "sub": "a", "aud": &*state.resource})),
+        "active-number" => reply(json!({"active": 1, "sub": "a", "aud": &*state.resource})),
+        "no-aud" => reply(json!({"active": true, "sub": "a", "exp": exp})),
+        // 10 MiB in chunks, without a Content-Length.
+        "chunked" => {
+            let chunk = axum::body::Bytes::from(vec![b' '; 64 * 1024]);
+            let chunks = (0..160).map(move |_| Ok::<_, std::io::Error>(chunk.clone()));
+            let body = axum::body::Body::from_stream(futures::stream::iter(chunks));
+            ([("content-type", "application/json")], body).into_response()
+        }
+        // Headers at once, then a byte every 100 ms: the timeout covers the whole answer.
+        "trickle" => {
+            let bytes = futures::stream::unfold(0, |sent| async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                (sent < 100).then(|| {
+                    (
+                        Ok::<_, std::io::Error>(axum::body::Bytes::from(" ")),
+                        sent + 1,
+                    )
+                })
+            });
+            let body = axum::body::Body::from_stream(bytes);
+            ([("content-type", "application/json")], body).into_response()
+        }
         _ => reply(json!({"active": false})).into_response(),
     }
 }
@@ -223,6 +248,9 @@ async fn inactive_and_mismatched_tokens_are_invalid_and_not_cached() {
         "inactive answers are not kept"
     );
     let cases = [
+        ("active-string", "not active"),
+        ("active-number", "not active"),
+        ("no-aud", "lacks a required claim"),
         ("other-aud", "not issued for this resource"),
         ("other-iss", "untrusted issuer"),
         ("expired", "expired"),
@@ -239,7 +267,7 @@ async fn a_failing_endpoint_is_503_in_bounded_time_and_blocks_no_one() {
     let hanging = tokio::spawn(charge(addr, "hang"));
     // While one request waits on the hanging endpoint, others go through.
     assert_eq!(text(&charge(addr, "good").await), "charged");
-    for token in ["error", "malformed", "array", "huge"] {
+    for token in ["error", "malformed", "array", "huge", "chunked", "trickle"] {
         let reply = charge(addr, token).await;
         assert_eq!(reply.status, 503, "{token}: {}", reply.body);
         assert_eq!(reply.headers["retry-after"], "5");
