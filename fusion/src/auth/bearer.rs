@@ -322,7 +322,9 @@ impl BearerAuth {
 
     /// Also reads scopes from `claims`, each a claim name or a dotted path to a space-separated
     /// string or an array of strings (Auth0's `permissions`, Keycloak's `realm_access.roles`),
-    /// besides `scope` and `scp`. Default: none.
+    /// besides `scope` and `scp`. A path that is itself a claim's name is read as that claim
+    /// (a namespaced claim: `https://example.com/roles`); otherwise each name along it may hold
+    /// dots (`resource_access.my.app.roles`, for the client `my.app`). Default: none.
     pub fn scope_claims(
         mut self,
         claims: impl IntoIterator<Item = impl Into<String>>,

@@ -12,7 +12,8 @@ pub(super) use super::principal::is_scope_token;
 #[error("{}", self.description())]
 #[non_exhaustive]
 pub enum InvalidToken {
-    /// Not a readable JWT, or its claims lack `sub`.
+    /// Not a readable JWT, or its claims lack `sub`; or an introspection answer's `exp` or
+    /// `nbf` is not a number (RFC 7519 section 2, NumericDate).
     Malformed,
     /// The `typ` header does not mark an access token: not `at+jwt` (RFC 9068 section 2.1),
     /// so possibly an ID token or another JWT signed by the same keys.
