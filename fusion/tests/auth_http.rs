@@ -201,6 +201,22 @@ async fn two_authorization_headers_are_400_invalid_request() {
 }
 
 #[tokio::test]
+async fn a_token_that_is_not_visible_ascii_is_400_invalid_request() {
+    let (addr, resource) = serve().await;
+    let token = token_with(PRIVATE, claims(&resource, "alice", "charge"));
+    for sent in [format!("{token}é"), "é".to_owned()] {
+        let reply = post(addr, Some(&sent), None, billing_call("charge")).await;
+        assert_eq!(reply.status, 400, "{}", reply.body);
+        let challenge = reply.challenge();
+        assert!(
+            challenge.starts_with("Bearer error=\"invalid_request\"")
+                && challenge.contains("resource_metadata="),
+            "{challenge}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_missing_scope_is_forbidden_and_the_scope_lets_the_call_through() {
     let (addr, resource) = serve().await;
     let reader = token_with(PRIVATE, claims(&resource, "alice", "invoices:read"));

@@ -56,6 +56,12 @@ fn reply(document: Value) -> axum::response::Response {
 struct As {
     calls: Arc<AtomicUsize>,
     resource: Arc<str>,
+    /// Answers to `held-…` tokens wait for a permit of the gate (none at first).
+    gate: Arc<tokio::sync::Semaphore>,
+    /// How many `held-…` introspections arrived.
+    held: Arc<AtomicUsize>,
+    /// How many requests reached `/elsewhere`, where `redirect-…` tokens are sent.
+    elsewhere: Arc<AtomicUsize>,
 }
 
 /// The introspection endpoint: answers by the token's name, after checking the client.
@@ -77,12 +83,41 @@ async fn introspect(
         return StatusCode::UNAUTHORIZED.into_response();
     }
     assert_eq!(field("token_type_hint"), "access_token");
-    let exp = fusion::auth::jsonwebtoken::get_current_timestamp() + 600;
+    let now = fusion::auth::jsonwebtoken::get_current_timestamp();
+    let exp = now + 600;
+    let at = |name: &str, value: Value| {
+        let mut answer = json!({"active": true, "sub": "a", "aud": &*state.resource});
+        answer[name] = value;
+        reply(answer)
+    };
     let active = |aud: &str| {
         json!({"active": true, "client_id": "robot", "scope": "charge", "aud": [aud],
                "iss": ISSUER, "exp": exp, "token_type": "Bearer"})
     };
-    match field("token").as_str() {
+    let token = field("token");
+    if token.starts_with("held-") {
+        state.held.fetch_add(1, Ordering::SeqCst);
+        drop(state.gate.acquire().await.unwrap());
+        return reply(active(&state.resource));
+    }
+    match token.as_str() {
+        "redirect-307" => {
+            return (StatusCode::TEMPORARY_REDIRECT, [("location", "/elsewhere")]).into_response();
+        }
+        "redirect-308" => {
+            return (StatusCode::PERMANENT_REDIRECT, [("location", "/elsewhere")]).into_response();
+        }
+        // NumericDate is a JSON number, possibly fractional (RFC 7519 section 2).
+        "exp-fraction-past" => return at("exp", json!(now as f64 - 7200.5)),
+        "exp-fraction-future" => return at("exp", json!(now as f64 + 600.5)),
+        "exp-negative" => return at("exp", json!(-1)),
+        "exp-string" => return at("exp", json!("1000")),
+        "exp-null" => return at("exp", Value::Null),
+        "nbf-fraction-future" => return at("nbf", json!(now as f64 + 7200.5)),
+        "nbf-string" => return at("nbf", json!("1000")),
+        _ => {}
+    }
+    match token.as_str() {
         "good" | "slow" => {
             if field("token") == "slow" {
                 tokio::time::sleep(Duration::from_millis(300)).await;
@@ -114,6 +149,31 @@ async fn introspect(
         "malformed" => ([("content-type", "application/json")], "{\"active\": tr").into_response(),
         "array" => reply(json!([true])).into_response(),
         "huge" => reply(json!({"active": true, "pad": "x".repeat(1 << 20)})).into_response(),
+        // `active` must be the JSON boolean (RFC 7662 section 2.2), not a string or a number.
+        "active-string" => reply(json!({"active": "true", "sub": "a", "aud": &*state.resource})),
+        "active-number" => reply(json!({"active": 1, "sub": "a", "aud": &*state.resource})),
+        "no-aud" => reply(json!({"active": true, "sub": "a", "exp": exp})),
+        // 10 MiB in chunks, without a Content-Length.
+        "chunked" => {
+            let chunk = axum::body::Bytes::from(vec![b' '; 64 * 1024]);
+            let chunks = (0..160).map(move |_| Ok::<_, std::io::Error>(chunk.clone()));
+            let body = axum::body::Body::from_stream(futures::stream::iter(chunks));
+            ([("content-type", "application/json")], body).into_response()
+        }
+        // Headers at once, then a byte every 100 ms: the timeout covers the whole answer.
+        "trickle" => {
+            let bytes = futures::stream::unfold(0, |sent| async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                (sent < 100).then(|| {
+                    (
+                        Ok::<_, std::io::Error>(axum::body::Bytes::from(" ")),
+                        sent + 1,
+                    )
+                })
+            });
+            let body = axum::body::Body::from_stream(bytes);
+            ([("content-type", "application/json")], body).into_response()
+        }
         _ => reply(json!({"active": false})).into_response(),
     }
 }
@@ -121,6 +181,16 @@ async fn introspect(
 /// The authorization server and the MCP server on loopback ports; the MCP server's address
 /// and the introspection count.
 async fn serve(method: ClientAuth) -> (SocketAddr, Arc<AtomicUsize>) {
+    let (addr, state) = serve_with(method, |introspection| introspection).await;
+    (addr, state.calls)
+}
+
+/// As [`serve`], with the introspection settings `configure` makes; the MCP server's address
+/// and the authorization server's state.
+async fn serve_with(
+    method: ClientAuth,
+    configure: impl FnOnce(Introspection) -> Introspection,
+) -> (SocketAddr, As) {
     let as_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let as_addr = as_listener.local_addr().unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -130,10 +200,14 @@ async fn serve(method: ClientAuth) -> (SocketAddr, Arc<AtomicUsize>) {
     let state = As {
         calls: calls.clone(),
         resource: resource.clone().into(),
+        gate: Arc::new(tokio::sync::Semaphore::new(0)),
+        held: Arc::new(AtomicUsize::new(0)),
+        elsewhere: Arc::new(AtomicUsize::new(0)),
     };
     let as_app = axum::Router::new()
         .route("/introspect", axum::routing::post(introspect))
-        .with_state(state);
+        .route("/elsewhere", axum::routing::post(elsewhere))
+        .with_state(state.clone());
     tokio::spawn(async move { axum::serve(as_listener, as_app).await.unwrap() });
     let introspection = Introspection::new(
         format!("http://{as_addr}/introspect"),
@@ -142,6 +216,7 @@ async fn serve(method: ClientAuth) -> (SocketAddr, Arc<AtomicUsize>) {
     )
     .client_auth(method)
     .timeout(Duration::from_millis(500));
+    let introspection = configure(introspection);
     let auth = BearerAuth::from_introspection(resource, ISSUER, introspection)
         .scope_claims(["permissions"]);
     let mcp = Server::new("billing", "1.0.0")
@@ -152,7 +227,17 @@ async fn serve(method: ClientAuth) -> (SocketAddr, Arc<AtomicUsize>) {
         .into_service();
     let app = axum::Router::new().nest_service("/mcp", mcp);
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (addr, calls)
+    (addr, state)
+}
+
+/// Where the endpoint redirects: it would say any token is active.
+async fn elsewhere(State(state): State<As>) -> axum::response::Response {
+    state.elsewhere.fetch_add(1, Ordering::SeqCst);
+    let exp = fusion::auth::jsonwebtoken::get_current_timestamp() + 600;
+    reply(
+        json!({"active": true, "sub": "a", "scope": "charge", "aud": &*state.resource,
+                 "exp": exp}),
+    )
 }
 
 /// Calls `billing.charge` with `token`.
@@ -223,9 +308,18 @@ async fn inactive_and_mismatched_tokens_are_invalid_and_not_cached() {
         "inactive answers are not kept"
     );
     let cases = [
+        ("active-string", "not active"),
+        ("active-number", "not active"),
+        ("no-aud", "lacks a required claim"),
         ("other-aud", "not issued for this resource"),
         ("other-iss", "untrusted issuer"),
         ("expired", "expired"),
+        ("exp-fraction-past", "expired"),
+        ("exp-negative", "expired"),
+        ("nbf-fraction-future", "not valid yet"),
+        ("exp-string", "malformed"),
+        ("exp-null", "malformed"),
+        ("nbf-string", "malformed"),
     ];
     for (token, why) in cases {
         let challenge = description(&charge(addr, token).await);
@@ -239,7 +333,7 @@ async fn a_failing_endpoint_is_503_in_bounded_time_and_blocks_no_one() {
     let hanging = tokio::spawn(charge(addr, "hang"));
     // While one request waits on the hanging endpoint, others go through.
     assert_eq!(text(&charge(addr, "good").await), "charged");
-    for token in ["error", "malformed", "array", "huge"] {
+    for token in ["error", "malformed", "array", "huge", "chunked", "trickle"] {
         let reply = charge(addr, token).await;
         assert_eq!(reply.status, 503, "{token}: {}", reply.body);
         assert_eq!(reply.headers["retry-after"], "5");
@@ -251,4 +345,76 @@ async fn a_failing_endpoint_is_503_in_bounded_time_and_blocks_no_one() {
         .expect("bounded by the introspection timeout")
         .unwrap();
     assert_eq!(reply.status, 503);
+}
+
+#[tokio::test]
+async fn a_fractional_exp_in_the_future_passes() {
+    let (addr, _) = serve(ClientAuth::Basic).await;
+    let reply = charge(addr, "exp-fraction-future").await;
+    assert!(
+        reply.body.contains("FORBIDDEN"),
+        "active, no scope: {}",
+        reply.body
+    );
+}
+
+#[tokio::test]
+async fn introspections_in_flight_are_capped_and_the_excess_is_503_at_once() {
+    let (addr, state) = serve_with(ClientAuth::Basic, |introspection| {
+        introspection
+            .max_concurrent(4)
+            .timeout(Duration::from_secs(30))
+    })
+    .await;
+    let call = |token: String| tokio::spawn(async move { charge(addr, &token).await });
+    let mut held: Vec<_> = (0..4).map(|n| call(format!("held-{n}"))).collect();
+    let arrived = async {
+        while state.held.load(Ordering::SeqCst) < 4 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), arrived)
+        .await
+        .expect("the cap's worth of introspections reach the endpoint");
+    // Another request with a token already being introspected shares that introspection.
+    held.push(call("held-0".to_owned()));
+    // Distinct tokens beyond the cap: 503 without waiting for the endpoint.
+    let excess = (4..12).map(|n| async move { charge(addr, &format!("held-{n}")).await });
+    let excess = futures::future::join_all(excess);
+    let excess = tokio::time::timeout(Duration::from_secs(10), excess)
+        .await
+        .expect("the excess is answered without waiting for the held introspections");
+    for reply in &excess {
+        assert_eq!(reply.status, 503, "{}", reply.body);
+        assert_eq!(reply.headers["retry-after"], "5");
+        assert!(reply.headers.get("www-authenticate").is_none());
+    }
+    assert_eq!(state.held.load(Ordering::SeqCst), 4);
+    assert_eq!(
+        state.calls.load(Ordering::SeqCst),
+        4,
+        "the excess never reached it"
+    );
+    state.gate.add_permits(64);
+    for task in held {
+        assert_eq!(text(&task.await.unwrap()), "charged");
+    }
+    // The slots are free again.
+    assert_eq!(text(&charge(addr, "held-new").await), "charged");
+    assert_eq!(text(&charge(addr, "good").await), "charged");
+}
+
+#[tokio::test]
+async fn a_redirect_from_the_endpoint_is_an_outage_and_sends_nothing_on() {
+    let (addr, state) = serve_with(ClientAuth::Post, |introspection| introspection).await;
+    for token in ["redirect-307", "redirect-308"] {
+        let reply = charge(addr, token).await;
+        assert_eq!(reply.status, 503, "{token}: {}", reply.body);
+        assert_eq!(reply.headers["retry-after"], "5");
+    }
+    assert_eq!(
+        state.elsewhere.load(Ordering::SeqCst),
+        0,
+        "the client secret and the token were not resent"
+    );
 }

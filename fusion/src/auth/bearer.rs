@@ -52,9 +52,9 @@ const TOKEN_CACHE: usize = 10_000;
 ///   error="invalid_token", error_description="…", resource_metadata="<url>", scope="…"` (RFC
 ///   6750 section 3.1). The description names the failed check (expired, wrong audience, bad
 ///   signature…), never the token.
-/// - A malformed request, `Authorization: Bearer` with an empty token or more than one
-///   `Authorization` header: `400 Bad Request`, `error="invalid_request"` (RFC 6750 section
-///   3.1).
+/// - A malformed request, `Authorization: Bearer` with an empty token or one that is not
+///   visible ASCII, or more than one `Authorization` header: `400 Bad Request`,
+///   `error="invalid_request"` (RFC 6750 section 3.1).
 ///
 /// Refusals have an empty body (of the inner service's body type, which must implement
 /// `Default`, as axum's and rmcp's do). Scopes are not checked here: the guards check each
@@ -322,7 +322,9 @@ impl BearerAuth {
 
     /// Also reads scopes from `claims`, each a claim name or a dotted path to a space-separated
     /// string or an array of strings (Auth0's `permissions`, Keycloak's `realm_access.roles`),
-    /// besides `scope` and `scp`. Default: none.
+    /// besides `scope` and `scp`. A path that is itself a claim's name is read as that claim
+    /// (a namespaced claim: `https://example.com/roles`); otherwise each name along it may hold
+    /// dots (`resource_access.my.app.roles`, for the client `my.app`). Default: none.
     pub fn scope_claims(
         mut self,
         claims: impl IntoIterator<Item = impl Into<String>>,
@@ -443,11 +445,14 @@ fn bearer_token(headers: &HeaderMap) -> Result<&str, Refusal> {
     if values.next().is_some() {
         return Err(Refusal::SeveralCredentials);
     }
-    let value = value.to_str().map_err(|_| Refusal::NoToken)?;
-    let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
-    if !scheme.eq_ignore_ascii_case("bearer") {
+    let bytes = value.as_bytes();
+    let scheme = bytes.split(|&b| b == b' ').next().unwrap_or_default();
+    if !scheme.eq_ignore_ascii_case(b"bearer") {
         return Err(Refusal::NoToken);
     }
+    // A token is visible ASCII (RFC 6750 section 2.1, `b64token`): anything else is malformed.
+    let value = value.to_str().map_err(|_| Refusal::NotAscii)?;
+    let (_, token) = value.split_once(' ').unwrap_or((value, ""));
     let token = token.trim();
     if token.is_empty() {
         return Err(Refusal::Empty);

@@ -194,6 +194,10 @@ fn credentials_come_from_one_authorization_header() {
     assert_eq!(refusal(&[]), Some(Refusal::NoToken));
     assert_eq!(refusal(&["Basic YTpi"]), Some(Refusal::NoToken));
     assert_eq!(refusal(&["Bearer "]), Some(Refusal::Empty));
+    // RFC 6750 section 2.1: a token is visible ASCII; other bytes make a malformed request.
+    let accented = format!("Bearer {}é", token(good()));
+    assert_eq!(refusal(&[&accented]), Some(Refusal::NotAscii));
+    assert_eq!(refusal(&["Basic é"]), Some(Refusal::NoToken));
     // RFC 6750 section 3.1: more than one set of credentials is a malformed request.
     for twice in [[sent.as_str(), &sent], [&sent, "Basic YTpi"]] {
         assert_eq!(refusal(&twice), Some(Refusal::SeveralCredentials));

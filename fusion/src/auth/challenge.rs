@@ -12,7 +12,8 @@ pub(super) use super::principal::is_scope_token;
 #[error("{}", self.description())]
 #[non_exhaustive]
 pub enum InvalidToken {
-    /// Not a readable JWT, or its claims lack `sub`.
+    /// Not a readable JWT, or its claims lack `sub`; or an introspection answer's `exp` or
+    /// `nbf` is not a number (RFC 7519 section 2, NumericDate).
     Malformed,
     /// The `typ` header does not mark an access token: not `at+jwt` (RFC 9068 section 2.1),
     /// so possibly an ID token or another JWT signed by the same keys.
@@ -81,6 +82,8 @@ pub(super) enum Refusal {
     NoToken,
     /// `Bearer` with nothing after it.
     Empty,
+    /// `Bearer` with a token that is not visible ASCII (RFC 6750 section 2.1).
+    NotAscii,
     /// More than one `Authorization` header: which credentials count is ambiguous.
     SeveralCredentials,
     /// A token that failed validation.
@@ -98,13 +101,13 @@ impl Refusal {
         let scope = if scope.is_empty() {
             String::new()
         } else {
-            format!(", scope=\"{scope}\"")
+            format!(", scope={}", quoted(scope))
         };
-        let metadata = format!("resource_metadata=\"{metadata_url}\"");
+        let metadata = format!("resource_metadata={}", quoted(metadata_url));
         let invalid_request = |description: &str| {
             format!(
-                "Bearer error=\"invalid_request\", error_description=\"{description}\", \
-                 {metadata}"
+                "Bearer error=\"invalid_request\", error_description={}, {metadata}",
+                quoted(description)
             )
         };
         // RFC 6750 section 3.1: a request lacking credentials gets no error code; a malformed
@@ -119,6 +122,10 @@ impl Refusal {
                 StatusCode::BAD_REQUEST,
                 invalid_request("The bearer token is empty"),
             ),
+            Refusal::NotAscii => (
+                StatusCode::BAD_REQUEST,
+                invalid_request("The bearer token is not visible ASCII"),
+            ),
             Refusal::SeveralCredentials => (
                 StatusCode::BAD_REQUEST,
                 invalid_request("The request carries more than one Authorization header"),
@@ -129,8 +136,8 @@ impl Refusal {
             Refusal::Invalid(why) => (
                 StatusCode::UNAUTHORIZED,
                 format!(
-                    "Bearer error=\"invalid_token\", error_description=\"{}\", {metadata}{scope}",
-                    why.description()
+                    "Bearer error=\"invalid_token\", error_description={}, {metadata}{scope}",
+                    quoted(why.description())
                 ),
             ),
         };
@@ -147,6 +154,21 @@ impl Refusal {
         }
         response
     }
+}
+
+/// `value` as a quoted-string of an auth-param (RFC 9110 section 5.6.4): in double quotes,
+/// with `"` and `\\` escaped by a backslash.
+pub(super) fn quoted(value: &str) -> String {
+    let mut quoted = String::with_capacity(value.len() + 2);
+    quoted.push('"');
+    for c in value.chars() {
+        if matches!(c, '"' | '\\') {
+            quoted.push('\\');
+        }
+        quoted.push(c);
+    }
+    quoted.push('"');
+    quoted
 }
 
 #[cfg(test)]
@@ -182,7 +204,11 @@ mod tests {
                 )
             )
         );
-        for malformed in [Refusal::Empty, Refusal::SeveralCredentials] {
+        for malformed in [
+            Refusal::Empty,
+            Refusal::NotAscii,
+            Refusal::SeveralCredentials,
+        ] {
             let (status, challenge) = answer(&malformed, "charge");
             assert_eq!(status, StatusCode::BAD_REQUEST);
             assert!(
@@ -206,6 +232,25 @@ mod tests {
                 && challenge.ends_with(", scope=\"charge\""),
             "{challenge}"
         );
+    }
+
+    #[test]
+    fn quotes_and_backslashes_in_the_metadata_url_are_escaped() {
+        let url = r#"https://mcp.example.com/a"b\c"#;
+        for refusal in [
+            Refusal::NoToken,
+            Refusal::Empty,
+            Refusal::Invalid(InvalidToken::Expired),
+        ] {
+            let response: Response<()> = refusal.response(url, "");
+            let challenge = response.headers()[header::WWW_AUTHENTICATE]
+                .to_str()
+                .unwrap();
+            assert!(
+                challenge.ends_with(r#"resource_metadata="https://mcp.example.com/a\"b\\c""#),
+                "{challenge}"
+            );
+        }
     }
 
     #[test]

@@ -32,8 +32,12 @@ pub(super) fn lifetime(headers: &HeaderMap) -> Duration {
     })
 }
 
-/// The HTTP client: the timeout over the whole exchange, at most 3 redirects, each to an
-/// allowed URL.
+/// How many idle connections the client keeps per host, and for how long.
+const IDLE_PER_HOST: usize = 16;
+const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The HTTP client for documents: the timeout over the whole exchange, at most 3 redirects,
+/// each to an allowed URL.
 pub(super) fn client(timeout: Duration) -> Result<reqwest::Client, JwksError> {
     let redirects = reqwest::redirect::Policy::custom(|attempt| {
         if attempt.previous().len() >= 3 {
@@ -44,10 +48,27 @@ pub(super) fn client(timeout: Duration) -> Result<reqwest::Client, JwksError> {
             attempt.error("a redirect to a URL that is not https")
         }
     });
+    build(timeout, redirects)
+}
+
+/// The HTTP client for requests carrying credentials: as [`client`], but following no
+/// redirect (a `3xx` answer is returned as it came), so that a client secret or a token is
+/// never resent to another URL.
+pub(super) fn client_without_redirects(timeout: Duration) -> Result<reqwest::Client, JwksError> {
+    build(timeout, reqwest::redirect::Policy::none())
+}
+
+/// A client with the timeout, `redirects` and a bounded pool of idle connections.
+fn build(
+    timeout: Duration,
+    redirects: reqwest::redirect::Policy,
+) -> Result<reqwest::Client, JwksError> {
     reqwest::Client::builder()
         .timeout(timeout)
         .connect_timeout(timeout)
         .redirect(redirects)
+        .pool_max_idle_per_host(IDLE_PER_HOST)
+        .pool_idle_timeout(IDLE_TIMEOUT)
         .build()
         .map_err(|error| JwksError::Fetch {
             url: String::new(),

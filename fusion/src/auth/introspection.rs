@@ -10,12 +10,12 @@ use jsonwebtoken::Validation;
 use reqwest::Url;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Map, Value};
-use tokio::sync::OnceCell;
+use tokio::sync::{OnceCell, Semaphore};
 
 use super::Principal;
 use super::cache::{self, Digest, TokenCache, Verified};
 use super::challenge::{InvalidToken, Refusal};
-use super::fetch::{client, get_json, is_allowed, send_json};
+use super::fetch::{client, client_without_redirects, get_json, is_allowed, send_json};
 use super::jwks::JwksError;
 
 /// How long an active answer is kept at most, by default.
@@ -26,6 +26,8 @@ const TIMEOUT: Duration = Duration::from_secs(5);
 const MAX_BYTES: usize = 64 * 1024;
 /// How many active answers are kept by default.
 const CAPACITY: usize = 10_000;
+/// How many introspections may be under way at once, by default.
+const MAX_CONCURRENT: usize = 64;
 
 /// How the resource server authenticates to the introspection endpoint (RFC 7662 section
 /// 2.1, with the client authentication methods of RFC 6749 section 2.3.1).
@@ -55,6 +57,10 @@ pub enum ClientAuth {
 /// Service Unavailable` with `Retry-After: 5` and no challenge, and a warning in the log: an
 /// outage of the authorization server is not the caller's fault, and a 401 would make the
 /// client throw away a token that may be good. Other tokens' requests do not wait for it.
+/// At most [`max_concurrent`](Introspection::max_concurrent) introspections (default 64) are
+/// under way at once; a request whose token would need one more gets the same `503` at once.
+/// Redirects from the endpoint are not followed (they would resend the client credentials
+/// and the token elsewhere): a `3xx` answer is a failure too.
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), fusion::auth::JwksError> {
@@ -76,6 +82,7 @@ pub struct Introspection {
     max_bytes: usize,
     max_age: Duration,
     capacity: usize,
+    max_concurrent: usize,
 }
 
 impl Introspection {
@@ -95,6 +102,7 @@ impl Introspection {
             max_bytes: MAX_BYTES,
             max_age: MAX_AGE,
             capacity: CAPACITY,
+            max_concurrent: MAX_CONCURRENT,
         }
     }
 
@@ -181,6 +189,15 @@ impl Introspection {
         self
     }
 
+    /// How many introspections may be under way at once (requests sharing one token's
+    /// introspection count once). A request whose token would need one more is answered `503`
+    /// with `Retry-After` at once, as an outage of the endpoint, so that a flood of distinct
+    /// tokens opens no more than this many connections to it. Default: 64.
+    pub fn max_concurrent(mut self, max_concurrent: usize) -> Introspection {
+        self.max_concurrent = max_concurrent;
+        self
+    }
+
     /// The introspection endpoint.
     pub fn endpoint(&self) -> &str {
         &self.endpoint
@@ -189,9 +206,10 @@ impl Introspection {
     /// The running state of this configuration: the HTTP client, the cache, the flights.
     pub(super) fn start(self) -> Introspector {
         Introspector {
-            http: client(self.timeout),
+            http: client_without_redirects(self.timeout),
             cache: TokenCache::new(self.capacity),
             flights: Mutex::new(HashMap::new()),
+            slots: Semaphore::new(self.max_concurrent),
             config: self,
         }
     }
@@ -205,6 +223,7 @@ impl fmt::Debug for Introspection {
             .field("client_auth", &self.method)
             .field("timeout", &self.timeout)
             .field("max_age", &self.max_age)
+            .field("max_concurrent", &self.max_concurrent)
             .finish_non_exhaustive()
     }
 }
@@ -299,6 +318,8 @@ pub(super) struct Introspector {
     cache: TokenCache,
     /// Introspections under way, by token digest: later callers wait for the first.
     flights: Mutex<HashMap<Digest, Flight>>,
+    /// One permit per introspection under way, at most `max_concurrent`.
+    slots: Semaphore,
 }
 
 impl Introspector {
@@ -316,6 +337,14 @@ impl Introspector {
         let seat = Seat::take(&self.flights, digest);
         seat.flight()
             .get_or_init(|| async {
+                let Ok(_slot) = self.slots.try_acquire() else {
+                    tracing::warn!(
+                        endpoint = %self.config.endpoint,
+                        max_concurrent = self.config.max_concurrent,
+                        "token introspection refused: too many under way"
+                    );
+                    return Err(Refusal::Unavailable);
+                };
                 let answer = self.ask(token, checks).await;
                 if let Ok((principal, exp)) = &answer {
                     let now = jsonwebtoken::get_current_timestamp();
@@ -347,15 +376,17 @@ impl Introspector {
         if claims.get("active") != Some(&Value::Bool(true)) {
             return invalid(InvalidToken::Inactive);
         }
-        let now = jsonwebtoken::get_current_timestamp();
-        let exp = claims.get("exp").and_then(Value::as_u64);
-        if exp.is_some_and(|exp| exp.saturating_add(checks.leeway) <= now) {
+        let now = i64::try_from(jsonwebtoken::get_current_timestamp()).unwrap_or(i64::MAX);
+        let leeway = i64::try_from(checks.leeway).unwrap_or(i64::MAX);
+        let exp = numeric_date(&claims, "exp")?;
+        if exp.is_some_and(|exp| exp.saturating_add(leeway) <= now) {
             return invalid(InvalidToken::Expired);
         }
-        let nbf = claims.get("nbf").and_then(Value::as_u64);
-        if nbf.is_some_and(|nbf| nbf > now.saturating_add(checks.leeway)) {
+        let nbf = numeric_date(&claims, "nbf")?;
+        if nbf.is_some_and(|nbf| nbf > now.saturating_add(leeway)) {
             return invalid(InvalidToken::NotYetValid);
         }
+        let exp = exp.map(|exp| u64::try_from(exp).unwrap_or(0));
         let audience_named = match claims.get("aud") {
             Some(Value::String(aud)) => checks.audiences.contains(&aud.as_str()),
             Some(Value::Array(auds)) => auds
@@ -419,6 +450,18 @@ impl Introspector {
                 reason: "not a JSON object".to_owned(),
             }),
         }
+    }
+}
+
+/// The NumericDate claim `name` (RFC 7519 section 2: seconds since the epoch, a JSON number,
+/// possibly fractional), floored to whole seconds; `None` when absent. A claim of another type
+/// makes the answer malformed.
+fn numeric_date(claims: &Map<String, Value>, name: &str) -> Result<Option<i64>, Refusal> {
+    match claims.get(name) {
+        None => Ok(None),
+        // `as` saturates: a date past the range of i64 is as far as it goes.
+        Some(Value::Number(date)) => Ok(date.as_f64().map(|date| date.floor() as i64)),
+        Some(_) => Err(Refusal::Invalid(InvalidToken::Malformed)),
     }
 }
 

@@ -58,16 +58,12 @@ impl Principal {
 
     /// Adds the scopes found at `paths` in the claims: each a claim name or a dotted path into
     /// nested objects (`realm_access.roles`) to a space-separated string or an array of strings.
+    /// Names may hold dots themselves (`https://example.com/roles`): see [`claim_at`].
     #[cfg(feature = "auth")]
     pub(crate) fn with_scopes_at(self, paths: &[String]) -> Principal {
         let mut found: Vec<String> = Vec::new();
         for path in paths {
-            let mut parts = path.split('.');
-            let first = parts.next().and_then(|name| self.0.claims.get(name));
-            match parts
-                .try_fold(first, |value, name| Some(value?.get(name)))
-                .flatten()
-            {
+            match claim_at(&self.0.claims, path) {
                 Some(Value::String(list)) => found.extend(list.split(' ').map(str::to_owned)),
                 Some(Value::Array(items)) => {
                     found.extend(items.iter().filter_map(Value::as_str).map(str::to_owned));
@@ -155,6 +151,23 @@ impl fmt::Debug for Principal {
     }
 }
 
+/// The value at `path` in `object`: the member named `path` when there is one (a namespaced
+/// claim such as `https://example.com/roles`), else the value at the rest of the path in the
+/// member named by the part before a dot, trying the shortest such part first
+/// (`resource_access.my.app.roles` finds the roles of the client `my.app`).
+#[cfg(feature = "auth")]
+fn claim_at<'a>(object: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
+    if let Some(value) = object.get(path) {
+        return Some(value);
+    }
+    path.match_indices('.').find_map(|(dot, _)| {
+        let Some(Value::Object(inner)) = object.get(&path[..dot]) else {
+            return None;
+        };
+        claim_at(inner, &path[dot + 1..])
+    })
+}
+
 /// The network address of the client an HTTP request came from, as the server's accept loop
 /// saw it: the peer of the TCP connection (a proxy's address when the server sits behind
 /// one).
@@ -220,6 +233,27 @@ mod tests {
         let paths: Vec<String> = paths.into_iter().map(str::to_owned).collect();
         let principal = principal.with_scopes_at(&paths);
         assert_eq!(principal.scopes(), ["a", "b", "c", "d", "e"]);
+    }
+
+    #[cfg(feature = "auth")]
+    #[test]
+    fn claim_names_may_hold_dots() {
+        let principal = Principal::from_claims(claims(json!({
+            "sub": "alice",
+            "https://example.com/roles": ["admin"],
+            "resource_access": {"my.app": {"roles": ["billing"]}},
+            "a.b": "literal",
+            "a": {"b": "nested"},
+        })))
+        .unwrap();
+        let paths = [
+            "https://example.com/roles",
+            "resource_access.my.app.roles",
+            "a.b",
+        ];
+        let paths: Vec<String> = paths.into_iter().map(str::to_owned).collect();
+        let principal = principal.with_scopes_at(&paths);
+        assert_eq!(principal.scopes(), ["admin", "billing", "literal"]);
     }
 
     #[test]
