@@ -8,7 +8,7 @@ use std::task::{Context, Poll};
 
 use http::{Request, Response};
 
-use super::{BearerAuth, Checks, InvalidToken, Refusal, bearer_token};
+use super::{BearerAuth, Checks, InvalidToken, Principal, Refusal, bearer_token};
 
 impl<S> tower_layer::Layer<S> for BearerAuth {
     type Service = BearerAuthService<S>;
@@ -45,62 +45,71 @@ where
     }
 
     fn call(&mut self, mut request: Request<B>) -> Self::Future {
+        let auth = self.auth.clone();
         if let Ok(token) = bearer_token(request.headers())
-            && self.auth.introspects(token)
-            && let Some(introspector) = self.auth.config.introspection.clone()
+            && auth.introspects(token)
+            && let Some(introspector) = auth.config.introspection.clone()
         {
             let token = token.to_owned();
-            let auth = self.auth.clone();
-            let ready = self.inner.clone();
-            let mut inner = std::mem::replace(&mut self.inner, ready);
+            let inner = self.take_inner();
             return Box::pin(async move {
-                match introspector
-                    .principal(
-                        &token,
-                        &Checks::of(&auth.config.validation, &auth.config.scope_claims),
-                    )
-                    .await
-                {
-                    Ok(principal) => {
-                        request.extensions_mut().insert(principal);
-                        inner.call(request).await
-                    }
-                    Err(refusal) => {
-                        let config = &auth.config;
-                        Ok(refusal.response(&config.metadata_url, &config.scope))
-                    }
-                }
+                let checks = Checks::of(&auth.config.validation, &auth.config.scope_claims);
+                let outcome = introspector.principal(&token, &checks).await;
+                answer(&auth, inner, request, outcome).await
             });
         }
-        let refusal = match self.auth.authenticate(request.headers()) {
+        match auth.authenticate(request.headers()) {
             Ok(principal) => {
                 request.extensions_mut().insert(principal);
-                return Box::pin(self.inner.call(request));
+                Box::pin(self.inner.call(request))
             }
-            Err(refusal) => refusal,
-        };
-        let auth = self.auth.clone();
-        let (Refusal::Invalid(InvalidToken::UnknownKey), Some(jwks)) =
-            (&refusal, auth.config.jwks.clone())
-        else {
-            let response = refusal.response(&auth.config.metadata_url, &auth.config.scope);
-            return Box::pin(std::future::ready(Ok(response)));
-        };
-        // A `kid` the set lacks: fetch it again (rate-limited), then look once more.
-        let ready = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, ready);
-        Box::pin(async move {
-            jwks.refresh_for_unknown_key().await;
-            match auth.authenticate(request.headers()) {
-                Ok(principal) => {
-                    request.extensions_mut().insert(principal);
-                    inner.call(request).await
-                }
-                Err(refusal) => {
-                    let config = &auth.config;
-                    Ok(refusal.response(&config.metadata_url, &config.scope))
-                }
+            Err(Refusal::Invalid(InvalidToken::UnknownKey)) if auth.config.jwks.is_some() => {
+                // A `kid` the set lacks: fetch it again (rate-limited), then look once more.
+                let inner = self.take_inner();
+                Box::pin(async move {
+                    if let Some(jwks) = &auth.config.jwks {
+                        jwks.refresh_for_unknown_key().await;
+                    }
+                    let outcome = auth.authenticate(request.headers());
+                    answer(&auth, inner, request, outcome).await
+                })
             }
-        })
+            Err(refusal) => Box::pin(std::future::ready(Ok(refuse(&auth, refusal)))),
+        }
     }
+}
+
+impl<S: Clone> BearerAuthService<S> {
+    /// The inner service, for a future that outlives this call: the one `poll_ready` readied,
+    /// a clone left in its place (the tower contract for services moved into futures).
+    fn take_inner(&mut self) -> S {
+        let ready = self.inner.clone();
+        std::mem::replace(&mut self.inner, ready)
+    }
+}
+
+/// The inner service's answer with the principal on the request, or the challenge of a
+/// refusal.
+async fn answer<S, B, ResBody>(
+    auth: &BearerAuth,
+    mut inner: S,
+    mut request: Request<B>,
+    outcome: Result<Principal, Refusal>,
+) -> Result<Response<ResBody>, S::Error>
+where
+    S: tower_service::Service<Request<B>, Response = Response<ResBody>>,
+    ResBody: Default,
+{
+    match outcome {
+        Ok(principal) => {
+            request.extensions_mut().insert(principal);
+            inner.call(request).await
+        }
+        Err(refusal) => Ok(refuse(auth, refusal)),
+    }
+}
+
+/// The `WWW-Authenticate` challenge answering `refusal`.
+fn refuse<ResBody: Default>(auth: &BearerAuth, refusal: Refusal) -> Response<ResBody> {
+    refusal.response(&auth.config.metadata_url, &auth.config.scope)
 }
