@@ -271,11 +271,18 @@ async fn every_other_refusal_answers_before_the_challenge() {
     assert_eq!(refused.status, 403, "{}", refused.body);
     assert!(refused.challenge().contains("insufficient_scope"));
 
-    // The session goes on after all of these.
+    // The session goes on after all of these, and the same call, stepped up, runs in it.
     assert_eq!(
         call(addr, &reader, &session, "list").await.text(),
         "no invoices"
     );
+    let payer = token(&resource, "invoices:read charge");
+    let retry = json!({
+        "jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "billing", "arguments": {"action": "charge"}},
+    });
+    let charged = post(addr, Some(&payer), Some(&session), retry).await;
+    assert_eq!(charged.text(), "charged");
 }
 
 #[tokio::test]
