@@ -76,6 +76,13 @@ impl rmcp::ServerHandler for Server {
         mut request: CallToolRequestParams,
         mut context: RmcpContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        #[cfg(feature = "http")]
+        if Server::challenged(&context) {
+            return Ok(CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+                "The access token lacks a scope this call requires.",
+            )])
+            .into());
+        }
         let inner = &self.inner;
         let view = self.view_of(&context);
         let catalog = view.as_ref().map_or(&inner.catalog, |v| &v.catalog);

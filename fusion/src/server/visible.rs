@@ -117,8 +117,12 @@ impl Server {
     /// later sees new tools only once its client lists them again (MCP
     /// `notifications/tools/list_changed` is not sent per caller). A `tools/list` cache scope
     /// ([`Server::list_cache`]) of [`CacheScope::Public`](super::CacheScope::Public) is
-    /// answered as `Private` while this is on, since the lists differ per caller. Default: off,
-    /// every caller sees every tool and a missing scope is answered `FORBIDDEN`.
+    /// answered as `Private` while this is on, since the lists differ per caller. With
+    /// `Server::insufficient_scope_challenge` on as well, the challenge never fires: what a
+    /// caller lacks a scope for is hidden, never answered 403. Scope names are not hidden:
+    /// the bearer layer's 401 `scope` and the metadata's `scopes_supported` list the scopes
+    /// they are given, to anyone. Default: off, every caller sees every tool and a missing
+    /// scope is answered `FORBIDDEN`.
     pub fn hide_unauthorized_actions(self, enabled: bool) -> Server {
         self.set(|inner| inner.visible.enabled = enabled)
     }

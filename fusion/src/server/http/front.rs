@@ -13,14 +13,16 @@
 //! 3. [`gate::session_caps`]: an `initialize` reserves its session's slot under the server's and
 //!    the caller's caps (503 at either), handed to the session store in the request's
 //!    extensions;
-//! 4. [`step_up::insufficient_scope`], with
-//!    [`Server::insufficient_scope_challenge`](crate::server::Server::insufficient_scope_challenge):
-//!    403 with the `insufficient_scope` challenge for a `tools/call` lacking a scope;
-//! 5. [`statuses::rmcp_statuses`]: 204 for an ended session, the JSON-RPC error for a body rmcp
+//! 4. [`statuses::rmcp_statuses`]: 204 for an ended session, the JSON-RPC error for a body rmcp
 //!    cannot read;
+//! 5. [`step_up::insufficient_scope`], with
+//!    [`Server::insufficient_scope_challenge`](crate::server::Server::insufficient_scope_challenge):
+//!    a `tools/call` request lacking a scope goes on to rmcp marked, and the 403
+//!    `insufficient_scope` challenge replaces rmcp's response when rmcp accepted the call; the
+//!    last check, so that every other refusal answers first;
 //!
 //! and then rmcp's service, which checks `Host` and `Origin`, `Accept` and `Content-Type`,
-//! parses the body itself and serves the session.
+//! parses the body itself, checks the protocol version and the session, and serves the session.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -51,8 +53,8 @@ pub(super) fn route(
         .layer(from_fn_with_state(gate.clone(), gate::known_sessions))
         .layer(from_fn_with_state(limits, body::read_body))
         .layer(from_fn_with_state(gate, gate::session_caps))
-        .option_layer(step_up.map(|state| from_fn_with_state(state, step_up::insufficient_scope)))
         .layer(from_fn(statuses::rmcp_statuses))
+        .option_layer(step_up.map(|state| from_fn_with_state(state, step_up::insufficient_scope)))
         // rmcp's service behind an `Arc`: each layer in front clones the service it wraps for
         // every request, and cloning rmcp's copies its whole configuration (allowed hosts and
         // origins).

@@ -1,9 +1,12 @@
 //! Step-up authorization: with [`Server::insufficient_scope_challenge`], a `tools/call` whose
 //! action needs a scope the caller's token lacks is answered HTTP 403 with the
 //! `insufficient_scope` challenge (RFC 6750 section 3.1; MCP authorization, "Scope Challenge
-//! Handling"), before rmcp starts a response, so that a client can ask the user for the scope
-//! and retry. The call goes the way the call path routes it ([`Catalog::get`], the tool's
-//! runtime), and the scopes are the ones the guards' scope check reads.
+//! Handling"), so that a client can ask the user for the scope and retry. The call goes the way
+//! the call path routes it ([`Catalog::get`], the tool's runtime), and the scopes are the ones
+//! the guards' scope check reads. The challenge is the last check: rmcp first checks the
+//! request (`Host`, `Origin`, headers, body, protocol version, session), and the challenge
+//! replaces its response only when it accepted the call, before any of that response is sent;
+//! the call path runs nothing for a call so marked.
 
 use std::sync::Arc;
 
@@ -13,6 +16,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use http::{HeaderValue, Method, StatusCode, header};
 use http_body_util::BodyExt;
+use rmcp::service::{RequestContext as RmcpContext, RoleServer};
 use serde_json::{Map, Value};
 
 use crate::auth::{Principal, is_scope_token};
@@ -37,15 +41,30 @@ impl Server {
     /// resource metadata is served (RFC 9728; [`BearerAuth::resource_metadata_url`](crate::auth)
     /// gives it). The response body is empty, as for the bearer layer's 401.
     ///
-    /// Only a single `tools/call` from an authenticated caller is answered this way: a request
-    /// without a principal reaches the tool and is answered `UNAUTHORIZED` in band, a JSON-RPC
-    /// batch in band, and a call of a tool or action hidden by
-    /// [`Server::hide_unauthorized_actions`] as one that does not exist. Other transports,
-    /// and servers without this setting, answer a missing scope in band with the `FORBIDDEN`
-    /// envelope, which a model can read. Default: off.
+    /// Only a `tools/call` request (with an `id`) from an authenticated caller is answered this
+    /// way, and only once everything else would have let it through: a disallowed `Host` or
+    /// `Origin`, an unknown `MCP-Protocol-Version`, a missing or unknown session, a wrong
+    /// `Accept` or `Content-Type` or a body that is not one JSON-RPC message keep their own
+    /// answers. The scopes are checked before the arguments: a call with invalid arguments
+    /// to an action the token lacks a scope for gets the challenge. A request without a
+    /// principal reaches the tool and is answered `UNAUTHORIZED` in band; a `tools/call`
+    /// notification (no `id`) goes on as without this setting; a JSON-RPC batch is answered
+    /// HTTP 400 with JSON-RPC error -32600 (MCP has no batches since 2025-06-18). With
+    /// [`Server::hide_unauthorized_actions`], a caller lacking a scope does not see the action
+    /// it guards: calling it is calling one that does not exist (`UNKNOWN_ACTION`), never a
+    /// 403. Other transports, and servers without this setting, answer a missing scope in band
+    /// with the `FORBIDDEN` envelope, which a model can read. Default: off.
     pub fn insufficient_scope_challenge(self, resource_metadata_url: impl Into<String>) -> Server {
         let url: Arc<str> = Arc::from(resource_metadata_url.into());
         self.set(|inner| inner.step_up = Some(url))
+    }
+
+    /// Whether the step-up layer answers this `tools/call` with the challenge, in place of the
+    /// response rmcp started: the call path then runs nothing (no guard, no action), and what
+    /// it returns is never sent.
+    pub(in crate::server) fn challenged(context: &RmcpContext<RoleServer>) -> bool {
+        (context.extensions.get::<http::request::Parts>())
+            .is_some_and(|parts| parts.extensions.get::<Challenged>().is_some())
     }
 
     /// The layer's state, when the setting is on.
@@ -88,8 +107,17 @@ impl Server {
     }
 }
 
-/// The layer: a POST carrying one `tools/call` by an authenticated caller lacking a scope its
-/// action needs is answered 403 with the challenge; everything else goes on.
+/// Marks a `tools/call` the step-up layer answers with the challenge once rmcp has accepted it:
+/// the call path sees it in the request's parts and runs nothing (see [`Server::challenged`]).
+#[derive(Clone, Copy, Debug)]
+struct Challenged;
+
+/// The layer, the last before rmcp's service: a POST carrying one `tools/call` request (with
+/// an `id`) by an authenticated caller lacking a scope its action needs is marked
+/// [`Challenged`] and handed to rmcp, which checks `Host` and `Origin`, `Accept` and
+/// `Content-Type`, the body, the protocol version and the session; when rmcp accepts it (a 2xx
+/// response, not yet sent), the challenge replaces that response. What rmcp refuses keeps
+/// rmcp's answer. Everything else goes on unchanged.
 pub(super) async fn insufficient_scope(
     State(step_up): State<StepUp>,
     request: Request,
@@ -98,29 +126,50 @@ pub(super) async fn insufficient_scope(
     if request.method() != Method::POST || request.extensions().get::<Principal>().is_none() {
         return next.run(request).await;
     }
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     // The body layer buffered the body: collecting it copies nothing.
     let bytes = body
         .collect()
         .await
         .map(|body| body.to_bytes())
         .unwrap_or_default();
-    let method = malformed::scan_top_level(&bytes, "method");
-    if method.as_ref().and_then(Value::as_str) == Some("tools/call")
-        && let Some(caller) = parts.extensions.get::<Principal>()
-        && let Ok(message) = serde_json::from_slice::<Value>(&bytes)
-        && let Some(params) = message.get("params")
-        && let Some(name) = params.get("name").and_then(Value::as_str)
-    {
-        let no_arguments = Map::new();
-        let arguments =
-            (params.get("arguments").and_then(Value::as_object)).unwrap_or(&no_arguments);
-        if let Some(required) = step_up.server.scopes_lacking(name, arguments, caller) {
-            return forbidden(&required, caller, &step_up.metadata_url);
+    let required = match parts.extensions.get::<Principal>() {
+        Some(caller) => lacking(&step_up.server, &bytes, caller),
+        None => None,
+    };
+    let Some(required) = required else {
+        return next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
+    };
+    parts.extensions.insert(Challenged);
+    let caller = parts.extensions.get::<Principal>().cloned();
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    match caller {
+        Some(caller) if response.status().is_success() => {
+            forbidden(&required, &caller, &step_up.metadata_url)
         }
+        _ => response,
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+}
+
+/// The scopes the `tools/call` request in `bytes` needs and `caller` lacks; `None` for any
+/// other message (a notification, a batch, another method) or a call lacking none.
+fn lacking(server: &Server, bytes: &[u8], caller: &Principal) -> Option<Vec<String>> {
+    let method = malformed::scan_top_level(bytes, "method");
+    if method.as_ref().and_then(Value::as_str) != Some("tools/call") {
+        return None;
+    }
+    let message = serde_json::from_slice::<Value>(bytes).ok()?;
+    // A request has an id; a `tools/call` without one is a notification, not challenged.
+    message.get("id").filter(|id| !id.is_null())?;
+    let params = message.get("params")?;
+    let name = params.get("name").and_then(Value::as_str)?;
+    let no_arguments = Map::new();
+    let arguments = (params.get("arguments").and_then(Value::as_object)).unwrap_or(&no_arguments);
+    server.scopes_lacking(name, arguments, caller)
 }
 
 /// HTTP 403 with the `insufficient_scope` challenge: the scopes `required`, then the ones
