@@ -5,7 +5,7 @@
 use http::{HeaderValue, Response, StatusCode, header};
 use jsonwebtoken::errors::ErrorKind;
 
-pub(super) use super::principal::is_scope_token;
+pub(super) use super::principal::{is_scope_token, quoted};
 
 /// Why a bearer token was refused: the `error_description` of the `invalid_token` challenge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -154,21 +154,6 @@ impl Refusal {
         }
         response
     }
-}
-
-/// `value` as a quoted-string of an auth-param (RFC 9110 section 5.6.4): in double quotes,
-/// with `"` and `\\` escaped by a backslash.
-pub(super) fn quoted(value: &str) -> String {
-    let mut quoted = String::with_capacity(value.len() + 2);
-    quoted.push('"');
-    for c in value.chars() {
-        if matches!(c, '"' | '\\') {
-            quoted.push('\\');
-        }
-        quoted.push(c);
-    }
-    quoted.push('"');
-    quoted
 }
 
 #[cfg(test)]

@@ -39,9 +39,9 @@ pub use introspection::{ClientAuth, Introspection};
 pub use jwks::{Jwks, JwksBuilder, JwksError};
 #[cfg(feature = "auth")]
 pub use metadata::{MetadataService, ProtectedResourceMetadata};
-#[cfg(feature = "http")]
-pub(crate) use principal::is_scope_token;
 pub use principal::{ClientAddr, Principal};
+#[cfg(feature = "http")]
+pub(crate) use principal::{is_scope_token, quoted};
 
 /// The JWT library the bearer layer validates tokens with (keys, algorithms, and `encode` to
 /// mint tokens in tests and development), re-exported so its version matches fusion's.

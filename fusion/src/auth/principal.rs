@@ -203,6 +203,22 @@ pub(crate) fn is_scope_token(scope: &str) -> bool {
             .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
 }
 
+/// `value` as a quoted-string of an auth-param (RFC 9110 section 5.6.4): in double quotes,
+/// with `"` and `\\` escaped by a backslash.
+#[cfg(feature = "http")]
+pub(crate) fn quoted(value: &str) -> String {
+    let mut quoted = String::with_capacity(value.len() + 2);
+    quoted.push('"');
+    for c in value.chars() {
+        if matches!(c, '"' | '\\') {
+            quoted.push('\\');
+        }
+        quoted.push(c);
+    }
+    quoted.push('"');
+    quoted
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,7 +19,7 @@ use http_body_util::BodyExt;
 use rmcp::service::{RequestContext as RmcpContext, RoleServer};
 use serde_json::{Map, Value};
 
-use crate::auth::{Principal, is_scope_token};
+use crate::auth::{Principal, is_scope_token, quoted};
 use crate::server::{Server, malformed};
 
 /// What the step-up layer needs: the server (its routes and guards), and the URL the challenge
@@ -181,10 +181,12 @@ fn forbidden(required: &[String], caller: &Principal, metadata_url: &str) -> Res
             scopes.push(scope);
         }
     }
+    // Scope tokens need no escaping; the URL is the deployment's, quoted as any value.
     let challenge = format!(
-        "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{metadata_url}\", \
+        "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata={}, \
          error_description=\"The access token lacks a scope this call requires\"",
-        scopes.join(" ")
+        scopes.join(" "),
+        quoted(metadata_url)
     );
     let mut response = Response::new(Body::empty());
     *response.status_mut() = StatusCode::FORBIDDEN;
@@ -194,4 +196,26 @@ fn forbidden(required: &[String], caller: &Principal, metadata_url: &str) -> Res
             .insert(header::WWW_AUTHENTICATE, value);
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_challenge_quotes_the_metadata_url_and_keeps_only_scope_tokens() {
+        let caller = Principal::new("alice").with_scopes(["read", "x\"y"]);
+        let response = forbidden(
+            &["charge".to_owned()],
+            &caller,
+            "https://x.example/\"evil\", error=\"x",
+        );
+        assert_eq!(response.status(), StatusCode::FORBIDDEN);
+        assert_eq!(
+            response.headers()[header::WWW_AUTHENTICATE],
+            "Bearer error=\"insufficient_scope\", scope=\"charge read\", \
+             resource_metadata=\"https://x.example/\\\"evil\\\", error=\\\"x\", \
+             error_description=\"The access token lacks a scope this call requires\""
+        );
+    }
 }
