@@ -133,25 +133,24 @@ pub(super) async fn insufficient_scope(
         .await
         .map(|body| body.to_bytes())
         .unwrap_or_default();
-    let required = match parts.extensions.get::<Principal>() {
-        Some(caller) => lacking(&step_up.server, &bytes, caller),
-        None => None,
-    };
-    let Some(required) = required else {
+    let challenge = (parts.extensions.get::<Principal>()).and_then(|caller| {
+        let required = lacking(&step_up.server, &bytes, caller)?;
+        Some(forbidden(&required, caller, &step_up.metadata_url))
+    });
+    let Some(challenge) = challenge else {
         return next
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
     };
     parts.extensions.insert(Challenged);
-    let caller = parts.extensions.get::<Principal>().cloned();
     let response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
-    match caller {
-        Some(caller) if response.status().is_success() => {
-            forbidden(&required, &caller, &step_up.metadata_url)
-        }
-        _ => response,
+    // What rmcp refuses for its own reasons keeps rmcp's answer.
+    if response.status().is_success() {
+        challenge
+    } else {
+        response
     }
 }
 
