@@ -19,16 +19,9 @@ use serde_json::{Value, json};
 #[path = "support/tasks.rs"]
 mod support;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-struct Paged {
-    /// Items to skip.
-    offset: Option<usize>,
-    /// At most this many items.
-    limit: Option<usize>,
-    /// Only items containing this text.
-    #[allow(dead_code)]
-    query: Option<String>,
-}
+#[path = "support/paged.rs"]
+mod paged;
+use paged::{Paged, ids};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 struct Count {
@@ -46,15 +39,6 @@ struct Report {
 struct Labels {
     labels: Vec<String>,
     kind: String,
-}
-
-/// `id_00` to `id_19`, `offset` and `limit` applied: `"id_07"` is 7 bytes.
-fn ids(args: &Paged) -> Vec<String> {
-    (0..20)
-        .map(|i| format!("id_{i:02}"))
-        .skip(args.offset.unwrap_or(0))
-        .take(args.limit.unwrap_or(usize::MAX))
-        .collect()
 }
 
 fn report(count: usize) -> Report {
@@ -220,11 +204,7 @@ async fn a_paged_action_run_as_a_task_is_cut_and_walked_like_a_direct_call() {
         let end = warning.find(" for the next items").unwrap();
         arguments = serde_json::from_str(&warning[start..end]).unwrap();
     }
-    let all: Vec<String> = ids(&Paged {
-        offset: None,
-        limit: None,
-        query: None,
-    });
+    let all: Vec<String> = ids(&Paged::default());
     assert_eq!(seen, all, "every id once, in order");
 }
 

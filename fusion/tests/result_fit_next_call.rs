@@ -5,29 +5,11 @@
 
 use fusion::testing::Tester;
 use fusion::{ErrorCode, ResultLimit, Severity};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{Value, json};
 
-#[derive(Debug, Deserialize, JsonSchema)]
-struct Paged {
-    /// Items to skip.
-    offset: Option<usize>,
-    /// At most this many items.
-    limit: Option<usize>,
-    /// A note carried along, as long as the caller likes.
-    #[allow(dead_code)]
-    note: Option<String>,
-}
-
-/// `id_00` to `id_19`, `offset` and `limit` applied: `"id_07"` is 7 bytes.
-fn ids(args: &Paged) -> Vec<String> {
-    (0..20)
-        .map(|i| format!("id_{i:02}"))
-        .skip(args.offset.unwrap_or(0))
-        .take(args.limit.unwrap_or(usize::MAX))
-        .collect()
-}
+#[path = "support/paged.rs"]
+mod paged;
+use paged::{Paged, ids};
 
 /// Listings.
 struct Pages;
@@ -44,22 +26,13 @@ impl Pages {
     /// Every id, with no way to page or narrow.
     #[action(read_only, max_result = 40)]
     fn all(&self) -> Vec<String> {
-        ids(&Paged {
-            offset: None,
-            limit: None,
-            note: None,
-        })
+        ids(&Paged::default())
     }
 
     /// Every id as text that happens to hold a JSON array.
     #[action(read_only, max_result = 40)]
     fn text(&self) -> String {
-        serde_json::to_string(&ids(&Paged {
-            offset: None,
-            limit: None,
-            note: None,
-        }))
-        .unwrap()
+        serde_json::to_string(&ids(&Paged::default())).unwrap()
     }
 }
 
@@ -123,8 +96,8 @@ async fn walking_with_a_limit_returns_exactly_the_items_asked_for() {
 #[tokio::test]
 async fn long_arguments_are_not_repeated_in_the_next_call() {
     let tester = Tester::new().tool(Pages);
-    let note = "n".repeat(100_000);
-    let outcome = tester.call("pages.ids", json!({"note": note})).await;
+    let query = "n".repeat(100_000);
+    let outcome = tester.call("pages.ids", json!({"query": query})).await;
     let recovery = warning_recovery(&outcome);
     assert_eq!(
         recovery,
@@ -133,10 +106,10 @@ async fn long_arguments_are_not_repeated_in_the_next_call() {
     let warning_xml = outcome.response().warnings()[0].to_xml();
     assert!(warning_xml.len() < 1_000, "{} bytes", warning_xml.len());
     // Short arguments are written out whole.
-    let outcome = tester.call("pages.ids", json!({"note": "n"})).await;
+    let outcome = tester.call("pages.ids", json!({"query": "n"})).await;
     assert_eq!(
         next_call(&warning_recovery(&outcome)),
-        json!({"note": "n", "offset": 4})
+        json!({"query": "n", "offset": 4})
     );
 }
 
@@ -183,7 +156,7 @@ impl Misnamed {
 
 #[test]
 #[should_panic(
-    expected = "tool `misnamed`, action `ids`: page(offset = \"skip\") names no argument of the action (its arguments: limit, note, offset)"
+    expected = "tool `misnamed`, action `ids`: page(offset = \"skip\") names no argument of the action (its arguments: limit, offset, query)"
 )]
 fn paging_that_names_no_argument_is_refused_at_registration() {
     let _ = Tester::new().tool(Misnamed);
