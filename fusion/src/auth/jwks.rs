@@ -45,9 +45,10 @@ const RSA: &[Algorithm] = ASYMMETRIC.split_at(6).0;
 /// - Refreshed in the background when the response's lifetime ends: `Cache-Control: max-age`,
 ///   bounded to 5 minutes..24 hours, 1 hour without one.
 /// - Refreshed when a token names a `kid` the set lacks (the server added a key), at most once
-///   per [`unknown_key_interval`](JwksBuilder::unknown_key_interval); requests arriving while
-///   that fetch runs wait for it, later ones within the interval are refused at once, so made-up
-///   `kid`s cannot make the server hammer the authorization server.
+///   per [`unknown_key_interval`](JwksBuilder::unknown_key_interval) (other fetches do not
+///   count: a key added just after one is found at once); requests arriving while that fetch
+///   runs wait for it, later ones within the interval are refused at once, so made-up `kid`s
+///   cannot make the server hammer the authorization server.
 /// - A refresh that fails (server down, timeout, a malformed, oversized or keyless answer)
 ///   keeps the last good keys and logs a warning (`tracing`, target `fusion::auth::jwks`).
 ///
@@ -176,9 +177,11 @@ struct Shared {
     client: reqwest::Client,
     limits: JwksBuilder,
     keys: RwLock<Arc<KeySet>>,
-    /// When the set was last fetched or tried; held during a fetch, so callers after an unknown
-    /// `kid` wait for the fetch under way rather than start another.
-    last_fetch: tokio::sync::Mutex<Instant>,
+    /// When a token's unknown `kid` last caused a fetch (fetches at start, on the set's
+    /// lifetime or asked for do not count: they cannot be caused by made-up `kid`s); held
+    /// during every fetch, so callers after an unknown `kid` wait for the fetch under way
+    /// rather than start another.
+    unknown_key_fetch: tokio::sync::Mutex<Option<Instant>>,
     serials: AtomicU64,
 }
 
@@ -205,8 +208,8 @@ impl JwksBuilder {
         self
     }
 
-    /// The least time between two fetches a token with an unknown `kid` may cause. Default:
-    /// 30 seconds.
+    /// The least time between two fetches a token with an unknown `kid` may cause (fetches at
+    /// start and on the set's lifetime do not count). Default: 30 seconds.
     pub fn unknown_key_interval(mut self, interval: Duration) -> JwksBuilder {
         self.unknown_key_interval = interval;
         self
@@ -227,7 +230,7 @@ impl JwksBuilder {
                 keys: Vec::new(),
                 generation: 0,
             })),
-            last_fetch: tokio::sync::Mutex::new(Instant::now()),
+            unknown_key_fetch: tokio::sync::Mutex::new(None),
             serials: AtomicU64::new(0),
         });
         let lifetime = shared.load().await?;
@@ -322,8 +325,7 @@ impl Jwks {
     /// # Errors
     /// [`JwksError`] saying why the fetch failed.
     pub async fn refresh(&self) -> Result<(), JwksError> {
-        let mut last = self.shared.last_fetch.lock().await;
-        *last = Instant::now();
+        let _fetching = self.shared.unknown_key_fetch.lock().await;
         self.shared.load().await.map(drop)
     }
 
@@ -338,14 +340,14 @@ impl Jwks {
         )
     }
 
-    /// Fetches the set after a token named a `kid` it lacks, unless a fetch ran less than the
-    /// unknown-key interval ago (a fetch under way is waited for).
+    /// Fetches the set after a token named a `kid` it lacks, unless an unknown `kid` caused a
+    /// fetch less than the unknown-key interval ago (a fetch under way is waited for).
     pub(super) async fn refresh_for_unknown_key(&self) {
-        let mut last = self.shared.last_fetch.lock().await;
-        if last.elapsed() < self.shared.limits.unknown_key_interval {
+        let mut last = self.shared.unknown_key_fetch.lock().await;
+        if last.is_some_and(|last| last.elapsed() < self.shared.limits.unknown_key_interval) {
             return;
         }
-        *last = Instant::now();
+        *last = Some(Instant::now());
         let _ = self.shared.load().await;
     }
 }
@@ -486,8 +488,7 @@ async fn refresh_on_lifetime(shared: Weak<Shared>, mut wait: Duration) {
         let Some(shared) = shared.upgrade() else {
             return;
         };
-        let mut last = shared.last_fetch.lock().await;
-        *last = Instant::now();
+        let _fetching = shared.unknown_key_fetch.lock().await;
         wait = shared.load().await.unwrap_or(RETRY);
     }
 }
