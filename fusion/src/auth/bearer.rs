@@ -457,6 +457,10 @@ fn bearer_token(headers: &HeaderMap) -> Result<&str, Refusal> {
     if token.is_empty() {
         return Err(Refusal::Empty);
     }
+    // A space or tab inside is not visible ASCII either (`Bearer a b`).
+    if !token.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(Refusal::NotAscii);
+    }
     Ok(token)
 }
 

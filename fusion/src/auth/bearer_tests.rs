@@ -197,6 +197,11 @@ fn credentials_come_from_one_authorization_header() {
     // RFC 6750 section 2.1: a token is visible ASCII; other bytes make a malformed request.
     let accented = format!("Bearer {}é", token(good()));
     assert_eq!(refusal(&[&accented]), Some(Refusal::NotAscii));
+    for spaced in ["Bearer a b", "Bearer a\tb"] {
+        assert_eq!(refusal(&[spaced]), Some(Refusal::NotAscii), "{spaced:?}");
+    }
+    // Spaces around the token are not part of it.
+    assert_eq!(refusal(&[&format!("Bearer  {} ", token(good()))]), None);
     assert_eq!(refusal(&["Basic é"]), Some(Refusal::NoToken));
     // RFC 6750 section 3.1: more than one set of credentials is a malformed request.
     for twice in [[sent.as_str(), &sent], [&sent, "Basic YTpi"]] {
