@@ -12,7 +12,7 @@ use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
 use crate::model::response::ToolResponse;
 use crate::schema::type_name;
-use crate::validation::sent_value;
+use crate::validation::{DEFAULT_MAX_DEPTH, sent_value};
 
 /// The requests of the MCP specification (and rmcp's extensions) a client may send.
 const STANDARD_REQUESTS: &[&str] = &[
@@ -269,9 +269,10 @@ fn unreadable_call(refusal: Refusal) -> ToolError {
                  objects and arrays, more than this server reads."
             ),
         )
+        // The tool's own limit is lower unless it allows more: name the default, not this one.
         .suggest(format!(
-            "Send arguments nested at most {MAX_READABLE_ARGUMENT_DEPTH} levels deep: flatten the \
-             deepest values."
+            "Send arguments nested at most {DEFAULT_MAX_DEPTH} levels deep, unless the tool allows \
+             more (never more than {MAX_READABLE_ARGUMENT_DEPTH}): flatten the deepest values."
         )),
         Refusal::NumberOutOfRange => ToolError::new(
             ErrorCode::ValidationError,

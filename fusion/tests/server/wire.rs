@@ -183,6 +183,11 @@ async fn a_call_nested_deeper_than_the_json_parser_reads_gets_an_envelope() {
     );
     let text = answer["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("nested deeper than 125 levels"), "{text}");
+    // The advice names the tools' default limit, which a model following it meets.
+    assert!(
+        text.contains("Send arguments nested at most 64 levels deep, unless the tool allows more"),
+        "{text}"
+    );
     raw.still_serving(3).await;
 }
 
