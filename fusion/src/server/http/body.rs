@@ -22,6 +22,14 @@ use rmcp::model::ErrorData;
 use super::answer::error_response;
 use crate::server::malformed;
 
+/// A request the body layer has read, split into its parts and its bytes (collecting a
+/// buffered body copies nothing), for a layer after it that looks into the body.
+pub(super) async fn buffered(request: Request) -> (http::request::Parts, Bytes) {
+    let (parts, body) = request.into_parts();
+    let bytes = (body.collect().await).map_or_else(|_| Bytes::new(), |body| body.to_bytes());
+    (parts, bytes)
+}
+
 /// How much of a body declared over the limit is read to find the request's id (stdio keeps
 /// as much of an oversized line).
 const ID_PREFIX_BYTES: usize = 64 * 1024;

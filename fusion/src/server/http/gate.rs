@@ -20,10 +20,10 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use http::{HeaderValue, Method, StatusCode, header};
-use http_body_util::BodyExt;
 use rmcp::model::ErrorData;
 
 use super::answer::error_response;
+use super::body;
 use super::sessions::{AtCap, CappedSessions, Opening};
 use crate::auth::Principal;
 use crate::server::malformed;
@@ -82,13 +82,7 @@ pub(super) async fn session_caps(
     if gate.stateless || request.method() != Method::POST || session_id(&request).is_some() {
         return next.run(request).await;
     }
-    let (mut parts, body) = request.into_parts();
-    // The body layer buffered the body: collecting it copies nothing.
-    let bytes = body
-        .collect()
-        .await
-        .map(|body| body.to_bytes())
-        .unwrap_or_default();
+    let (mut parts, bytes) = body::buffered(request).await;
     let method = malformed::scan_top_level(&bytes, "method");
     if method.as_ref().and_then(|m| m.as_str()) != Some("initialize") {
         return next

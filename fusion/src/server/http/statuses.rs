@@ -14,10 +14,10 @@ use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
 use http::{Method, StatusCode, header};
-use http_body_util::BodyExt;
 use rmcp::model::{ClientJsonRpcMessage, ErrorData};
 
 use super::answer::json_response;
+use super::body;
 use crate::server::malformed::{self, Answer};
 
 /// The status layer's function (`axum::middleware::from_fn`). A POST's body is expected read
@@ -34,12 +34,7 @@ pub(super) async fn rmcp_statuses(request: Request, next: Next) -> Response {
     if request.method() != Method::POST || !declares_json(&request) {
         return next.run(request).await;
     }
-    let (parts, body) = request.into_parts();
-    let bytes = body
-        .collect()
-        .await
-        .map(|body| body.to_bytes())
-        .unwrap_or_default();
+    let (parts, bytes) = body::buffered(request).await;
     let response = next
         .run(Request::from_parts(parts, Body::from(bytes.clone())))
         .await;

@@ -15,10 +15,10 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use http::{HeaderValue, Method, StatusCode, header};
-use http_body_util::BodyExt;
 use rmcp::service::{RequestContext as RmcpContext, RoleServer};
 use serde_json::{Map, Value};
 
+use super::body;
 use crate::auth::{Principal, is_scope_token, quoted};
 use crate::server::{Server, malformed};
 
@@ -126,13 +126,7 @@ pub(super) async fn insufficient_scope(
     if request.method() != Method::POST || request.extensions().get::<Principal>().is_none() {
         return next.run(request).await;
     }
-    let (mut parts, body) = request.into_parts();
-    // The body layer buffered the body: collecting it copies nothing.
-    let bytes = body
-        .collect()
-        .await
-        .map(|body| body.to_bytes())
-        .unwrap_or_default();
+    let (mut parts, bytes) = body::buffered(request).await;
     let challenge = (parts.extensions.get::<Principal>()).and_then(|caller| {
         let required = lacking(&step_up.server, &bytes, caller)?;
         Some(forbidden(&required, caller, &step_up.metadata_url))
