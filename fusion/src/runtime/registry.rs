@@ -13,14 +13,14 @@ use crate::contract::{Awareness, Contract, ContractBaseline};
 use crate::guard::{Gates, Guards, ToolGuards};
 use crate::internal::Redactor;
 use crate::model::context::RequestContext;
-use crate::model::definition::ToolDefinition;
+use crate::model::definition::{ActionDefinition, ToolDefinition};
 use crate::model::exposition::Exposition;
 use crate::model::response::ToolResponse;
 use crate::model::result_fit::ResultLimit;
 use crate::runtime::call::{self, Admission, Decoding, Target};
 use crate::runtime::decoded::Told;
 use crate::runtime::dispatch::ToolRuntime;
-use crate::runtime::fit::{self, Fitting};
+use crate::runtime::fit::{self, Fitting, Reading};
 use crate::runtime::names::ExposedNames;
 use crate::runtime::tool::Tool;
 use crate::validation::SchemaError;
@@ -67,8 +67,6 @@ pub(crate) struct Registered {
     runtime: Arc<ToolRuntime>,
     declared: ToolGuards,
     gates: Option<Arc<Gates>>,
-    /// Whether one of its actions declares a result limit of its own.
-    limited: bool,
 }
 
 /// Where a name a client called leads: the tool (its index), the discriminator and action to
@@ -108,9 +106,7 @@ impl Registry {
             .guards
             .gates(&definition, &declared)
             .map_err(Refusal::Settings)?;
-        let limited = (definition.actions.iter()).any(|a| a.result.max_result.is_some());
         self.tools.push(Registered {
-            limited,
             tool,
             definition,
             runtime,
@@ -239,18 +235,19 @@ impl Registry {
 
     /// What fitting the result of a call of `registered` with `arguments` needs, when a
     /// result limit is in force for the action called; the arguments are kept only for an
-    /// action that pages, read as the action reads them (stringified JSON decoded, unless the
-    /// server or the action is strict).
+    /// action that pages, with how the action read them (stringified JSON decoded, unless the
+    /// server is strict) for the next call of a cut list.
     fn fitting<'r>(
         &self,
         registered: &'r Registered,
-        route: &Route,
+        route: &'r Route,
         arguments: &Map<String, Value>,
     ) -> Option<Fitting<'r>> {
-        if self.max_result.is_none() && !registered.limited {
+        let definition = &registered.definition;
+        let limited = |action: &ActionDefinition| action.result.max_result.is_some();
+        if self.max_result.is_none() && !definition.actions.iter().any(limited) {
             return None;
         }
-        let definition = &registered.definition;
         let discriminator = definition.discriminator.as_deref();
         let injected = route.inject.as_ref().map(|(_, action)| action.as_str());
         let index = registered.runtime.action_index(arguments, injected)?;
@@ -260,14 +257,11 @@ impl Registry {
             limit,
             action,
             discriminator: discriminator.filter(|_| route.inject.is_none()),
-            arguments: action.result.page.is_some().then(|| {
-                let mut arguments = arguments.clone();
-                if !self.strict_json {
-                    let max_bytes = self.guards.argument_limits().max_bytes;
-                    let runtime = &registered.runtime;
-                    runtime.decode_stringified(&mut arguments, injected, max_bytes);
-                }
-                arguments
+            arguments: action.result.page.is_some().then(|| arguments.clone()),
+            reading: (!self.strict_json).then(|| Reading {
+                runtime: &registered.runtime,
+                action: injected,
+                max_bytes: self.guards.argument_limits().max_bytes,
             }),
         })
     }

@@ -99,10 +99,10 @@ impl Server {
             return None;
         }
         let action = runtime.action(index)?;
-        let required = inner.registry.required_scopes(route.tool, action);
-        if required.iter().all(|scope| caller.has_scope(scope)) {
+        if inner.registry.allows(route.tool, action, Some(caller)) {
             return None;
         }
+        let required = inner.registry.required_scopes(route.tool, action);
         Some(required.into_iter().map(str::to_owned).collect())
     }
 }
