@@ -61,16 +61,9 @@ impl Principal {
     /// Names may hold dots themselves (`https://example.com/roles`): see [`claim_at`].
     #[cfg(feature = "auth")]
     pub(crate) fn with_scopes_at(self, paths: &[String]) -> Principal {
-        let mut found: Vec<String> = Vec::new();
-        for path in paths {
-            match claim_at(&self.0.claims, path) {
-                Some(Value::String(list)) => found.extend(list.split(' ').map(str::to_owned)),
-                Some(Value::Array(items)) => {
-                    found.extend(items.iter().filter_map(Value::as_str).map(str::to_owned));
-                }
-                _ => {}
-            }
-        }
+        let found: Vec<String> = (paths.iter())
+            .flat_map(|path| scope_list(claim_at(&self.0.claims, path)))
+            .collect();
         self.with_scopes(found)
     }
 
@@ -81,27 +74,20 @@ impl Principal {
     }
 
     /// The principal of a token's claims: the subject from `sub` (a non-empty string; `None`
-    /// without one, since an empty subject would make every such token one caller), the scopes from `scope` (one space-separated string: RFC 8693 section 4.2, RFC
-    /// 9068 section 2.2.3) and from `scp` (an array of strings, or one space-separated string,
-    /// as some identity providers write it), and every claim kept as it came.
+    /// without one, since an empty subject would make every such token one caller), the
+    /// scopes from `scope` (one space-separated string: RFC 8693 section 4.2, RFC 9068 section
+    /// 2.2.3) and from `scp` (an array of strings, or one space-separated string, as some
+    /// identity providers write it; `scope` may be an array too), and every claim kept as it
+    /// came.
     pub fn from_claims(claims: Map<String, Value>) -> Option<Principal> {
         let subject = claims
             .get("sub")?
             .as_str()
             .filter(|sub| !sub.is_empty())?
             .to_owned();
-        let mut scopes: Vec<String> = Vec::new();
-        for name in ["scope", "scp"] {
-            match claims.get(name) {
-                Some(Value::String(list)) => {
-                    scopes.extend(list.split(' ').map(str::to_owned));
-                }
-                Some(Value::Array(items)) => {
-                    scopes.extend(items.iter().filter_map(Value::as_str).map(str::to_owned));
-                }
-                _ => {}
-            }
-        }
+        let scopes: Vec<String> = (["scope", "scp"].into_iter())
+            .flat_map(|name| scope_list(claims.get(name)))
+            .collect();
         Some(
             Principal::new(subject)
                 .with_scopes(scopes)
@@ -148,6 +134,19 @@ impl fmt::Debug for Principal {
             .field("scopes", &self.0.scopes)
             .field("claims", &self.0.claims.keys().collect::<Vec<_>>())
             .finish()
+    }
+}
+
+/// The scope tokens of a claim: a space-separated string or an array of strings; none for
+/// anything else.
+fn scope_list(claim: Option<&Value>) -> Vec<String> {
+    match claim {
+        Some(Value::String(list)) => list.split(' ').map(str::to_owned).collect(),
+        Some(Value::Array(items)) => (items.iter())
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
