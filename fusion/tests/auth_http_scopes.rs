@@ -4,13 +4,15 @@
 //! a token's scopes allow with `Server::hide_unauthorized_actions`.
 #![cfg(feature = "auth")]
 
+#[path = "support/billing.rs"]
+mod billing;
 #[path = "support/mcp_http.rs"]
 #[allow(dead_code, reason = "each auth test uses part of it")]
 mod mcp_http;
 
 use std::net::SocketAddr;
 
-use fusion::ToolError;
+use billing::Billing;
 use fusion::auth::BearerAuth;
 use fusion::auth::jsonwebtoken::{self, Algorithm, DecodingKey, EncodingKey, Header};
 use fusion::server::{Exposition, Server};
@@ -21,25 +23,6 @@ use serde_json::json;
 const PRIVATE: &[u8] = include_bytes!("fixtures/auth/es256-private.pem");
 const PUBLIC: &[u8] = include_bytes!("fixtures/auth/es256-public.pem");
 const ISSUER: &str = "https://id.example.com";
-
-/// Invoices.
-pub struct Billing;
-
-/// Bills customers.
-#[fusion::tool]
-impl Billing {
-    /// Lists invoices.
-    #[action(read_only)]
-    pub fn list(&self) -> Result<&'static str, ToolError> {
-        Ok("no invoices")
-    }
-
-    /// Charges a card.
-    #[action(scopes("charge"))]
-    pub fn charge(&self) -> Result<&'static str, ToolError> {
-        Ok("charged")
-    }
-}
 
 /// `Billing` behind `BearerAuth` on a loopback port, with `configure`'s settings given the
 /// bearer layer's resource metadata URL; returns the address and the resource URI.

@@ -5,6 +5,8 @@
 //! answers when the endpoint hangs, fails or talks nonsense.
 #![cfg(feature = "auth")]
 
+#[path = "support/billing.rs"]
+mod billing;
 #[path = "support/mcp_http.rs"]
 #[allow(dead_code, reason = "each auth test uses part of it")]
 mod mcp_http;
@@ -17,7 +19,7 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
-use fusion::ToolError;
+use billing::Billing;
 use fusion::auth::{BearerAuth, ClientAuth, Introspection};
 use fusion::server::Server;
 use mcp_http::{Reply, billing_call, post};
@@ -26,25 +28,6 @@ use serde_json::{Value, json};
 const ISSUER: &str = "http://as.example";
 /// `mcp-server:s3cret/+` form-encoded, then base64.
 const BASIC: &str = "Basic bWNwLXNlcnZlcjpzM2NyZXQlMkYlMkI=";
-
-/// Invoices.
-pub struct Billing;
-
-/// Bills customers.
-#[fusion::tool]
-impl Billing {
-    /// Lists invoices.
-    #[action(read_only)]
-    pub fn list(&self) -> Result<&'static str, ToolError> {
-        Ok("no invoices")
-    }
-
-    /// Charges a card.
-    #[action(scopes("charge"))]
-    pub fn charge(&self) -> Result<&'static str, ToolError> {
-        Ok("charged")
-    }
-}
 
 /// A JSON answer.
 fn reply(document: Value) -> axum::response::Response {

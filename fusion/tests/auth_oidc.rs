@@ -7,6 +7,8 @@
 //! unless FUSION_REQUIRE_OIDC=1.
 #![cfg(feature = "auth")]
 
+#[path = "support/billing.rs"]
+mod billing;
 #[path = "support/mcp_http.rs"]
 #[allow(dead_code, reason = "each auth test uses part of it")]
 mod mcp_http;
@@ -16,32 +18,13 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use fusion::ToolError;
+use billing::Billing;
 use fusion::auth::{BearerAuth, Introspection, Jwks};
 use fusion::server::Server;
 use mcp_http::{billing_call, post};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
-
-/// Invoices.
-pub struct Billing;
-
-/// Bills customers.
-#[fusion::tool]
-impl Billing {
-    /// Lists invoices.
-    #[action(read_only)]
-    pub fn list(&self) -> Result<&'static str, ToolError> {
-        Ok("no invoices")
-    }
-
-    /// Charges a card.
-    #[action(scopes("charge"))]
-    pub fn charge(&self) -> Result<&'static str, ToolError> {
-        Ok("charged")
-    }
-}
 
 /// clients/oidc, if the provider can run here.
 fn provider_dir() -> Option<PathBuf> {

@@ -3,12 +3,14 @@
 //! through a real rmcp client over an in-process transport, and through `Tester`, which
 //! answers the same.
 
-use std::time::Duration;
+#[path = "support/in_process.rs"]
+mod in_process;
 
 use fusion::server::Server;
 use fusion::testing::Tester;
 use fusion::{ErrorCode, Json, ResultLimit, Severity, Tool};
-use rmcp::model::{CallToolRequestParams, CallToolResult};
+use in_process::{Client, call_tool, connect, texts};
+use rmcp::model::CallToolResult;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -98,30 +100,8 @@ impl Billing {
     }
 }
 
-type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
-
-async fn connect(server: Server) -> Client {
-    tokio::time::timeout(Duration::from_secs(20), server.serve_in_process(()))
-        .await
-        .expect("connected in time")
-        .expect("client connects")
-}
-
 async fn call(client: &Client, arguments: Value) -> CallToolResult {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object");
-    };
-    let request = CallToolRequestParams::new("billing").with_arguments(arguments);
-    tokio::time::timeout(Duration::from_secs(20), client.call_tool(request))
-        .await
-        .expect("answered in time")
-        .expect("a tool result")
-}
-
-fn texts(result: &CallToolResult) -> Vec<&str> {
-    (result.content.iter())
-        .map(|block| block.as_text().expect("a text block").text.as_str())
-        .collect()
+    call_tool(client, "billing", arguments).await
 }
 
 fn flags(result: &CallToolResult) -> Value {

@@ -7,6 +7,9 @@
 #[path = "support/within.rs"]
 mod within;
 
+#[path = "support/http1.rs"]
+mod http1;
+
 #[path = "server_http/harness.rs"]
 mod harness;
 

@@ -5,14 +5,15 @@
 //! gives the same envelope as sending it as JSON; its twin is the `stringified` fuzz target
 //! (`fuzz/`), and both use `tests/support/stringified.rs`.
 
-use std::time::Duration;
-
 use fusion::RequestContext;
 use fusion::server::Server;
 use fusion::testing::Tester;
 use proptest::prelude::*;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::model::CallToolResult;
 use serde_json::{Map, Value, json};
+
+#[path = "support/in_process.rs"]
+mod in_process;
 
 #[path = "support/stringified.rs"]
 #[allow(
@@ -21,6 +22,7 @@ use serde_json::{Map, Value, json};
 )]
 mod stringified;
 
+use in_process::{Client, call_tool, connect, texts};
 use stringified::{Shop, decodable, same_envelopes};
 
 const WARNING: &str = "\
@@ -30,30 +32,7 @@ const WARNING: &str = "\
 </tool_error>";
 
 async fn call(client: &Client, arguments: Value) -> CallToolResult {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object");
-    };
-    let request = CallToolRequestParams::new("shop").with_arguments(arguments);
-    let call = client.call_tool(request);
-    tokio::time::timeout(Duration::from_secs(20), call)
-        .await
-        .expect("answered in time")
-        .expect("a tool result")
-}
-
-type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
-
-async fn connect(server: Server) -> Client {
-    tokio::time::timeout(Duration::from_secs(20), server.serve_in_process(()))
-        .await
-        .expect("connected in time")
-        .expect("client connects")
-}
-
-fn texts(result: &CallToolResult) -> Vec<&str> {
-    (result.content.iter())
-        .map(|block| block.as_text().expect("a text block").text.as_str())
-        .collect()
+    call_tool(client, "shop", arguments).await
 }
 
 fn meta(result: &CallToolResult) -> Map<String, Value> {

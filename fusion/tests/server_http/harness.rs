@@ -3,9 +3,8 @@
 use std::net::SocketAddr;
 
 use fusion::server::{HttpServer, Server};
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper::body::Bytes;
-use hyper_util::rt::TokioIo;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -13,6 +12,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
+pub(crate) use crate::http1::{Reply, post_request};
 pub(crate) use crate::within::within;
 
 #[derive(Deserialize, JsonSchema)]
@@ -53,14 +53,6 @@ pub(crate) async fn start_server(
     Running { addr, stop, task }
 }
 
-/// An HTTP response, its body read whole.
-#[derive(Debug)]
-pub(crate) struct Reply {
-    pub(crate) status: u16,
-    pub(crate) headers: http::HeaderMap,
-    pub(crate) body: String,
-}
-
 impl Reply {
     /// The JSON-RPC message of the body: the body itself, or the last `data:` event of an event
     /// stream.
@@ -83,42 +75,14 @@ impl Reply {
     }
 }
 
-/// Sends one request with hyper's HTTP/1.1 client on a new connection.
+/// Sends one request with hyper's HTTP/1.1 client on a new connection; fails after ten
+/// seconds.
 pub(crate) async fn send<B>(addr: SocketAddr, request: http::Request<B>) -> Reply
 where
     B: hyper::body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    within(async {
-        let stream = TcpStream::connect(addr).await.unwrap();
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-            .await
-            .unwrap();
-        tokio::spawn(connection);
-        let response = sender.send_request(request).await.unwrap();
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let body = response.into_body().collect().await.unwrap().to_bytes();
-        Reply {
-            status,
-            headers,
-            body: String::from_utf8_lossy(&body).into_owned(),
-        }
-    })
-    .await
-}
-
-/// A POST of `body` to `/mcp` with the headers MCP clients send.
-pub(crate) fn post_request(addr: SocketAddr, session: Option<&str>) -> http::request::Builder {
-    let mut builder = http::Request::post("/mcp")
-        .header("host", addr.to_string())
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-06-18");
-    if let Some(session) = session {
-        builder = builder.header("mcp-session-id", session);
-    }
-    builder
+    within(crate::http1::send(addr, request)).await
 }
 
 /// POSTs `body` to `/mcp`.

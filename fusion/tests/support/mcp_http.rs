@@ -5,16 +5,14 @@
 
 use std::net::SocketAddr;
 
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
+use http_body_util::Full;
 use serde_json::{Value, json};
 
-/// An HTTP reply, its body read whole.
-pub(crate) struct Reply {
-    pub(crate) status: u16,
-    pub(crate) headers: http::HeaderMap,
-    pub(crate) body: String,
-}
+#[path = "http1.rs"]
+mod http1;
+
+use http1::post_request;
+pub(crate) use http1::{Reply, send};
 
 impl Reply {
     /// The JSON-RPC response in the reply's event stream (or plain JSON body).
@@ -57,25 +55,6 @@ impl Reply {
     }
 }
 
-/// Sends `request` to `addr` on a new HTTP/1.1 connection.
-pub(crate) async fn send(addr: SocketAddr, request: http::Request<Full<Bytes>>) -> Reply {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .unwrap();
-    tokio::spawn(connection);
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    Reply {
-        status,
-        headers,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    }
-}
-
 /// POSTs `message` to `/mcp` (MCP 2025-06-18), with `token` as a bearer token and `session` as
 /// `Mcp-Session-Id` when given.
 pub(crate) async fn post(
@@ -84,11 +63,7 @@ pub(crate) async fn post(
     session: Option<&str>,
     message: Value,
 ) -> Reply {
-    let mut request = http::Request::post("/mcp")
-        .header("host", addr.to_string())
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-06-18");
+    let mut request = post_request(addr, None);
     if let Some(token) = token {
         request = request.header("authorization", format!("Bearer {token}"));
     }
