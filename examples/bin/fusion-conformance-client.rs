@@ -17,7 +17,7 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, GetPromptRequestParams, Implementation, InputRequests,
     InputResponses, ProtocolVersion, ReadResourceRequestParams, Tool,
 };
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Map, Value, json};
 
@@ -47,24 +47,17 @@ async fn main() -> anyhow::Result<()> {
     outcome
 }
 
-/// A client of `url` speaking `version`: `server/discover` and per-request `_meta` from
-/// 2026-07-28 on, the `initialize` handshake before. It can show forms (elicitation).
+/// A client of `url` speaking `version` (`fusion::client::connect` chooses the lifecycle:
+/// `server/discover` and per-request `_meta` from 2026-07-28 on, `initialize` before). It can
+/// show forms (elicitation).
 async fn connect(url: &str, version: ProtocolVersion) -> anyhow::Result<Running> {
     let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
     let capabilities: ClientCapabilities =
         serde_json::from_value(json!({"elicitation": {"form": {}}}))?;
     let implementation =
         Implementation::new("fusion-conformance-client", env!("CARGO_PKG_VERSION"));
-    let config =
-        ClientConfig::new(capabilities, implementation).with_protocol_version(version.clone());
-    let lifecycle = if version.has_initialize() {
-        ClientLifecycleMode::Initialize
-    } else {
-        ClientLifecycleMode::Discover {
-            preferred_versions: vec![version],
-        }
-    };
-    Ok(config.serve_with_lifecycle(transport, lifecycle).await?)
+    let config = ClientConfig::new(capabilities, implementation).with_protocol_version(version);
+    Ok(fusion::client::connect(config, transport).await?)
 }
 
 async fn run(scenario: &str, running: &Running, context: &Value) -> anyhow::Result<()> {
