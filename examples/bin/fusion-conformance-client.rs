@@ -83,21 +83,19 @@ async fn run(scenario: &str, running: &Running, context: &Value) -> anyhow::Resu
         // rmcp leaves tools with invalid `x-mcp-header` annotations out of `tools/list`: call
         // every tool left.
         "http-invalid-tool-headers" => {
-            for tool in running.peer().list_all_tools().await? {
-                client.call(&tool.name, sample_arguments(&tool)).await?;
+            for tool in client.tools() {
+                client.call(&tool.name, sample_arguments(tool)).await?;
             }
         }
         // The schema as listed, its `$ref`s unresolved (the test server has no tools/call).
         "json-schema-ref-no-deref" => {
-            for tool in running.peer().list_all_tools().await? {
+            for tool in client.tools() {
                 let schema = Value::Object((*tool.input_schema).clone());
                 println!("{}: {schema}", tool.name);
             }
         }
         "json-schema-2020-12-preservation" => {
-            let tools = running.peer().list_all_tools().await?;
-            let focal = tools
-                .iter()
+            let focal = (client.tools().iter())
                 .find(|tool| tool.name == "json_schema_2020_12_tool")
                 .context("no json_schema_2020_12_tool listed")?;
             let schema = Value::Object((*focal.input_schema).clone());
@@ -142,8 +140,8 @@ async fn request_state(client: Client) -> anyhow::Result<()> {
 /// resource. Lists and calls every tool, reads every resource, gets every prompt.
 async fn standard_headers(client: &Client, running: &Running) -> anyhow::Result<()> {
     let peer = running.peer();
-    for tool in peer.list_all_tools().await? {
-        client.call(&tool.name, sample_arguments(&tool)).await?;
+    for tool in client.tools() {
+        client.call(&tool.name, sample_arguments(tool)).await?;
     }
     for resource in peer.list_all_resources().await? {
         peer.read_resource(ReadResourceRequestParams::new(resource.uri.clone()))

@@ -1,7 +1,8 @@
 //! `fusion::client::connect`: the lifecycle follows the protocol version of the client's
 //! configuration. Against rmcp servers over an in-process stream: one of MCP 2026-07-28 alone
 //! (no `initialize`), which rmcp's own `serve` cannot reach, and one older than that revision
-//! (no `server/discover`), reached through the handshake.
+//! (no `server/discover`), reached through the handshake. And `Client::tools`: the tools as
+//! listed, their schemas untouched.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -62,8 +63,7 @@ impl ServerHandler for Versioned {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
-        let serde_json::Value::Object(schema) = schema else {
+        let serde_json::Value::Object(schema) = echo_schema() else {
             unreachable!("an object")
         };
         let echo = Tool::new("echo", "Echoes `text`", Arc::new(schema));
@@ -116,6 +116,24 @@ impl Service<RoleServer> for Wire {
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         ServerHandler::supported_protocol_versions(&self.0)
     }
+}
+
+/// The input schema of `echo`: JSON Schema 2020-12 with a local and a network `$ref`.
+fn echo_schema() -> serde_json::Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {"line": {"$anchor": "line", "type": "string", "maxLength": 200}},
+        "properties": {
+            "text": {"$ref": "#/$defs/line"},
+            "profile": {"$ref": "http://127.0.0.1:9/never-fetched.json"}
+        },
+        "allOf": [{"anyOf": [{"required": ["text"]}, {"required": ["profile"]}]}],
+        "if": {"required": ["profile"]},
+        "then": {"required": ["text"]},
+        "else": {},
+        "additionalProperties": false
+    })
 }
 
 /// `server` on one end of an in-process stream; the other end, for a client.
@@ -185,4 +203,26 @@ async fn a_configuration_naming_a_version_with_a_handshake_goes_straight_to_it()
     assert_eq!(info.protocol_version, ProtocolVersion::V_2025_06_18);
     assert_eq!(server.discovered(), 0, "no server/discover");
     assert_eq!(echo(running.peer().clone()).await, "over the wire");
+}
+
+#[tokio::test]
+async fn the_listed_tools_keep_their_schemas_as_the_server_wrote_them() {
+    let server = Versioned::new(ProtocolVersion::V_2026_07_28);
+    let running = within(connect(newest_config(), serve(server)))
+        .await
+        .expect("server/discover succeeds");
+    let client = within(Client::discover(running.peer().clone()))
+        .await
+        .expect("tools/list");
+    let [echo] = client.tools() else {
+        panic!("one tool listed: {:?}", client.tools());
+    };
+    assert_eq!(echo.name, "echo");
+    let schema = serde_json::Value::Object((*echo.input_schema).clone());
+    assert_eq!(
+        schema,
+        echo_schema(),
+        "every keyword kept, no $ref resolved"
+    );
+    assert!(Client::new(running.peer().clone()).tools().is_empty());
 }

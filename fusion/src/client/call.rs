@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::model::{CallToolResult, ContentBlock, Tool};
 use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -72,6 +72,8 @@ pub(super) struct Inner {
     pub(super) peer: Peer<RoleClient>,
     pub(super) policy: RetryPolicy,
     naming: Naming,
+    /// The tools `tools/list` listed, for a client made by `discover`.
+    tools: Arc<[Tool]>,
     discriminator: String,
     /// Answers `input_required` (see `rounds.rs`); none: the call ends with the question.
     pub(super) input: Option<InputHandler>,
@@ -89,6 +91,7 @@ impl Client {
                 peer,
                 policy: RetryPolicy::new(),
                 naming: Naming::Fixed(Exposition::Grouped),
+                tools: Arc::new([]),
                 discriminator: "action".to_owned(),
                 input: None,
                 tasks: TaskOptions::default(),
@@ -104,13 +107,20 @@ impl Client {
     /// [`CallError::Protocol`] when `tools/list` fails.
     pub async fn discover(peer: Peer<RoleClient>) -> Result<Client, CallError> {
         let tools = peer.list_all_tools().await.map_err(CallError::Protocol)?;
-        let names = tools
-            .into_iter()
-            .map(|tool| tool.name.into_owned())
-            .collect();
+        let names = tools.iter().map(|tool| tool.name.to_string()).collect();
         let mut client = Client::new(peer);
         client.inner_mut().naming = Naming::Listed(names);
+        client.inner_mut().tools = tools.into();
         Ok(client)
+    }
+
+    /// The tools `tools/list` listed when [`Client::discover`] made this client (all pages);
+    /// empty for [`Client::new`]. Input schemas are the server's JSON, every keyword kept and
+    /// no `$ref` resolved (nothing fetched from a network URI, SEP-2106). Over Streamable HTTP
+    /// at 2026-07-28, rmcp's transport leaves out tools with invalid `x-mcp-header`
+    /// annotations and sends the others' `Mcp-Param-*` headers (SEP-2243).
+    pub fn tools(&self) -> &[Tool] {
+        &self.inner.tools
     }
 
     /// Maps names for a server without asking it (replaces what [`Client::discover`]
@@ -272,6 +282,7 @@ impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Client")
             .field("naming", &self.inner.naming)
+            .field("tools", &self.inner.tools.len())
             .field("discriminator", &self.inner.discriminator)
             .field("policy", &self.inner.policy)
             .field("input_handler", &self.inner.input.is_some())
