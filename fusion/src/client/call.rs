@@ -209,7 +209,8 @@ impl Client {
     /// - [`CallError::Tool`]: the result is an error (`isError: true`) the policy did not
     ///   retry, or still failed on the last attempt. Warnings never end up here.
     /// - [`CallError::Protocol`]: a JSON-RPC error (unknown tool, `-32602`) or a transport
-    ///   failure; never retried (there are no flags to decide from).
+    ///   failure; not retried (no flags to decide from), but for a refusal of the call's
+    ///   headers (`-32020`, SEP-2243): sent once more after listing the tools.
     /// - [`CallError::Arguments`]: `arguments` is neither an object nor `null`; nothing is sent.
     /// - [`CallError::InputRequired`]: the server asks questions no input handler answered.
     ///

@@ -25,6 +25,8 @@ mod call;
 mod connect;
 mod envelope;
 mod flags;
+#[cfg(feature = "client")]
+mod headers;
 mod parse;
 mod retry;
 #[cfg(feature = "client")]
