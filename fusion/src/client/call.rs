@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::model::{CallToolResult, ContentBlock, Tool};
 use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -72,6 +72,8 @@ pub(super) struct Inner {
     pub(super) peer: Peer<RoleClient>,
     pub(super) policy: RetryPolicy,
     naming: Naming,
+    /// The tools `tools/list` listed, for a client made by `discover`.
+    tools: Arc<[Tool]>,
     discriminator: String,
     /// Answers `input_required` (see `rounds.rs`); none: the call ends with the question.
     pub(super) input: Option<InputHandler>,
@@ -89,6 +91,7 @@ impl Client {
                 peer,
                 policy: RetryPolicy::new(),
                 naming: Naming::Fixed(Exposition::Grouped),
+                tools: Arc::new([]),
                 discriminator: "action".to_owned(),
                 input: None,
                 tasks: TaskOptions::default(),
@@ -104,13 +107,20 @@ impl Client {
     /// [`CallError::Protocol`] when `tools/list` fails.
     pub async fn discover(peer: Peer<RoleClient>) -> Result<Client, CallError> {
         let tools = peer.list_all_tools().await.map_err(CallError::Protocol)?;
-        let names = tools
-            .into_iter()
-            .map(|tool| tool.name.into_owned())
-            .collect();
+        let names = tools.iter().map(|tool| tool.name.to_string()).collect();
         let mut client = Client::new(peer);
         client.inner_mut().naming = Naming::Listed(names);
+        client.inner_mut().tools = tools.into();
         Ok(client)
+    }
+
+    /// The tools `tools/list` listed when [`Client::discover`] made this client (all pages);
+    /// empty for [`Client::new`]. Input schemas are the server's JSON, every keyword kept and
+    /// no `$ref` resolved (nothing fetched from a network URI, SEP-2106). Over Streamable HTTP
+    /// at 2026-07-28, rmcp's transport leaves out tools with invalid `x-mcp-header`
+    /// annotations and sends the others' `Mcp-Param-*` headers (SEP-2243).
+    pub fn tools(&self) -> &[Tool] {
+        &self.inner.tools
     }
 
     /// Maps names for a server without asking it (replaces what [`Client::discover`]
@@ -199,7 +209,8 @@ impl Client {
     /// - [`CallError::Tool`]: the result is an error (`isError: true`) the policy did not
     ///   retry, or still failed on the last attempt. Warnings never end up here.
     /// - [`CallError::Protocol`]: a JSON-RPC error (unknown tool, `-32602`) or a transport
-    ///   failure; never retried (there are no flags to decide from).
+    ///   failure; not retried (no flags to decide from), but for a refusal of the call's
+    ///   headers (`-32020`, SEP-2243): sent once more after listing the tools.
     /// - [`CallError::Arguments`]: `arguments` is neither an object nor `null`; nothing is sent.
     /// - [`CallError::InputRequired`]: the server asks questions no input handler answered.
     ///
@@ -272,6 +283,7 @@ impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Client")
             .field("naming", &self.inner.naming)
+            .field("tools", &self.inner.tools.len())
             .field("discriminator", &self.inner.discriminator)
             .field("policy", &self.inner.policy)
             .field("input_handler", &self.inner.input.is_some())

@@ -9,6 +9,8 @@
 //! - [`Flags`] are the typed flags of `_meta["fusion/error"]`, or derived from an envelope.
 //! - [`RetryPolicy`] decides: transient → backoff with jitter, rate_limit → wait exactly
 //!   `retryAfterSeconds`, auth → escalate, validation / not_found / unknown → abort.
+//! - [`connect`] (feature `client`) opens an rmcp client connection with the lifecycle of its
+//!   protocol version: `server/discover` and per-request `_meta` from MCP 2026-07-28 on.
 //! - [`Client`] (feature `client`, on by default) calls tools over any rmcp client transport
 //!   and applies the policy; [`Client::call_batch`] keeps every sibling's result. It speaks
 //!   MCP 2026-07-28: questions of `input_required` go to the application
@@ -19,8 +21,12 @@
 
 #[cfg(feature = "client")]
 mod call;
+#[cfg(feature = "client")]
+mod connect;
 mod envelope;
 mod flags;
+#[cfg(feature = "client")]
+mod headers;
 mod parse;
 mod retry;
 #[cfg(feature = "client")]
@@ -30,6 +36,8 @@ mod task;
 
 #[cfg(feature = "client")]
 pub use call::{CallError, CallOutput, Client, ToolFailure, read_result};
+#[cfg(feature = "client")]
+pub use connect::connect;
 pub use envelope::Envelope;
 pub use flags::Flags;
 pub use parse::{ParseError, ParseErrorKind, parse_envelope};
