@@ -13,7 +13,7 @@ use rmcp::model::{
     ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig,
     SubscriptionFilter, TASKS_EXTENSION_ID, UpdateTaskParams,
 };
-use rmcp::service::{Peer, RequestContext as RmcpContext, RoleServer};
+use rmcp::service::{Peer, RequestContext as RmcpContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
@@ -26,14 +26,18 @@ use crate::model::response::ToolResponse;
 
 use super::catalog::Catalog;
 use super::compose::{self, Ctx, Note, forward_delegated};
-use super::{Server, elicitor, malformed};
+use super::{Server, elicitor, malformed, stateless};
 
 impl rmcp::ServerHandler for Server {
     /// The handler's, with this server's `serverInfo`, the `tools` capability and the
     /// instructions of both (also the `server/discover` information).
     fn get_info(&self) -> ServerConfig {
         let mut config = self.delegate().get_info();
-        config.capabilities.tools = ServerCapabilities::builder().enable_tools().build().tools;
+        // `listChanged`: `Server::list_changes` tells clients.
+        config.capabilities.tools = (ServerCapabilities::builder().enable_tools())
+            .enable_tool_list_changed()
+            .build()
+            .tools;
         if self.runs_tasks() {
             (config.capabilities.extensions.get_or_insert_default())
                 .insert(TASKS_EXTENSION_ID.to_owned(), Default::default());
@@ -172,6 +176,7 @@ impl rmcp::ServerHandler for Server {
         // A handler that overrides `initialize` may not record the client's info; fusion's
         // request context reads it (`RequestContext::client`).
         context.peer.set_peer_info(request.clone());
+        self.inner.changes.add_session(context.peer.clone());
         // The handler's (its side effects and protocol version), with the merged capabilities,
         // `serverInfo` and instructions.
         let mut result = self.delegate().initialize(request, context).await?;
@@ -190,7 +195,11 @@ impl rmcp::ServerHandler for Server {
         // rmcp parses requests as an untagged union: a standard request whose params do not
         // fit lands here as a "custom" request. Say what is wrong with the params instead of
         // claiming the method does not exist; a method of the handler's own goes to it
-        // (`-32601` without a handler).
+        // (`-32601` without a handler). A method MCP 2026-07-28 removed, asked in a request of
+        // that revision, does not exist.
+        if let Some(removed) = stateless::removed(&request.method, &context) {
+            return Err(removed);
+        }
         let explained = malformed::explain_custom_request(&request.method, request.params.as_ref());
         match &self.inner.handler {
             Some(handler) if explained.code == RpcCode::METHOD_NOT_FOUND => {
@@ -198,6 +207,29 @@ impl rmcp::ServerHandler for Server {
             }
             _ => Err(explained),
         }
+    }
+
+    #[allow(deprecated, reason = "MCP logging is deprecated in rmcp, still served")]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RmcpContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        match stateless::removed("logging/setLevel", &context) {
+            Some(removed) => Err(removed),
+            None => self.delegate().set_level(request, context).await,
+        }
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(self.listen_filter(requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        self.listen_stream(context).await
     }
 
     async fn get_task(
@@ -295,7 +327,11 @@ fn request_context(
     // the action sent them, all before the result.
     let (tx, rx) = mpsc::unbounded_channel();
     let log_tx = tx.clone();
+    let threshold = stateless::log_threshold(context);
     let log: LogSink = Arc::new(move |level, logger, data| {
+        if threshold.is_some_and(|least| least.is_none_or(|least| level < least)) {
+            return;
+        }
         // The receiver lives as long as the call; a message after that is moot.
         let _ = log_tx.send(Report::Log(level, logger, data));
     });

@@ -113,10 +113,12 @@ mod handler;
 #[cfg(feature = "http")]
 pub mod http;
 mod input;
+mod listen;
 mod malformed;
 mod output_schema;
 mod redact;
 mod results;
+mod stateless;
 mod streams;
 mod taken;
 mod tasks;
@@ -131,6 +133,7 @@ pub use catalog::{ERRORS_META_KEY, SCOPES_META_KEY, TASKS_META_KEY};
 #[cfg(feature = "http")]
 pub use http::{HttpServer, HttpService, StreamableHttpServerConfig};
 pub use input::{DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_INVALID};
+pub use listen::ListChanges;
 pub use malformed::MAX_READABLE_ARGUMENT_DEPTH;
 pub use rmcp::model::{CacheScope, Implementation};
 #[cfg(feature = "stdio")]
@@ -231,6 +234,8 @@ struct Inner {
     rounds: Arc<input::Rounds>,
     /// Where tasks are kept, and the ones this process runs; see [`Server::tasks`].
     tasks: Arc<tasks::TaskHost>,
+    /// The clients told of list changes; see [`Server::list_changes`].
+    changes: ListChanges,
 }
 
 impl Server {
@@ -263,6 +268,7 @@ impl Server {
                 step_up: None,
                 rounds: Arc::default(),
                 tasks: Arc::default(),
+                changes: ListChanges::default(),
             }),
             session: new_session(),
             handshake: Arc::default(),
