@@ -68,6 +68,7 @@ pub(super) fn removed_error(method: &str, instead: &str) -> ErrorData {
 }
 
 /// What replaces `initialize` in MCP 2026-07-28, for an answer refusing it.
+#[cfg(feature = "http")]
 pub(super) fn instead_of_initialize() -> &'static str {
     REMOVED[0].1
 }
