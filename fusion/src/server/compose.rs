@@ -189,6 +189,8 @@ impl Server {
     /// | `initialize` | `handler`'s `initialize` (its side effects, its protocol version), with fusion's `serverInfo`, the capabilities of both and both instructions |
     /// | `server/discover` | fusion, from the same merged capabilities |
     /// | a request of an unknown method | `handler`'s `on_custom_request`, unless it is a standard method with malformed params (fusion says what is wrong) |
+    /// | `subscriptions/listen` (MCP 2026-07-28) | fusion's list changes ([`Server::list_changes`]), alongside `handler`'s `listen` |
+    /// | a method MCP 2026-07-28 removed (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`) asked in a request of that revision | fusion: `-32601` |
     /// | everything else: `prompts/*`, `resources/*`, `completion/complete`, `logging/setLevel`, `ping`, `tasks/*`, `skills/*`, notifications | `handler` |
     ///
     /// Capabilities: `handler`'s `get_info().capabilities`, with `tools` set to fusion's.
