@@ -458,3 +458,66 @@ async fn a_2025_session_hears_list_changes_on_its_standalone_stream() {
         (200, json!(-32601))
     );
 }
+
+#[tokio::test]
+async fn many_listen_streams_each_get_a_change_and_leave_nothing_behind() {
+    let server = server();
+    let changes = server.list_changes();
+    let mut service = service(server);
+    let mut streams = Vec::new();
+    for id in 0..64 {
+        let (status, mut stream) =
+            send(&mut service, listen(id, json!({"toolsListChanged": true}))).await;
+        assert_eq!(status, 200);
+        assert_eq!(
+            stream.next().await.unwrap()["method"],
+            "notifications/subscriptions/acknowledged"
+        );
+        streams.push(stream);
+    }
+    assert_eq!(changes.listening(), 64);
+    changes.tools();
+    for (id, stream) in streams.iter_mut().enumerate() {
+        let change = stream.next().await.unwrap();
+        assert_eq!(
+            change["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            id
+        );
+    }
+    drop(streams);
+    within(async {
+        while changes.listening() > 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_removed_initialize_with_a_huge_meta_is_answered_short() {
+    let mut service = service(server());
+    let junk = "x".repeat(1 << 20);
+    let params = json!({"_meta": {"junk": junk, "nested": {"deeper": [junk]}}});
+    let (status, mut messages) = send(&mut service, request(3, "initialize", params)).await;
+    assert_eq!(status, 404);
+    let answer = messages.next().await.unwrap();
+    assert_eq!(answer["id"], 3);
+    assert!(answer.to_string().len() < 400, "{answer}");
+    // A `_meta` that is not an object: the 2026-07-28 request cannot be read as one.
+    let body = json!({
+        "jsonrpc": "2.0", "id": 4, "method": "subscriptions/listen",
+        "params": {"notifications": {}, "_meta": "2026-07-28"},
+    });
+    let request = http::Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(body.to_string())
+        .unwrap();
+    let (status, messages) = send(&mut service, request).await;
+    let answer = messages.all().await;
+    assert_eq!(status, 400, "{answer:?}");
+    assert_eq!(answer[0]["id"], 4);
+}
