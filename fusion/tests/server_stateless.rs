@@ -10,7 +10,7 @@ mod within;
 
 use std::time::Duration;
 
-use fusion::server::{HttpService, Server, StreamableHttpServerConfig};
+use fusion::server::{HttpService, ListChanges, Server, StreamableHttpServerConfig};
 use fusion::{LogLevel, RequestContext};
 use http_body_util::BodyExt;
 use rmcp::model::{
@@ -362,6 +362,16 @@ fn standalone_stream(session: &str) -> http::Request<String> {
         .unwrap()
 }
 
+/// Waits until `count` listen streams are open.
+async fn listening(changes: &ListChanges, count: usize) {
+    within(async {
+        while changes.listening() != count {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+}
+
 /// A `subscriptions/listen` request asking for `notifications`.
 fn listen(id: u64, notifications: Value) -> http::Request<String> {
     request(
@@ -399,7 +409,8 @@ async fn a_listen_stream_is_acknowledged_then_carries_the_changes_its_filter_ask
         prompts.next().await.unwrap()["method"],
         "notifications/subscriptions/acknowledged"
     );
-    assert_eq!(changes.listening(), 2);
+    // A stream subscribes right after its acknowledgement is sent.
+    listening(&changes, 2).await;
 
     changes.tools();
     changes.prompts();
@@ -422,12 +433,7 @@ async fn a_listen_stream_is_acknowledged_then_carries_the_changes_its_filter_ask
 
     // A client that goes away leaves no stream behind.
     drop((tools, prompts));
-    within(async {
-        while changes.listening() > 0 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await;
+    listening(&changes, 0).await;
 }
 
 #[tokio::test]
@@ -475,7 +481,7 @@ async fn many_listen_streams_each_get_a_change_and_leave_nothing_behind() {
         );
         streams.push(stream);
     }
-    assert_eq!(changes.listening(), 64);
+    listening(&changes, 64).await;
     changes.tools();
     for (id, stream) in streams.iter_mut().enumerate() {
         let change = stream.next().await.unwrap();
@@ -485,12 +491,7 @@ async fn many_listen_streams_each_get_a_change_and_leave_nothing_behind() {
         );
     }
     drop(streams);
-    within(async {
-        while changes.listening() > 0 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await;
+    listening(&changes, 0).await;
 }
 
 #[tokio::test]
