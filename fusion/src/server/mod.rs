@@ -35,7 +35,8 @@
 //! # What a client sees
 //!
 //! - `initialize`: the server's own name and version (from [`server_info!`](crate::server_info)
-//!   or [`Server::new`]), the `tools` capability, and the instructions if set.
+//!   or [`Server::new`]), the `tools` capability (with `listChanged`: see
+//!   [`Server::list_changes`]), and the instructions if set.
 //! - `tools/list`: one MCP tool per fusion tool ([`Exposition::Grouped`], the default) or per
 //!   action ([`Exposition::Flat`]). Each carries its title when it has one (the tool's in
 //!   grouped exposition, the action's in flat), its description, a single flat object input
