@@ -74,8 +74,9 @@ struct Hub {
 #[derive(Clone)]
 pub struct ListChanges(Arc<Hub>);
 
-impl Default for ListChanges {
-    fn default() -> Self {
+impl ListChanges {
+    /// A server's: no stream open, no session yet.
+    pub(super) fn new() -> Self {
         let (streams, _) = broadcast::channel(BACKLOG);
         ListChanges(Arc::new(Hub {
             streams,

@@ -269,7 +269,7 @@ impl Server {
                 step_up: None,
                 rounds: Arc::default(),
                 tasks: Arc::default(),
-                changes: ListChanges::default(),
+                changes: ListChanges::new(),
             }),
             session: new_session(),
             handshake: Arc::default(),
