@@ -36,14 +36,16 @@ async fn chatty(ctx: RequestContext) -> &'static str {
     "done"
 }
 
-/// A handler with one prompt, whose list may change.
+/// A handler with one prompt, whose list may change, and logging.
 struct Prompts;
 
 impl ServerHandler for Prompts {
+    #[allow(deprecated, reason = "MCP logging (2025 revisions)")]
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_prompts()
             .enable_prompts_list_changed()
+            .enable_logging()
             .build();
         ServerConfig::new(capabilities)
     }
@@ -55,6 +57,15 @@ impl ServerHandler for Prompts {
     ) -> Result<ListPromptsResult, ErrorData> {
         let prompt = Prompt::new("greet", Some("Greets"), None);
         Ok(ListPromptsResult::with_all_items(vec![prompt]))
+    }
+
+    #[allow(deprecated, reason = "MCP logging (2025 revisions)")]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RmcpContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Ok(())
     }
 }
 
@@ -346,6 +357,23 @@ async fn a_2026_request_gets_log_messages_only_at_the_level_its_meta_sets() {
         Vec::<String>::new()
     );
     for level in ["debug", "info", "warning", "error"] {
+        let message = standalone.next().await.unwrap();
+        assert_eq!(message["params"]["level"], level, "{message}");
+    }
+    // Then those at the level it sets and above.
+    let set_level = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "logging/setLevel", "params": {"level": "warning"},
+    });
+    let (_, answer) = send(&mut service, in_session(&session, set_level)).await;
+    assert_eq!(answer.all().await[0]["result"], json!({}));
+    let call = json!({
+        "jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "chatty"},
+    });
+    assert_eq!(
+        logged(&mut service, in_session(&session, call)).await,
+        Vec::<String>::new()
+    );
+    for level in ["warning", "error"] {
         let message = standalone.next().await.unwrap();
         assert_eq!(message["params"]["level"], level, "{message}");
     }

@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 use std::pin::pin;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
@@ -111,7 +111,7 @@ impl rmcp::ServerHandler for Server {
             return self.start_task(entry, request, context).await;
         }
         let arguments = request.arguments.take().unwrap_or_default();
-        let (mut ctx, reports) = request_context(&mut context, self.session());
+        let (mut ctx, reports) = request_context(&mut context, self.session(), self.log_level());
         if let Some(principal) = self.local_caller() {
             ctx = ctx.with_principal(principal.clone());
         }
@@ -215,10 +215,17 @@ impl rmcp::ServerHandler for Server {
         request: rmcp::model::SetLevelRequestParams,
         context: RmcpContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        match stateless::removed("logging/setLevel", &context) {
-            Some(removed) => Err(removed),
-            None => self.delegate().set_level(request, context).await,
+        if let Some(removed) = stateless::removed("logging/setLevel", &context) {
+            return Err(removed);
         }
+        let level = stateless::set_level(&request);
+        // The level holds once the handler (which advertises logging) accepted it.
+        self.delegate().set_level(request, context).await?;
+        *self
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = level;
+        Ok(())
     }
 
     fn accepted_subscription_filter(
@@ -281,6 +288,14 @@ impl Server {
             .then_some(&self.session)
     }
 
+    /// The level the session's client set with `logging/setLevel`, if it did.
+    fn log_level(&self) -> Option<LogLevel> {
+        *self
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// The caller of this value's calls when it serves a [`Server::serve_io`] connection.
     pub(super) fn local_caller(&self) -> Option<&Principal> {
         self.inner.local_principal.as_ref().filter(|_| self.local)
@@ -321,15 +336,16 @@ impl Server {
 fn request_context(
     context: &mut RmcpContext<RoleServer>,
     session: Option<&Arc<str>>,
+    log_level: Option<LogLevel>,
 ) -> (RequestContext, mpsc::UnboundedReceiver<Report>) {
     let mut ctx = base_context(context, session);
     // Progress reports and log messages share one queue, so the client gets them in the order
     // the action sent them, all before the result.
     let (tx, rx) = mpsc::unbounded_channel();
     let log_tx = tx.clone();
-    let threshold = stateless::log_threshold(context);
+    let threshold = stateless::log_threshold(context, log_level);
     let log: LogSink = Arc::new(move |level, logger, data| {
-        if threshold.is_some_and(|least| least.is_none_or(|least| level < least)) {
+        if threshold.is_none_or(|least| level < least) {
             return;
         }
         // The receiver lives as long as the call; a message after that is moot.

@@ -203,6 +203,9 @@ pub struct Server {
     /// stateless request is served by a fresh value that never sees a handshake, and must not
     /// get a bucket of its own per request).
     handshake: Arc<std::sync::atomic::AtomicBool>,
+    /// The least severe log level the session's client asked for with `logging/setLevel`
+    /// (2025 revisions); `None` until it does.
+    log_level: Arc<std::sync::Mutex<Option<crate::model::context::LogLevel>>>,
     /// Set on the value serving a connection of [`Server::serve_io`] (stdio, a pipe, in
     /// process): only its calls get [`Server::local_principal`], never a Streamable HTTP
     /// session's.
@@ -273,6 +276,7 @@ impl Server {
             }),
             session: new_session(),
             handshake: Arc::default(),
+            log_level: Arc::default(),
             local: false,
         }
     }
@@ -284,6 +288,7 @@ impl Server {
             inner: Arc::clone(&self.inner),
             session: new_session(),
             handshake: Arc::default(),
+            log_level: Arc::default(),
             local: false,
         }
     }

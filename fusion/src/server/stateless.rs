@@ -73,17 +73,28 @@ pub(super) fn instead_of_initialize() -> &'static str {
     REMOVED[0].1
 }
 
-/// The least severe level of the log messages the client gets for this request: `None` sends
-/// every message (a request of a 2025 session, which `logging/setLevel` governs), `Some(None)`
-/// sends none. A 2026-07-28 request gets messages only when its `_meta` sets
+/// The least severe level of the log messages the client gets for this request; `None` sends
+/// none. A 2026-07-28 request gets messages only when its `_meta` sets
 /// `io.modelcontextprotocol/logLevel`, at that level and above (SEP-2575); a value that is not
-/// an MCP level (`"loud"`, `3`) counts as not set.
-pub(super) fn log_threshold(context: &RmcpContext<RoleServer>) -> Option<Option<LogLevel>> {
+/// an MCP level (`"loud"`, `3`) counts as not set. A request of a 2025 session gets those at
+/// `session`, the level its client set with `logging/setLevel`, and above; every one before it
+/// sets one.
+pub(super) fn log_threshold(
+    context: &RmcpContext<RoleServer>,
+    session: Option<LogLevel>,
+) -> Option<LogLevel> {
     if !is_stateless_request(context) {
-        return None;
+        return Some(session.unwrap_or(LogLevel::Debug));
     }
     let level = context.meta.get(LOG_LEVEL_KEY).and_then(Value::as_str);
-    Some(level.and_then(parse_level))
+    level.and_then(parse_level)
+}
+
+/// The level of a `logging/setLevel` request.
+#[allow(deprecated, reason = "MCP logging is deprecated in rmcp, still served")]
+pub(super) fn set_level(request: &rmcp::model::SetLevelRequestParams) -> Option<LogLevel> {
+    let level = serde_json::to_value(request.level).ok()?;
+    parse_level(level.as_str()?)
 }
 
 /// The level MCP spells `name`.
