@@ -84,3 +84,18 @@ fn names_stateless(version: &str) -> bool {
     let dated = version.len() == 10 && version.bytes().all(|b| b.is_ascii_digit() || b == b'-');
     dated && version >= ProtocolVersion::NO_INITIALIZE.as_str()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_dated_revision_from_2026_07_28_on_is_stateless() {
+        assert!(names_stateless("2026-07-28"));
+        assert!(names_stateless("2027-01-01"));
+        assert!(!names_stateless("2025-11-25"));
+        // Not a revision: rmcp says it is not supported.
+        assert!(!names_stateless("v999.0.0"));
+        assert!(!names_stateless("9999"));
+    }
+}
