@@ -31,6 +31,10 @@ mod library;
 
 use library::Library;
 
+// The `server-stateless` scenario's tools (MCP 2026-07-28).
+#[path = "conformance/stateless.rs"]
+mod stateless;
+
 /// A silent WAV, base64.
 const AUDIO_WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEARKwAAIhYAQACABAAZGF0YQAAAAA=";
 
@@ -350,7 +354,12 @@ pub(crate) async fn main() -> anyhow::Result<()> {
         .tool(JsonSchema202012Tool)
         .tool(TestSampling)
         .tool(TestReconnection)
+        .tool(stateless::TestLoggingTool)
+        .tool(stateless::TestStreamingElicitation)
+        .tool(stateless::TestTriggerToolChange)
+        .tool(stateless::TestTriggerPromptChange)
         .handler(Library::default());
+    stateless::tell(server.list_changes());
     let listener = tokio::net::TcpListener::bind(addr).await?;
     eprintln!("listening on http://{}/mcp", listener.local_addr()?);
     server.serve_http_on(listener).await?;

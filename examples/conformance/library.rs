@@ -31,6 +31,8 @@ impl ServerHandler for Library {
         )]
         let capabilities = ServerCapabilities::builder()
             .enable_prompts()
+            // `test_trigger_prompt_change` tells clients (`Server::list_changes`).
+            .enable_prompts_list_changed()
             .enable_resources()
             .enable_resources_subscribe()
             .enable_completions()

@@ -27,3 +27,6 @@ mod output;
 
 #[path = "server/portability.rs"]
 mod portability;
+
+#[path = "server/stateless.rs"]
+mod stateless;

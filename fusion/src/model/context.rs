@@ -329,10 +329,11 @@ impl RequestContext {
     /// before the call's result. Over Streamable HTTP, rmcp sends them on the session's own
     /// event stream (the one the client opens with HTTP GET), not the call's: a client receives
     /// them while it holds that stream open, possibly after the result. Does nothing when
-    /// nothing listens (a tool called directly). The
-    /// server sends every level: a server that honours `logging/setLevel` keeps the client's
-    /// level in its handler ([`Server::handler`](crate::server::Server::handler)) and filters
-    /// before logging.
+    /// nothing listens (a tool called directly). The server drops the messages below the level
+    /// the client asked for: with `logging/setLevel` in a 2025 session (once the
+    /// [`Server::handler`](crate::server::Server::handler) accepted it; every level before),
+    /// with `io.modelcontextprotocol/logLevel` in the `_meta` of a 2026-07-28 request (none
+    /// without it), where they ride the call's own event stream.
     ///
     /// ```
     /// use fusion::{LogLevel, RequestContext};

@@ -35,12 +35,12 @@ macro_rules! for_each_delegated {
             composed async fn on_custom_request(request: CustomRequest, context: Ctx)
                 -> Result<CustomResult, ErrorData>;
             delegated sync fn supported_protocol_versions() -> Cow<'static, [ProtocolVersion]>;
-            delegated sync fn accepted_subscription_filter(requested: &SubscriptionFilter)
+            composed sync fn accepted_subscription_filter(requested: &SubscriptionFilter)
                 -> Option<SubscriptionFilter>;
             delegated async fn ping(context: Ctx) -> Result<(), ErrorData>;
             delegated async fn complete(request: rmcp::model::CompleteRequestParams, context: Ctx)
                 -> Result<rmcp::model::CompleteResult, ErrorData>;
-            delegated async fn set_level(request: rmcp::model::SetLevelRequestParams, context: Ctx)
+            composed async fn set_level(request: rmcp::model::SetLevelRequestParams, context: Ctx)
                 -> Result<(), ErrorData>;
             delegated async fn get_prompt(request: rmcp::model::GetPromptRequestParams, context: Ctx)
                 -> Result<rmcp::model::GetPromptResponse, ErrorData>;
@@ -60,7 +60,7 @@ macro_rules! for_each_delegated {
                 request: rmcp::model::ReadResourceRequestParams,
                 context: Ctx
             ) -> Result<rmcp::model::ReadResourceResponse, ErrorData>;
-            delegated async fn listen(context: rmcp::service::SubscriptionContext)
+            composed async fn listen(context: rmcp::service::SubscriptionContext)
                 -> Result<(), ErrorData>;
             delegated async fn subscribe(request: rmcp::model::SubscribeRequestParams, context: Ctx)
                 -> Result<(), ErrorData>;
@@ -189,6 +189,8 @@ impl Server {
     /// | `initialize` | `handler`'s `initialize` (its side effects, its protocol version), with fusion's `serverInfo`, the capabilities of both and both instructions |
     /// | `server/discover` | fusion, from the same merged capabilities |
     /// | a request of an unknown method | `handler`'s `on_custom_request`, unless it is a standard method with malformed params (fusion says what is wrong) |
+    /// | `subscriptions/listen` (MCP 2026-07-28) | fusion's list changes ([`Server::list_changes`]), alongside `handler`'s `listen` |
+    /// | a method MCP 2026-07-28 removed (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`) asked in a request of that revision | fusion: `-32601` |
     /// | everything else: `prompts/*`, `resources/*`, `completion/complete`, `logging/setLevel`, `ping`, `tasks/*`, `skills/*`, notifications | `handler` |
     ///
     /// Capabilities: `handler`'s `get_info().capabilities`, with `tools` set to fusion's.

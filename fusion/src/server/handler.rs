@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 use std::pin::pin;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
@@ -13,7 +13,7 @@ use rmcp::model::{
     ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig,
     SubscriptionFilter, TASKS_EXTENSION_ID, UpdateTaskParams,
 };
-use rmcp::service::{Peer, RequestContext as RmcpContext, RoleServer};
+use rmcp::service::{Peer, RequestContext as RmcpContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
@@ -26,14 +26,18 @@ use crate::model::response::ToolResponse;
 
 use super::catalog::Catalog;
 use super::compose::{self, Ctx, Note, forward_delegated};
-use super::{Server, elicitor, malformed};
+use super::{Server, elicitor, malformed, stateless};
 
 impl rmcp::ServerHandler for Server {
     /// The handler's, with this server's `serverInfo`, the `tools` capability and the
     /// instructions of both (also the `server/discover` information).
     fn get_info(&self) -> ServerConfig {
         let mut config = self.delegate().get_info();
-        config.capabilities.tools = ServerCapabilities::builder().enable_tools().build().tools;
+        // `listChanged`: `Server::list_changes` tells clients.
+        config.capabilities.tools = (ServerCapabilities::builder().enable_tools())
+            .enable_tool_list_changed()
+            .build()
+            .tools;
         if self.runs_tasks() {
             (config.capabilities.extensions.get_or_insert_default())
                 .insert(TASKS_EXTENSION_ID.to_owned(), Default::default());
@@ -107,7 +111,7 @@ impl rmcp::ServerHandler for Server {
             return self.start_task(entry, request, context).await;
         }
         let arguments = request.arguments.take().unwrap_or_default();
-        let (mut ctx, reports) = request_context(&mut context, self.session());
+        let (mut ctx, reports) = request_context(&mut context, self.session(), self.log_level());
         if let Some(principal) = self.local_caller() {
             ctx = ctx.with_principal(principal.clone());
         }
@@ -172,6 +176,7 @@ impl rmcp::ServerHandler for Server {
         // A handler that overrides `initialize` may not record the client's info; fusion's
         // request context reads it (`RequestContext::client`).
         context.peer.set_peer_info(request.clone());
+        self.inner.changes.add_session(context.peer.clone());
         // The handler's (its side effects and protocol version), with the merged capabilities,
         // `serverInfo` and instructions.
         let mut result = self.delegate().initialize(request, context).await?;
@@ -190,7 +195,11 @@ impl rmcp::ServerHandler for Server {
         // rmcp parses requests as an untagged union: a standard request whose params do not
         // fit lands here as a "custom" request. Say what is wrong with the params instead of
         // claiming the method does not exist; a method of the handler's own goes to it
-        // (`-32601` without a handler).
+        // (`-32601` without a handler). A method MCP 2026-07-28 removed, asked in a request of
+        // that revision, does not exist.
+        if let Some(removed) = stateless::removed(&request.method, &context) {
+            return Err(removed);
+        }
         let explained = malformed::explain_custom_request(&request.method, request.params.as_ref());
         match &self.inner.handler {
             Some(handler) if explained.code == RpcCode::METHOD_NOT_FOUND => {
@@ -198,6 +207,36 @@ impl rmcp::ServerHandler for Server {
             }
             _ => Err(explained),
         }
+    }
+
+    #[allow(deprecated, reason = "MCP logging is deprecated in rmcp, still served")]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RmcpContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Some(removed) = stateless::removed("logging/setLevel", &context) {
+            return Err(removed);
+        }
+        let level = stateless::set_level(&request);
+        // The level holds once the handler (which advertises logging) accepted it.
+        self.delegate().set_level(request, context).await?;
+        *self
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = level;
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(self.listen_filter(requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        self.listen_stream(context).await
     }
 
     async fn get_task(
@@ -249,6 +288,14 @@ impl Server {
             .then_some(&self.session)
     }
 
+    /// The level the session's client set with `logging/setLevel`, if it did.
+    fn log_level(&self) -> Option<LogLevel> {
+        *self
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// The caller of this value's calls when it serves a [`Server::serve_io`] connection.
     pub(super) fn local_caller(&self) -> Option<&Principal> {
         self.inner.local_principal.as_ref().filter(|_| self.local)
@@ -289,13 +336,18 @@ impl Server {
 fn request_context(
     context: &mut RmcpContext<RoleServer>,
     session: Option<&Arc<str>>,
+    log_level: Option<LogLevel>,
 ) -> (RequestContext, mpsc::UnboundedReceiver<Report>) {
     let mut ctx = base_context(context, session);
     // Progress reports and log messages share one queue, so the client gets them in the order
     // the action sent them, all before the result.
     let (tx, rx) = mpsc::unbounded_channel();
     let log_tx = tx.clone();
+    let threshold = stateless::log_threshold(context, log_level);
     let log: LogSink = Arc::new(move |level, logger, data| {
+        if threshold.is_none_or(|least| level < least) {
+            return;
+        }
         // The receiver lives as long as the call; a message after that is moot.
         let _ = log_tx.send(Report::Log(level, logger, data));
     });

@@ -35,7 +35,8 @@
 //! # What a client sees
 //!
 //! - `initialize`: the server's own name and version (from [`server_info!`](crate::server_info)
-//!   or [`Server::new`]), the `tools` capability, and the instructions if set.
+//!   or [`Server::new`]), the `tools` capability (with `listChanged`: see
+//!   [`Server::list_changes`]), and the instructions if set.
 //! - `tools/list`: one MCP tool per fusion tool ([`Exposition::Grouped`], the default) or per
 //!   action ([`Exposition::Flat`]). Each carries its title when it has one (the tool's in
 //!   grouped exposition, the action's in flat), its description, a single flat object input
@@ -113,10 +114,12 @@ mod handler;
 #[cfg(feature = "http")]
 pub mod http;
 mod input;
+mod listen;
 mod malformed;
 mod output_schema;
 mod redact;
 mod results;
+mod stateless;
 mod streams;
 mod taken;
 mod tasks;
@@ -131,6 +134,7 @@ pub use catalog::{ERRORS_META_KEY, SCOPES_META_KEY, TASKS_META_KEY};
 #[cfg(feature = "http")]
 pub use http::{HttpServer, HttpService, StreamableHttpServerConfig};
 pub use input::{DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_INVALID};
+pub use listen::ListChanges;
 pub use malformed::MAX_READABLE_ARGUMENT_DEPTH;
 pub use rmcp::model::{CacheScope, Implementation};
 #[cfg(feature = "stdio")]
@@ -199,6 +203,9 @@ pub struct Server {
     /// stateless request is served by a fresh value that never sees a handshake, and must not
     /// get a bucket of its own per request).
     handshake: Arc<std::sync::atomic::AtomicBool>,
+    /// The least severe log level the session's client asked for with `logging/setLevel`
+    /// (2025 revisions); `None` until it does.
+    log_level: Arc<std::sync::Mutex<Option<crate::model::context::LogLevel>>>,
     /// Set on the value serving a connection of [`Server::serve_io`] (stdio, a pipe, in
     /// process): only its calls get [`Server::local_principal`], never a Streamable HTTP
     /// session's.
@@ -231,6 +238,8 @@ struct Inner {
     rounds: Arc<input::Rounds>,
     /// Where tasks are kept, and the ones this process runs; see [`Server::tasks`].
     tasks: Arc<tasks::TaskHost>,
+    /// The clients told of list changes; see [`Server::list_changes`].
+    changes: ListChanges,
 }
 
 impl Server {
@@ -263,9 +272,11 @@ impl Server {
                 step_up: None,
                 rounds: Arc::default(),
                 tasks: Arc::default(),
+                changes: ListChanges::new(),
             }),
             session: new_session(),
             handshake: Arc::default(),
+            log_level: Arc::default(),
             local: false,
         }
     }
@@ -277,6 +288,7 @@ impl Server {
             inner: Arc::clone(&self.inner),
             session: new_session(),
             handshake: Arc::default(),
+            log_level: Arc::default(),
             local: false,
         }
     }

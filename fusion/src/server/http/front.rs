@@ -10,12 +10,14 @@
 //!    another caller's;
 //! 2. [`body::read_body`]: a POST body read whole under the size limit and the read timeout
 //!    (413, 408);
-//! 3. [`gate::session_caps`]: an `initialize` reserves its session's slot under the server's and
+//! 3. [`removed::removed_initialize`]: 404 with JSON-RPC `-32601` for an `initialize` that says
+//!    it is a request of MCP 2026-07-28, which removed it (no session is opened);
+//! 4. [`gate::session_caps`]: an `initialize` reserves its session's slot under the server's and
 //!    the caller's caps (503 at either), handed to the session store in the request's
 //!    extensions;
-//! 4. [`statuses::rmcp_statuses`]: 204 for an ended session, the JSON-RPC error for a body rmcp
+//! 5. [`statuses::rmcp_statuses`]: 204 for an ended session, the JSON-RPC error for a body rmcp
 //!    cannot read;
-//! 5. [`step_up::insufficient_scope`], with
+//! 6. [`step_up::insufficient_scope`], with
 //!    [`Server::insufficient_scope_challenge`](crate::server::Server::insufficient_scope_challenge):
 //!    a `tools/call` request lacking a scope goes on to rmcp marked, and the 403
 //!    `insufficient_scope` challenge replaces rmcp's response when rmcp accepted the call; the
@@ -35,6 +37,7 @@ use tower::ServiceBuilder;
 
 use super::body::{self, BodyLimits};
 use super::gate::{self, Gate};
+use super::removed;
 use super::sessions::CappedSessions;
 use super::statuses;
 use super::step_up::{self, StepUp};
@@ -52,6 +55,7 @@ pub(super) fn route(
     let service = ServiceBuilder::new()
         .layer(from_fn_with_state(gate.clone(), gate::known_sessions))
         .layer(from_fn_with_state(limits, body::read_body))
+        .layer(from_fn(removed::removed_initialize))
         .layer(from_fn_with_state(gate, gate::session_caps))
         .layer(from_fn(statuses::rmcp_statuses))
         .option_layer(step_up.map(|state| from_fn_with_state(state, step_up::insufficient_scope)))

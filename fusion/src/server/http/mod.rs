@@ -9,6 +9,7 @@ mod body;
 mod config;
 mod front;
 mod gate;
+mod removed;
 
 /// The deployment guide: replicas behind a load balancer (sessions and stickiness, shared rate
 /// limits in Redis, trusted proxies, failure modes), as `scripts/replicas.sh` runs them.
