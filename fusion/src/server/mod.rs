@@ -138,9 +138,10 @@ pub use transport::ServeError;
 
 use crate::auth::Principal;
 use crate::guard::{GuardSpec, Guards};
-use crate::portability::{self, Provider};
+use crate::portability::Provider;
 use crate::runtime::registry::{Refusal, Registry};
 use crate::runtime::tool::Tool;
+use crate::schema::InputSchemas;
 use catalog::Catalog;
 
 /// Expands to the calling crate's [`Implementation`] (`serverInfo`): the `name` and `version`
@@ -218,6 +219,8 @@ struct Inner {
     local_principal: Option<Principal>,
     /// The LLM providers every tool definition must suit; see [`Server::portable_to`].
     portable_to: Vec<Provider>,
+    /// How input schemas are published, unless a tool says; see [`Server::input_schemas`].
+    input_schemas: InputSchemas,
     /// The rmcp handler answering everything but tools; see [`Server::handler`].
     handler: Option<Arc<dyn compose::Delegate>>,
     /// How long, and by whom, a `tools/list` result may be cached; see [`Server::list_cache`].
@@ -256,6 +259,7 @@ impl Server {
                 unknown_tool_as_envelope: false,
                 local_principal: None,
                 portable_to: Provider::DEFAULT.to_vec(),
+                input_schemas: InputSchemas::default(),
                 handler: None,
                 list_cache: None,
                 visible: visible::Visibility::default(),
@@ -316,11 +320,13 @@ impl Server {
                     Refusal::Settings(message) => message,
                 })?;
             let index = inner.registry.tools().len() - 1;
-            let definition = &inner.registry.tools()[index].definition;
-            output_schema::warn(definition);
-            let added = inner.catalog.add(index, definition, inner.exposition)?;
-            let added = added.iter().map(|entry| &entry.definition);
-            portability::require(added, &inner.portable_to).map_err(|report| report.to_string())
+            let registered = &inner.registry.tools()[index];
+            output_schema::warn(&registered.definition);
+            let schemas = registered.tool.input_schemas();
+            let schemas = schemas.unwrap_or(inner.input_schemas);
+            let added =
+                (inner.catalog).add(index, &registered.definition, inner.exposition, schemas)?;
+            catalog::check_portable(added, &inner.portable_to)
         })
     }
 
@@ -332,9 +338,27 @@ impl Server {
     pub fn exposition(self, exposition: Exposition) -> Server {
         self.update(|inner| {
             inner.exposition = exposition;
-            inner.catalog = Catalog::build(inner.registry.tools(), exposition)?;
-            portability::require(inner.catalog.definitions(), &inner.portable_to)
-                .map_err(|report| report.to_string())
+            inner.catalog =
+                Catalog::build(inner.registry.tools(), exposition, inner.input_schemas)?;
+            catalog::check_portable(inner.catalog.entries(), &inner.portable_to)
+        })
+    }
+
+    /// How the input schemas of the tools that do not say
+    /// (`#[fusion::tool(input_schema = "…")]`) are published: [`InputSchemas::Portable`], the
+    /// default, rewritten for the LLM APIs of [`Server::portable_to`]; or
+    /// [`InputSchemas::AsWritten`], as the arguments types write them (MCP 2026-07-28,
+    /// SEP-2106), which several LLM APIs refuse: the server logs which, at registration. The
+    /// same schema goes to every client, whatever its MCP revision (see [`InputSchemas`]).
+    ///
+    /// # Panics
+    /// As [`Server::exposition`].
+    #[track_caller]
+    pub fn input_schemas(self, schemas: InputSchemas) -> Server {
+        self.update(|inner| {
+            inner.input_schemas = schemas;
+            inner.catalog = Catalog::build(inner.registry.tools(), inner.exposition, schemas)?;
+            catalog::check_portable(inner.catalog.entries(), &inner.portable_to)
         })
     }
 
@@ -352,8 +376,7 @@ impl Server {
         let providers = providers.into_iter().collect();
         self.update(|inner| {
             inner.portable_to = providers;
-            portability::require(inner.catalog.definitions(), &inner.portable_to)
-                .map_err(|report| report.to_string())
+            catalog::check_portable(inner.catalog.entries(), &inner.portable_to)
         })
     }
 
