@@ -39,7 +39,8 @@
 //! - `tools/list`: one MCP tool per fusion tool ([`Exposition::Grouped`], the default) or per
 //!   action ([`Exposition::Flat`]). Each carries its title when it has one (the tool's in
 //!   grouped exposition, the action's in flat), its description, a single flat object input
-//!   schema (never a top-level `oneOf`/`anyOf`/`allOf`), all four MCP annotation hints (see
+//!   schema (never a top-level `oneOf`/`anyOf`/`allOf`; unless published as written, see
+//!   [`Server::input_schemas`]), all four MCP annotation hints (see
 //!   [titles and hints](macro@crate::tool#titles-and-hints)), and its error
 //!   contract in `_meta["fusion/errors"]` ([`ERRORS_META_KEY`]):
 //!   `[{"action": "get_invoice", "code": "NOT_FOUND", "severity": "error", "category":

@@ -1,7 +1,8 @@
 //! Input schemas as a tool advertises them: one flat object per tool, the discriminator as a
 //! string `enum`, the union of its actions' fields, and no top-level `oneOf`/`anyOf`/`allOf`
 //! (several LLM APIs reject tools whose schema starts with one), rewritten into the part of JSON
-//! Schema every major LLM API accepts (see [`crate::portability`]).
+//! Schema every major LLM API accepts (see [`crate::portability`]); or, by choice
+//! ([`InputSchemas::AsWritten`]), as the arguments type writes it.
 
 pub(crate) mod generate;
 mod headers;
