@@ -88,7 +88,7 @@ pub(crate) fn check_headers(schema: &Map<String, Value>) -> Result<(), String> {
 /// `None` unless the pointer is one or more `/properties/<name>` steps.
 fn property_path(pointer: &str) -> Option<String> {
     let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
-    if tokens.is_empty() || tokens.len() % 2 != 0 {
+    if tokens.is_empty() || !tokens.len().is_multiple_of(2) {
         return None;
     }
     let mut names = Vec::new();
