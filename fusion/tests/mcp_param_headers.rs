@@ -164,6 +164,8 @@ async fn a_param_header_must_match_the_body() {
                 "not valid Base64",
             ),
             (with(b"us-west\xff"), "invalid characters"),
+            // Base64 of bytes that are not UTF-8 (0xff).
+            (with(b"=?base64?/w==?=".as_slice()), "not valid Base64"),
         ] {
             let (status, refused) =
                 send(&mut service, call(name, arguments.clone(), named, &headers)).await;
@@ -198,6 +200,19 @@ async fn a_huge_header_is_not_echoed_whole() {
             "Mcp-Param-Region header `{}…` (1048576 bytes) does not match body value `us-west1`",
             "a".repeat(64)
         )
+    );
+
+    // A tool name that is not UTF-8.
+    let region = [("mcp-param-region", b"us-west1".as_slice())];
+    let (status, refused) = send(
+        &mut service,
+        call("fleet_start", arguments.clone(), b"fleet_\xe9", &region),
+    )
+    .await;
+    assert_eq!((status, &refused["error"]["code"]), (400, &json!(-32020)));
+    assert_eq!(
+        refused["error"]["message"],
+        "Mcp-Name header contains invalid characters"
     );
 
     let (status, refused) = send(&mut service, call("fleet_start", arguments, &huge, &[])).await;
