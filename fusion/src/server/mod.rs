@@ -300,8 +300,12 @@ impl Server {
     /// before the server serves anything. The message names both claimants. Also when an
     /// action's arguments are not a JSON object or declare a field named like the
     /// discriminator ([`crate::schema::check_definition`]), or an input schema does not compile
-    /// (a `$ref` that designates nothing inside it), or break a rule of a provider of
-    /// [`Server::portable_to`] (the message lists every rule broken and what to change).
+    /// (a `$ref` that designates nothing inside it), or a portable one breaks a rule of a
+    /// provider of [`Server::portable_to`] (the message lists every rule broken and what to
+    /// change; one published as written is logged instead, see [`Server::input_schemas`]), or
+    /// an `x-mcp-header` annotation breaks a rule MCP clients apply (SEP-2243: an HTTP token,
+    /// unique ignoring case, on a `string`, `integer` or `boolean` property reached through
+    /// `properties` alone).
     #[track_caller]
     pub fn tool(self, tool: impl Tool) -> Server {
         let kind = std::any::Any::type_id(&tool);
@@ -353,7 +357,9 @@ impl Server {
     /// same schema goes to every client, whatever its MCP revision (see [`InputSchemas`]).
     ///
     /// # Panics
-    /// As [`Server::exposition`].
+    /// As [`Server::tool`], for the schemas of the tools registered so far: an `x-mcp-header`
+    /// annotation that breaks a rule in the new form (an `Option` field's, as written), or a
+    /// portable schema a provider of [`Server::portable_to`] refuses.
     #[track_caller]
     pub fn input_schemas(self, schemas: InputSchemas) -> Server {
         self.update(|inner| {
