@@ -29,6 +29,10 @@ use serde::{Deserialize, Serialize};
 #[path = "conformance/library.rs"]
 mod library;
 
+// The tool with an `x-mcp-header` argument (SEP-2243).
+#[path = "conformance/headers.rs"]
+mod headers;
+
 use library::Library;
 
 // The `server-stateless` scenario's tools (MCP 2026-07-28).
@@ -164,18 +168,47 @@ fn titled_multi(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     ]}})
 }
 
-/// The arguments of `json_schema_2020_12_tool`: a `$defs` entry named `address`.
+/// The arguments of `json_schema_2020_12_tool`, its schema published as written (SEP-2106):
+/// `$schema` and `additionalProperties: false` from schemars, a `$defs` entry `address` with an
+/// `$anchor`, a phone or an email required (`allOf` of an `anyOf`), and the one the contact
+/// method names (`if`/`then`/`else`), which fusion validates too.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend(
+    "allOf" = [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if" = {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then" = {"required": ["phone"]},
+    "else" = {"required": ["email"]},
+))]
 struct Person {
+    #[serde(default)]
+    #[schemars(with = "String")]
     name: Option<String>,
+    #[serde(default)]
     address: Option<Address>,
+    #[serde(default, rename = "contactMethod")]
+    #[schemars(schema_with = "contact_method")]
+    contact_method: Option<String>,
+    #[serde(default)]
+    #[schemars(with = "String")]
+    phone: Option<String>,
+    #[serde(default)]
+    #[schemars(with = "String")]
+    email: Option<String>,
+}
+
+fn contact_method(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "string", "enum": ["phone", "email"]})
 }
 
 #[derive(Deserialize, JsonSchema)]
-#[schemars(rename = "address")]
+#[schemars(rename = "address", extend("$anchor" = "addressDef"))]
 struct Address {
+    #[serde(default)]
+    #[schemars(with = "String")]
     street: Option<String>,
+    #[serde(default)]
+    #[schemars(with = "String")]
     city: Option<String>,
 }
 
@@ -284,9 +317,18 @@ async fn test_elicitation_sep1330_enums(ctx: RequestContext) -> String {
 }
 
 /// Tool with JSON Schema 2020-12 features
-#[fusion::tool]
+#[fusion::tool(input_schema = "as_written")]
 fn json_schema_2020_12_tool(args: Person) -> String {
     let name = args.name.as_deref().unwrap_or("world");
+    // The schema has the phone when the contact method is `phone`, else the email.
+    let reach = match args.contact_method.as_deref() {
+        Some("phone") => args.phone,
+        _ => args.email.or(args.phone),
+    };
+    let name = match reach {
+        Some(reach) => format!("{name} ({reach})"),
+        None => name.to_owned(),
+    };
     let address = args
         .address
         .map(|a| [a.street, a.city].into_iter().flatten().collect::<Vec<_>>());
@@ -358,6 +400,7 @@ pub(crate) async fn main() -> anyhow::Result<()> {
         .tool(stateless::TestStreamingElicitation)
         .tool(stateless::TestTriggerToolChange)
         .tool(stateless::TestTriggerPromptChange)
+        .tool(headers::TestHeaderParam)
         .handler(Library::default());
     stateless::tell(server.list_changes());
     let listener = tokio::net::TcpListener::bind(addr).await?;

@@ -27,6 +27,7 @@ pub use crate::model::output::{
     IntoToolResponse, Outputs, StructuredOutput, respond, respond_structured,
 };
 pub use crate::model::result_fit::{Paging, ResultFit, ResultLimit};
+pub use crate::model::schema::InputSchemas;
 pub use crate::model::schema::generate::{empty_object_schema, output_schema_for, schema_for};
 pub use crate::runtime::dispatch::ToolRuntime;
 pub use crate::runtime::tool::{PreparedCall, Tool};

@@ -44,6 +44,8 @@ pub(crate) struct Tool<'a> {
     pub(crate) krate: CratePath,
     /// The guards of the whole tool (for a function tool, its `#[action(...)]` guards too).
     pub(crate) guards: GuardArgs,
+    /// `input_schema = "…"`: how the input schema is published (checked by `valid`).
+    pub(crate) input_schema: Option<SpannedValue<String>>,
 }
 
 /// What `#[fusion::tool]` sits on.
@@ -274,6 +276,7 @@ impl<'a> Tool<'a> {
             actions,
             krate: args.krate,
             guards,
+            input_schema: args.input_schema,
         })
     }
 }

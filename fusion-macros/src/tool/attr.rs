@@ -12,7 +12,8 @@ use crate::crate_path::CratePath;
 use crate::errors::Errors;
 
 /// `#[fusion::tool(name = "billing", title = "Billing", description = "…", discriminator = "op",
-/// output_schema, read_only, concurrency(..), rate_limit(..), timeout = "30s", crate = ::fu)]`.
+/// output_schema, input_schema = "as_written", read_only, concurrency(..), rate_limit(..),
+/// timeout = "30s", crate = ::fu)]`.
 #[derive(Debug, Default, FromMeta)]
 pub(crate) struct ToolArgs {
     /// The MCP tool name; defaults to the type or function name in snake_case.
@@ -38,6 +39,9 @@ pub(crate) struct ToolArgs {
     /// `errors(..)`: the error variants of a function tool's one action (an `impl` block's
     /// actions each say it with `#[action(errors(..))]`).
     pub(crate) errors: Option<SpannedValue<darling::util::PathList>>,
+    /// How the input schema is published: `"portable"` or `"as_written"`; the server's
+    /// setting when absent.
+    pub(crate) input_schema: Option<SpannedValue<String>>,
     /// The path generated code names fusion by (`::fusion` by default).
     #[darling(default, rename = "crate")]
     pub(crate) krate: CratePath,

@@ -28,6 +28,7 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
     let prepare = prepare(tool);
     let private = tool.krate.private();
     let guards = guards(tool);
+    let input_schemas = input_schemas(tool);
     // The refusals the declared guards can send are part of the advertised error contract, and
     // so is the `RESULT_TRUNCATED` of an action with a result limit of its own.
     let limited = (tool.actions.iter()).any(|action| action.result.max_result.is_some());
@@ -73,8 +74,24 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
             }
 
             #guards
+            #input_schemas
         }
     }
+}
+
+/// `Tool::input_schemas`, when the tool says how its input schema is published; nothing
+/// otherwise (the trait's default leaves it to the server).
+fn input_schemas(tool: &Tool<'_>) -> Option<TokenStream> {
+    let private = tool.krate.private();
+    let form = match tool.input_schema.as_ref()?.as_str() {
+        "as_written" => quote!(AsWritten),
+        _ => quote!(Portable),
+    };
+    Some(quote! {
+        fn input_schemas(&self) -> ::core::option::Option<#private::InputSchemas> {
+            ::core::option::Option::Some(#private::InputSchemas::#form)
+        }
+    })
 }
 
 /// `Tool::guards`, when the tool or an action declares a guard; nothing otherwise (the

@@ -204,3 +204,20 @@ fn a_function_tool_and_its_action_share_the_title() {
         "{out}"
     );
 }
+
+#[test]
+fn a_tool_says_how_its_input_schema_is_published() {
+    let item = quote! { fn deploy() {} };
+    let out = super::super::expand(quote!(input_schema = "as_written"), item.clone()).to_string();
+    assert!(out.contains("InputSchemas :: AsWritten"), "{out}");
+    let out = super::super::expand(quote!(), item.clone()).to_string();
+    assert!(
+        !out.contains("fn input_schemas"),
+        "the server's setting: {out}"
+    );
+    let out = super::super::expand(quote!(input_schema = "verbatim"), item).to_string();
+    assert!(
+        out.contains("`input_schema` is `\\\"portable\\\"`"),
+        "{out}"
+    );
+}

@@ -27,6 +27,14 @@ pub(crate) fn validate(tool: &Tool<'_>, errors: &mut Errors) {
     {
         errors.at_span(discriminator.span, "the discriminator cannot be empty");
     }
+    if let Some(form) = &tool.input_schema
+        && !matches!(form.as_str(), "portable" | "as_written")
+    {
+        errors.at_span(
+            form.span(),
+            "`input_schema` is `\"portable\"` (rewritten for LLM APIs, the default) or `\"as_written\"` (the arguments type's schema unchanged)",
+        );
+    }
     if let Some(span) = tool.stray_discriminator {
         errors.at_span(
             span,

@@ -164,6 +164,37 @@ pub fn check_tools<'a>(
         .collect()
 }
 
+/// The providers of `providers` that would refuse `tool`, in the order given: empty when all
+/// accept it. For a schema published as written
+/// ([`InputSchemas::AsWritten`](crate::schema::InputSchemas::AsWritten)), the price of keeping
+/// it whole.
+///
+/// ```
+/// use fusion::portability::{Provider, refusing};
+/// use serde_json::json;
+///
+/// let schema = json!({"type": "object", "properties": {}, "additionalProperties": false});
+/// let tool = rmcp::model::Tool::new("ship", "Ships.", schema.as_object().unwrap().clone());
+/// assert_eq!(refusing(&tool, &Provider::DEFAULT), [Provider::Gemini]);
+/// ```
+pub fn refusing(tool: &rmcp::model::Tool, providers: &[Provider]) -> Vec<Provider> {
+    (providers.iter().copied())
+        .filter(|provider| !check_tool(tool, *provider).is_empty())
+        .collect()
+}
+
+/// `Anthropic`, `Anthropic and Gemini`, `Anthropic, OpenAI and Gemini`.
+pub(crate) fn names(providers: &[Provider]) -> String {
+    match providers {
+        [] => String::new(),
+        [one] => one.name().to_owned(),
+        [init @ .., last] => {
+            let init: Vec<&str> = init.iter().map(|p| p.name()).collect();
+            format!("{} and {last}", init.join(", "))
+        }
+    }
+}
+
 /// `Err` with the [`report`] of every rule a provider of `providers` finds broken in `tools`.
 pub(crate) fn require<'a>(
     tools: impl IntoIterator<Item = &'a rmcp::model::Tool>,
@@ -189,6 +220,21 @@ pub(crate) fn report(issues: &[PortabilityIssue]) -> String {
     for issue in issues {
         text.push_str("\n  - ");
         text.push_str(&issue.to_string());
+    }
+    // Then, tool by tool, who refuses it.
+    let mut tools: Vec<(&str, Vec<Provider>)> = Vec::new();
+    for issue in issues {
+        match tools.iter_mut().find(|(tool, _)| *tool == issue.tool) {
+            Some((_, providers)) if providers.contains(&issue.provider) => {}
+            Some((_, providers)) => providers.push(issue.provider),
+            None => tools.push((&issue.tool, vec![issue.provider])),
+        }
+    }
+    for (tool, providers) in tools {
+        text.push_str(&format!(
+            "\n  tool `{tool}` would be refused by {}",
+            names(&providers)
+        ));
     }
     text
 }

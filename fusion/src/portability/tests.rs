@@ -301,4 +301,13 @@ fn check_tools_reports_every_tool_for_every_provider() {
     assert!(report(&found).starts_with(
         "2 tool definition problems for LLM providers:\n  - Anthropic: tool `a.b` at /name: "
     ));
+    // Then who refuses each tool: the price of a schema published as written.
+    assert!(
+        report(&found).ends_with("\n  tool `a.b` would be refused by Anthropic and OpenAI"),
+        "{}",
+        report(&found)
+    );
+    assert_eq!(refusing(&tools[0], &Provider::DEFAULT), [Anthropic, OpenAi]);
+    assert!(refusing(&tools[1], &Provider::DEFAULT).is_empty());
+    assert_eq!(names(&Provider::DEFAULT), "Anthropic, OpenAI and Gemini");
 }

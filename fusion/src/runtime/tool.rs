@@ -15,6 +15,7 @@ use crate::model::context::{BoxFuture, RequestContext};
 use crate::model::definition::ToolDefinition;
 use crate::model::output::IntoToolResponse;
 use crate::model::response::ToolResponse;
+use crate::model::schema::InputSchemas;
 
 /// An MCP tool whose actions fail well. `#[fusion::tool]` implements it; a
 /// [`Server`](crate::server::Server) or a [`Tester`](crate::testing::Tester) registers values
@@ -116,6 +117,13 @@ pub trait Tool: Send + Sync + 'static {
     /// registration, and runs every call through them (see [`crate::guard`]).
     fn guards(&self) -> ToolGuards {
         ToolGuards::default()
+    }
+
+    /// How the tool's input schema is published in `tools/list`, when the tool says
+    /// (`#[fusion::tool(input_schema = "as_written")]`, or `"portable"`); `None`, the default,
+    /// leaves it to the server ([`Server::input_schemas`](crate::server::Server::input_schemas)).
+    fn input_schemas(&self) -> Option<InputSchemas> {
+        None
     }
 }
 

@@ -7,8 +7,9 @@ use rmcp::model::{MetaObject, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
 use crate::model::definition::{ActionDefinition, Annotations, ToolDefinition};
+use crate::portability::{self, Provider};
 use crate::runtime::registry::{Registered, Route};
-use crate::schema::flat_input_schema;
+use crate::schema::{InputSchemas, check_headers, input_schema};
 
 use super::{Exposition, output_schema};
 
@@ -29,6 +30,8 @@ pub const TASKS_META_KEY: &str = "fusion/tasks";
 pub(super) struct Entry {
     pub(super) definition: rmcp::model::Tool,
     pub(super) route: Route,
+    /// How its input schema is published.
+    pub(super) schemas: InputSchemas,
 }
 
 /// Every MCP tool of a server, in registration (then declaration) order.
@@ -41,14 +44,20 @@ pub(super) struct Catalog {
 }
 
 impl Catalog {
-    /// The catalog of `tools` in `exposition`.
+    /// The catalog of `tools` in `exposition`, input schemas published as each tool says, else
+    /// as `schemas` says.
     ///
     /// # Errors
     /// As [`Catalog::add`].
-    pub(super) fn build(tools: &[Registered], exposition: Exposition) -> Result<Catalog, String> {
+    pub(super) fn build(
+        tools: &[Registered],
+        exposition: Exposition,
+        schemas: InputSchemas,
+    ) -> Result<Catalog, String> {
         let mut catalog = Catalog::default();
         for (index, registered) in tools.iter().enumerate() {
-            catalog.add(index, &registered.definition, exposition)?;
+            let schemas = registered.tool.input_schemas().unwrap_or(schemas);
+            catalog.add(index, &registered.definition, exposition, schemas)?;
         }
         Ok(catalog)
     }
@@ -60,6 +69,7 @@ impl Catalog {
     pub(super) fn visible(
         tools: &[Registered],
         exposition: Exposition,
+        schemas: InputSchemas,
         allowed: &[Vec<bool>],
     ) -> Catalog {
         let mut catalog = Catalog::default();
@@ -77,7 +87,8 @@ impl Catalog {
                 ..def.clone()
             };
             // The names are a subset of the full catalog's, which were checked at registration.
-            if let Err(message) = catalog.add(index, &shrunk, exposition) {
+            let schemas = registered.tool.input_schemas().unwrap_or(schemas);
+            if let Err(message) = catalog.add(index, &shrunk, exposition, schemas) {
                 unreachable!("a visible subset of a built catalog: {message}");
             }
         }
@@ -85,16 +96,18 @@ impl Catalog {
     }
 
     /// Adds the MCP tools of registered tool `index` (its definition `def`) in `exposition`,
-    /// returning their definitions.
+    /// their input schemas published as `schemas` says, returning their entries.
     ///
     /// # Errors
-    /// A message naming the clash when two MCP tools would share a name, or naming the
-    /// offending name when it is not a valid tool name for LLM APIs.
+    /// A message naming the clash when two MCP tools would share a name, naming the offending
+    /// name when it is not a valid tool name for LLM APIs, or saying which `x-mcp-header`
+    /// annotation of an input schema breaks a rule ([`check_headers`]).
     pub(super) fn add(
         &mut self,
         index: usize,
         def: &ToolDefinition,
         exposition: Exposition,
+        schemas: InputSchemas,
     ) -> Result<&[Entry], String> {
         let route = |inject| Route {
             tool: index,
@@ -106,8 +119,9 @@ impl Catalog {
                 .map(|action| {
                     let name = def.action_name(exposition, &action.name);
                     let entry = Entry {
-                        definition: flat_definition(def, action, name),
+                        definition: flat_definition(def, action, name, schemas),
                         route: route(Some((discriminator.clone(), action.name.clone()))),
+                        schemas,
                     };
                     let owner = format!("action `{}` of tool `{}`", action.name, def.name);
                     (entry, owner)
@@ -115,8 +129,9 @@ impl Catalog {
                 .collect(),
             _ => vec![(
                 Entry {
-                    definition: grouped_definition(def),
+                    definition: grouped_definition(def, schemas),
                     route: route(None),
+                    schemas,
                 },
                 format!("tool `{}`", def.name),
             )],
@@ -125,6 +140,8 @@ impl Catalog {
         for (entry, owner) in exposed {
             let name = entry.definition.name.to_string();
             check_name(&name, &owner)?;
+            check_headers(&entry.definition.input_schema)
+                .map_err(|error| format!("the input schema of `{name}` ({owner}): {error}"))?;
             if let Some(first) = self.owners.get(&name) {
                 return Err(format!(
                     "two MCP tools are named `{name}`: {first} and {owner}; \
@@ -148,6 +165,11 @@ impl Catalog {
         self.entries.iter().map(|e| &e.definition)
     }
 
+    /// The entries, in order.
+    pub(super) fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
     /// The MCP tool names, in order.
     pub(super) fn names(&self) -> Vec<String> {
         self.definitions().map(|d| d.name.to_string()).collect()
@@ -167,16 +189,16 @@ fn check_name(name: &str, owner: &str) -> Result<(), String> {
     })
 }
 
-/// The definition of a tool in grouped exposition: the tool's title, the flat input schema of
-/// all its actions, the conservatively combined annotations, every action's error contract
-/// and the output schema all its actions' successes conform to, when there is one (see
-/// [`output_schema`](super::output_schema)).
-fn grouped_definition(def: &ToolDefinition) -> rmcp::model::Tool {
+/// The definition of a tool in grouped exposition: the tool's title, the input schema of all
+/// its actions (published as `schemas` says), the conservatively combined annotations, every
+/// action's error contract and the output schema all its actions' successes conform to, when
+/// there is one (see [`output_schema`](super::output_schema)).
+fn grouped_definition(def: &ToolDefinition, schemas: InputSchemas) -> rmcp::model::Tool {
     let annotations = combine(def.actions.iter().map(|a| a.annotations));
     let mut tool = rmcp::model::Tool::new(
         def.name.clone(),
         def.description.clone(),
-        flat_input_schema(def),
+        input_schema(def, schemas),
     )
     .with_meta(errors_meta(&def.actions))
     .with_annotations(to_rmcp(annotations, def.title.as_deref()));
@@ -194,19 +216,51 @@ fn flat_definition(
     def: &ToolDefinition,
     action: &ActionDefinition,
     name: String,
+    schemas: InputSchemas,
 ) -> rmcp::model::Tool {
     let description = if action.description.is_empty() {
         &def.description
     } else {
         &action.description
     };
-    grouped_definition(&ToolDefinition {
-        name,
-        description: description.clone(),
-        title: action.title.clone(),
-        discriminator: None,
-        actions: vec![action.clone()],
-    })
+    grouped_definition(
+        &ToolDefinition {
+            name,
+            description: description.clone(),
+            title: action.title.clone(),
+            discriminator: None,
+            actions: vec![action.clone()],
+        },
+        schemas,
+    )
+}
+
+/// Checks `entries` against `providers` ([`crate::portability`]): a portable schema breaking a
+/// rule refuses the configuration (fusion wrote it to suit them); one published as written is
+/// the author's choice, served, with a warning naming the providers that would refuse it.
+///
+/// # Errors
+/// The report of every rule the portable schemas break.
+pub(super) fn check_portable(entries: &[Entry], providers: &[Provider]) -> Result<(), String> {
+    let (written, portable): (Vec<&Entry>, Vec<&Entry>) =
+        (entries.iter()).partition(|entry| entry.schemas == InputSchemas::AsWritten);
+    for entry in written {
+        let refusing = portability::refusing(&entry.definition, providers);
+        if !refusing.is_empty() {
+            let issues = portability::check_tools([&entry.definition], providers);
+            tracing::warn!(
+                target: "fusion::server",
+                tool = %entry.definition.name,
+                "the input schema is published as written, and {} would refuse it:\n{}",
+                portability::names(&refusing),
+                portability::report(&issues),
+            );
+        }
+    }
+    portability::require(
+        portable.into_iter().map(|entry| &entry.definition),
+        providers,
+    )
 }
 
 /// `{"fusion/errors": [{"action", "code", "severity", "category", "retryable"}, …]}`, in

@@ -40,7 +40,8 @@
 //! - `tools/list`: one MCP tool per fusion tool ([`Exposition::Grouped`], the default) or per
 //!   action ([`Exposition::Flat`]). Each carries its title when it has one (the tool's in
 //!   grouped exposition, the action's in flat), its description, a single flat object input
-//!   schema (never a top-level `oneOf`/`anyOf`/`allOf`), all four MCP annotation hints (see
+//!   schema (never a top-level `oneOf`/`anyOf`/`allOf`; unless published as written, see
+//!   [`Server::input_schemas`]), all four MCP annotation hints (see
 //!   [titles and hints](macro@crate::tool#titles-and-hints)), and its error
 //!   contract in `_meta["fusion/errors"]` ([`ERRORS_META_KEY`]):
 //!   `[{"action": "get_invoice", "code": "NOT_FOUND", "severity": "error", "category":
@@ -142,9 +143,10 @@ pub use transport::ServeError;
 
 use crate::auth::Principal;
 use crate::guard::{GuardSpec, Guards};
-use crate::portability::{self, Provider};
+use crate::portability::Provider;
 use crate::runtime::registry::{Refusal, Registry};
 use crate::runtime::tool::Tool;
+use crate::schema::InputSchemas;
 use catalog::Catalog;
 
 /// Expands to the calling crate's [`Implementation`] (`serverInfo`): the `name` and `version`
@@ -225,6 +227,8 @@ struct Inner {
     local_principal: Option<Principal>,
     /// The LLM providers every tool definition must suit; see [`Server::portable_to`].
     portable_to: Vec<Provider>,
+    /// How input schemas are published, unless a tool says; see [`Server::input_schemas`].
+    input_schemas: InputSchemas,
     /// The rmcp handler answering everything but tools; see [`Server::handler`].
     handler: Option<Arc<dyn compose::Delegate>>,
     /// How long, and by whom, a `tools/list` result may be cached; see [`Server::list_cache`].
@@ -265,6 +269,7 @@ impl Server {
                 unknown_tool_as_envelope: false,
                 local_principal: None,
                 portable_to: Provider::DEFAULT.to_vec(),
+                input_schemas: InputSchemas::default(),
                 handler: None,
                 list_cache: None,
                 visible: visible::Visibility::default(),
@@ -307,8 +312,12 @@ impl Server {
     /// before the server serves anything. The message names both claimants. Also when an
     /// action's arguments are not a JSON object or declare a field named like the
     /// discriminator ([`crate::schema::check_definition`]), or an input schema does not compile
-    /// (a `$ref` that designates nothing inside it), or break a rule of a provider of
-    /// [`Server::portable_to`] (the message lists every rule broken and what to change).
+    /// (a `$ref` that designates nothing inside it), or a portable one breaks a rule of a
+    /// provider of [`Server::portable_to`] (the message lists every rule broken and what to
+    /// change; one published as written is logged instead, see [`Server::input_schemas`]), or
+    /// an `x-mcp-header` annotation breaks a rule MCP clients apply (SEP-2243: an HTTP token,
+    /// unique ignoring case, on a `string`, `integer` or `boolean` property reached through
+    /// `properties` alone).
     #[track_caller]
     pub fn tool(self, tool: impl Tool) -> Server {
         let kind = std::any::Any::type_id(&tool);
@@ -328,11 +337,13 @@ impl Server {
                     Refusal::Settings(message) => message,
                 })?;
             let index = inner.registry.tools().len() - 1;
-            let definition = &inner.registry.tools()[index].definition;
-            output_schema::warn(definition);
-            let added = inner.catalog.add(index, definition, inner.exposition)?;
-            let added = added.iter().map(|entry| &entry.definition);
-            portability::require(added, &inner.portable_to).map_err(|report| report.to_string())
+            let registered = &inner.registry.tools()[index];
+            output_schema::warn(&registered.definition);
+            let schemas = registered.tool.input_schemas();
+            let schemas = schemas.unwrap_or(inner.input_schemas);
+            let added =
+                (inner.catalog).add(index, &registered.definition, inner.exposition, schemas)?;
+            catalog::check_portable(added, &inner.portable_to)
         })
     }
 
@@ -344,9 +355,29 @@ impl Server {
     pub fn exposition(self, exposition: Exposition) -> Server {
         self.update(|inner| {
             inner.exposition = exposition;
-            inner.catalog = Catalog::build(inner.registry.tools(), exposition)?;
-            portability::require(inner.catalog.definitions(), &inner.portable_to)
-                .map_err(|report| report.to_string())
+            inner.catalog =
+                Catalog::build(inner.registry.tools(), exposition, inner.input_schemas)?;
+            catalog::check_portable(inner.catalog.entries(), &inner.portable_to)
+        })
+    }
+
+    /// How the input schemas of the tools that do not say
+    /// (`#[fusion::tool(input_schema = "…")]`) are published: [`InputSchemas::Portable`], the
+    /// default, rewritten for the LLM APIs of [`Server::portable_to`]; or
+    /// [`InputSchemas::AsWritten`], as the arguments types write them (MCP 2026-07-28,
+    /// SEP-2106), which several LLM APIs refuse: the server logs which, at registration. The
+    /// same schema goes to every client, whatever its MCP revision (see [`InputSchemas`]).
+    ///
+    /// # Panics
+    /// As [`Server::tool`], for the schemas of the tools registered so far: an `x-mcp-header`
+    /// annotation that breaks a rule in the new form (an `Option` field's, as written), or a
+    /// portable schema a provider of [`Server::portable_to`] refuses.
+    #[track_caller]
+    pub fn input_schemas(self, schemas: InputSchemas) -> Server {
+        self.update(|inner| {
+            inner.input_schemas = schemas;
+            inner.catalog = Catalog::build(inner.registry.tools(), inner.exposition, schemas)?;
+            catalog::check_portable(inner.catalog.entries(), &inner.portable_to)
         })
     }
 
@@ -364,8 +395,7 @@ impl Server {
         let providers = providers.into_iter().collect();
         self.update(|inner| {
             inner.portable_to = providers;
-            portability::require(inner.catalog.definitions(), &inner.portable_to)
-                .map_err(|report| report.to_string())
+            catalog::check_portable(inner.catalog.entries(), &inner.portable_to)
         })
     }
 

@@ -10,6 +10,7 @@ use rmcp::service::RequestContext as RmcpContext;
 
 use crate::auth::Principal;
 use crate::runtime::registry::Registry;
+use crate::schema::InputSchemas;
 
 use super::catalog::Catalog;
 use super::{Exposition, Server};
@@ -69,6 +70,7 @@ impl Visibility {
         &self,
         registry: &Registry,
         exposition: Exposition,
+        schemas: InputSchemas,
         caller: Option<&Principal>,
     ) -> Option<Arc<View>> {
         if !self.enabled {
@@ -93,7 +95,7 @@ impl Visibility {
             views.clear();
         }
         let view = Arc::new(View {
-            catalog: Catalog::visible(registry.tools(), exposition, &allowed),
+            catalog: Catalog::visible(registry.tools(), exposition, schemas, &allowed),
             allowed,
         });
         views.insert(key, Arc::clone(&view));
@@ -130,7 +132,13 @@ impl Server {
     /// What the caller of an rmcp request sees; `None`: everything.
     pub(super) fn view_of(&self, context: &RmcpContext<RoleServer>) -> Option<Arc<View>> {
         let inner = &self.inner;
-        (inner.visible).view(&inner.registry, inner.exposition, self.caller_of(context))
+        let (exposition, schemas) = (inner.exposition, inner.input_schemas);
+        (inner.visible).view(
+            &inner.registry,
+            exposition,
+            schemas,
+            self.caller_of(context),
+        )
     }
 
     /// The principal the call path will see for an rmcp request (see

@@ -1,17 +1,22 @@
 //! Input schemas as a tool advertises them: one flat object per tool, the discriminator as a
 //! string `enum`, the union of its actions' fields, and no top-level `oneOf`/`anyOf`/`allOf`
 //! (several LLM APIs reject tools whose schema starts with one), rewritten into the part of JSON
-//! Schema every major LLM API accepts (see [`crate::portability`]).
+//! Schema every major LLM API accepts (see [`crate::portability`]); or, by choice
+//! ([`InputSchemas::AsWritten`]), as the arguments type writes it.
 
 pub(crate) mod generate;
+mod headers;
 mod portable;
 mod walk;
+mod written;
 
+pub(crate) use headers::{HEADER_KEYWORD, check_headers};
 pub(crate) use portable::{GEMINI_FORMATS, GEMINI_KEYWORDS};
 pub(crate) use walk::{
     BRANCHES, EVERY, Walk, at_pointer, escape_pointer, local_definition, local_pointer,
     names_subschemas, unescape_pointer_token,
 };
+pub use written::{InputSchemas, input_schema};
 
 use serde_json::{Map, Value, json};
 
@@ -132,15 +137,16 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
 /// `enum`, an `Option` is `nullable: true`, alternatives are a nested `anyOf`), and only the
 /// keywords the Gemini API's schema object has (no `additionalProperties`, no `format` it does
 /// not know). A recursive type keeps the `$ref` that closes its cycle, which
-/// [`crate::portability::check_tool`] reports. Arguments are still validated against each
-/// action's own schema: nothing dropped here is accepted.
+/// [`crate::portability::check_tool`] reports. `x-mcp-header` annotations (SEP-2243) stay on
+/// their fields, for the MCP client. Arguments are still validated against each action's own
+/// schema: nothing dropped here is accepted.
 pub fn flat_input_schema(definition: &ToolDefinition) -> Map<String, Value> {
     portable::portable(&flat_schema(definition))
 }
 
 /// [`flat_input_schema`] before the rewrite for LLM APIs: the actions' keywords and
 /// definitions as schemars wrote them.
-fn flat_schema(definition: &ToolDefinition) -> Map<String, Value> {
+pub(super) fn flat_schema(definition: &ToolDefinition) -> Map<String, Value> {
     let Some(discriminator) = &definition.discriminator else {
         let mut schema = definition
             .actions
@@ -312,8 +318,40 @@ pub(crate) fn flatten_top_level(schema: &Map<String, Value>) -> Map<String, Valu
 }
 
 /// Two actions declare one field with different schemas: accept either (a nested `anyOf`,
-/// which LLM APIs allow below the top level).
+/// which LLM APIs allow below the top level). When both send the field in the same header
+/// (`x-mcp-header`) with the same `type`, those two stay on the field itself, where MCP clients
+/// look for them; declared differently, they stay in the alternatives (which
+/// [`check_headers`] refuses).
 fn merge_alternative(existing: &mut Value, other: &Value) {
+    let shared = ["type", HEADER_KEYWORD]
+        .map(|keyword| (existing.get(keyword)).filter(|value| other.get(keyword) == Some(*value)));
+    if let [Some(ty), Some(header)] = shared {
+        let (ty, header) = (ty.clone(), header.clone());
+        let strip = |schema: &Value| {
+            let mut schema = schema.clone();
+            if let Some(map) = schema.as_object_mut() {
+                map.remove("type");
+                map.remove(HEADER_KEYWORD);
+            }
+            schema
+        };
+        let mut alternatives = strip(existing);
+        merge_any_of(&mut alternatives, &strip(other));
+        let mut field = Map::new();
+        field.insert("type".into(), ty);
+        field.insert(HEADER_KEYWORD.into(), header);
+        if let Value::Object(alternatives) = alternatives {
+            field.extend(alternatives);
+        }
+        *existing = Value::Object(field);
+        return;
+    }
+    merge_any_of(existing, other);
+}
+
+/// [`merge_alternative`] without the header: `existing` becomes (or, when it is one already,
+/// grows) an `anyOf` of both.
+fn merge_any_of(existing: &mut Value, other: &Value) {
     let only_any_of = existing.as_object().is_some_and(|o| o.len() == 1);
     if let Some(Value::Array(alternatives)) = existing.get_mut("anyOf")
         && only_any_of

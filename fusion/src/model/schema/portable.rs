@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
+use super::headers::HEADER_KEYWORD;
 use super::walk::local_definition;
 
 /// The keywords kept: the fields of the Gemini API's `Schema` object
@@ -244,7 +245,11 @@ impl Rewriter<'_> {
         if !facts.is_empty() {
             append_description(&mut map, &facts.join(" "));
         }
-        map.retain(|keyword, _| GEMINI_KEYWORDS.contains(&keyword.as_str()) || keyword == "$ref");
+        // `x-mcp-header` is for the MCP client, which sends the field in a header too.
+        map.retain(|keyword, _| {
+            GEMINI_KEYWORDS.contains(&keyword.as_str())
+                || matches!(keyword.as_str(), "$ref" | HEADER_KEYWORD)
+        });
         map
     }
 

@@ -22,6 +22,8 @@
 //!    a `tools/call` request lacking a scope goes on to rmcp marked, and the 403
 //!    `insufficient_scope` challenge replaces rmcp's response when rmcp accepted the call; the
 //!    last check, so that every other refusal answers first;
+//! 6. [`echoes::bounded_echoes`]: rmcp's refusals of a request's headers (400) with the header
+//!    values they quote cut to a bounded length;
 //!
 //! and then rmcp's service, which checks `Host` and `Origin`, `Accept` and `Content-Type`,
 //! parses the body itself, checks the protocol version and the session, and serves the session.
@@ -36,6 +38,7 @@ use rmcp::transport::StreamableHttpService;
 use tower::ServiceBuilder;
 
 use super::body::{self, BodyLimits};
+use super::echoes;
 use super::gate::{self, Gate};
 use super::removed;
 use super::sessions::CappedSessions;
@@ -59,6 +62,7 @@ pub(super) fn route(
         .layer(from_fn_with_state(gate, gate::session_caps))
         .layer(from_fn(statuses::rmcp_statuses))
         .option_layer(step_up.map(|state| from_fn_with_state(state, step_up::insufficient_scope)))
+        .layer(from_fn(echoes::bounded_echoes))
         // rmcp's service behind an `Arc`: each layer in front clones the service it wraps for
         // every request, and cloning rmcp's copies its whole configuration (allowed hosts and
         // origins).

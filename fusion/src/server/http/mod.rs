@@ -7,6 +7,7 @@
 mod answer;
 mod body;
 mod config;
+mod echoes;
 mod front;
 mod gate;
 mod removed;

@@ -86,7 +86,8 @@ impl Server {
         caller: &Principal,
     ) -> Option<Vec<String>> {
         let inner = &self.inner;
-        let view = (inner.visible).view(&inner.registry, inner.exposition, Some(caller));
+        let (exposition, schemas) = (inner.exposition, inner.input_schemas);
+        let view = (inner.visible).view(&inner.registry, exposition, schemas, Some(caller));
         let catalog = view.as_ref().map_or(&inner.catalog, |v| &v.catalog);
         let route = &catalog.get(name)?.route;
         let runtime = inner.registry.runtime(route.tool);

@@ -1,0 +1,6 @@
+#[fusion::tool(input_schema = "verbatim")]
+fn ping() -> &'static str {
+    "pong"
+}
+
+fn main() {}
