@@ -31,6 +31,10 @@ mod library;
 
 use library::Library;
 
+// The tools of the Tasks-extension scenarios.
+#[path = "conformance/tasks.rs"]
+mod tasks;
+
 /// A silent WAV, base64.
 const AUDIO_WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEARKwAAIhYAQACABAAZGF0YQAAAAA=";
 
@@ -350,6 +354,14 @@ pub(crate) async fn main() -> anyhow::Result<()> {
         .tool(JsonSchema202012Tool)
         .tool(TestSampling)
         .tool(TestReconnection)
+        .tool(tasks::Greet)
+        .tool(tasks::SlowCompute)
+        .tool(tasks::FailingJob)
+        .tool(tasks::ProtocolErrorJob)
+        .tool(tasks::ConfirmDelete)
+        .tool(tasks::MultiInput)
+        .tool(tasks::TestToolWithTask)
+        .tasks(fusion::tasks::Tasks::default().poll_interval(Duration::from_millis(200)))
         .handler(Library::default());
     let listener = tokio::net::TcpListener::bind(addr).await?;
     eprintln!("listening on http://{}/mcp", listener.local_addr()?);

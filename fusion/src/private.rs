@@ -95,6 +95,7 @@ mod tests {
                 output_schema: None,
                 scopes: Vec::new(),
                 task: false,
+                task_required: false,
                 strict_json: false,
                 result: Default::default(),
             }],

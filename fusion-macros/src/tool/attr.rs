@@ -79,8 +79,9 @@ pub(crate) struct ActionArgs {
     pub(crate) errors: Option<darling::util::PathList>,
     /// `blocking`: a plain `fn` that may block, run on the blocking pool.
     pub(crate) blocking: Flag,
-    /// `task`: the action may run as a task (MCP Tasks extension) for clients that support it.
-    pub(crate) task: Flag,
+    /// `task`: the action may run as a task (MCP Tasks extension) for clients that support it;
+    /// `task = required`: it runs only as a task.
+    pub(crate) task: Option<TaskArg>,
     /// `strict_json`: arguments are taken strictly as sent, never decoded from a string
     /// holding JSON.
     pub(crate) strict_json: Flag,
@@ -90,6 +91,40 @@ pub(crate) struct ActionArgs {
     pub(crate) items: Option<String>,
     /// `page(offset = "offset", limit = "limit")`: the action's paging arguments.
     pub(crate) page: Option<PageArgs>,
+}
+
+/// `task` (the action may run as a task) or `task = required` (it runs only as one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaskArg {
+    /// `task`, or `task = optional`.
+    Optional,
+    /// `task = required`.
+    Required,
+}
+
+impl FromMeta for TaskArg {
+    fn from_word() -> darling::Result<TaskArg> {
+        Ok(TaskArg::Optional)
+    }
+
+    fn from_expr(expr: &syn::Expr) -> darling::Result<TaskArg> {
+        let word = match expr {
+            syn::Expr::Path(path) => path.path.get_ident().map(ToString::to_string),
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(text),
+                ..
+            }) => Some(text.value()),
+            _ => None,
+        };
+        match word.as_deref() {
+            Some("optional") => Ok(TaskArg::Optional),
+            Some("required") => Ok(TaskArg::Required),
+            _ => Err(darling::Error::custom(
+                "`task` takes no value (the action may run as a task) or `task = required` (it runs only as one)",
+            )
+            .with_span(expr)),
+        }
+    }
 }
 
 /// `page(offset = "offset", limit = "limit")`: the names of the paging arguments.

@@ -280,6 +280,7 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
     };
     let output_schema = output_schema(tool, action);
     let task = action.task;
+    let task_required = action.task_required;
     let strict_json = action.strict_json;
     let result = result_fit(&private, &action.result);
     quote! {
@@ -299,6 +300,7 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
             output_schema: #output_schema,
             scopes: ::std::vec::Vec::new(),
             task: #task,
+            task_required: #task_required,
             strict_json: #strict_json,
             result: #result,
         }

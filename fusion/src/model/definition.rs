@@ -171,6 +171,13 @@ pub struct ActionDefinition {
     /// client polls. Declared with `#[action(task)]`; advertised in the tool's
     /// `_meta["fusion/tasks"]` and recorded in the lockfile.
     pub task: bool,
+    /// Whether the action runs only as a task (MCP tool `execution.taskSupport: "required"`):
+    /// a call from a client that does not declare the Tasks extension is refused with JSON-RPC
+    /// `-32021` (Missing Required Client Capability, SEP-2575; HTTP 400), its
+    /// `data.requiredCapabilities` naming the extension. Implies [`ActionDefinition::task`].
+    /// Declared with `#[action(task = required)]`; advertised in the tool's
+    /// `_meta["fusion/tasks_required"]` and recorded in the lockfile.
+    pub task_required: bool,
     /// Whether the action takes its arguments strictly as sent: a string where its schema
     /// wants an array, an object, a number, an integer or a boolean is refused as one, never
     /// read as the JSON it holds (which a server does by default; see
@@ -197,6 +204,7 @@ impl ActionDefinition {
             output_schema: None,
             scopes: Vec::new(),
             task: false,
+            task_required: false,
             strict_json: false,
             result: ResultFit::default(),
         }

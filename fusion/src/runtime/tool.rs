@@ -61,6 +61,7 @@ use crate::model::response::ToolResponse;
 ///                 output_schema: None,
 ///                 scopes: Vec::new(),
 ///                 task: false,
+///                 task_required: false,
 ///                 strict_json: false,
 ///                 result: Default::default(),
 ///             }],

@@ -119,6 +119,7 @@ mod redact;
 mod results;
 mod streams;
 mod taken;
+mod task_input;
 mod tasks;
 mod transport;
 mod visible;
@@ -127,7 +128,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use catalog::{ERRORS_META_KEY, SCOPES_META_KEY, TASKS_META_KEY};
+pub use catalog::{ERRORS_META_KEY, SCOPES_META_KEY, TASKS_META_KEY, TASKS_REQUIRED_META_KEY};
 #[cfg(feature = "http")]
 pub use http::{HttpServer, HttpService, StreamableHttpServerConfig};
 pub use input::{DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_INVALID};

@@ -282,6 +282,7 @@ fn action(name: &str) -> ActionDefinition {
         output_schema: None,
         scopes: Vec::new(),
         task: false,
+        task_required: false,
         strict_json: false,
         result: Default::default(),
     }
