@@ -1,7 +1,8 @@
 //! The tools of the suite's Tasks-extension scenarios (`tasks-*`, MCP Tasks extension
 //! `io.modelcontextprotocol/tasks`, SEP-2663): a direct tool, and actions that run as tasks
 //! (`#[action(task)]`) or only as tasks (`#[action(task = required)]`), some of which ask
-//! the user while they run.
+//! the user while they run, and one that asks before its task starts
+//! (`#[action(task(required, deferred))]`).
 
 use std::time::Duration;
 
@@ -100,10 +101,13 @@ pub(crate) async fn multi_input(ctx: RequestContext) -> Result<String, Unanswere
     })
 }
 
-/// Asks for the user's name, then greets them (runs only as a task)
+/// Asks for the user's name, then greets them as a task (runs only as a task, started once
+/// the name is known)
 #[fusion::tool]
-#[action(task = required)]
+#[action(task(required, deferred))]
 pub(crate) async fn test_tool_with_task(ctx: RequestContext) -> Result<String, Unanswered> {
     let user = ctx.elicit::<UserName>("What is your user_name?").await?;
+    ctx.start_task().await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
     Ok(format!("Hello, {}!", user.name))
 }

@@ -96,6 +96,7 @@ mod tests {
                 scopes: Vec::new(),
                 task: false,
                 task_required: false,
+                task_deferred: false,
                 strict_json: false,
                 result: Default::default(),
             }],

@@ -93,18 +93,35 @@ pub(crate) struct ActionArgs {
     pub(crate) page: Option<PageArgs>,
 }
 
-/// `task` (the action may run as a task) or `task = required` (it runs only as one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TaskArg {
-    /// `task`, or `task = optional`.
-    Optional,
-    /// `task = required`.
-    Required,
+/// `task` (the action may run as a task), `task = required` (it runs only as one), or the
+/// list form `task(required, deferred)`: `deferred`, the task starts when the action calls
+/// `RequestContext::start_task`, its questions before that asked as a direct call's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct TaskArg {
+    /// `required`.
+    pub(crate) required: bool,
+    /// `deferred`.
+    pub(crate) deferred: bool,
+}
+
+const TASK_FORMS: &str = "`task` takes no value (the action may run as a task), `task = required` (it runs only as one), or a list of `required`, `optional` and `deferred` (`task(required, deferred)`: the task starts when the action calls `ctx.start_task()`)";
+
+impl TaskArg {
+    /// Takes one word of the attribute; `false` for a word it does not know.
+    fn word(&mut self, word: Option<String>) -> bool {
+        match word.as_deref() {
+            Some("optional") => self.required = false,
+            Some("required") => self.required = true,
+            Some("deferred") => self.deferred = true,
+            _ => return false,
+        }
+        true
+    }
 }
 
 impl FromMeta for TaskArg {
     fn from_word() -> darling::Result<TaskArg> {
-        Ok(TaskArg::Optional)
+        Ok(TaskArg::default())
     }
 
     fn from_expr(expr: &syn::Expr) -> darling::Result<TaskArg> {
@@ -116,14 +133,25 @@ impl FromMeta for TaskArg {
             }) => Some(text.value()),
             _ => None,
         };
-        match word.as_deref() {
-            Some("optional") => Ok(TaskArg::Optional),
-            Some("required") => Ok(TaskArg::Required),
-            _ => Err(darling::Error::custom(
-                "`task` takes no value (the action may run as a task) or `task = required` (it runs only as one)",
-            )
-            .with_span(expr)),
+        let mut task = TaskArg::default();
+        match task.word(word) {
+            true => Ok(task),
+            false => Err(darling::Error::custom(TASK_FORMS).with_span(expr)),
         }
+    }
+
+    fn from_list(items: &[NestedMeta]) -> darling::Result<TaskArg> {
+        let mut task = TaskArg::default();
+        for item in items {
+            let word = match item {
+                NestedMeta::Meta(Meta::Path(path)) => path.get_ident().map(ToString::to_string),
+                _ => None,
+            };
+            if !task.word(word) {
+                return Err(darling::Error::custom(TASK_FORMS).with_span(item));
+            }
+        }
+        Ok(task)
     }
 }
 

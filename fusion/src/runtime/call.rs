@@ -106,7 +106,7 @@ impl Admission {
 
     /// Says the call was admitted and waits to go on. When the server cannot create the task
     /// it drops the sender and the call: the handler never runs.
-    async fn pass(self) {
+    pub(crate) async fn pass(self) {
         let _ = self.admitted.send(());
         if self.go.await.is_err() {
             std::future::pending::<()>().await;

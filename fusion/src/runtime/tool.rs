@@ -62,6 +62,7 @@ use crate::model::response::ToolResponse;
 ///                 scopes: Vec::new(),
 ///                 task: false,
 ///                 task_required: false,
+///                 task_deferred: false,
 ///                 strict_json: false,
 ///                 result: Default::default(),
 ///             }],

@@ -13,13 +13,14 @@
 //! `roots/list`) and answers the client's raw response; elicitation is built on it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Map, Value, json};
 use tokio::sync::{Notify, oneshot};
 
-use crate::model::context::{BoxFuture, Elicited, Elicitor};
+use crate::model::context::{BoxFuture, Elicited, Elicitor, TaskStart};
+use crate::runtime::call::Admission;
 use crate::tasks::{TaskRecord, TaskStore};
 
 /// The questions of one running task: the ones waiting for an answer, by key.
@@ -112,6 +113,47 @@ impl Questions {
             }
         }
     }
+}
+
+/// The elicitor and the task start of a call whose task is deferred (`#[action(task(deferred))]`):
+/// until the action calls [`RequestContext::start_task`](crate::RequestContext::start_task)
+/// its questions go to `before` (the call's `input_required` round, or the client itself on a
+/// revision with `initialize`; without either they fail), from then on to the task's
+/// `questions`. Starting passes the call's `admission`: the server creates the task, answers
+/// the client with it, and lets the action go on.
+pub(super) fn deferred(
+    before: Option<Elicitor>,
+    questions: &Arc<Questions>,
+    admission: Admission,
+) -> (Elicitor, TaskStart) {
+    let started = Arc::new(AtomicBool::new(false));
+    let after = questions.elicitor();
+    let is_started = Arc::clone(&started);
+    let elicitor: Elicitor =
+        Arc::new(
+            move |message, schema| match (is_started.load(Ordering::Acquire), &before) {
+                (true, _) => after(message, schema),
+                (false, Some(before)) => before(message, schema),
+                (false, None) => Box::pin(std::future::ready(Elicited::Failed(
+                    "the client cannot be asked before the task starts".to_owned(),
+                ))),
+            },
+        );
+    let admission = Mutex::new(Some(admission));
+    let start: TaskStart = Arc::new(move || {
+        let admission = admission
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let started = Arc::clone(&started);
+        Box::pin(async move {
+            if let Some(admission) = admission {
+                admission.pass().await;
+                started.store(true, Ordering::Release);
+            }
+        })
+    });
+    (elicitor, start)
 }
 
 #[cfg(test)]

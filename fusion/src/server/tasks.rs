@@ -18,8 +18,9 @@ use tokio::task::JoinHandle;
 use tokio_util::task::AbortOnDropHandle;
 
 use super::compose::Ctx;
+use super::elicitor;
 use super::handler::{base_context, cancelled};
-use super::task_input::Questions;
+use super::task_input::{self, Questions};
 use super::{Inner, Server, catalog::Entry};
 use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
@@ -144,22 +145,69 @@ impl Server {
             .with_cancellation(token.clone());
         let record = new_record(owner(&ctx, self), &host.settings);
         let questions = Questions::new(Arc::clone(&host.settings.store), record.id.clone());
-        let ctx = ctx.with_elicitor(questions.elicitor());
         let arguments = request.arguments.take().unwrap_or_default();
         let (admission, admitted, go_on) = Admission::new();
+        let deferred = (self.called_action(entry, &request)).is_some_and(|a| a.task_deferred);
+        // A deferred task: the call runs as a direct call until its action starts the task,
+        // its questions asked in `input_required` rounds on the stateless revision.
+        let round = match deferred {
+            false => None,
+            true => match (inner.rounds)
+                .round_for(&request, &context, ctx.principal(), &arguments)
+                .await
+            {
+                Ok(round) => round,
+                Err(error) => {
+                    let response = ToolResponse::error(error);
+                    let response = inner.registry.answer(response, entry.route.exposition);
+                    return Ok(CallToolResult::from(response).into());
+                }
+            },
+        };
+        let (ctx, admission) = match deferred {
+            false => (ctx.with_elicitor(questions.elicitor()), Some(admission)),
+            true => {
+                let before = match &round {
+                    Some((round, _)) => Some(round.elicitor()),
+                    None => elicitor::for_peer(&context.peer),
+                };
+                let (elicitor, start) = task_input::deferred(before, &questions, admission);
+                (ctx.with_elicitor(elicitor).with_task_start(start), None)
+            }
+        };
+        let asked = async {
+            match &round {
+                Some((round, _)) => round.asked().await,
+                None => std::future::pending().await,
+            }
+        };
         let route = entry.route.clone();
         let runner = Arc::clone(&inner);
         // Aborted if dropped before it is handed to its supervisor: a request cancelled, or
         // refused before its task exists, leaves nothing running.
         let mut call = AbortOnDropHandle::new(tokio::spawn(noting_panics(async move {
             (runner.registry)
-                .call(&route, arguments, ctx, Some(admission))
+                .call(&route, arguments, ctx, admission)
                 .await
         })));
         tokio::select! {
             biased;
             () = context.ct.cancelled() => return Ok(cancelled()),
-            joined = &mut call => return Ok(result_of(joined).into()),
+            joined = &mut call => {
+                if let Some((round, _)) = &round {
+                    inner.rounds.give_back(round).await;
+                }
+                return Ok(result_of(joined).into());
+            }
+            // A question before the task starts, without its answer: the round's
+            // `input_required` answer, as a direct call's.
+            () = asked => {
+                let (round, binding) = round.as_ref().expect("only a round asks");
+                return match inner.rounds.input_required(round, binding) {
+                    Some(input_required) => Ok(input_required.into()),
+                    None => Err(ErrorData::internal_error("the question could not be put to the client", None)),
+                };
+            }
             Ok(()) = admitted => {}
         }
         match host.settings.store.create(record.clone()).await {

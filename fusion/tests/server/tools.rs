@@ -283,6 +283,7 @@ fn action(name: &str) -> ActionDefinition {
         scopes: Vec::new(),
         task: false,
         task_required: false,
+        task_deferred: false,
         strict_json: false,
         result: Default::default(),
     }
