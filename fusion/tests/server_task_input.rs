@@ -1,7 +1,9 @@
 //! Tasks (MCP Tasks extension, SEP-2663) through a real rmcp client over an in-process duplex
 //! stream: an action that asks the user while it runs as a task (`input_required`, answered
 //! with `tasks/update`, several questions at once answered one by one), an action that runs
-//! only as a task (`#[action(task = required)]`), and a task whose action panics.
+//! only as a task (`#[action(task = required)]`), one whose task starts once its action has
+//! asked in `input_required` rounds (`#[action(task(required, deferred))]`), and a task whose
+//! action panics.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -11,9 +13,10 @@ use fusion::elicit::{Unanswered, Unconfirmed};
 use fusion::server::{Server, TASKS_META_KEY, TASKS_REQUIRED_META_KEY};
 use fusion::tasks::Tasks;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, DetailedTask, ErrorCode, TaskPayload, TaskStatus,
-    UpdateTaskParams,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, DetailedTask,
+    ErrorCode, Implementation, ProtocolVersion, TaskPayload, TaskStatus, UpdateTaskParams,
 };
+use rmcp::service::{ClientLifecycleMode, RoleClient, RunningService, serve_client_with_lifecycle};
 #[path = "support/tasks.rs"]
 mod support;
 use schemars::JsonSchema;
@@ -50,6 +53,15 @@ async fn ledger() -> String {
     "ledger".to_owned()
 }
 
+/// Asks the user's name, then greets them as a task.
+#[fusion::tool]
+#[action(task(required, deferred))]
+async fn welcome(ctx: RequestContext) -> Result<String, Unanswered> {
+    let name = ctx.elicit::<Name>("Name?").await?.name;
+    ctx.start_task().await;
+    Ok(format!("Welcome, {name}."))
+}
+
 /// Panics.
 #[fusion::tool]
 #[action(task)]
@@ -63,6 +75,7 @@ fn server() -> Server {
         .tool(Both)
         .tool(Ledger)
         .tool(Crash)
+        .tool(Welcome)
         .tasks(Tasks::default().poll_interval(Duration::from_millis(20)))
 }
 
@@ -217,6 +230,54 @@ async fn an_action_that_runs_only_as_a_task_refuses_clients_without_the_extensio
         delete.meta.as_ref().unwrap().get(TASKS_REQUIRED_META_KEY),
         None
     );
+}
+
+/// A 2026-07-28 client (`server/discover`, no `initialize`) that shows forms and declares the
+/// Tasks extension.
+async fn stateless() -> RunningService<RoleClient, ClientConfig> {
+    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(async move {
+        if let Ok(running) = server().serve_io(read, write).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let capabilities: ClientCapabilities = serde_json::from_value(json!({
+        "elicitation": {"form": {}},
+        "extensions": {"io.modelcontextprotocol/tasks": {}},
+    }))
+    .unwrap();
+    let config = ClientConfig::new(capabilities, Implementation::new("rounds", "1.0.0"));
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    within(serve_client_with_lifecycle(config, client_end, lifecycle))
+        .await
+        .expect("server/discover succeeds")
+}
+
+#[tokio::test]
+async fn a_deferred_task_asks_in_rounds_first_and_becomes_a_task_when_its_action_says() {
+    let client = stateless().await;
+    let first = within(client.call_tool_once(CallToolRequestParams::new("welcome")))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(asked) = first else {
+        panic!("expected input_required, got {first:?}")
+    };
+    let key = asked.input_requests.unwrap().into_keys().next().unwrap();
+    let mut retry = CallToolRequestParams::new("welcome");
+    retry.input_responses = Some(BTreeMap::from([(
+        key,
+        json!({"action": "accept", "content": {"name": "Ada"}}),
+    )]));
+    retry.request_state = asked.request_state;
+    let CallToolResponse::Task(created) = within(client.call_tool_once(retry)).await.unwrap()
+    else {
+        panic!("expected a task")
+    };
+    let id = created.task.task_id;
+    assert_eq!(text(&settled(&client, &id).await), "Welcome, Ada.");
 }
 
 #[tokio::test]
