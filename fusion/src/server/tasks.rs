@@ -1,8 +1,10 @@
 //! Tasks on the server (MCP Tasks extension, `io.modelcontextprotocol/tasks`): a call of an
 //! `#[action(task)]` action from a client that declares the extension becomes a task once the
 //! call is routed, validated and admitted by the guards; the call then runs in the background
-//! and its response is stored as the task's result. `tasks/get`, `tasks/update` and
-//! `tasks/cancel` read the store, so any replica sharing it answers them.
+//! and its response is stored as the task's result (or, for a deferred task, the call runs as
+//! a direct call until its action starts the task). `tasks/get`, `tasks/update` and
+//! `tasks/cancel` read the store, so any replica sharing it answers them; the action's
+//! questions to the user and their answers go through it too (`task_input`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -54,8 +56,9 @@ impl TaskHost {
 impl Server {
     /// Where tasks are kept and for how long ([`Tasks`]; by default in memory, kept an hour,
     /// polled every second). Only `#[action(task)]` actions run as tasks, and only for clients
-    /// whose request declares the tasks extension; the server advertises the extension
-    /// when a registered action may run as one.
+    /// whose request declares the tasks extension (`#[action(task = required)]` actions refuse
+    /// other clients with `-32021`); the server advertises the extension when a registered
+    /// action may run as one.
     ///
     /// ```
     /// use std::time::Duration;

@@ -5,9 +5,11 @@
 //! extension, is answered at once with a task (`resultType: "task"`, its `taskId`,
 //! `pollIntervalMs`, `ttlMs`); the client polls `tasks/get` until the task is `completed`
 //! (its `result` is the `CallToolResult` a direct call would have returned, envelope and
-//! `_meta` flags included), `failed` (a JSON-RPC error: the task outlived its TTL) or
-//! `cancelled` (`tasks/cancel`). A call from any other client runs as a direct call, and so
-//! does a call when the store is full. See [`Server::tasks`](crate::server::Server::tasks) and the
+//! `_meta` flags included), `failed` (a JSON-RPC error: the task outlived its TTL, or its
+//! action panicked) or `cancelled` (`tasks/cancel`). While the action waits on a question to
+//! the user the task is `input_required` (its `inputRequests`), until `tasks/update` brings
+//! the answers. A call from any other client runs as a direct call, and so does a call when
+//! the store is full; an `#[action(task = required)]` action refuses it (`-32021`). See [`Server::tasks`](crate::server::Server::tasks) and the
 //! [tool reference](macro@crate::tool#tasks).
 //!
 //! Tasks are kept in a [`TaskStore`]: [`MemoryTaskStore`] (the default) for one server
@@ -141,8 +143,8 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Adds `requests` to a working task's [`TaskRecord::input_requests`] (the task is
     /// `input_required` from then until they are answered); `false` when the task is gone or
-    /// has settled. The default keeps no questions: a task's action that asks the user is
-    /// told it cannot (`Elicited::Failed`), as before stores could keep them.
+    /// has settled. The default keeps no questions: the question of a task's action fails
+    /// (`CONFIRMATION_FAILED`: the user was not asked).
     fn ask<'a>(
         &'a self,
         id: &'a str,
@@ -206,7 +208,7 @@ impl Tasks {
     }
 
     /// The polling interval suggested to clients (`pollIntervalMs`). The server also looks
-    /// for cancellations from other replicas this often.
+    /// for cancellations, and answers to its tasks' questions, from other replicas this often.
     pub fn poll_interval(mut self, interval: Duration) -> Tasks {
         self.poll_interval = interval.max(Duration::from_millis(1));
         self
