@@ -131,9 +131,11 @@ impl Server {
         })
     }
 
-    /// Starts the call as a task: the call runs until the guards admit it; a call refused
-    /// before that (a validation error, a guard) is answered directly, a call admitted
-    /// becomes a task stored before the client hears of it.
+    /// Starts the call as a task: the call runs until the guards admit it (a deferred task's:
+    /// until its action calls `RequestContext::start_task`); a call refused before that (a
+    /// validation error, a guard) is answered directly, and so is a deferred task's question
+    /// before its start (`input_required`) or its answer without one; a call admitted becomes
+    /// a task stored before the client hears of it.
     pub(super) async fn start_task(
         &self,
         entry: &Entry,
