@@ -39,6 +39,10 @@ use library::Library;
 #[path = "conformance/stateless.rs"]
 mod stateless;
 
+// The tools of the Tasks-extension scenarios.
+#[path = "conformance/tasks.rs"]
+mod tasks;
+
 /// A silent WAV, base64.
 const AUDIO_WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEARKwAAIhYAQACABAAZGF0YQAAAAA=";
 
@@ -401,6 +405,14 @@ pub(crate) async fn main() -> anyhow::Result<()> {
         .tool(stateless::TestTriggerToolChange)
         .tool(stateless::TestTriggerPromptChange)
         .tool(headers::TestHeaderParam)
+        .tool(tasks::Greet)
+        .tool(tasks::SlowCompute)
+        .tool(tasks::FailingJob)
+        .tool(tasks::ProtocolErrorJob)
+        .tool(tasks::ConfirmDelete)
+        .tool(tasks::MultiInput)
+        .tool(tasks::TestToolWithTask)
+        .tasks(fusion::tasks::Tasks::default().poll_interval(Duration::from_millis(200)))
         .handler(Library::default());
     stateless::tell(server.list_changes());
     let listener = tokio::net::TcpListener::bind(addr).await?;

@@ -96,6 +96,8 @@ mod tests {
                 output_schema: None,
                 scopes: Vec::new(),
                 task: false,
+                task_required: false,
+                task_deferred: false,
                 strict_json: false,
                 result: Default::default(),
             }],

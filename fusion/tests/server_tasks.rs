@@ -256,7 +256,7 @@ async fn cancelling_a_settled_task_leaves_its_result_and_unknown_ids_are_refused
         .await
         .expect("acknowledged");
     assert_eq!(get(&client, &id).await.unwrap(), before);
-    // `tasks/update` is acknowledged; fusion's tasks ask nothing, so the answers are ignored.
+    // `tasks/update` of a settled task is acknowledged, its answers ignored.
     let update = UpdateTaskParams::new(id.clone(), Default::default());
     within(client.peer().update_task(update))
         .await

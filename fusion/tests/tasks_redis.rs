@@ -44,6 +44,14 @@ pub struct ExportArgs {
     pub month: String,
 }
 
+/// Asks two questions at once, then says both answers.
+#[fusion::tool]
+#[action(task)]
+async fn ask(ctx: fusion::RequestContext) -> String {
+    let (first, second) = tokio::join!(ctx.confirm("First?"), ctx.confirm("Second?"));
+    format!("{} {}", first.is_ok(), second.is_ok())
+}
+
 fn replica(url: &str, prefix: &str) -> Server {
     let store = RedisTaskStore::new(url)
         .unwrap()
@@ -51,6 +59,7 @@ fn replica(url: &str, prefix: &str) -> Server {
         .timeout(Duration::from_millis(300));
     Server::new("exports", "1.0.0")
         .tool(Export)
+        .tool(Ask)
         .tasks(Tasks::new(store).poll_interval(Duration::from_millis(20)))
         .local_principal(Principal::new("alice"))
 }
@@ -106,6 +115,50 @@ async fn a_task_started_on_one_replica_is_polled_and_cancelled_on_another() {
         .expect("acknowledged");
     assert_eq!(settled(&a, &long).await.status(), TaskStatus::Cancelled);
     assert_eq!(settled(&b, &long).await.status(), TaskStatus::Cancelled);
+}
+
+#[tokio::test]
+async fn a_question_asked_on_one_replica_is_answered_through_another() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let prefix = prefix();
+    let a = connect_tasks(replica(&redis.url, &prefix)).await;
+    let b = connect_tasks(replica(&redis.url, &prefix)).await;
+    let CallToolResponse::Task(created) =
+        within(a.call_tool_once(CallToolRequestParams::new("ask")))
+            .await
+            .unwrap()
+    else {
+        panic!("expected a task")
+    };
+    let id = created.task.task_id;
+    // B sees both questions A's action asked.
+    let asked = within(async {
+        loop {
+            if let TaskPayload::InputRequired { input_requests } =
+                get(&b, &id).await.unwrap().payload
+                && input_requests.len() == 2
+            {
+                return input_requests;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    let mut keys = asked.keys().cloned();
+    let confirm = json!({"action": "accept", "content": {"confirm": true}});
+    for (client, key, response) in [
+        (&b, keys.next().unwrap(), confirm),
+        (&a, keys.next().unwrap(), json!({"action": "decline"})),
+    ] {
+        let responses = std::collections::BTreeMap::from([(key, response)]);
+        let update = rmcp::model::UpdateTaskParams::new(id.clone(), responses);
+        within(client.peer().update_task(update)).await.unwrap();
+    }
+    // A, which runs it, took B's answer from the store at its next look.
+    let done = settled(&b, &id).await;
+    assert_eq!(text(&done), "true false");
 }
 
 #[tokio::test]

@@ -97,6 +97,10 @@ pub(crate) struct Action<'a> {
     pub(crate) blocking: Option<Span>,
     /// The `task` flag: the action may run as a task.
     pub(crate) task: bool,
+    /// `task = required`: the action runs only as a task.
+    pub(crate) task_required: bool,
+    /// `task(deferred)`: the task starts when the action calls `RequestContext::start_task`.
+    pub(crate) task_deferred: bool,
     /// The `strict_json` flag: the action's arguments are never decoded from stringified JSON.
     pub(crate) strict_json: bool,
     /// `max_result`, `items` and `page(..)`: how the result is fitted to a size.
@@ -393,7 +397,9 @@ impl<'a> Action<'a> {
             output,
             output_schema: flag(&args.output_schema),
             blocking: flag(&args.blocking),
-            task: args.task.is_present(),
+            task: args.task.is_some(),
+            task_required: args.task.is_some_and(|task| task.required),
+            task_deferred: args.task.is_some_and(|task| task.deferred),
             strict_json: args.strict_json.is_present(),
             result: ResultArgs {
                 max_result: args.max_result,

@@ -83,8 +83,9 @@ pub(crate) struct ActionArgs {
     pub(crate) errors: Option<darling::util::PathList>,
     /// `blocking`: a plain `fn` that may block, run on the blocking pool.
     pub(crate) blocking: Flag,
-    /// `task`: the action may run as a task (MCP Tasks extension) for clients that support it.
-    pub(crate) task: Flag,
+    /// `task`: the action may run as a task (MCP Tasks extension) for clients that support it;
+    /// `task = required`: it runs only as a task.
+    pub(crate) task: Option<TaskArg>,
     /// `strict_json`: arguments are taken strictly as sent, never decoded from a string
     /// holding JSON.
     pub(crate) strict_json: Flag,
@@ -94,6 +95,68 @@ pub(crate) struct ActionArgs {
     pub(crate) items: Option<String>,
     /// `page(offset = "offset", limit = "limit")`: the action's paging arguments.
     pub(crate) page: Option<PageArgs>,
+}
+
+/// `task` (the action may run as a task), `task = required` (it runs only as one), or the
+/// list form `task(required, deferred)`: `deferred`, the task starts when the action calls
+/// `RequestContext::start_task`, its questions before that asked as a direct call's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct TaskArg {
+    /// `required`.
+    pub(crate) required: bool,
+    /// `deferred`.
+    pub(crate) deferred: bool,
+}
+
+const TASK_FORMS: &str = "`task` takes no value (the action may run as a task), `task = required` (it runs only as one), or a list of `required`, `optional` and `deferred` (`task(required, deferred)`: the task starts when the action calls `ctx.start_task()`)";
+
+impl TaskArg {
+    /// Takes one word of the attribute; `false` for a word it does not know.
+    fn word(&mut self, word: Option<String>) -> bool {
+        match word.as_deref() {
+            Some("optional") => self.required = false,
+            Some("required") => self.required = true,
+            Some("deferred") => self.deferred = true,
+            _ => return false,
+        }
+        true
+    }
+}
+
+impl FromMeta for TaskArg {
+    fn from_word() -> darling::Result<TaskArg> {
+        Ok(TaskArg::default())
+    }
+
+    fn from_expr(expr: &syn::Expr) -> darling::Result<TaskArg> {
+        let word = match expr {
+            syn::Expr::Path(path) => path.path.get_ident().map(ToString::to_string),
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(text),
+                ..
+            }) => Some(text.value()),
+            _ => None,
+        };
+        let mut task = TaskArg::default();
+        match task.word(word) {
+            true => Ok(task),
+            false => Err(darling::Error::custom(TASK_FORMS).with_span(expr)),
+        }
+    }
+
+    fn from_list(items: &[NestedMeta]) -> darling::Result<TaskArg> {
+        let mut task = TaskArg::default();
+        for item in items {
+            let word = match item {
+                NestedMeta::Meta(Meta::Path(path)) => path.get_ident().map(ToString::to_string),
+                _ => None,
+            };
+            if !task.word(word) {
+                return Err(darling::Error::custom(TASK_FORMS).with_span(item));
+            }
+        }
+        Ok(task)
+    }
 }
 
 /// `page(offset = "offset", limit = "limit")`: the names of the paging arguments.

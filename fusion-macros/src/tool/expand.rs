@@ -297,6 +297,8 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
     };
     let output_schema = output_schema(tool, action);
     let task = action.task;
+    let task_required = action.task_required;
+    let task_deferred = action.task_deferred;
     let strict_json = action.strict_json;
     let result = result_fit(&private, &action.result);
     quote! {
@@ -316,6 +318,8 @@ fn action_definition(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
             output_schema: #output_schema,
             scopes: ::std::vec::Vec::new(),
             task: #task,
+            task_required: #task_required,
+            task_deferred: #task_deferred,
             strict_json: #strict_json,
             result: #result,
         }

@@ -221,3 +221,40 @@ fn a_tool_says_how_its_input_schema_is_published() {
         "{out}"
     );
 }
+
+#[test]
+fn task_support_is_optional_required_or_deferred_and_anything_else_is_refused() {
+    let out = super::super::expand(
+        quote!(),
+        quote! {
+            impl Exports {
+                #[action(task)]
+                async fn optional(&self) {}
+                #[action(task = required)]
+                async fn required(&self) {}
+                #[action(task(required, deferred))]
+                async fn deferred(&self) {}
+                #[action]
+                async fn direct(&self) {}
+            }
+        },
+    )
+    .to_string();
+    assert!(!out.contains("compile_error"), "{out}");
+    let flags = |task, required, deferred| {
+        format!("task : {task} , task_required : {required} , task_deferred : {deferred} ,")
+    };
+    assert_eq!(out.matches(&flags(true, false, false)).count(), 1, "{out}");
+    assert_eq!(out.matches(&flags(true, true, false)).count(), 1, "{out}");
+    assert_eq!(out.matches(&flags(true, true, true)).count(), 1, "{out}");
+    assert_eq!(out.matches(&flags(false, false, false)).count(), 1, "{out}");
+
+    for wrong in [quote!(task = always), quote!(task(sometimes))] {
+        let out = super::super::expand(
+            quote!(),
+            quote!(impl Exports { #[action(#wrong)] async fn export(&self) {} }),
+        )
+        .to_string();
+        assert!(out.contains("`task = required`"), "{out}");
+    }
+}

@@ -80,6 +80,10 @@ pub struct ActionContract {
     /// when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub task: bool,
+    /// Whether the action runs only as a task ([`ActionDefinition::task_required`]); left out
+    /// of the file when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub task_required: bool,
     /// Whether the action takes its arguments only as sent, never decoding JSON sent as a
     /// string ([`ActionDefinition::strict_json`]); left out of the file when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -262,7 +266,8 @@ impl ActionContract {
                 .collect::<BTreeSet<_>>()
                 .into_iter()
                 .collect(),
-            task: action.task,
+            task: action.task || action.task_required,
+            task_required: action.task_required,
             strict_json: action.strict_json,
             max_result_bytes: action.result.max_result.map(|limit| limit.max_bytes()),
             items: action.result.items.clone(),

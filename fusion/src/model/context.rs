@@ -45,6 +45,10 @@ pub type Sampler = Arc<
         + Sync,
 >;
 
+/// Starts the task of a call whose action's task is deferred
+/// ([`RequestContext::start_task`]): resolves once the task exists and the call goes on as it.
+pub(crate) type TaskStart = Arc<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>;
+
 /// What the user did with an elicitation (MCP specification 2025-06-18, client features,
 /// "Elicitation": the `action` of the result).
 #[derive(Clone, Debug, PartialEq)]
@@ -117,6 +121,7 @@ struct Parts {
     log: Option<LogSink>,
     elicitor: Option<Elicitor>,
     sampler: Option<Sampler>,
+    task_start: Option<TaskStart>,
     client: Option<String>,
     caller: Option<Arc<str>>,
     principal: Option<Principal>,
@@ -198,6 +203,48 @@ impl RequestContext {
     /// How the client's model can be asked, when the client can sample.
     pub(crate) fn sampler(&self) -> Option<&Sampler> {
         self.parts.as_ref()?.sampler.as_ref()
+    }
+
+    /// Sets how the call's deferred task starts ([`RequestContext::start_task`]).
+    pub(crate) fn with_task_start(mut self, start: TaskStart) -> RequestContext {
+        self.parts_mut().task_start = Some(start);
+        self
+    }
+
+    /// For an action declared `#[action(task(deferred))]` (or `task(required, deferred)`)
+    /// called by a client that declares the MCP Tasks extension: the call becomes a task here.
+    /// The client is answered with the task (`resultType: "task"`) and the action goes on in
+    /// the background; its questions from here on are the task's (`input_required`, answered
+    /// with `tasks/update`), those before were asked as a direct call's (SEP-2663: input
+    /// gathered before the task is created). Does nothing for any other call: one running as
+    /// a task from the start, or a direct call.
+    ///
+    /// ```
+    /// use fusion::RequestContext;
+    /// use fusion::elicit::Unconfirmed;
+    ///
+    /// pub struct Deploys;
+    ///
+    /// #[fusion::tool]
+    /// impl Deploys {
+    ///     /// Deploys the release once the user confirms, then waits for it to roll out.
+    ///     #[action(task(required, deferred))]
+    ///     pub async fn deploy(&self, ctx: RequestContext) -> Result<String, Unconfirmed> {
+    ///         ctx.confirm("Deploy v2 to production?").await?;
+    ///         ctx.start_task().await;
+    ///         // … the long roll-out, polled by the client as a task …
+    ///         Ok("v2 is live.".to_owned())
+    ///     }
+    /// }
+    /// ```
+    pub async fn start_task(&self) {
+        let start = self
+            .parts
+            .as_ref()
+            .and_then(|parts| parts.task_start.clone());
+        if let Some(start) = start {
+            start().await;
+        }
     }
 
     /// Sets the calling client's self-reported name (`clientInfo.name`). Informational only:

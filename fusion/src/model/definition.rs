@@ -171,6 +171,21 @@ pub struct ActionDefinition {
     /// client polls. Declared with `#[action(task)]`; advertised in the tool's
     /// `_meta["fusion/tasks"]` and recorded in the lockfile.
     pub task: bool,
+    /// Whether the action runs only as a task (MCP tool `execution.taskSupport: "required"`):
+    /// a call from a client that does not declare the Tasks extension is refused with JSON-RPC
+    /// `-32021` (Missing Required Client Capability, SEP-2575; HTTP 400), its
+    /// `data.requiredCapabilities` naming the extension. Implies [`ActionDefinition::task`].
+    /// Declared with `#[action(task = required)]`; advertised in the tool's
+    /// `_meta["fusion/tasks_required"]` and recorded in the lockfile.
+    pub task_required: bool,
+    /// Whether the action's task starts when the action calls
+    /// [`RequestContext::start_task`](crate::RequestContext::start_task), not before the
+    /// handler runs: until then the call runs as a direct call, its questions asked as a direct
+    /// call's (on the stateless revision, `input_required` rounds, SEP-2322), and an action
+    /// that answers without starting its task is answered directly. So an action gathers its
+    /// input first and then goes on as a task (SEP-2663, input before task creation).
+    /// Declared with `#[action(task(deferred))]` or `#[action(task(required, deferred))]`.
+    pub task_deferred: bool,
     /// Whether the action takes its arguments strictly as sent: a string where its schema
     /// wants an array, an object, a number, an integer or a boolean is refused as one, never
     /// read as the JSON it holds (which a server does by default; see
@@ -197,6 +212,8 @@ impl ActionDefinition {
             output_schema: None,
             scopes: Vec::new(),
             task: false,
+            task_required: false,
+            task_deferred: false,
             strict_json: false,
             result: ResultFit::default(),
         }

@@ -106,7 +106,7 @@ impl Admission {
 
     /// Says the call was admitted and waits to go on. When the server cannot create the task
     /// it drops the sender and the call: the handler never runs.
-    async fn pass(self) {
+    pub(crate) async fn pass(self) {
         let _ = self.admitted.send(());
         if self.go.await.is_err() {
             std::future::pending::<()>().await;
@@ -357,11 +357,29 @@ async fn catch_panics<F: Future<Output = ToolResponse>>(future: F) -> ToolRespon
     .await
 }
 
+tokio::task_local! {
+    /// Set when a call run by [`noting_panics`] panicked.
+    static PANICKED: std::cell::Cell<bool>;
+}
+
+/// Runs a call, and says whether it panicked (its response is then the `INTERNAL_ERROR` of
+/// the panic): a task's call that panicked is a failed task, not a tool error.
+pub(crate) async fn noting_panics<F: Future<Output = ToolResponse>>(
+    call: F,
+) -> (ToolResponse, bool) {
+    let noted = async {
+        let response = call.await;
+        (response, PANICKED.with(std::cell::Cell::get))
+    };
+    PANICKED.scope(std::cell::Cell::new(false), noted).await
+}
+
 /// The `INTERNAL_ERROR` response of a caught panic (the payload's message is logged with the
 /// error id). The payload is dropped under a panic guard too: a payload whose `Drop` panics
 /// would otherwise unwind out of the code that caught the first panic; such a second payload
 /// is leaked, not dropped.
 fn panic_response(payload: Box<dyn std::any::Any + Send>) -> ToolResponse {
+    let _ = PANICKED.try_with(|panicked| panicked.set(true));
     let response = ToolResponse::error(ToolError::from_panic(&*payload));
     if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
         std::mem::forget(again);

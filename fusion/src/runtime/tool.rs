@@ -62,6 +62,8 @@ use crate::model::schema::InputSchemas;
 ///                 output_schema: None,
 ///                 scopes: Vec::new(),
 ///                 task: false,
+///                 task_required: false,
+///                 task_deferred: false,
 ///                 strict_json: false,
 ///                 result: Default::default(),
 ///             }],

@@ -25,6 +25,12 @@ pub const SCOPES_META_KEY: &str = "fusion/scopes";
 /// (`#[action(task)]`; MCP Tasks extension): `{"fusion/tasks": ["export_invoices"]}`.
 pub const TASKS_META_KEY: &str = "fusion/tasks";
 
+/// The `_meta` key of an MCP tool definition listing the actions that run only as tasks
+/// (`#[action(task = required)]`; the MCP tool `execution.taskSupport: "required"`, which
+/// rmcp's tool definition has no field for): `{"fusion/tasks_required": ["export_ledger"]}`.
+/// They are listed under [`TASKS_META_KEY`] too.
+pub const TASKS_REQUIRED_META_KEY: &str = "fusion/tasks_required";
+
 /// One MCP tool: its definition, and where a call of it goes.
 #[derive(Clone)]
 pub(super) struct Entry {
@@ -265,8 +271,9 @@ pub(super) fn check_portable(entries: &[Entry], providers: &[Provider]) -> Resul
 
 /// `{"fusion/errors": [{"action", "code", "severity", "category", "retryable"}, …]}`, in
 /// action then declaration order; two variants declaring the same contract appear once. Plus
-/// `"fusion/scopes"` ([`SCOPES_META_KEY`]) when an action requires scopes, and `"fusion/tasks"`
-/// ([`TASKS_META_KEY`]) when an action may run as a task.
+/// `"fusion/scopes"` ([`SCOPES_META_KEY`]) when an action requires scopes, `"fusion/tasks"`
+/// ([`TASKS_META_KEY`]) when an action may run as a task, and `"fusion/tasks_required"`
+/// ([`TASKS_REQUIRED_META_KEY`]) when one runs only as a task.
 fn errors_meta(actions: &[ActionDefinition]) -> MetaObject {
     let errors: Vec<Value> = actions
         .iter()
@@ -298,11 +305,18 @@ fn errors_meta(actions: &[ActionDefinition]) -> MetaObject {
         meta.insert(SCOPES_META_KEY.to_owned(), Value::Object(scopes));
     }
     let tasks: Vec<Value> = (actions.iter())
-        .filter(|action| action.task)
+        .filter(|action| action.task || action.task_required)
         .map(|action| Value::from(action.name.as_str()))
         .collect();
     if !tasks.is_empty() {
         meta.insert(TASKS_META_KEY.to_owned(), Value::Array(tasks));
+    }
+    let required: Vec<Value> = (actions.iter())
+        .filter(|action| action.task_required)
+        .map(|action| Value::from(action.name.as_str()))
+        .collect();
+    if !required.is_empty() {
+        meta.insert(TASKS_REQUIRED_META_KEY.to_owned(), Value::Array(required));
     }
     MetaObject(meta)
 }

@@ -110,6 +110,9 @@ impl rmcp::ServerHandler for Server {
         if self.is_task_call(entry, &request, &context) {
             return self.start_task(entry, request, context).await;
         }
+        if let Some(refusal) = self.task_refusal(entry, &request, &context) {
+            return Err(refusal);
+        }
         let arguments = request.arguments.take().unwrap_or_default();
         let (mut ctx, reports) = request_context(&mut context, self.session(), self.log_level());
         if let Some(principal) = self.local_caller() {
@@ -256,7 +259,10 @@ impl rmcp::ServerHandler for Server {
         mut context: RmcpContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         match self.runs_tasks() {
-            true => self.update_task_of(&request.task_id, &mut context).await,
+            true => {
+                let responses = request.input_responses;
+                (self.update_task_of(&request.task_id, responses, &mut context)).await
+            }
             false => self.delegate().update_task(request, context).await,
         }
     }

@@ -296,7 +296,7 @@ impl Round {
 }
 
 /// The user's answer, from an `ElicitResult` a client sent as an input response.
-fn elicited(answer: &Value) -> Elicited {
+pub(super) fn elicited(answer: &Value) -> Elicited {
     match answer.get("action").and_then(Value::as_str) {
         Some("accept") => match answer.get("content") {
             Some(Value::Object(content)) => Elicited::Accepted(content.clone()),

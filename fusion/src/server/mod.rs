@@ -123,6 +123,7 @@ mod results;
 mod stateless;
 mod streams;
 mod taken;
+mod task_input;
 mod tasks;
 mod transport;
 mod visible;
@@ -131,7 +132,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use catalog::{ERRORS_META_KEY, SCOPES_META_KEY, TASKS_META_KEY};
+pub use catalog::{ERRORS_META_KEY, SCOPES_META_KEY, TASKS_META_KEY, TASKS_REQUIRED_META_KEY};
 #[cfg(feature = "http")]
 pub use http::{HttpServer, HttpService, StreamableHttpServerConfig};
 pub use input::{DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_INVALID};

@@ -1,16 +1,18 @@
 //! Tasks on the server (MCP Tasks extension, `io.modelcontextprotocol/tasks`): a call of an
 //! `#[action(task)]` action from a client that declares the extension becomes a task once the
 //! call is routed, validated and admitted by the guards; the call then runs in the background
-//! and its response is stored as the task's result. `tasks/get`, `tasks/update` and
-//! `tasks/cancel` read the store, so any replica sharing it answers them.
+//! and its response is stored as the task's result (or, for a deferred task, the call runs as
+//! a direct call until its action starts the task). `tasks/get`, `tasks/update` and
+//! `tasks/cancel` read the store, so any replica sharing it answers them; the action's
+//! questions to the user and their answers go through it too (`task_input`).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CreateTaskResult, DetailedTask,
-    ErrorData, GetTaskResult, Task, TaskPayload, TaskStatus,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, CreateTaskResult,
+    DetailedTask, ErrorData, GetTaskResult, Task, TaskPayload, TaskStatus,
 };
 use rmcp::task_manager::current_timestamp;
 use serde_json::{Map, Value};
@@ -18,24 +20,33 @@ use tokio::task::JoinHandle;
 use tokio_util::task::AbortOnDropHandle;
 
 use super::compose::Ctx;
+use super::elicitor;
 use super::handler::{base_context, cancelled};
+use super::task_input::{self, Questions};
 use super::{Inner, Server, catalog::Entry};
 use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
 use crate::model::context::{CancellationToken, RequestContext};
+use crate::model::definition::ActionDefinition;
 use crate::model::response::ToolResponse;
-use crate::runtime::call::Admission;
+use crate::runtime::call::{Admission, noting_panics};
 use crate::tasks::{StoreError, TaskRecord, TaskState, Tasks, millis, working_expiry_ms};
 
-/// The server's tasks: the settings, and a cancellation token for each task this process runs.
+/// The server's tasks: the settings, and each task this process runs.
 #[derive(Default)]
 pub(super) struct TaskHost {
     pub(super) settings: Tasks,
-    running: Mutex<HashMap<String, CancellationToken>>,
+    running: Mutex<HashMap<String, Running>>,
+}
+
+/// A task this process runs: its cancellation token, and its questions to the user.
+struct Running {
+    token: CancellationToken,
+    questions: Arc<Questions>,
 }
 
 impl TaskHost {
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
         self.running
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -45,8 +56,9 @@ impl TaskHost {
 impl Server {
     /// Where tasks are kept and for how long ([`Tasks`]; by default in memory, kept an hour,
     /// polled every second). Only `#[action(task)]` actions run as tasks, and only for clients
-    /// whose request declares the tasks extension; the server advertises the extension
-    /// when a registered action may run as one.
+    /// whose request declares the tasks extension (`#[action(task = required)]` actions refuse
+    /// other clients with `-32021`); the server advertises the extension when a registered
+    /// action may run as one.
     ///
     /// ```
     /// use std::time::Duration;
@@ -68,17 +80,15 @@ impl Server {
     /// Whether a registered action may run as a task.
     pub(super) fn runs_tasks(&self) -> bool {
         (self.inner.registry.tools().iter())
-            .any(|tool| tool.definition.actions.iter().any(|action| action.task))
+            .any(|tool| (tool.definition.actions.iter()).any(|a| a.task || a.task_required))
     }
 
-    /// Whether this call becomes a task: its action may run as one and the request declares
-    /// the tasks extension.
-    pub(super) fn is_task_call(
+    /// The action a call names, when the call names one the tool has.
+    fn called_action(
         &self,
         entry: &Entry,
         request: &CallToolRequestParams,
-        context: &Ctx,
-    ) -> bool {
+    ) -> Option<&ActionDefinition> {
         let definition = &self.inner.registry.tools()[entry.route.tool].definition;
         let action = match (&entry.route.inject, &definition.discriminator) {
             (Some((_, action)), _) => Some(action.as_str()),
@@ -87,17 +97,45 @@ impl Server {
                 .and_then(Value::as_str),
             (None, None) => definition.actions.first().map(|a| a.name.as_str()),
         };
-        action
-            .and_then(|name| definition.action(name))
-            .is_some_and(|action| action.task)
-            && context
-                .client_capabilities()
-                .is_some_and(|capabilities| capabilities.supports_tasks())
+        action.and_then(|name| definition.action(name))
     }
 
-    /// Starts the call as a task: the call runs until the guards admit it; a call refused
-    /// before that (a validation error, a guard) is answered directly, a call admitted
-    /// becomes a task stored before the client hears of it.
+    /// Whether this call becomes a task: its action may run as one and the request declares
+    /// the tasks extension. The client sends no hint (a legacy `task` parameter is ignored):
+    /// the server decides.
+    pub(super) fn is_task_call(
+        &self,
+        entry: &Entry,
+        request: &CallToolRequestParams,
+        context: &Ctx,
+    ) -> bool {
+        (self.called_action(entry, request)).is_some_and(|a| a.task || a.task_required)
+            && declares_tasks(context)
+    }
+
+    /// The refusal of a call whose action runs only as a task (`#[action(task = required)]`)
+    /// from a client that does not declare the Tasks extension: JSON-RPC `-32021`, Missing
+    /// Required Client Capability (SEP-2575; HTTP 400), `data.requiredCapabilities` naming
+    /// the extension (SEP-2663, "Required Capabilities"). `None` for any other call.
+    pub(super) fn task_refusal(
+        &self,
+        entry: &Entry,
+        request: &CallToolRequestParams,
+        context: &Ctx,
+    ) -> Option<ErrorData> {
+        let required = (self.called_action(entry, request)).is_some_and(|a| a.task_required);
+        (required && !declares_tasks(context)).then(|| {
+            ErrorData::missing_required_client_capability(
+                ClientCapabilities::builder().enable_tasks().build(),
+            )
+        })
+    }
+
+    /// Starts the call as a task: the call runs until the guards admit it (a deferred task's:
+    /// until its action calls `RequestContext::start_task`); a call refused before that (a
+    /// validation error, a guard) is answered directly, and so is a deferred task's question
+    /// before its start (`input_required`) or its answer without one; a call admitted becomes
+    /// a task stored before the client hears of it.
     pub(super) async fn start_task(
         &self,
         entry: &Entry,
@@ -105,30 +143,78 @@ impl Server {
         mut context: Ctx,
     ) -> Result<CallToolResponse, ErrorData> {
         let inner = Arc::clone(&self.inner);
+        let host = &inner.tasks;
         let token = CancellationToken::new();
         let ctx = self
             .caller_context(&mut context)
             .with_cancellation(token.clone());
-        let owner = owner(&ctx, self);
+        let record = new_record(owner(&ctx, self), &host.settings);
+        let questions = Questions::new(Arc::clone(&host.settings.store), record.id.clone());
         let arguments = request.arguments.take().unwrap_or_default();
         let (admission, admitted, go_on) = Admission::new();
+        let deferred = (self.called_action(entry, &request)).is_some_and(|a| a.task_deferred);
+        // A deferred task: the call runs as a direct call until its action starts the task,
+        // its questions asked in `input_required` rounds on the stateless revision.
+        let round = match deferred {
+            false => None,
+            true => match (inner.rounds)
+                .round_for(&request, &context, ctx.principal(), &arguments)
+                .await
+            {
+                Ok(round) => round,
+                Err(error) => {
+                    let response = ToolResponse::error(error);
+                    let response = inner.registry.answer(response, entry.route.exposition);
+                    return Ok(CallToolResult::from(response).into());
+                }
+            },
+        };
+        let (ctx, admission) = match deferred {
+            false => (ctx.with_elicitor(questions.elicitor()), Some(admission)),
+            true => {
+                let before = match &round {
+                    Some((round, _)) => Some(round.elicitor()),
+                    None => elicitor::for_peer(&context.peer),
+                };
+                let (elicitor, start) = task_input::deferred(before, &questions, admission);
+                (ctx.with_elicitor(elicitor).with_task_start(start), None)
+            }
+        };
+        let asked = async {
+            match &round {
+                Some((round, _)) => round.asked().await,
+                None => std::future::pending().await,
+            }
+        };
         let route = entry.route.clone();
         let runner = Arc::clone(&inner);
         // Aborted if dropped before it is handed to its supervisor: a request cancelled, or
         // refused before its task exists, leaves nothing running.
-        let mut call = AbortOnDropHandle::new(tokio::spawn(async move {
+        let mut call = AbortOnDropHandle::new(tokio::spawn(noting_panics(async move {
             (runner.registry)
-                .call(&route, arguments, ctx, Some(admission))
+                .call(&route, arguments, ctx, admission)
                 .await
-        }));
+        })));
         tokio::select! {
             biased;
             () = context.ct.cancelled() => return Ok(cancelled()),
-            joined = &mut call => return Ok(result_of(joined).into()),
+            joined = &mut call => {
+                if let Some((round, _)) = &round {
+                    inner.rounds.give_back(round).await;
+                }
+                return Ok(result_of(joined).into());
+            }
+            // A question before the task starts, without its answer: the round's
+            // `input_required` answer, as a direct call's.
+            () = asked => {
+                let (round, binding) = round.as_ref().expect("only a round asks");
+                return match inner.rounds.input_required(round, binding) {
+                    Some(input_required) => Ok(input_required.into()),
+                    None => Err(ErrorData::internal_error("the question could not be put to the client", None)),
+                };
+            }
             Ok(()) = admitted => {}
         }
-        let host = &inner.tasks;
-        let record = new_record(owner, &host.settings);
         match host.settings.store.create(record.clone()).await {
             Ok(()) => {}
             // No room for another task: the call goes on as a direct call (the extension
@@ -148,11 +234,15 @@ impl Server {
                 return Ok(CallToolResult::from(response).into());
             }
         }
-        host.running().insert(record.id.clone(), token.clone());
+        let running = Running {
+            token: token.clone(),
+            questions: Arc::clone(&questions),
+        };
+        host.running().insert(record.id.clone(), running);
         let _ = go_on.send(());
         tracing::debug!(target: "fusion::server", tool = %request.name, task = %record.id, "task started");
         let task = task_of(&record, TaskStatus::Working);
-        tokio::spawn(supervise(inner, record, call.detach(), token));
+        tokio::spawn(supervise(inner, record, call.detach(), token, questions));
         Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
     }
 
@@ -166,15 +256,26 @@ impl Server {
         Ok(GetTaskResult::new(detailed(record)))
     }
 
-    /// `tasks/update`: acknowledged. fusion's tasks never ask for input (a question a task's
-    /// action asks fails closed), so every response is for a request not outstanding, which
-    /// the extension has the server ignore.
+    /// `tasks/update`: the answers to the task's outstanding questions are stored with it,
+    /// and the action waiting on them goes on (at once on this replica, at the runner's next
+    /// look at the store on another). A response to a question not outstanding is ignored
+    /// (SEP-2663), and so are responses to a settled task; each is acknowledged.
     pub(super) async fn update_task_of(
         &self,
         id: &str,
+        responses: BTreeMap<String, Value>,
         context: &mut Ctx,
     ) -> Result<(), ErrorData> {
-        self.find_task(id, context).await.map(drop)
+        let record = self.find_task(id, context).await?;
+        if record.state.is_settled() || responses.is_empty() {
+            return Ok(());
+        }
+        let host = &self.inner.tasks;
+        (host.settings.store.respond(id, responses).await).map_err(rpc_store_error)?;
+        if let Some(running) = host.running().get(id) {
+            running.questions.answered.notify_one();
+        }
+        Ok(())
     }
 
     /// `tasks/cancel`: the task stops at once on this replica, or at the running replica's
@@ -189,8 +290,8 @@ impl Server {
             return Ok(());
         }
         let host = &self.inner.tasks;
-        if let Some(token) = host.running().get(id) {
-            token.cancel();
+        if let Some(running) = host.running().get(id) {
+            running.token.cancel();
         }
         host.settings
             .store
@@ -259,16 +360,26 @@ fn new_record(owner: String, settings: &Tasks) -> TaskRecord {
         poll_interval_ms: millis(settings.poll_interval),
         state: TaskState::Working,
         cancel_requested: false,
+        input_requests: BTreeMap::new(),
+        input_responses: BTreeMap::new(),
     }
 }
 
+/// Whether the request declares the Tasks extension (in its `_meta`, or at `initialize`).
+fn declares_tasks(context: &Ctx) -> bool {
+    (context.client_capabilities()).is_some_and(|capabilities| capabilities.supports_tasks())
+}
+
 /// Runs a task's call to its end: its response, a cancellation (here, or from another
-/// replica through the store), or its TTL; then stores the outcome.
+/// replica through the store), or its TTL; then stores the outcome. Meanwhile it hands the
+/// answers `tasks/update` stores to the action's questions. A call that panicked fails the
+/// task (a JSON-RPC internal error), where a tool error completes it.
 async fn supervise(
     inner: Arc<Inner>,
     mut record: TaskRecord,
-    mut call: JoinHandle<ToolResponse>,
+    mut call: JoinHandle<(ToolResponse, bool)>,
     token: CancellationToken,
+    questions: Arc<Questions>,
 ) {
     let settings = &inner.tasks.settings;
     let started = tokio::time::Instant::now();
@@ -279,14 +390,23 @@ async fn supervise(
     let state = loop {
         tokio::select! {
             biased;
-            joined = &mut call => break completed(result_of(joined)),
+            joined = &mut call => break match joined {
+                Ok((_, true)) => failed("The task's action failed unexpectedly.".to_owned()),
+                joined => completed(result_of(joined)),
+            },
             () = token.cancelled() => break TaskState::Cancelled,
+            () = questions.answered.notified() => {
+                if let Ok(Some(stored)) = settings.store.get(&record.id).await {
+                    questions.deliver(&stored);
+                }
+            }
             () = &mut deadline => break failed(format!(
                 "The task ran past its TTL of {} ms and was stopped.",
                 record.ttl_ms
             )),
             _ = look.tick() => match settings.store.get(&record.id).await {
                 Ok(Some(stored)) if stored.cancel_requested => break TaskState::Cancelled,
+                Ok(Some(stored)) => questions.deliver(&stored),
                 // Gone from the store (expired, or deleted): nobody can fetch a result.
                 Ok(None) => break TaskState::Cancelled,
                 _ => {}
@@ -323,9 +443,9 @@ async fn settle(settings: &Tasks, record: TaskRecord, started: tokio::time::Inst
 
 /// The answer of a call's background run. It never panics (the call path catches panics),
 /// and it is aborted only once its outcome no longer matters.
-fn result_of(joined: Result<ToolResponse, tokio::task::JoinError>) -> CallToolResult {
+fn result_of(joined: Result<(ToolResponse, bool), tokio::task::JoinError>) -> CallToolResult {
     match joined {
-        Ok(response) => CallToolResult::from(response),
+        Ok((response, _)) => CallToolResult::from(response),
         Err(error) => {
             tracing::error!(target: "fusion::server", %error, "a call ended without an answer");
             CallToolResult::from(ToolResponse::error(ToolError::new(
@@ -362,6 +482,16 @@ fn task_of(record: &TaskRecord, status: TaskStatus) -> Task {
 
 fn detailed(record: TaskRecord) -> DetailedTask {
     let payload = match record.state.clone() {
+        // Outstanding questions: `input_required` with them, each keyed as asked.
+        TaskState::Working if !record.input_requests.is_empty() => {
+            let input_requests = (record.input_requests.iter())
+                .filter_map(|(key, request)| {
+                    let request = serde_json::from_value(request.clone()).ok()?;
+                    Some((key.clone(), request))
+                })
+                .collect();
+            TaskPayload::InputRequired { input_requests }
+        }
         TaskState::Working => TaskPayload::Working,
         TaskState::Completed { result } => TaskPayload::Completed { result },
         TaskState::Failed { error } => TaskPayload::Failed { error },

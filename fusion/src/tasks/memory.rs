@@ -1,8 +1,10 @@
 //! The in-memory task store: one map behind a lock, for one server process.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 use super::{StoreError, TaskRecord, TaskStore, working_expiry_ms};
 use crate::model::context::BoxFuture;
@@ -104,6 +106,39 @@ impl TaskStore for MemoryTaskStore {
         }
         Box::pin(std::future::ready(Ok(())))
     }
+
+    fn ask<'a>(
+        &'a self,
+        id: &'a str,
+        requests: BTreeMap<String, Value>,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let asked = match self.lock().get_mut(id) {
+            Some(entry) if !entry.record.state.is_settled() && entry.expires > Instant::now() => {
+                entry.record.input_requests.extend(requests);
+                true
+            }
+            _ => false,
+        };
+        Box::pin(std::future::ready(Ok(asked)))
+    }
+
+    fn respond<'a>(
+        &'a self,
+        id: &'a str,
+        responses: BTreeMap<String, Value>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        if let Some(entry) = self.lock().get_mut(id)
+            && !entry.record.state.is_settled()
+        {
+            let record = &mut entry.record;
+            for (key, response) in responses {
+                if record.input_requests.remove(&key).is_some() {
+                    record.input_responses.insert(key, response);
+                }
+            }
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 #[cfg(test)]
@@ -121,7 +156,56 @@ mod tests {
             poll_interval_ms: 1000,
             state: TaskState::Working,
             cancel_requested: false,
+            input_requests: BTreeMap::new(),
+            input_responses: BTreeMap::new(),
         }
+    }
+
+    #[tokio::test]
+    async fn questions_are_answered_by_key_until_the_task_settles() {
+        let store = MemoryTaskStore::default();
+        store.create(record("a", 60_000)).await.unwrap();
+        let asked = BTreeMap::from([
+            ("q0".to_owned(), Value::from("first")),
+            ("q1".to_owned(), Value::from("second")),
+        ]);
+        assert!(store.ask("a", asked).await.unwrap());
+        // One answered, one unknown key ignored: the other question stays outstanding.
+        let answers = BTreeMap::from([
+            ("q0".to_owned(), Value::from(true)),
+            ("nope".to_owned(), Value::from(false)),
+        ]);
+        store.respond("a", answers).await.unwrap();
+        let stored = store.get("a").await.unwrap().unwrap();
+        assert_eq!(stored.input_requests.keys().collect::<Vec<_>>(), ["q1"]);
+        assert_eq!(
+            stored.input_responses,
+            BTreeMap::from([("q0".to_owned(), Value::from(true))])
+        );
+        // An answer to a question answered already changes nothing.
+        store
+            .respond("a", BTreeMap::from([("q0".to_owned(), Value::from(false))]))
+            .await
+            .unwrap();
+        assert_eq!(
+            store.get("a").await.unwrap().unwrap().input_responses["q0"],
+            true
+        );
+
+        let mut done = record("a", 60_000);
+        done.state = TaskState::Cancelled;
+        assert!(store.settle(done).await.unwrap());
+        assert!(!store.ask("a", BTreeMap::new()).await.unwrap(), "settled");
+        assert!(
+            store
+                .get("a")
+                .await
+                .unwrap()
+                .unwrap()
+                .input_requests
+                .is_empty()
+        );
+        assert!(!store.ask("missing", BTreeMap::new()).await.unwrap());
     }
 
     #[tokio::test]

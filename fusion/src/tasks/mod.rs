@@ -5,9 +5,11 @@
 //! extension, is answered at once with a task (`resultType: "task"`, its `taskId`,
 //! `pollIntervalMs`, `ttlMs`); the client polls `tasks/get` until the task is `completed`
 //! (its `result` is the `CallToolResult` a direct call would have returned, envelope and
-//! `_meta` flags included), `failed` (a JSON-RPC error: the task outlived its TTL) or
-//! `cancelled` (`tasks/cancel`). A call from any other client runs as a direct call, and so
-//! does a call when the store is full. See [`Server::tasks`](crate::server::Server::tasks) and the
+//! `_meta` flags included), `failed` (a JSON-RPC error: the task outlived its TTL, or its
+//! action panicked) or `cancelled` (`tasks/cancel`). While the action waits on a question to
+//! the user the task is `input_required` (its `inputRequests`), until `tasks/update` brings
+//! the answers. A call from any other client runs as a direct call, and so does a call when
+//! the store is full; an `#[action(task = required)]` action refuses it (`-32021`). See [`Server::tasks`](crate::server::Server::tasks) and the
 //! [tool reference](macro@crate::tool#tasks).
 //!
 //! Tasks are kept in a [`TaskStore`]: [`MemoryTaskStore`] (the default) for one server
@@ -18,6 +20,7 @@ mod memory;
 #[cfg(feature = "redis")]
 mod redis;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -60,6 +63,15 @@ pub struct TaskRecord {
     pub state: TaskState,
     /// Set by `tasks/cancel`; the server running the task stops it at its next look.
     pub cancel_requested: bool,
+    /// The questions a working task waits on (SEP-2322 `inputRequests`), by key: each a
+    /// request as JSON (`{"method": "elicitation/create", "params": {…}}`). While one is
+    /// outstanding the task is `input_required`; `tasks/update` answers them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub input_requests: BTreeMap<String, Value>,
+    /// The answers `tasks/update` brought (`inputResponses`), by the key of their question,
+    /// for the server running the task to take.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub input_responses: BTreeMap<String, Value>,
 }
 
 /// Where a task stands.
@@ -110,8 +122,9 @@ pub enum StoreError {
 /// `ttl_ms`) so that its failure can be recorded.
 ///
 /// Only the server that started a task runs it; any server sharing the store answers
-/// `tasks/get` and `tasks/cancel` for it. Implement it for another database with four
-/// operations, each atomic on its own.
+/// `tasks/get`, `tasks/update` and `tasks/cancel` for it. Implement it for another database
+/// with four operations, each atomic on its own, and two more ([`TaskStore::ask`],
+/// [`TaskStore::respond`]) for tasks whose actions ask the user.
 pub trait TaskStore: Send + Sync + 'static {
     /// Stores a new working task. Once this returns, [`TaskStore::get`] finds it (MCP: a task
     /// is not announced before it can be polled).
@@ -127,6 +140,34 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Sets [`TaskRecord::cancel_requested`] on a working task; a settled or missing task is
     /// left as it is.
     fn request_cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Adds `requests` to a working task's [`TaskRecord::input_requests`] (the task is
+    /// `input_required` from then until they are answered); `false` when the task is gone or
+    /// has settled. The default keeps no questions: the question of a task's action fails
+    /// (`CONFIRMATION_FAILED`: the user was not asked).
+    fn ask<'a>(
+        &'a self,
+        id: &'a str,
+        requests: BTreeMap<String, Value>,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let _ = (id, requests);
+        Box::pin(std::future::ready(Err(StoreError::Unavailable(
+            "this task store keeps no questions".to_owned(),
+        ))))
+    }
+
+    /// Moves each of `responses` whose key is an outstanding question of a working task from
+    /// [`TaskRecord::input_requests`] to [`TaskRecord::input_responses`]; any other key is
+    /// ignored (MCP: a response to a request not outstanding is ignored), and so is a settled
+    /// or missing task. The default ignores them all.
+    fn respond<'a>(
+        &'a self,
+        id: &'a str,
+        responses: BTreeMap<String, Value>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = (id, responses);
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 /// The task settings of a server ([`Server::tasks`](crate::server::Server::tasks)): where
@@ -167,7 +208,7 @@ impl Tasks {
     }
 
     /// The polling interval suggested to clients (`pollIntervalMs`). The server also looks
-    /// for cancellations from other replicas this often.
+    /// for cancellations, and answers to its tasks' questions, from other replicas this often.
     pub fn poll_interval(mut self, interval: Duration) -> Tasks {
         self.poll_interval = interval.max(Duration::from_millis(1));
         self

@@ -1,9 +1,11 @@
 //! The shared task store (feature `redis`): each task one Redis hash, changed only by Lua
 //! scripts, so replicas agree on who settled a task first.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use redis::Script;
+use serde_json::Value;
 
 use super::{StoreError, TaskRecord, TaskStore, millis, working_expiry_ms};
 use crate::guard::redis::Link;
@@ -17,12 +19,41 @@ return 1
 ";
 
 /// KEYS[1]: the task. ARGV: the settled record (JSON), its TTL in ms, its status. 1 when the
-/// task was working and now has settled, 0 when it is gone or had settled already.
+/// task was working and now has settled, 0 when it is gone or had settled already. Its
+/// questions and answers (`q:` and `a:` fields) go.
 const SETTLE: &str = r"
 if redis.call('HGET', KEYS[1], 'status') ~= 'working' then return 0 end
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  local kind = string.sub(field, 1, 2)
+  if kind == 'q:' or kind == 'a:' then redis.call('HDEL', KEYS[1], field) end
+end
 redis.call('HSET', KEYS[1], 'status', ARGV[3], 'record', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
+";
+
+/// KEYS[1]: the task. ARGV: key, request (JSON), key, request, … Each question a field
+/// `q:{key}` of a working task; 1 when asked, 0 when the task is gone or has settled.
+const ASK: &str = r"
+if redis.call('HGET', KEYS[1], 'status') ~= 'working' then return 0 end
+for i = 1, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], 'q:' .. ARGV[i], ARGV[i + 1])
+end
+return 1
+";
+
+/// KEYS[1]: the task. ARGV: key, response (JSON), … Each response to an outstanding question
+/// `q:{key}` of a working task replaces it as `a:{key}`; any other is ignored.
+const RESPOND: &str = r"
+if redis.call('HGET', KEYS[1], 'status') ~= 'working' then return 0 end
+local moved = 0
+for i = 1, #ARGV, 2 do
+  if redis.call('HDEL', KEYS[1], 'q:' .. ARGV[i]) == 1 then
+    redis.call('HSET', KEYS[1], 'a:' .. ARGV[i], ARGV[i + 1])
+    moved = moved + 1
+  end
+end
+return moved
 ";
 
 /// KEYS[1]: the task. Marks a working task's cancellation request.
@@ -33,9 +64,9 @@ end
 return 1
 ";
 
-/// KEYS[1]: the task. Its record and cancellation flag, or nothing.
+/// KEYS[1]: the task. Every field: the record, the cancellation flag, questions, answers.
 const GET: &str = r"
-return redis.call('HMGET', KEYS[1], 'record', 'cancel')
+return redis.call('HGETALL', KEYS[1])
 ";
 
 /// Tasks kept in Redis, shared by server replicas: a task started on one replica is polled,
@@ -53,6 +84,8 @@ pub struct RedisTaskStore {
     settle: Script,
     cancel: Script,
     get: Script,
+    ask: Script,
+    respond: Script,
 }
 
 impl RedisTaskStore {
@@ -69,6 +102,8 @@ impl RedisTaskStore {
             settle: Script::new(SETTLE),
             cancel: Script::new(CANCEL),
             get: Script::new(GET),
+            ask: Script::new(ASK),
+            respond: Script::new(RESPOND),
         })
     }
 
@@ -127,15 +162,31 @@ impl TaskStore for RedisTaskStore {
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         Box::pin(async move {
-            let (record, cancel): (Option<String>, Option<String>) =
-                self.run(&self.get, id, &[]).await?;
-            let Some(record) = record else {
+            let fields: Vec<(String, String)> = self.run(&self.get, id, &[]).await?;
+            let Some((_, record)) = fields.iter().find(|(field, _)| field == "record") else {
                 return Ok(None);
             };
-            let mut record: TaskRecord = serde_json::from_str(&record).map_err(|e| {
+            let unreadable = |e: serde_json::Error| {
                 StoreError::Unavailable(format!("a stored task does not parse: {e}"))
-            })?;
-            record.cancel_requested |= cancel.as_deref() == Some("1");
+            };
+            let mut record: TaskRecord = serde_json::from_str(record).map_err(unreadable)?;
+            for (field, value) in &fields {
+                let (kind, key) = field.split_at(field.len().min(2));
+                match kind {
+                    "q:" => record.input_requests.insert(
+                        key.to_owned(),
+                        serde_json::from_str(value).map_err(unreadable)?,
+                    ),
+                    "a:" => record.input_responses.insert(
+                        key.to_owned(),
+                        serde_json::from_str(value).map_err(unreadable)?,
+                    ),
+                    _ => None,
+                };
+            }
+            record.cancel_requested |= fields
+                .iter()
+                .any(|(field, value)| field == "cancel" && value == "1");
             Ok(Some(record))
         })
     }
@@ -158,6 +209,36 @@ impl TaskStore for RedisTaskStore {
     fn request_cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move { self.run::<i64>(&self.cancel, id, &[]).await.map(drop) })
     }
+
+    fn ask<'a>(
+        &'a self,
+        id: &'a str,
+        requests: BTreeMap<String, Value>,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let asked: i64 = self.run(&self.ask, id, &pairs(requests)).await?;
+            Ok(asked == 1)
+        })
+    }
+
+    fn respond<'a>(
+        &'a self,
+        id: &'a str,
+        responses: BTreeMap<String, Value>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            self.run::<i64>(&self.respond, id, &pairs(responses))
+                .await
+                .map(drop)
+        })
+    }
+}
+
+/// `key, JSON, key, JSON, …`: the arguments of [`ASK`] and [`RESPOND`].
+fn pairs(map: BTreeMap<String, Value>) -> Vec<String> {
+    (map.into_iter())
+        .flat_map(|(key, value)| [key, value.to_string()])
+        .collect()
 }
 
 impl std::fmt::Debug for RedisTaskStore {

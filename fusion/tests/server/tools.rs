@@ -282,6 +282,8 @@ fn action(name: &str) -> ActionDefinition {
         output_schema: None,
         scopes: Vec::new(),
         task: false,
+        task_required: false,
+        task_deferred: false,
         strict_json: false,
         result: Default::default(),
     }

@@ -249,6 +249,15 @@ impl Differ {
             (true, false) => push(DeltaClass::Safe, change("May run as a task", "yes", "no")),
             _ => {}
         }
+        // A client without the Tasks extension is refused from now on (`-32021`).
+        match (old.task_required, new.task_required) {
+            (false, true) => push(
+                DeltaClass::Breaking,
+                change("Runs only as a task", "no", "yes"),
+            ),
+            (true, false) => push(DeltaClass::Safe, change("Runs only as a task", "yes", "no")),
+            _ => {}
+        }
         // Strict, a call that sent an array as a JSON string and went through is now refused.
         match (old.strict_json, new.strict_json) {
             (false, true) => push(

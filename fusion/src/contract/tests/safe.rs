@@ -124,3 +124,24 @@ fn an_action_no_longer_a_task_is_safe_and_the_lockfile_keeps_the_flag() {
     // Left out when false, so lockfiles written before tasks existed read unchanged.
     assert!(!billing(|_| {}).to_lockfile().contains("\"task\""));
 }
+
+#[test]
+fn an_action_becoming_task_only_is_breaking_and_the_lockfile_keeps_the_flag() {
+    let required = billing(|def| def.actions[0].task_required = true);
+    let plain = billing(|_| {});
+    assert_eq!(
+        diff(&plain, &required).report(),
+        "BREAKING billing.charge: Runs only as a task (before: no; now: yes).\n\
+         RISKY billing.charge: May run as a task (before: no; now: yes).\n"
+    );
+    let optional = billing(|def| def.actions[0].task = true);
+    assert_eq!(
+        diff(&required, &optional).report(),
+        "SAFE billing.charge: Runs only as a task (before: yes; now: no).\n"
+    );
+    let text = required.to_lockfile();
+    assert!(text.contains("\"task_required\": true"), "{text}");
+    let parsed = crate::contract::Lockfile::parse(&text).unwrap();
+    assert!(parsed.contract().tools["billing"].actions["charge"].task_required);
+    assert!(!optional.to_lockfile().contains("task_required"));
+}
