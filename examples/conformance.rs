@@ -29,6 +29,10 @@ use serde::{Deserialize, Serialize};
 #[path = "conformance/library.rs"]
 mod library;
 
+// The suite's multi round-trip request fixtures (SEP-2322).
+#[path = "conformance/input_required.rs"]
+mod input_required;
+
 use library::Library;
 
 /// A silent WAV, base64.
@@ -351,6 +355,7 @@ pub(crate) async fn main() -> anyhow::Result<()> {
         .tool(TestSampling)
         .tool(TestReconnection)
         .handler(Library::default());
+    let server = input_required::tools(server);
     let listener = tokio::net::TcpListener::bind(addr).await?;
     eprintln!("listening on http://{}/mcp", listener.local_addr()?);
     server.serve_http_on(listener).await?;

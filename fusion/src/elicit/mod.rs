@@ -29,10 +29,15 @@ use crate::model::context::{Elicited, RequestContext};
 
 mod errors;
 mod form;
+mod input;
+mod roots;
 mod sample;
 
 pub use errors::{Unanswered, Unconfirmed};
 use form::{fields, form_schema};
+pub use input::Input;
+use input::elicited;
+pub use roots::{ROOTS_FAILED, ROOTS_UNAVAILABLE, Unrooted};
 pub use sample::{SAMPLING_FAILED, SAMPLING_UNAVAILABLE, Unsampled};
 
 /// The argument a model sets, after asking the user, when the client cannot ask:
@@ -77,7 +82,8 @@ impl RequestContext {
     /// asked); `CONFIRMATION_UNAVAILABLE` when the client cannot ask. Return any of them
     /// with `?`.
     pub async fn confirm(&self, question: impl Into<String>) -> Result<(), Unconfirmed> {
-        self.confirmation(question.into(), ModelWord::Refused).await
+        self.confirmation(None, question.into(), ModelWord::Refused)
+            .await
     }
 
     /// [`RequestContext::confirm`], except that a client that cannot ask lets the model
@@ -100,11 +106,17 @@ impl RequestContext {
         question: impl Into<String>,
         confirmed: Option<bool>,
     ) -> Result<(), Unconfirmed> {
-        self.confirmation(question.into(), ModelWord::Trusted(confirmed))
+        self.confirmation(None, question.into(), ModelWord::Trusted(confirmed))
             .await
     }
 
-    async fn confirmation(&self, question: String, model: ModelWord) -> Result<(), Unconfirmed> {
+    /// A confirmation, the input request sent under `key` on 2026-07-28.
+    async fn confirmation(
+        &self,
+        key: Option<&str>,
+        question: String,
+        model: ModelWord,
+    ) -> Result<(), Unconfirmed> {
         let Value::Object(schema) = json!({
             "type": "object",
             "properties": {
@@ -114,7 +126,7 @@ impl RequestContext {
         }) else {
             unreachable!("an object literal")
         };
-        match self.ask(&question, schema).await {
+        match self.ask(key, &question, schema).await {
             Some(Elicited::Accepted(content)) if content.get("confirm") == Some(&true.into()) => {
                 Ok(())
             }
@@ -188,9 +200,17 @@ impl RequestContext {
         &self,
         message: impl Into<String>,
     ) -> Result<T, Unanswered> {
-        let message = message.into();
+        self.elicit_as(None, message.into()).await
+    }
+
+    /// [`RequestContext::elicit`], the input request sent under `key` on 2026-07-28.
+    async fn elicit_as<T: JsonSchema + DeserializeOwned>(
+        &self,
+        key: Option<&str>,
+        message: String,
+    ) -> Result<T, Unanswered> {
         let schema = form_schema::<T>()?;
-        match self.ask(&message, schema.clone()).await {
+        match self.ask(key, &message, schema.clone()).await {
             Some(Elicited::Accepted(content)) => serde_json::from_value(Value::Object(content))
                 .map_err(|error| Unanswered::Invalid {
                     message,
@@ -207,9 +227,21 @@ impl RequestContext {
     }
 
     /// The user's answer, or `None` when the client cannot elicit. A failed request is logged.
-    async fn ask(&self, message: &str, schema: Map<String, Value>) -> Option<Elicited> {
-        let elicitor = self.elicitor()?;
-        let answer = elicitor(message.to_owned(), schema).await;
+    /// A client of the stateless revision is asked through the call's round, under `key`.
+    async fn ask(
+        &self,
+        key: Option<&str>,
+        message: &str,
+        schema: Map<String, Value>,
+    ) -> Option<Elicited> {
+        let answer = match self.inputs() {
+            Some(inputs) => {
+                let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
+                let kind = crate::model::context::InputKind::Elicitation;
+                elicited(&inputs(key.map(str::to_owned), kind, params).await?)
+            }
+            None => (self.elicitor()?)(message.to_owned(), schema).await,
+        };
         if let Elicited::Failed(reason) = &answer {
             tracing::warn!(
                 target: "fusion::elicit",
