@@ -7,8 +7,11 @@
 //! apply). A client of the stateless 2026-07-28 revision, which forbids server-to-client
 //! requests, is asked through multi round-trip requests instead (MRTR, SEP-2322: the call is
 //! answered `input_required`, and sent again with the user's answer; see the composition
-//! guide). When the client declared no `elicitation`, or the request cannot be made, the call
-//! answers an envelope instead, never a hang or a protocol error. A confirmation then fails closed: [`RequestContext::confirm`] answers
+//! guide), each question under a key of the action's choosing with [`RequestContext::input`].
+//! The client's model ([`RequestContext::sample`]) and its roots
+//! ([`RequestContext::list_roots`]) are asked the same ways. When the client declared no
+//! `elicitation`, or the request cannot be made, the call answers an envelope instead, never a
+//! hang or a protocol error. A confirmation then fails closed: [`RequestContext::confirm`] answers
 //! `CONFIRMATION_UNAVAILABLE`, because a model's say-so is not the user's. An action may opt in
 //! to the model's word with [`RequestContext::confirm_or_trust_model`]. A missing value is
 //! different: the model is told to ask the user for it and to send it in its next call, where
@@ -25,7 +28,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use crate::model::context::{Elicited, RequestContext};
+use crate::model::context::{Elicited, InputKind, RequestContext};
 
 mod errors;
 mod form;
@@ -126,7 +129,8 @@ impl RequestContext {
         }) else {
             unreachable!("an object literal")
         };
-        match self.ask(key, &question, schema).await {
+        let kind = InputKind::Confirmation;
+        match self.ask(key, kind, &question, schema).await {
             Some(Elicited::Accepted(content)) if content.get("confirm") == Some(&true.into()) => {
                 Ok(())
             }
@@ -210,7 +214,7 @@ impl RequestContext {
         message: String,
     ) -> Result<T, Unanswered> {
         let schema = form_schema::<T>()?;
-        match self.ask(key, &message, schema.clone()).await {
+        match (self.ask(key, InputKind::Elicitation, &message, schema.clone())).await {
             Some(Elicited::Accepted(content)) => serde_json::from_value(Value::Object(content))
                 .map_err(|error| Unanswered::Invalid {
                     message,
@@ -231,13 +235,13 @@ impl RequestContext {
     async fn ask(
         &self,
         key: Option<&str>,
+        kind: InputKind,
         message: &str,
         schema: Map<String, Value>,
     ) -> Option<Elicited> {
         let answer = match self.inputs() {
             Some(inputs) => {
                 let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
-                let kind = crate::model::context::InputKind::Elicitation;
                 elicited(&inputs(key.map(str::to_owned), kind, params).await?)
             }
             None => (self.elicitor()?)(message.to_owned(), schema).await,

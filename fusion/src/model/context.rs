@@ -61,6 +61,9 @@ pub type RootsLister =
 pub(crate) enum InputKind {
     /// `elicitation/create` (form mode): capability `elicitation`.
     Elicitation,
+    /// `elicitation/create` (form mode) of a confirmation: capability `elicitation`; its answer
+    /// counts only from the sealed state of the round that asked it.
+    Confirmation,
     /// `sampling/createMessage`: capability `sampling`.
     Sampling,
     /// `roots/list`: capability `roots`.

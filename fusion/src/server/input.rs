@@ -22,11 +22,12 @@
 //! retry on this process. A state that fails any of these is refused with JSON-RPC `-32602`
 //! (`data.code` [`REQUEST_STATE_INVALID`]), never taken as the user's answer. Answers sent
 //! without a state are taken for the questions the action asks (a client may answer before it is
-//! asked; SEP-2322 has the server re-ask what is missing): extra answers are ignored, and a
-//! missing one is asked for. An action runs again from the start on each round: it should ask
+//! asked; SEP-2322 has the server re-ask what is missing), except a confirmation's, which counts
+//! only with the state of the round that asked it: extra answers are ignored, and a missing
+//! one is asked for. An action runs again from the start on each round: it should ask
 //! before it changes anything.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -49,8 +50,8 @@ use super::elicitor::elicits_forms;
 use super::taken::{Shared, Taken};
 use crate::auth::Principal;
 
-/// The code of a call whose `requestState` this server cannot take: forged, expired, already
-/// used, or made for another call or caller.
+/// The `data.code` of the JSON-RPC `-32602` error answering a call whose `requestState` this
+/// server cannot take: forged, expired, already used, or made for another call or caller.
 pub const REQUEST_STATE_INVALID: &str = "REQUEST_STATE_INVALID";
 
 /// How long a `requestState` is good for, by default: time for a person to answer.
@@ -60,7 +61,7 @@ impl Server {
     /// The key that seals the `requestState` of `input_required` answers (at least 32 bytes of
     /// random data, kept secret). Replicas behind one load balancer must share it, so that a
     /// retry reaching another replica opens the state; change it and states in flight are
-    /// refused (`REQUEST_STATE_INVALID`; the client asks again). Default: a random key per
+    /// refused (JSON-RPC `-32602`, `data.code` `REQUEST_STATE_INVALID`; the client asks again). Default: a random key per
     /// process.
     ///
     /// # Panics
@@ -97,10 +98,13 @@ pub(super) struct Rounds {
     pub(super) taken: Taken,
 }
 
-/// What a request state holds: the answers the action read so far, by key.
+/// What a request state holds: the answers the action read so far, by key, and the keys of
+/// the questions the round asked.
 #[derive(Serialize, Deserialize)]
 struct State {
     answers: BTreeMap<String, Value>,
+    #[serde(default)]
+    questions: BTreeSet<String>,
     nonce: String,
 }
 
@@ -118,6 +122,8 @@ pub(super) enum Stopped {
 pub(super) struct Round {
     /// The answers of the call's state.
     answers: BTreeMap<String, Value>,
+    /// The keys of the questions the state's round asked.
+    questions: BTreeSet<String>,
     /// The call's `inputResponses`, for the questions the state holds no answer to.
     responses: BTreeMap<String, Value>,
     /// What the client declared it can be asked (the request's client capabilities).
@@ -214,6 +220,7 @@ impl Rounds {
     async fn open(&self, state: Option<&str>, binding: &[u8]) -> Result<Round, Stopped> {
         let mut round = Round {
             answers: BTreeMap::new(),
+            questions: BTreeSet::new(),
             responses: BTreeMap::new(),
             capabilities: ClientCapabilities::default(),
             open: Mutex::default(),
@@ -237,6 +244,7 @@ impl Rounds {
         }
         round.nonce = Some(state.nonce);
         round.answers = state.answers;
+        round.questions = state.questions;
         Ok(round)
     }
 
@@ -270,6 +278,7 @@ impl Rounds {
         getrandom::fill(&mut nonce).expect("the operating system's random source");
         let state = State {
             answers: open.read,
+            questions: open.questions.keys().cloned().collect(),
             nonce: nonce.iter().map(|byte| format!("{byte:02x}")).collect(),
         };
         let options = SealOptions::new().associated_data(binding).ttl(self.ttl);
@@ -283,7 +292,7 @@ impl InputKind {
     /// The method of the input request.
     fn method(self) -> &'static str {
         match self {
-            InputKind::Elicitation => "elicitation/create",
+            InputKind::Elicitation | InputKind::Confirmation => "elicitation/create",
             InputKind::Sampling => "sampling/createMessage",
             InputKind::Roots => "roots/list",
         }
@@ -297,12 +306,14 @@ impl InputKind {
     )]
     fn missing(self, capabilities: &ClientCapabilities) -> Option<Value> {
         let declared = match self {
-            InputKind::Elicitation => elicits_forms(capabilities),
+            InputKind::Elicitation | InputKind::Confirmation => elicits_forms(capabilities),
             InputKind::Sampling => capabilities.sampling.is_some(),
             InputKind::Roots => capabilities.roots.is_some(),
         };
         let name = match self {
-            InputKind::Elicitation => json!({"elicitation": {"form": {}}}),
+            InputKind::Elicitation | InputKind::Confirmation => {
+                json!({"elicitation": {"form": {}}})
+            }
             InputKind::Sampling => json!({"sampling": {}}),
             InputKind::Roots => json!({"roots": {}}),
         };
@@ -318,7 +329,9 @@ impl InputKind {
         use rmcp::model::{CreateMessageResult, ElicitResult, ListRootsResult};
         let answer = answer.clone();
         match self {
-            InputKind::Elicitation => serde_json::from_value::<ElicitResult>(answer).is_ok(),
+            InputKind::Elicitation | InputKind::Confirmation => {
+                serde_json::from_value::<ElicitResult>(answer).is_ok()
+            }
             InputKind::Sampling => serde_json::from_value::<CreateMessageResult>(answer).is_ok(),
             InputKind::Roots => serde_json::from_value::<ListRootsResult>(answer).is_ok(),
         }
@@ -346,15 +359,18 @@ impl Round {
     fn ask(&self, key: String, kind: InputKind, params: Value) -> Option<Option<Value>> {
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(required) = kind.missing(&self.capabilities) {
-            if kind == InputKind::Elicitation {
+            if matches!(kind, InputKind::Elicitation | InputKind::Confirmation) {
                 return Some(None);
             }
             let required = serde_json::from_value(required).unwrap_or_default();
             let error = ErrorData::missing_required_client_capability(required);
             return self.stop(&mut open, error);
         }
+        // A confirmation's yes counts only with the state of the round that asked it: sealed,
+        // bound to this call and caller, taken once.
         let answer = match self.answers.get(&key) {
             Some(sealed) => Some(sealed),
+            None if kind == InputKind::Confirmation && !self.questions.contains(&key) => None,
             None => self.responses.get(&key).filter(|answer| !answer.is_null()),
         };
         if let Some(answer) = answer {

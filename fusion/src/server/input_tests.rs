@@ -57,7 +57,7 @@ async fn ask(
     let mut waiting = Vec::new();
     for kind in kinds {
         let params = match kind {
-            InputKind::Elicitation => form(),
+            InputKind::Elicitation | InputKind::Confirmation => form(),
             InputKind::Sampling => json!({"messages": [], "maxTokens": 10}),
             InputKind::Roots => json!({}),
         };
@@ -365,4 +365,41 @@ async fn a_state_whose_answer_was_never_read_is_given_back_and_a_read_one_is_spe
         )
         .await,
     );
+}
+
+#[tokio::test]
+async fn a_confirmations_yes_counts_only_with_the_state_of_the_round_that_asked_it() {
+    let rounds = rounds(DEFAULT_REQUEST_STATE_TTL);
+    let bound = binding("alice", "billing", &arguments(100));
+    let confirm = [InputKind::Confirmation];
+    // A yes sent ahead, without a state: not taken; the user is asked.
+    let ahead = open(&rounds, None, json!({"q0": yes()}), &bound, everything());
+    let (answers, input) = ask(&rounds, &ahead.await.unwrap(), &confirm, &bound).await;
+    assert_eq!(answers, [None]);
+    let state = input.unwrap().request_state.unwrap();
+    // With the state of the round that asked it: taken.
+    let answered = open(
+        &rounds,
+        Some(&state),
+        json!({"q0": yes()}),
+        &bound,
+        everything(),
+    );
+    let (answers, _) = ask(&rounds, &answered.await.unwrap(), &confirm, &bound).await;
+    assert_eq!(answers, [Some(Some(yes()))]);
+
+    // A state whose round asked a value (q0), carrying a yes to a confirmation it never asked
+    // (q1): the value is taken, the confirmation is asked.
+    let first = open(&rounds, None, json!({}), &bound, everything())
+        .await
+        .unwrap();
+    let (_, input) = ask(&rounds, &first, &[InputKind::Elicitation], &bound).await;
+    let state = input.unwrap().request_state.unwrap();
+    let both = json!({"q0": yes(), "q1": yes()});
+    let second = open(&rounds, Some(&state), both, &bound, everything());
+    let kinds = [InputKind::Elicitation, InputKind::Confirmation];
+    let (answers, input) = ask(&rounds, &second.await.unwrap(), &kinds, &bound).await;
+    assert_eq!(answers, [Some(Some(yes())), None]);
+    let asked = input.unwrap().input_requests.unwrap();
+    assert_eq!(asked.into_keys().collect::<Vec<_>>(), ["q1"]);
 }
