@@ -270,12 +270,3 @@ fn text(result: &CallToolResult) -> String {
         .map(|text| text.text.clone())
         .unwrap_or_default()
 }
-
-fn flag(result: &CallToolResult, key: &str) -> String {
-    let meta = result.meta.as_ref().map(|meta| &meta.0);
-    let flags = meta.and_then(|meta| meta.get("fusion/error"));
-    (flags.and_then(|flags| flags.get(key)))
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
-}
