@@ -198,3 +198,28 @@ async fn a_2025_client_is_sent_roots_list_and_one_without_roots_gets_the_envelop
     let text = &result.content[0].as_text().unwrap().text;
     assert!(text.contains("ROOTS_UNAVAILABLE"), "{text}");
 }
+
+#[tokio::test]
+async fn a_state_sent_with_a_misfit_answer_can_be_sent_again_with_a_fitting_one() {
+    let client = connect(json!({"roots": {}})).await;
+    let Ok(CallToolResponse::InputRequired(input)) = send(&client, call("roots")).await else {
+        panic!("the question")
+    };
+    let state = input.request_state.unwrap();
+    let retry = |answer: Value| {
+        let answers: InputResponses = serde_json::from_value(json!({"q0": answer})).unwrap();
+        call("roots")
+            .with_input_responses(answers)
+            .with_request_state(state.clone())
+    };
+    let Err(ServiceError::McpError(error)) = send(&client, retry(json!("file:///a"))).await else {
+        panic!("a JSON-RPC error")
+    };
+    assert_eq!(error.code.0, -32602);
+    // The state was not spent on the refused answer.
+    let answer = json!({"roots": [{"uri": "file:///a"}]});
+    let Ok(CallToolResponse::Complete(result)) = send(&client, retry(answer)).await else {
+        panic!("the result")
+    };
+    assert_eq!(result.content[0].as_text().unwrap().text, "file:///a");
+}

@@ -152,7 +152,11 @@ impl rmcp::ServerHandler for Server {
             // the state to send them back with (or the error).
             () = asked => {
                 let (round, binding) = round.as_ref().expect("only a round asks");
-                return inner.rounds.input_required(round, binding).map(Into::into);
+                let answer = inner.rounds.input_required(round, binding);
+                if answer.is_err() {
+                    inner.rounds.give_back(round).await;
+                }
+                return answer.map(Into::into);
             }
             response = forward_progress(call, reports, &context.peer) => response,
         };
