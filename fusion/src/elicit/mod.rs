@@ -73,9 +73,10 @@ impl RequestContext {
     /// Asks the user to confirm `question` (`"Refund 500 cents on invoice inv_1?"`) before a
     /// destructive step; `Ok(())` only when the user agreed.
     ///
-    /// A client that declared MCP elicitation shows the question to its user. A client that
-    /// cannot ask (it declared no elicitation, or its protocol revision forbids
-    /// server-to-client requests) gets `CONFIRMATION_UNAVAILABLE`: nothing the model sends
+    /// A client that declared MCP elicitation shows the question to its user (a 2026-07-28
+    /// client through the call's `input_required` answer; its yes counts only with the
+    /// `requestState` of the round that asked). A client that cannot ask (it declared no
+    /// elicitation in form mode) gets `CONFIRMATION_UNAVAILABLE`: nothing the model sends
     /// stands in for the user. Where the model's word is acceptable, use
     /// [`RequestContext::confirm_or_trust_model`] instead.
     ///

@@ -1,7 +1,8 @@
 //! Asking the client's model in the middle of a call, through MCP sampling (MCP specification
 //! 2025-06-18, client features, "Sampling": `sampling/createMessage`), and what that can end
 //! in when it does not end in a message. The 2026-07-28 revision deprecates sampling (SEP-2577)
-//! and forbids server-to-client requests; clients of the 2025 revisions still offer it.
+//! and forbids server-to-client requests: its clients are asked through multi round-trip
+//! requests (SEP-2322).
 #![allow(
     deprecated,
     reason = "sampling is deprecated from the 2026-07-28 revision on; 2025 clients still use it"
