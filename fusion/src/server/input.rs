@@ -108,11 +108,10 @@ struct State {
     nonce: String,
 }
 
-/// Why a call's round cannot open, or what stopped it.
+/// Why a call's round cannot open.
 #[derive(Debug)]
 pub(super) enum Stopped {
-    /// A JSON-RPC error: the state refused (`-32602`), an answer that is not its question's
-    /// result (`-32602`), a question the client declared no capability for (`-32021`).
+    /// A JSON-RPC error: the state refused (`-32602`, `data.code` `REQUEST_STATE_INVALID`).
     Protocol(ErrorData),
     /// An envelope: the record of taken states cannot be reached (`SERVER_BUSY`).
     Envelope(ToolError),
