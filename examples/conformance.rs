@@ -33,6 +33,10 @@ mod library;
 #[path = "conformance/headers.rs"]
 mod headers;
 
+// The suite's multi round-trip request fixtures (SEP-2322).
+#[path = "conformance/input_required.rs"]
+mod input_required;
+
 use library::Library;
 
 // The `server-stateless` scenario's tools (MCP 2026-07-28).
@@ -415,6 +419,7 @@ pub(crate) async fn main() -> anyhow::Result<()> {
         .tasks(fusion::tasks::Tasks::default().poll_interval(Duration::from_millis(200)))
         .handler(Library::default());
     stateless::tell(server.list_changes());
+    let server = input_required::tools(server);
     let listener = tokio::net::TcpListener::bind(addr).await?;
     eprintln!("listening on http://{}/mcp", listener.local_addr()?);
     server.serve_http_on(listener).await?;

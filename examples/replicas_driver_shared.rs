@@ -228,15 +228,15 @@ pub(crate) async fn mrtr(args: &Args) -> anyhow::Result<String> {
         ("sent with other arguments", &answering, other),
     ];
     for (case, replica, arguments) in cases {
-        let CallToolResponse::Complete(result) = replica.call_tool_once(retry(arguments)).await?
-        else {
-            bail!("the {case} state was not answered with a result");
+        // A refused state is a JSON-RPC error: -32602, its `data.code` REQUEST_STATE_INVALID.
+        let refusal = match replica.call_tool_once(retry(arguments)).await {
+            Err(ServiceError::McpError(error)) => error,
+            other => bail!("the {case} state was not refused: {other:?}"),
         };
-        let code = flag(&result, "code");
+        let code = refusal.data.as_ref().and_then(|data| data["code"].as_str());
         ensure!(
-            code == "REQUEST_STATE_INVALID",
-            "the {case} state answered {code}: {}",
-            text(&result)
+            refusal.code.0 == -32602 && code == Some("REQUEST_STATE_INVALID"),
+            "the {case} state answered {refusal:?}"
         );
         refused.push(case);
     }
@@ -269,13 +269,4 @@ fn text(result: &CallToolResult) -> String {
         .and_then(|block| block.as_text())
         .map(|text| text.text.clone())
         .unwrap_or_default()
-}
-
-fn flag(result: &CallToolResult, key: &str) -> String {
-    let meta = result.meta.as_ref().map(|meta| &meta.0);
-    let flags = meta.and_then(|meta| meta.get("fusion/error"));
-    (flags.and_then(|flags| flags.get(key)))
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
 }

@@ -4,8 +4,9 @@ which forbids server-to-client requests: multi round-trip requests (MRTR, SEP-23
 A client that declares elicitation gets `input_required` (the question, and a sealed
 `requestState`); it asks its user and calls again with the answer. The SDK drives the rounds
 with its elicitation callback. Driven by hand (`allow_input_required=True`), a forged state, a
-state sent for other arguments, and a state sent a second time are each refused with
-REQUEST_STATE_INVALID, never taken as the user's answer, and the refund is not done.
+state sent for other arguments, and a state sent a second time are each refused (JSON-RPC
+-32602, `data.code` REQUEST_STATE_INVALID), never taken as the user's answer, and a yes sent
+without a state is not taken either (the user is asked): the refund is not done.
 
 Over stdio and over Streamable HTTP (with the development token that holds the `refund`
 scope). Binary: $FUSION_BILLING_BIN, as for test_billing.py.
@@ -20,11 +21,11 @@ from typing import Any, AsyncIterator
 import httpx2
 import mcp_types as types
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
 from support import connect
-from test_billing import BIN, fusion_flags, texts
+from test_billing import BIN, INVALID_PARAMS, fusion_flags, texts
 from test_billing_elicitation import REFUND, status, user
 from test_billing_http import billing_http, billing_http_tokens  # noqa: F401 (fixtures)
 
@@ -87,21 +88,21 @@ async def test_a_forged_another_calls_or_a_used_state_is_refused(
                 "billing", arguments, input_responses=responses, request_state=sent_state, allow_input_required=True
             )
 
-        refusals = {
-            "forged": await again(REFUND, state[:-4] + "AAAA"),
-            "other arguments": await again({**REFUND, "amount_cents": 200}, state),
-            "answers without a state": await again(REFUND, None),
-            "a state without its answer": await again(REFUND, state, {}),
-        }
-        for case, result in refusals.items():
-            assert isinstance(result, types.CallToolResult), (case, result)
-            assert fusion_flags(result)["code"] == "REQUEST_STATE_INVALID", (case, texts(result))
-            assert fusion_flags(result)["isRetryable"] is False, case
+        async def refused(call: Any) -> None:
+            with pytest.raises(MCPError) as caught:
+                await call
+            assert caught.value.code == INVALID_PARAMS
+            assert caught.value.error.data["code"] == "REQUEST_STATE_INVALID"
+
+        await refused(again(REFUND, state[:-4] + "AAAA"))  # forged
+        await refused(again({**REFUND, "amount_cents": 200}, state))  # another call's
+        # A yes sent without a state is not the user's answer: the user is asked.
+        ahead = await again(REFUND, None)
+        assert isinstance(ahead, types.InputRequiredResult), ahead
         assert await status(client) == "paid"
 
         done = await again(REFUND, state)
         assert isinstance(done, types.CallToolResult) and done.is_error is False, texts(done)
         assert await status(client) == "open"
-        replayed = await again(REFUND, state)
-        assert fusion_flags(replayed)["code"] == "REQUEST_STATE_INVALID", texts(replayed)
+        await refused(again(REFUND, state))  # replayed
         assert json.loads(texts(await client.call_tool("billing", {"action": "get_invoice", "id": "inv_0002"}))[0])["status"] == "open"

@@ -2,7 +2,8 @@
 // (`@modelcontextprotocol/client`) pinned to the stateless 2026-07-28 revision, which forbids
 // server-to-client requests: multi round-trip requests (MRTR, SEP-2322). The client fulfils the
 // `input_required` answer through its `elicitation/create` handler and calls again; driven by
-// hand, a forged state and a state sent twice are refused with REQUEST_STATE_INVALID.
+// hand, a forged state and a state sent twice are refused (JSON-RPC -32602, `data.code`
+// REQUEST_STATE_INVALID).
 //
 // Binary: $FUSION_BILLING_BIN, as for billing.test.mjs; each test starts its own server, since a
 // confirmed refund changes the invoice.
@@ -83,13 +84,12 @@ test('a forged or replayed request state is refused', async () => {
         { name: 'billing', arguments: REFUND, inputResponses: { q0: { action: 'accept', content: { confirm: true } } }, requestState },
         { allowInputRequired: true },
       );
-    const forged = await again(first.requestState.slice(0, -4) + 'AAAA');
-    assert.equal(code(forged), 'REQUEST_STATE_INVALID');
+    const refused = (error) => error.code === -32602 && error.data?.code === 'REQUEST_STATE_INVALID';
+    await assert.rejects(again(first.requestState.slice(0, -4) + 'AAAA'), refused);
     assert.equal(await status(client), 'paid');
     const done = await again(first.requestState);
     assert.equal(done.isError, false, JSON.stringify(done));
-    const replayed = await again(first.requestState);
-    assert.equal(code(replayed), 'REQUEST_STATE_INVALID');
+    await assert.rejects(again(first.requestState), refused);
     assert.equal(await status(client), 'open');
   } finally {
     await stopServer(server, client);

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, ImageContent, ListPromptsResult,
+    GetPromptResponse, GetPromptResult, ImageContent, InputRequiredResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, Prompt,
     PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, Reference, Resource, ResourceContents, ResourceTemplate, Role,
@@ -172,6 +172,11 @@ impl ServerHandler for Library {
                 Some("A test prompt that includes an image"),
                 None,
             ),
+            Prompt::new(
+                "test_input_required_result_prompt",
+                Some("A test prompt that asks the user for its context first (SEP-2322)"),
+                None,
+            ),
         ]))
     }
 
@@ -214,6 +219,30 @@ impl ServerHandler for Library {
                     ContentBlock::Image(ImageContent::new(IMAGE_PNG, "image/png")),
                 ),
             ],
+            // rmcp's prompts have no rounds of their own: the input request by hand.
+            "test_input_required_result_prompt" => {
+                let answer = request.input_responses.as_ref();
+                let answer = answer.and_then(|answers| answers.get("user_context"));
+                let Some(context) = answer.and_then(|answer| answer["content"]["context"].as_str())
+                else {
+                    let requests = serde_json::from_value(serde_json::json!({"user_context": {
+                        "method": "elicitation/create",
+                        "params": {
+                            "mode": "form",
+                            "message": "What context should the prompt use?",
+                            "requestedSchema": {
+                                "type": "object",
+                                "properties": {"context": {"type": "string"}},
+                                "required": ["context"]
+                            }
+                        }
+                    }}));
+                    let requests =
+                        requests.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                    return Ok(InputRequiredResult::from_input_requests(requests).into());
+                };
+                vec![text(&format!("Prompt with context: {context}"))]
+            }
             other => {
                 return Err(ErrorData::invalid_params(
                     format!("Unknown prompt: {other}"),

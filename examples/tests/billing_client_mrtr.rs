@@ -3,7 +3,7 @@
 //! rmcp's client starts with `server/discover` (no `initialize`) and declares form elicitation
 //! in every request's `_meta`; the server runs in process at the other end of a pipe. The
 //! question reaches the application (a handler, or a typed error to resume from), never a
-//! silent retry; a forged or replayed state is refused with the server's envelope. A client
+//! silent retry; a forged or replayed state is refused with JSON-RPC `-32602`. A client
 //! that declares tasks on its calls is asked all the same, and follows an export's task.
 
 #[path = "../billing.rs"]
@@ -23,7 +23,9 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitResult, ElicitationAction, Implementation,
     InputRequest, InputRequests, InputResponses, ProtocolVersion,
 };
-use rmcp::service::{ClientLifecycleMode, RoleClient, RunningService, serve_client_with_lifecycle};
+use rmcp::service::{
+    ClientLifecycleMode, RoleClient, RunningService, ServiceError, serve_client_with_lifecycle,
+};
 use serde_json::{Value, json};
 
 #[path = "support/within.rs"]
@@ -194,7 +196,8 @@ async fn a_forged_or_replayed_state_is_a_typed_failure_and_never_a_yes() {
     let input = question(&client).await;
     let answers = responses(input.requests(), ElicitationAction::Accept);
 
-    // The state tampered with: the server refuses it with its envelope; not retried.
+    // The state tampered with: the server refuses it (JSON-RPC -32602, `data.code`
+    // REQUEST_STATE_INVALID); not retried.
     let mut forged = serde_json::to_value(&input).unwrap();
     let state = forged["inputRequired"]["requestState"].as_str().unwrap();
     let tampered = format!("{}AAAA", &state[..state.len() - 4]);
@@ -203,10 +206,7 @@ async fn a_forged_or_replayed_state_is_a_typed_failure_and_never_a_yes() {
     let error = within(client.resume(forged, answers.clone()))
         .await
         .unwrap_err();
-    let failure = error.tool_failure().expect("the server's envelope");
-    assert_eq!(failure.flags().code.as_str(), "REQUEST_STATE_INVALID");
-    assert!(!failure.flags().retryable);
-    assert_eq!(failure.attempts(), 1);
+    refused(&error);
     assert_eq!(status(&client).await, "paid");
 
     // The genuine state works once; sent again, it is refused the same way.
@@ -214,11 +214,20 @@ async fn a_forged_or_replayed_state_is_a_typed_failure_and_never_a_yes() {
         .await
         .expect("refunded");
     let error = within(client.resume(input, answers)).await.unwrap_err();
+    refused(&error);
+    assert_eq!(status(&client).await, "open");
+}
+
+/// A state refused: JSON-RPC `-32602`, its `data.code` `REQUEST_STATE_INVALID`.
+fn refused(error: &CallError) {
+    let CallError::Protocol(ServiceError::McpError(error)) = error else {
+        panic!("a JSON-RPC error, got {error:?}")
+    };
+    assert_eq!(error.code.0, -32602);
     assert_eq!(
-        error.flags().unwrap().code.as_str(),
+        error.data.as_ref().unwrap()["code"],
         "REQUEST_STATE_INVALID"
     );
-    assert_eq!(status(&client).await, "open");
 }
 
 #[tokio::test]

@@ -362,7 +362,7 @@ pub use envelope::internal;
 pub use envelope::validation_error::ValidationError;
 pub use model::context::{
     BoxFuture, CancellationToken, Elicited, Elicitor, LogLevel, LogSink, ProgressReporter,
-    RequestContext, Sampler,
+    RequestContext, RootsLister, Sampler,
 };
 pub use model::definition::{
     ActionDefinition, Annotations, ErrorContract, ToolDefinition, ToolErrors,

@@ -136,8 +136,8 @@ impl Client {
     ///
     /// # Errors
     /// As [`Client::call`]; a server that refuses the state (forged, expired, already used:
-    /// fusion answers `REQUEST_STATE_INVALID`) answers with an error result,
-    /// [`CallError::Tool`].
+    /// fusion answers JSON-RPC `-32602`, `data.code` `REQUEST_STATE_INVALID`) gives
+    /// [`CallError::Protocol`].
     pub async fn resume(
         &self,
         input: InputRequired,

@@ -7,8 +7,11 @@
 //! apply). A client of the stateless 2026-07-28 revision, which forbids server-to-client
 //! requests, is asked through multi round-trip requests instead (MRTR, SEP-2322: the call is
 //! answered `input_required`, and sent again with the user's answer; see the composition
-//! guide). When the client declared no `elicitation`, or the request cannot be made, the call
-//! answers an envelope instead, never a hang or a protocol error. A confirmation then fails closed: [`RequestContext::confirm`] answers
+//! guide), each question under a key of the action's choosing with [`RequestContext::input`].
+//! The client's model ([`RequestContext::sample`]) and its roots
+//! ([`RequestContext::list_roots`]) are asked the same ways. When the client declared no
+//! `elicitation`, or the request cannot be made, the call answers an envelope instead, never a
+//! hang or a protocol error. A confirmation then fails closed: [`RequestContext::confirm`] answers
 //! `CONFIRMATION_UNAVAILABLE`, because a model's say-so is not the user's. An action may opt in
 //! to the model's word with [`RequestContext::confirm_or_trust_model`]. A missing value is
 //! different: the model is told to ask the user for it and to send it in its next call, where
@@ -25,14 +28,19 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use crate::model::context::{Elicited, RequestContext};
+use crate::model::context::{Elicited, InputKind, RequestContext};
 
 mod errors;
 mod form;
+mod input;
+mod roots;
 mod sample;
 
 pub use errors::{Unanswered, Unconfirmed};
 use form::{fields, form_schema};
+pub use input::Input;
+use input::elicited;
+pub use roots::{ROOTS_FAILED, ROOTS_UNAVAILABLE, Unrooted};
 pub use sample::{SAMPLING_FAILED, SAMPLING_UNAVAILABLE, Unsampled};
 
 /// The argument a model sets, after asking the user, when the client cannot ask:
@@ -65,9 +73,10 @@ impl RequestContext {
     /// Asks the user to confirm `question` (`"Refund 500 cents on invoice inv_1?"`) before a
     /// destructive step; `Ok(())` only when the user agreed.
     ///
-    /// A client that declared MCP elicitation shows the question to its user. A client that
-    /// cannot ask (it declared no elicitation, or its protocol revision forbids
-    /// server-to-client requests) gets `CONFIRMATION_UNAVAILABLE`: nothing the model sends
+    /// A client that declared MCP elicitation shows the question to its user (a 2026-07-28
+    /// client through the call's `input_required` answer; its yes counts only with the
+    /// `requestState` of the round that asked). A client that cannot ask (it declared no
+    /// elicitation in form mode) gets `CONFIRMATION_UNAVAILABLE`: nothing the model sends
     /// stands in for the user. Where the model's word is acceptable, use
     /// [`RequestContext::confirm_or_trust_model`] instead.
     ///
@@ -77,7 +86,8 @@ impl RequestContext {
     /// asked); `CONFIRMATION_UNAVAILABLE` when the client cannot ask. Return any of them
     /// with `?`.
     pub async fn confirm(&self, question: impl Into<String>) -> Result<(), Unconfirmed> {
-        self.confirmation(question.into(), ModelWord::Refused).await
+        self.confirmation(None, question.into(), ModelWord::Refused)
+            .await
     }
 
     /// [`RequestContext::confirm`], except that a client that cannot ask lets the model
@@ -100,11 +110,17 @@ impl RequestContext {
         question: impl Into<String>,
         confirmed: Option<bool>,
     ) -> Result<(), Unconfirmed> {
-        self.confirmation(question.into(), ModelWord::Trusted(confirmed))
+        self.confirmation(None, question.into(), ModelWord::Trusted(confirmed))
             .await
     }
 
-    async fn confirmation(&self, question: String, model: ModelWord) -> Result<(), Unconfirmed> {
+    /// A confirmation, the input request sent under `key` on 2026-07-28.
+    async fn confirmation(
+        &self,
+        key: Option<&str>,
+        question: String,
+        model: ModelWord,
+    ) -> Result<(), Unconfirmed> {
         let Value::Object(schema) = json!({
             "type": "object",
             "properties": {
@@ -114,7 +130,8 @@ impl RequestContext {
         }) else {
             unreachable!("an object literal")
         };
-        match self.ask(&question, schema).await {
+        let kind = InputKind::Confirmation;
+        match self.ask(key, kind, &question, schema).await {
             Some(Elicited::Accepted(content)) if content.get("confirm") == Some(&true.into()) => {
                 Ok(())
             }
@@ -188,9 +205,17 @@ impl RequestContext {
         &self,
         message: impl Into<String>,
     ) -> Result<T, Unanswered> {
-        let message = message.into();
+        self.elicit_as(None, message.into()).await
+    }
+
+    /// [`RequestContext::elicit`], the input request sent under `key` on 2026-07-28.
+    async fn elicit_as<T: JsonSchema + DeserializeOwned>(
+        &self,
+        key: Option<&str>,
+        message: String,
+    ) -> Result<T, Unanswered> {
         let schema = form_schema::<T>()?;
-        match self.ask(&message, schema.clone()).await {
+        match (self.ask(key, InputKind::Elicitation, &message, schema.clone())).await {
             Some(Elicited::Accepted(content)) => serde_json::from_value(Value::Object(content))
                 .map_err(|error| Unanswered::Invalid {
                     message,
@@ -207,9 +232,21 @@ impl RequestContext {
     }
 
     /// The user's answer, or `None` when the client cannot elicit. A failed request is logged.
-    async fn ask(&self, message: &str, schema: Map<String, Value>) -> Option<Elicited> {
-        let elicitor = self.elicitor()?;
-        let answer = elicitor(message.to_owned(), schema).await;
+    /// A client of the stateless revision is asked through the call's round, under `key`.
+    async fn ask(
+        &self,
+        key: Option<&str>,
+        kind: InputKind,
+        message: &str,
+        schema: Map<String, Value>,
+    ) -> Option<Elicited> {
+        let answer = match self.inputs() {
+            Some(inputs) => {
+                let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
+                elicited(&inputs(key.map(str::to_owned), kind, params).await?)
+            }
+            None => (self.elicitor()?)(message.to_owned(), schema).await,
+        };
         if let Elicited::Failed(reason) = &answer {
             tracing::warn!(
                 target: "fusion::elicit",

@@ -1,7 +1,8 @@
 //! Asking the client's model in the middle of a call, through MCP sampling (MCP specification
 //! 2025-06-18, client features, "Sampling": `sampling/createMessage`), and what that can end
 //! in when it does not end in a message. The 2026-07-28 revision deprecates sampling (SEP-2577)
-//! and forbids server-to-client requests; clients of the 2025 revisions still offer it.
+//! and forbids server-to-client requests: its clients are asked through multi round-trip
+//! requests (SEP-2322).
 #![allow(
     deprecated,
     reason = "sampling is deprecated from the 2026-07-28 revision on; 2025 clients still use it"
@@ -11,14 +12,14 @@ use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
 
 use crate::envelope::code::ErrorCategory;
 use crate::envelope::error::ToolError;
-use crate::model::context::RequestContext;
+use crate::model::context::{InputKind, RequestContext};
 use crate::model::definition::{ErrorContract, ToolErrors};
 
 use super::errors::{contract, refusal};
 
 /// The code of a call that needs the client's model from a client that cannot be asked for a
-/// message (it declared no `sampling` capability, or speaks a revision without server-to-client
-/// requests): the action is not done from this client.
+/// message (a client of the 2025 revisions that declared no `sampling` capability): the action
+/// is not done from this client.
 pub const SAMPLING_UNAVAILABLE: &str = "SAMPLING_UNAVAILABLE";
 /// The code of a call whose request to the client's model failed: the client answered with an
 /// error (its user rejected the request, its model failed) or the connection was lost.
@@ -28,6 +29,14 @@ impl RequestContext {
     /// Asks the client's model for a message (MCP `sampling/createMessage`) and waits for it:
     /// the client may show the request to its user first, so give the action a `timeout` a
     /// person can meet.
+    ///
+    /// A client of the 2025 revisions that declared `sampling` is sent the request. A client of
+    /// the 2026-07-28 revision is asked through the call's answer (`input_required`, a
+    /// `sampling/createMessage` input request; SEP-2322) and sends the call again with the
+    /// message, the action running again from the start; one that did not declare `sampling`
+    /// in the request's client capabilities gets JSON-RPC `-32021` (missing required client
+    /// capability, `data.requiredCapabilities` `{"sampling": {}}`), the call refused before any
+    /// result.
     ///
     /// ```
     /// use fusion::RequestContext;
@@ -43,7 +52,7 @@ impl RequestContext {
     /// ```
     ///
     /// # Errors
-    /// `SAMPLING_UNAVAILABLE` (not retryable) when the client cannot be asked;
+    /// `SAMPLING_UNAVAILABLE` (not retryable) when a 2025 client cannot be asked;
     /// `SAMPLING_FAILED` (transient, not retryable) when the client answers the request with an
     /// error (its user rejected it, its model failed) or the connection is lost. Both convert
     /// into their envelope, like [`Unconfirmed`](super::Unconfirmed).
@@ -51,6 +60,25 @@ impl RequestContext {
         &self,
         request: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, Unsampled> {
+        self.sample_as(None, request).await
+    }
+
+    /// [`RequestContext::sample`], the input request sent under `key` on 2026-07-28.
+    pub(super) async fn sample_as(
+        &self,
+        key: Option<&str>,
+        request: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, Unsampled> {
+        if let Some(inputs) = self.inputs() {
+            let params = serde_json::to_value(&request).map_err(|error| Unsampled::Failed {
+                reason: error.to_string(),
+            })?;
+            let answer = inputs(key.map(str::to_owned), InputKind::Sampling, params).await;
+            let answer = answer.ok_or(Unsampled::Unavailable)?;
+            return serde_json::from_value(answer).map_err(|error| Unsampled::Failed {
+                reason: error.to_string(),
+            });
+        }
         let sampler = self.sampler().ok_or(Unsampled::Unavailable)?;
         sampler(request).await.map_err(|reason| {
             tracing::warn!(

@@ -49,6 +49,40 @@ pub type Sampler = Arc<
 /// ([`RequestContext::start_task`]): resolves once the task exists and the call goes on as it.
 pub(crate) type TaskStart = Arc<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>;
 
+/// Asks the client for its roots (MCP `roots/list`): answers the client's roots, or why the
+/// request failed. The server sets one when the client declared the `roots` capability; see
+/// [`RequestContext::list_roots`].
+#[allow(
+    deprecated,
+    reason = "roots are deprecated from the 2026-07-28 revision on; clients still offer them"
+)]
+pub type RootsLister =
+    Arc<dyn Fn() -> BoxFuture<'static, Result<Vec<rmcp::model::Root>, String>> + Send + Sync>;
+
+/// The kind of an input request (MCP 2026-07-28, multi round-trip requests, SEP-2322): the
+/// method, and the client capability that answers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum InputKind {
+    /// `elicitation/create` (form mode): capability `elicitation`.
+    Elicitation,
+    /// `elicitation/create` (form mode) of a confirmation: capability `elicitation`; its answer
+    /// counts only from the sealed state of the round that asked it.
+    Confirmation,
+    /// `sampling/createMessage`: capability `sampling`.
+    Sampling,
+    /// `roots/list`: capability `roots`.
+    Roots,
+}
+
+/// Puts a question to a client of the stateless revision as an input request of the call's
+/// `input_required` answer: the key to send it under (`None`: the next automatic key), its kind
+/// and its params. Answers the client's result (JSON, checked against the kind), or `None` for
+/// an elicitation the client declared no capability for; a question it has no answer to yet
+/// never resolves (the call is answered with it).
+pub(crate) type Inputs = Arc<
+    dyn Fn(Option<String>, InputKind, Value) -> BoxFuture<'static, Option<Value>> + Send + Sync,
+>;
+
 /// What the user did with an elicitation (MCP specification 2025-06-18, client features,
 /// "Elicitation": the `action` of the result).
 #[derive(Clone, Debug, PartialEq)]
@@ -122,6 +156,8 @@ struct Parts {
     elicitor: Option<Elicitor>,
     sampler: Option<Sampler>,
     task_start: Option<TaskStart>,
+    roots: Option<RootsLister>,
+    inputs: Option<Inputs>,
     client: Option<String>,
     caller: Option<Arc<str>>,
     principal: Option<Principal>,
@@ -245,6 +281,30 @@ impl RequestContext {
         if let Some(start) = start {
             start().await;
         }
+    }
+
+    /// Sets how the client's roots are listed ([`RequestContext::list_roots`]): a server sets
+    /// it when the client declared `roots`; a test sets one that answers as a client would.
+    pub fn with_roots_lister(mut self, lister: RootsLister) -> RequestContext {
+        self.parts_mut().roots = Some(lister);
+        self
+    }
+
+    /// How the client's roots can be listed, when the client declared `roots`.
+    pub(crate) fn roots_lister(&self) -> Option<&RootsLister> {
+        self.parts.as_ref()?.roots.as_ref()
+    }
+
+    /// Sets the round that puts this call's questions to a client of the stateless revision:
+    /// it takes the place of the elicitor, the sampler and the roots lister.
+    pub(crate) fn with_inputs(mut self, inputs: Inputs) -> RequestContext {
+        self.parts_mut().inputs = Some(inputs);
+        self
+    }
+
+    /// The round of the call, for a client of the stateless revision.
+    pub(crate) fn inputs(&self) -> Option<&Inputs> {
+        self.parts.as_ref()?.inputs.as_ref()
     }
 
     /// Sets the calling client's self-reported name (`clientInfo.name`). Informational only:

@@ -3,7 +3,9 @@
 //! [`RequestContext::elicit`](crate::RequestContext::elicit) reach the user through the client
 //! (MCP `elicitation/create`, form mode), and how
 //! [`RequestContext::sample`](crate::RequestContext::sample) reaches its model
-//! (`sampling/createMessage`).
+//! (`sampling/createMessage`), and how [`RequestContext::list_roots`](crate::RequestContext::list_roots)
+//! lists the client's roots (`roots/list`): for clients of the 2025 revisions, which take
+//! server-to-client requests.
 
 use std::sync::Arc;
 
@@ -11,7 +13,7 @@ use rmcp::model::{ClientCapabilities, ElicitRequestParams, ElicitationAction};
 use rmcp::service::{Peer, RoleServer};
 use serde_json::{Map, Value, json};
 
-use crate::model::context::{Elicited, Elicitor, Sampler};
+use crate::model::context::{Elicited, Elicitor, RootsLister, Sampler};
 
 /// The elicitor for a client that declared it can elicit in form mode (`elicitation` with
 /// `form`, or with neither mode: the 2025-06-18 form); `None` otherwise.
@@ -56,6 +58,29 @@ pub(super) fn sampler_for_peer(peer: &Peer<RoleServer>) -> Option<Sampler> {
         Box::pin(async move {
             let answer = peer.create_message(request).await;
             answer.map_err(|error| error.to_string())
+        })
+    }))
+}
+
+/// The roots lister for a client of the 2025 revisions that declared the `roots` capability;
+/// `None` otherwise (a 2026-07-28 client is asked through the call's round).
+#[allow(
+    deprecated,
+    reason = "roots are deprecated from the 2026-07-28 revision on; 2025 clients still offer them"
+)]
+pub(super) fn roots_for_peer(peer: &Peer<RoleServer>) -> Option<RootsLister> {
+    let info = peer
+        .peer_info()
+        .filter(|info| info.protocol_version.has_initialize())?;
+    info.capabilities.roots.as_ref()?;
+    let peer = peer.clone();
+    Some(Arc::new(move || {
+        let peer = peer.clone();
+        Box::pin(async move {
+            let answer = peer.list_roots().await;
+            answer
+                .map(|listed| listed.roots)
+                .map_err(|error| error.to_string())
         })
     }))
 }

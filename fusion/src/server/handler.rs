@@ -26,6 +26,7 @@ use crate::model::response::ToolResponse;
 
 use super::catalog::Catalog;
 use super::compose::{self, Ctx, Note, forward_delegated};
+use super::input::Stopped;
 use super::{Server, elicitor, malformed, stateless};
 
 impl rmcp::ServerHandler for Server {
@@ -124,14 +125,15 @@ impl rmcp::ServerHandler for Server {
             .await
         {
             Ok(round) => round,
-            Err(error) => {
+            Err(Stopped::Protocol(error)) => return Err(error),
+            Err(Stopped::Envelope(error)) => {
                 let response =
                     (inner.registry).answer(ToolResponse::error(error), entry.route.exposition);
                 return Ok(CallToolResult::from(response).into());
             }
         };
         if let Some((round, _)) = &round {
-            ctx = ctx.with_elicitor(round.elicitor());
+            ctx = ctx.with_inputs(round.inputs());
         }
         let asked = async {
             match &round {
@@ -152,14 +154,16 @@ impl rmcp::ServerHandler for Server {
                 tracing::debug!(target: "fusion::server", tool = %request.name, "call cancelled");
                 return Ok(cancelled());
             }
-            // The action asked a question this call carries no answer to: its future is
-            // dropped, and the client gets the question and the state to send it back with.
+            // The action asked questions this call carries no answer to (or one the client
+            // cannot be asked): its future is dropped, and the client gets the questions and
+            // the state to send them back with (or the error).
             () = asked => {
                 let (round, binding) = round.as_ref().expect("only a round asks");
-                match inner.rounds.input_required(round, binding) {
-                    Some(input_required) => return Ok(input_required.into()),
-                    None => return Err(ErrorData::internal_error("the question could not be put to the client", None)),
+                let answer = inner.rounds.input_required(round, binding);
+                if answer.is_err() {
+                    inner.rounds.give_back(round).await;
                 }
+                return answer.map(Into::into);
             }
             response = forward_progress(call, reports, &context.peer) => response,
         };
@@ -363,6 +367,9 @@ fn request_context(
     }
     if let Some(sampler) = elicitor::sampler_for_peer(&context.peer) {
         ctx = ctx.with_sampler(sampler);
+    }
+    if let Some(lister) = elicitor::roots_for_peer(&context.peer) {
+        ctx = ctx.with_roots_lister(lister);
     }
     let Some(token) = context.meta.get_progress_token() else {
         return (ctx, rx);

@@ -1,43 +1,57 @@
-//! Asking the user on the stateless revision (MCP 2026-07-28), which forbids server-to-client
-//! requests: multi round-trip requests (SEP-2322). An action that calls
-//! [`RequestContext::confirm`](crate::RequestContext::confirm) or
-//! [`RequestContext::elicit`](crate::RequestContext::elicit) for a question the call carries no
-//! answer to is stopped there, and the call is answered `input_required`: the question as an
-//! `elicitation/create` input request, and a `requestState`. The client asks its user and sends
-//! the same call again with the answer (`inputResponses`) and the state; the action runs again
-//! from the start, and this time the question has its answer.
+//! Asking the client on the stateless revision (MCP 2026-07-28), which forbids
+//! server-to-client requests: multi round-trip requests (SEP-2322). An action that asks a
+//! question the call carries no answer to ([`RequestContext::confirm`](crate::RequestContext::confirm),
+//! [`elicit`](crate::RequestContext::elicit), [`sample`](crate::RequestContext::sample),
+//! [`list_roots`](crate::RequestContext::list_roots)) is stopped there, and the call is answered
+//! `input_required`: every question the action asked without an answer (several when it asks
+//! them together, `tokio::join!`), each an input request (`elicitation/create`,
+//! `sampling/createMessage`, `roots/list`) under its key, and a `requestState`. The client
+//! answers and sends the same call again with the answers (`inputResponses`, keyed as asked)
+//! and the state; the action runs again from the start, and this time the questions have their
+//! answers.
 //!
-//! The state carries the answers of earlier rounds. It is sealed (HMAC-SHA256, rmcp's
+//! Only what the client declared in the request's client capabilities is asked: an elicitation
+//! the client cannot show takes its documented fallback (`INPUT_REQUIRED`,
+//! `CONFIRMATION_UNAVAILABLE`, the model's word), and a sample or roots, which have none, refuse
+//! the call with JSON-RPC `-32021` (missing required client capability, SEP-2575). An answer that
+//! is not the result its question asks for is refused with `-32602`.
+//!
+//! The state carries the answers the action read. It is sealed (HMAC-SHA256, rmcp's
 //! `RequestStateCodec`) with the server's key, bound to the caller, the tool and the
 //! arguments (so it cannot serve another call or another caller), expires, and is good for one
-//! retry on this process. A state that fails any of these is refused with one envelope, never
-//! taken as the user's answer. An action runs again from the start on each round: it should
-//! ask before it changes anything.
+//! retry on this process. A state that fails any of these is refused with JSON-RPC `-32602`
+//! (`data.code` [`REQUEST_STATE_INVALID`]), never taken as the user's answer. Answers sent
+//! without a state are taken for the questions the action asks (a client may answer before it is
+//! asked; SEP-2322 has the server re-ask what is missing), except a confirmation's, which counts
+//! only with the state of the round that asked it: extra answers are ignored, and a missing
+//! one is asked for. An action runs again from the start on each round: it should ask
+//! before it changes anything.
 
-use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, InputRequest, InputRequiredResult, RequestStateCodec, SealOptions,
+    CallToolRequestParams, ClientCapabilities, InputRequest, InputRequiredResult,
+    RequestStateCodec, SealOptions,
 };
 use rmcp::service::{RequestContext as RmcpContext, RoleServer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::sync::Notify;
 
-use crate::envelope::code::ErrorCategory;
 use crate::envelope::error::ToolError;
-use crate::model::context::{Elicited, Elicitor};
+use crate::model::context::{InputKind, Inputs};
 
 use super::Server;
 use super::elicitor::elicits_forms;
 use super::taken::{Shared, Taken};
 use crate::auth::Principal;
 
-/// The code of a call whose `requestState` this server cannot take: forged, expired, already
-/// used, or made for another call or caller.
+/// The `data.code` of the JSON-RPC `-32602` error answering a call whose `requestState` this
+/// server cannot take: forged, expired, already used, or made for another call or caller.
 pub const REQUEST_STATE_INVALID: &str = "REQUEST_STATE_INVALID";
 
 /// How long a `requestState` is good for, by default: time for a person to answer.
@@ -47,7 +61,7 @@ impl Server {
     /// The key that seals the `requestState` of `input_required` answers (at least 32 bytes of
     /// random data, kept secret). Replicas behind one load balancer must share it, so that a
     /// retry reaching another replica opens the state; change it and states in flight are
-    /// refused (`REQUEST_STATE_INVALID`; the client asks again). Default: a random key per
+    /// refused (JSON-RPC `-32602`, `data.code` `REQUEST_STATE_INVALID`; the client asks again). Default: a random key per
     /// process.
     ///
     /// # Panics
@@ -84,29 +98,52 @@ pub(super) struct Rounds {
     pub(super) taken: Taken,
 }
 
-/// What a request state holds: the answers so far and the key of the question asked last.
+/// What a request state holds: the answers the action read so far, by key, and the keys of
+/// the questions the round asked.
 #[derive(Serialize, Deserialize)]
 struct State {
     answers: BTreeMap<String, Value>,
-    asked: String,
+    #[serde(default)]
+    questions: BTreeSet<String>,
     nonce: String,
 }
 
-/// One call's round: the answers it carries, and the question its action asked without one.
+/// Why a call's round cannot open.
+#[derive(Debug)]
+pub(super) enum Stopped {
+    /// A JSON-RPC error: the state refused (`-32602`, `data.code` `REQUEST_STATE_INVALID`).
+    Protocol(ErrorData),
+    /// An envelope: the record of taken states cannot be reached (`SERVER_BUSY`).
+    Envelope(ToolError),
+}
+
+/// One call's round: the answers it carries, and the questions its action asked without one.
 pub(super) struct Round {
-    answers: Arc<BTreeMap<String, Value>>,
-    open: Arc<Mutex<Option<Question>>>,
-    asked: Arc<Notify>,
+    /// The answers of the call's state.
+    answers: BTreeMap<String, Value>,
+    /// The keys of the questions the state's round asked.
+    questions: BTreeSet<String>,
+    /// The call's `inputResponses`, for the questions the state holds no answer to.
+    responses: BTreeMap<String, Value>,
+    /// What the client declared it can be asked (the request's client capabilities).
+    capabilities: ClientCapabilities,
+    open: Mutex<Open>,
+    asked: Notify,
     /// The nonce of the state the call carried, taken when the round opened.
     nonce: Option<String>,
     /// Set when the action read one of the answers: only then is the state spent for good.
-    read: Arc<std::sync::atomic::AtomicBool>,
+    read: AtomicBool,
+    /// The automatic key of the next question without one of its own (`q0`, `q1`, …).
+    count: AtomicUsize,
 }
 
-struct Question {
-    key: String,
-    message: String,
-    schema: Map<String, Value>,
+/// What the action asked without an answer, or what stops the call.
+#[derive(Default)]
+struct Open {
+    /// The answers the action read, for the next state.
+    read: BTreeMap<String, Value>,
+    questions: BTreeMap<String, InputRequest>,
+    stop: Option<ErrorData>,
 }
 
 impl Default for Rounds {
@@ -146,9 +183,8 @@ impl Rounds {
     }
 
     /// The round of a call from a client of the stateless revision (which forbids
-    /// server-to-client requests) that can show forms, with what its state is bound to: the
-    /// `caller`, the tool and the arguments. `None` for any other client, which is asked
-    /// directly or not at all.
+    /// server-to-client requests), with what its state is bound to: the `caller`, the tool and
+    /// the arguments. `None` for any other client, which is asked directly or not at all.
     ///
     /// # Errors
     /// As [`Rounds::open`].
@@ -158,66 +194,57 @@ impl Rounds {
         context: &RmcpContext<RoleServer>,
         caller: Option<&Principal>,
         arguments: &Map<String, Value>,
-    ) -> Result<Option<(Round, Vec<u8>)>, ToolError> {
+    ) -> Result<Option<(Arc<Round>, Vec<u8>)>, Stopped> {
         let stateless = (context.protocol_version()).is_some_and(|v| !v.has_initialize());
-        let forms = (context.meta.client_capabilities()).is_some_and(|c| elicits_forms(&c));
-        if !(stateless && forms) {
+        if !stateless {
             return Ok(None);
         }
         // Issuer and subject: `sub` is unique per issuer only (RFC 7519 section 4.1.2).
         let caller = caller.map(Principal::identity_key).unwrap_or_default();
         let binding = binding(&caller, &request.name, arguments);
         let state = request.request_state.as_deref();
-        let round = self
-            .open(state, request.input_responses.as_ref(), &binding)
-            .await?;
-        Ok(Some((round, binding)))
+        let mut round = self.open(state, &binding).await?;
+        round.responses = request.input_responses.clone().unwrap_or_default();
+        round.capabilities = context.meta.client_capabilities().unwrap_or_default();
+        Ok(Some((Arc::new(round), binding)))
     }
 
     /// The round of a call bound to `binding` (caller, tool and arguments), from the call's
-    /// `requestState` and `inputResponses`.
+    /// `requestState`: the answers it holds.
     ///
     /// # Errors
-    /// `REQUEST_STATE_INVALID` for a state that is forged, expired, already used or another
-    /// call's, or that comes without the answer to its question; and for answers without a
-    /// state.
-    async fn open(
-        &self,
-        state: Option<&str>,
-        responses: Option<&BTreeMap<String, Value>>,
-        binding: &[u8],
-    ) -> Result<Round, ToolError> {
-        let mut nonce = None;
-        let answers = match state {
-            None if responses.is_some_and(|r| !r.is_empty()) => return Err(invalid()),
-            None => BTreeMap::new(),
-            Some(sealed) => {
-                let state: State = self
-                    .codec
-                    .open_json_with(sealed, binding)
-                    .map_err(|error| {
-                        tracing::info!(target: "fusion::server", %error, "a requestState was refused");
-                        invalid()
-                    })?;
-                let answer = responses
-                    .and_then(|r| r.get(&state.asked))
-                    .ok_or_else(invalid)?;
-                if !self.taken.take(&state.nonce, self.ttl).await? {
-                    return Err(invalid());
-                }
-                nonce = Some(state.nonce);
-                let mut answers = state.answers;
-                answers.insert(state.asked, answer.clone());
-                answers
-            }
+    /// `-32602` (`data.code` `REQUEST_STATE_INVALID`) for a state that is forged, expired,
+    /// already used or another call's; `SERVER_BUSY` when the record of taken states cannot be
+    /// reached.
+    async fn open(&self, state: Option<&str>, binding: &[u8]) -> Result<Round, Stopped> {
+        let mut round = Round {
+            answers: BTreeMap::new(),
+            questions: BTreeSet::new(),
+            responses: BTreeMap::new(),
+            capabilities: ClientCapabilities::default(),
+            open: Mutex::default(),
+            asked: Notify::new(),
+            nonce: None,
+            read: AtomicBool::new(false),
+            count: AtomicUsize::new(0),
         };
-        Ok(Round {
-            answers: Arc::new(answers),
-            open: Arc::default(),
-            asked: Arc::default(),
-            nonce,
-            read: Arc::default(),
-        })
+        let Some(sealed) = state else {
+            return Ok(round);
+        };
+        let state: State = self
+            .codec
+            .open_json_with(sealed, binding)
+            .map_err(|error| {
+                tracing::info!(target: "fusion::server", %error, "a requestState was refused");
+                Stopped::Protocol(invalid())
+            })?;
+        if !(self.taken.take(&state.nonce, self.ttl).await).map_err(Stopped::Envelope)? {
+            return Err(Stopped::Protocol(invalid()));
+        }
+        round.nonce = Some(state.nonce);
+        round.answers = state.answers;
+        round.questions = state.questions;
+        Ok(round)
     }
 
     /// Gives back the state of a round whose action never read its answers (a guard refused
@@ -231,93 +258,171 @@ impl Rounds {
         }
     }
 
-    /// The `input_required` answer for `round`, whose action asked a question it has no answer
-    /// to; `None` when it asked none.
+    /// The answer for `round`, whose action asked questions it has no answer to: `input_required`
+    /// with every one of them and a new state holding the answers read so far.
+    ///
+    /// # Errors
+    /// What stopped the round instead (`-32021`, `-32602`), or an internal error when the
+    /// state cannot be sealed.
     pub(super) fn input_required(
         &self,
         round: &Round,
         binding: &[u8],
-    ) -> Option<InputRequiredResult> {
-        let question = round
-            .open
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()?;
+    ) -> Result<InputRequiredResult, ErrorData> {
+        let open = std::mem::take(&mut *round.open.lock().unwrap_or_else(PoisonError::into_inner));
+        if let Some(stop) = open.stop {
+            return Err(stop);
+        }
         let mut nonce = [0u8; 16];
         getrandom::fill(&mut nonce).expect("the operating system's random source");
         let state = State {
-            answers: (*round.answers).clone(),
-            asked: question.key.clone(),
+            answers: open.read,
+            questions: open.questions.keys().cloned().collect(),
             nonce: nonce.iter().map(|byte| format!("{byte:02x}")).collect(),
         };
         let options = SealOptions::new().associated_data(binding).ttl(self.ttl);
-        let sealed = self.codec.seal_json_with(&state, &options).ok()?;
-        let request = json!({
-            "method": "elicitation/create",
-            "params": {"mode": "form", "message": question.message, "requestedSchema": question.schema},
-        });
-        let request: InputRequest = serde_json::from_value(request).ok()?;
-        let requests = BTreeMap::from([(question.key, request)]);
-        Some(InputRequiredResult::new(Some(requests), Some(sealed)))
+        let sealed = (self.codec.seal_json_with(&state, &options))
+            .map_err(|error| ErrorData::internal_error(format!("requestState: {error}"), None))?;
+        Ok(InputRequiredResult::new(Some(open.questions), Some(sealed)))
+    }
+}
+
+impl InputKind {
+    /// The method of the input request.
+    pub(super) fn method(self) -> &'static str {
+        match self {
+            InputKind::Elicitation | InputKind::Confirmation => "elicitation/create",
+            InputKind::Sampling => "sampling/createMessage",
+            InputKind::Roots => "roots/list",
+        }
+    }
+
+    /// Whether a client declaring `capabilities` can be asked this; for an elicitation, one
+    /// in form mode. `None`: it can; otherwise the capability it would have to declare.
+    #[allow(
+        deprecated,
+        reason = "sampling and roots are deprecated from the 2026-07-28 revision on; clients still offer them"
+    )]
+    fn missing(self, capabilities: &ClientCapabilities) -> Option<Value> {
+        let declared = match self {
+            InputKind::Elicitation | InputKind::Confirmation => elicits_forms(capabilities),
+            InputKind::Sampling => capabilities.sampling.is_some(),
+            InputKind::Roots => capabilities.roots.is_some(),
+        };
+        let name = match self {
+            InputKind::Elicitation | InputKind::Confirmation => {
+                json!({"elicitation": {"form": {}}})
+            }
+            InputKind::Sampling => json!({"sampling": {}}),
+            InputKind::Roots => json!({"roots": {}}),
+        };
+        (!declared).then_some(name)
+    }
+
+    /// Whether `answer` is the result this kind of request asks for.
+    #[allow(
+        deprecated,
+        reason = "sampling and roots are deprecated from the 2026-07-28 revision on; clients still offer them"
+    )]
+    fn fits(self, answer: &Value) -> bool {
+        use rmcp::model::{CreateMessageResult, ElicitResult, ListRootsResult};
+        let answer = answer.clone();
+        match self {
+            InputKind::Elicitation | InputKind::Confirmation => {
+                serde_json::from_value::<ElicitResult>(answer).is_ok()
+            }
+            InputKind::Sampling => serde_json::from_value::<CreateMessageResult>(answer).is_ok(),
+            InputKind::Roots => serde_json::from_value::<ListRootsResult>(answer).is_ok(),
+        }
     }
 }
 
 impl Round {
-    /// The elicitor of the call: the answer the round carries for each question in turn, or,
-    /// for the first question without one, a wait that never ends while the round records it.
-    pub(super) fn elicitor(&self) -> Elicitor {
-        let answers = Arc::clone(&self.answers);
-        let open = Arc::clone(&self.open);
-        let asked = Arc::clone(&self.asked);
-        let read = Arc::clone(&self.read);
-        let count = Arc::new(AtomicUsize::new(0));
-        Arc::new(move |message, schema| {
-            let key = format!("q{}", count.fetch_add(1, Ordering::Relaxed));
-            if let Some(answer) = answers.get(&key) {
-                read.store(true, Ordering::Release);
-                let answer = elicited(answer);
-                return Box::pin(async move { answer });
+    /// How the call's questions reach the client: the answer the round carries for each, or,
+    /// for a question without one, a wait that never ends while the round records it.
+    pub(super) fn inputs(self: &Arc<Round>) -> Inputs {
+        let round = Arc::clone(self);
+        Arc::new(move |key, kind, params| {
+            let key =
+                key.unwrap_or_else(|| format!("q{}", round.count.fetch_add(1, Ordering::Relaxed)));
+            match round.ask(key, kind, params) {
+                Some(answer) => Box::pin(std::future::ready(answer)),
+                None => Box::pin(std::future::pending()),
             }
-            let question = Question {
-                key,
-                message,
-                schema,
-            };
-            *open.lock().unwrap_or_else(PoisonError::into_inner) = Some(question);
-            asked.notify_one();
-            Box::pin(std::future::pending())
         })
     }
 
-    /// Resolves when the action asks a question the round has no answer to.
+    /// The answer to the question `key`: `Some(Some(answer))`, `Some(None)` for an elicitation
+    /// the client cannot show, or `None` when the call stops here (the question is recorded,
+    /// or what refuses the call).
+    fn ask(&self, key: String, kind: InputKind, params: Value) -> Option<Option<Value>> {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(required) = kind.missing(&self.capabilities) {
+            if matches!(kind, InputKind::Elicitation | InputKind::Confirmation) {
+                return Some(None);
+            }
+            let required = serde_json::from_value(required).unwrap_or_default();
+            let error = ErrorData::missing_required_client_capability(required);
+            return self.stop(&mut open, error);
+        }
+        // A confirmation's yes counts only with the state of the round that asked it: sealed,
+        // bound to this call and caller, taken once.
+        let answer = match self.answers.get(&key) {
+            Some(sealed) => Some(sealed),
+            None if kind == InputKind::Confirmation && !self.questions.contains(&key) => None,
+            None => self.responses.get(&key).filter(|answer| !answer.is_null()),
+        };
+        if let Some(answer) = answer {
+            if !kind.fits(answer) {
+                let method = kind.method();
+                let message = format!("inputResponses[\"{key}\"] is not a {method} result");
+                return self.stop(&mut open, ErrorData::invalid_params(message, None));
+            }
+            self.read.store(true, Ordering::Release);
+            open.read.insert(key, answer.clone());
+            return Some(Some(answer.clone()));
+        }
+        // `roots/list` takes no params: rmcp's `ListRootsRequest` has none.
+        let request = match kind {
+            InputKind::Roots => json!({"method": kind.method()}),
+            _ => json!({"method": kind.method(), "params": params}),
+        };
+        match serde_json::from_value::<InputRequest>(request) {
+            Ok(request) => {
+                open.questions.insert(key, request);
+                self.asked.notify_one();
+                None
+            }
+            Err(error) => {
+                let message = format!("the question {key} cannot be put to the client: {error}");
+                self.stop(&mut open, ErrorData::internal_error(message, None))
+            }
+        }
+    }
+
+    /// Stops the call with `error` (the first one wins).
+    fn stop(&self, open: &mut Open, error: ErrorData) -> Option<Option<Value>> {
+        open.stop.get_or_insert(error);
+        self.asked.notify_one();
+        None
+    }
+
+    /// Resolves when the action asks a question the round has no answer to, or the round
+    /// stops the call.
     pub(super) async fn asked(&self) {
         self.asked.notified().await;
     }
 }
 
-/// The user's answer, from an `ElicitResult` a client sent as an input response.
-pub(super) fn elicited(answer: &Value) -> Elicited {
-    match answer.get("action").and_then(Value::as_str) {
-        Some("accept") => match answer.get("content") {
-            Some(Value::Object(content)) => Elicited::Accepted(content.clone()),
-            _ => Elicited::Accepted(Map::new()),
-        },
-        Some("decline") => Elicited::Declined,
-        Some("cancel") => Elicited::Cancelled,
-        _ => Elicited::Failed("the input response is not an elicitation result".to_owned()),
-    }
-}
-
-/// The one envelope for every request state this server cannot take.
-fn invalid() -> ToolError {
-    ToolError::new(
-        REQUEST_STATE_INVALID,
-        "The requestState of this call is not valid here: it is forged, expired, already used, \
-         made for another call or caller, or came without the answer to its question.",
+/// The one refusal for every request state this server cannot take: JSON-RPC `-32602`, its
+/// `data.code` [`REQUEST_STATE_INVALID`].
+fn invalid() -> ErrorData {
+    ErrorData::invalid_params(
+        "Invalid requestState: forged, expired, already used, or made for another call or \
+         caller. Call again with the same arguments and no requestState or inputResponses; the \
+         user will be asked again.",
+        Some(json!({"code": REQUEST_STATE_INVALID})),
     )
-    .category(ErrorCategory::Validation)
-    .retryable(false)
-    .suggest("Call again with the same arguments and no requestState or inputResponses; the user will be asked again.")
 }
 
 /// What a request state is bound to: the caller, the tool and the arguments (canonical JSON).
@@ -333,209 +438,5 @@ fn binding(caller: &str, tool: &str, arguments: &Map<String, Value>) -> Vec<u8> 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rounds(ttl: Duration) -> Rounds {
-        Rounds::new(Some(vec![7; 32]), ttl, Arc::default())
-    }
-
-    fn arguments(amount: u64) -> Map<String, Value> {
-        json!({"invoice": "inv_1", "amount": amount})
-            .as_object()
-            .unwrap()
-            .clone()
-    }
-
-    /// The state and the question key of the `input_required` answer to a round whose action
-    /// asked `message`.
-    async fn ask(
-        rounds: &Rounds,
-        round: &Round,
-        message: &str,
-        binding: &[u8],
-    ) -> (String, String) {
-        let elicitor = round.elicitor();
-        let waiting = elicitor(message.to_owned(), form());
-        round.asked().await;
-        drop(waiting);
-        let input = rounds.input_required(round, binding).unwrap();
-        let requests = input.input_requests.unwrap();
-        assert_eq!(requests.len(), 1, "one question");
-        let key = requests.into_keys().next().unwrap();
-        (input.request_state.unwrap(), key)
-    }
-
-    fn form() -> Map<String, Value> {
-        let schema = json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}});
-        schema.as_object().unwrap().clone()
-    }
-
-    fn accept(key: &str) -> BTreeMap<String, Value> {
-        BTreeMap::from([(
-            key.to_owned(),
-            json!({"action": "accept", "content": {"confirm": true}}),
-        )])
-    }
-
-    #[tokio::test]
-    async fn answers_come_back_in_order_and_only_for_the_call_and_caller_they_were_given_to() {
-        let rounds = rounds(DEFAULT_REQUEST_STATE_TTL);
-        let bound = binding("alice", "billing", &arguments(100));
-        let first = rounds.open(None, None, &bound).await.unwrap();
-        let (state, key) = ask(&rounds, &first, "Refund?", &bound).await;
-        assert_eq!(key, "q0");
-
-        // Another caller, another tool, other arguments, a forged state: one refusal.
-        for other in [
-            binding("bob", "billing", &arguments(100)),
-            binding("alice", "ledger", &arguments(100)),
-            binding("alice", "billing", &arguments(200)),
-        ] {
-            let refused = rounds
-                .open(Some(&state), Some(&accept(&key)), &other)
-                .await
-                .err()
-                .unwrap();
-            assert_eq!(refused.code().as_str(), REQUEST_STATE_INVALID);
-        }
-        // The last character changed (to another one: a state ending in `A` stays forged).
-        let last = if state.ends_with('A') { "B" } else { "A" };
-        let forged = format!("{}{last}", &state[..state.len() - 1]);
-        assert!(
-            rounds
-                .open(Some(&forged), Some(&accept(&key)), &bound)
-                .await
-                .is_err()
-        );
-        assert!(
-            rounds
-                .open(None, Some(&accept(&key)), &bound)
-                .await
-                .is_err(),
-            "answers without a state"
-        );
-        assert!(
-            rounds.open(Some(&state), None, &bound).await.is_err(),
-            "a state without its answer"
-        );
-
-        // The second round answers the first question and asks the second.
-        let second = rounds
-            .open(Some(&state), Some(&accept(&key)), &bound)
-            .await
-            .unwrap();
-        let elicitor = second.elicitor();
-        let answer = elicitor("Refund?".to_owned(), Map::new()).await;
-        assert_eq!(
-            answer,
-            Elicited::Accepted(json!({"confirm": true}).as_object().unwrap().clone())
-        );
-        let (state, key) = ask_next(&rounds, &second, &bound).await;
-        assert_eq!(key, "q1");
-
-        // Used once: the first state is refused from now on, the second carries both answers.
-        let decline = BTreeMap::from([(key.clone(), json!({"action": "decline"}))]);
-        let third = rounds
-            .open(Some(&state), Some(&decline), &bound)
-            .await
-            .unwrap();
-        let elicitor = third.elicitor();
-        assert!(matches!(
-            elicitor(String::new(), Map::new()).await,
-            Elicited::Accepted(_)
-        ));
-        assert_eq!(
-            elicitor(String::new(), Map::new()).await,
-            Elicited::Declined
-        );
-        assert!(
-            rounds
-                .open(Some(&state), Some(&decline), &bound)
-                .await
-                .is_err(),
-            "replayed"
-        );
-    }
-
-    /// Like [`ask`], for a round whose elicitor already answered the questions before.
-    async fn ask_next(rounds: &Rounds, round: &Round, binding: &[u8]) -> (String, String) {
-        let elicitor = round.elicitor();
-        // Its first question is answered by the round; its second is not.
-        let _ = elicitor(String::new(), Map::new()).await;
-        let waiting = elicitor("Really?".to_owned(), form());
-        round.asked().await;
-        drop(waiting);
-        let input = rounds.input_required(round, binding).unwrap();
-        let key = input.input_requests.unwrap().into_keys().next().unwrap();
-        (input.request_state.unwrap(), key)
-    }
-
-    #[tokio::test]
-    async fn an_expired_state_or_one_sealed_with_another_key_is_refused() {
-        let bound = binding("", "billing", &arguments(1));
-        let short = rounds(Duration::from_millis(1));
-        let round = short.open(None, None, &bound).await.unwrap();
-        let (state, key) = ask(&short, &round, "Refund?", &bound).await;
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        assert!(
-            short
-                .open(Some(&state), Some(&accept(&key)), &bound)
-                .await
-                .is_err(),
-            "expired"
-        );
-
-        let long = rounds(DEFAULT_REQUEST_STATE_TTL);
-        let round = long.open(None, None, &bound).await.unwrap();
-        let (state, key) = ask(&long, &round, "Refund?", &bound).await;
-        let other_key = Rounds::new(Some(vec![8; 32]), DEFAULT_REQUEST_STATE_TTL, Arc::default());
-        assert!(
-            other_key
-                .open(Some(&state), Some(&accept(&key)), &bound)
-                .await
-                .is_err()
-        );
-    }
-
-    #[tokio::test]
-    async fn a_state_whose_answer_was_never_read_is_given_back_and_a_read_one_is_spent() {
-        let rounds = rounds(DEFAULT_REQUEST_STATE_TTL);
-        let bound = binding("alice", "billing", &arguments(100));
-        let first = rounds.open(None, None, &bound).await.unwrap();
-        let (state, key) = ask(&rounds, &first, "Refund?", &bound).await;
-
-        // A guard refused the retry before the action ran: the answer was never read.
-        let refused = rounds
-            .open(Some(&state), Some(&accept(&key)), &bound)
-            .await
-            .unwrap();
-        rounds.give_back(&refused).await;
-        // So the same state goes through on the next retry, and its answer is read this time.
-        let retried = rounds
-            .open(Some(&state), Some(&accept(&key)), &bound)
-            .await
-            .unwrap();
-        let answer = (retried.elicitor())("Refund?".to_owned(), form()).await;
-        assert!(matches!(answer, Elicited::Accepted(_)));
-        rounds.give_back(&retried).await;
-        // Spent: read by the action, never given back.
-        let replayed = rounds.open(Some(&state), Some(&accept(&key)), &bound).await;
-        assert_eq!(
-            replayed.err().unwrap().code().as_str(),
-            REQUEST_STATE_INVALID
-        );
-    }
-
-    #[test]
-    fn an_input_response_reads_as_what_the_user_did() {
-        let accepted = json!({"action": "accept", "content": {"email": "a@b.io"}});
-        assert!(matches!(elicited(&accepted), Elicited::Accepted(c) if c["email"] == "a@b.io"));
-        assert_eq!(elicited(&json!({"action": "decline"})), Elicited::Declined);
-        assert_eq!(elicited(&json!({"action": "cancel"})), Elicited::Cancelled);
-        assert!(matches!(
-            elicited(&json!({"confirm": true})),
-            Elicited::Failed(_)
-        ));
-    }
-}
+#[path = "input_tests.rs"]
+mod tests;

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::{Map, Value, json};
 use tokio::sync::{Notify, oneshot};
 
-use crate::model::context::{BoxFuture, Elicited, Elicitor, TaskStart};
+use crate::model::context::{BoxFuture, Elicited, Elicitor, InputKind, Inputs, TaskStart};
 use crate::runtime::call::Admission;
 use crate::tasks::{TaskRecord, TaskStore};
 
@@ -83,20 +83,20 @@ impl Questions {
         })
     }
 
-    /// The elicitor of the task's action: each form an `elicitation/create` input request.
-    pub(super) fn elicitor(self: &Arc<Self>) -> Elicitor {
+    /// The input channel of the task's action: each question (an elicitation, a confirmation,
+    /// a sampling or roots request) an input request stored with the task. A question that
+    /// cannot be stored, or whose task ends first, answers a response that fits no result: the
+    /// action's question fails (`CONFIRMATION_FAILED`, `SAMPLING_FAILED`, ...).
+    pub(super) fn inputs(self: &Arc<Self>) -> Inputs {
         let this = Arc::clone(self);
-        Arc::new(move |message: String, schema: Map<String, Value>| {
-            let request = json!({
-                "method": "elicitation/create",
-                "params": {"mode": "form", "message": message, "requestedSchema": schema},
-            });
-            let asked = this.ask(request);
+        Arc::new(move |_key, kind: InputKind, params| {
+            let asked = this.ask(json!({"method": kind.method(), "params": params}));
+            let id = this.id.clone();
             Box::pin(async move {
-                match asked.await {
-                    Ok(answer) => super::input::elicited(&answer),
-                    Err(why) => Elicited::Failed(why),
-                }
+                Some(asked.await.unwrap_or_else(|why| {
+                    tracing::warn!(target: "fusion::server", task = %id, reason = %why, "a task's question has no answer");
+                    json!({"action": "failed", "reason": why})
+                }))
             })
         })
     }
@@ -115,30 +115,28 @@ impl Questions {
     }
 }
 
-/// The elicitor and the task start of a call whose task is deferred (`#[action(task(deferred))]`):
-/// until the action calls [`RequestContext::start_task`](crate::RequestContext::start_task)
-/// its questions go to `before` (the call's `input_required` round, or the client itself on a
-/// revision with `initialize`; without either they fail), from then on to the task's
+/// The input channel and the task start of a call whose task is deferred
+/// (`#[action(task(deferred))]`): until the action calls
+/// [`RequestContext::start_task`](crate::RequestContext::start_task) its questions go to
+/// `before` (the call's `input_required` round, or the client itself on a revision with
+/// `initialize`; without either the client cannot be asked), from then on to the task's
 /// `questions`. Starting passes the call's `admission`: the server creates the task, answers
 /// the client with it, and lets the action go on.
 pub(super) fn deferred(
-    before: Option<Elicitor>,
+    before: Option<Inputs>,
     questions: &Arc<Questions>,
     admission: Admission,
-) -> (Elicitor, TaskStart) {
+) -> (Inputs, TaskStart) {
     let started = Arc::new(AtomicBool::new(false));
-    let after = questions.elicitor();
+    let after = questions.inputs();
     let is_started = Arc::clone(&started);
-    let elicitor: Elicitor =
-        Arc::new(
-            move |message, schema| match (is_started.load(Ordering::Acquire), &before) {
-                (true, _) => after(message, schema),
-                (false, Some(before)) => before(message, schema),
-                (false, None) => Box::pin(std::future::ready(Elicited::Failed(
-                    "the client cannot be asked before the task starts".to_owned(),
-                ))),
-            },
-        );
+    let inputs: Inputs = Arc::new(move |key, kind, params| {
+        match (is_started.load(Ordering::Acquire), &before) {
+            (true, _) => after(key, kind, params),
+            (false, Some(before)) => before(key, kind, params),
+            (false, None) => Box::pin(std::future::ready(None)),
+        }
+    });
     let admission = Mutex::new(Some(admission));
     let start: TaskStart = Arc::new(move || {
         let admission = admission
@@ -153,7 +151,32 @@ pub(super) fn deferred(
             }
         })
     });
-    (elicitor, start)
+    (inputs, start)
+}
+
+/// The input channel of a client asked with server-to-client requests (a revision with
+/// `initialize`): elicitations and confirmations go to its `elicitor`; it is not asked for
+/// samples or roots before a deferred task starts.
+pub(super) fn asking_client(elicitor: Elicitor) -> Inputs {
+    Arc::new(move |_key, kind, params: Value| {
+        if !matches!(kind, InputKind::Elicitation | InputKind::Confirmation) {
+            return Box::pin(std::future::ready(None));
+        }
+        let message = params["message"].as_str().unwrap_or_default().to_owned();
+        let schema = match &params["requestedSchema"] {
+            Value::Object(schema) => schema.clone(),
+            _ => Map::new(),
+        };
+        let asked = elicitor(message, schema);
+        Box::pin(async move {
+            Some(match asked.await {
+                Elicited::Accepted(content) => json!({"action": "accept", "content": content}),
+                Elicited::Declined => json!({"action": "decline"}),
+                Elicited::Cancelled => json!({"action": "cancel"}),
+                Elicited::Failed(reason) => json!({"action": "failed", "reason": reason}),
+            })
+        })
+    })
 }
 
 #[cfg(test)]
@@ -181,9 +204,12 @@ mod tests {
         let store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::default());
         store.create(record("t")).await.unwrap();
         let questions = Questions::new(Arc::clone(&store), "t".to_owned());
-        let elicit = questions.elicitor();
-        let first = tokio::spawn(elicit("Name?".to_owned(), Map::new()));
-        let second = tokio::spawn(elicit("Sure?".to_owned(), Map::new()));
+        let inputs = questions.inputs();
+        let elicit = |message: &str| {
+            let params = json!({"mode": "form", "message": message, "requestedSchema": {}});
+            tokio::spawn(inputs(None, InputKind::Elicitation, params))
+        };
+        let (first, second) = (elicit("Name?"), elicit("Sure?"));
         let asked = loop {
             let stored = store.get("t").await.unwrap().unwrap();
             if stored.input_requests.len() == 2 {
@@ -209,7 +235,7 @@ mod tests {
             .await
             .unwrap();
         questions.deliver(&store.get("t").await.unwrap().unwrap());
-        assert_eq!(second.await.unwrap(), Elicited::Declined);
+        assert_eq!(second.await.unwrap(), Some(json!({"action": "decline"})));
         assert!(!first.is_finished());
 
         let answer = json!({"action": "accept", "content": {"name": "Ada"}});
@@ -218,17 +244,17 @@ mod tests {
             .await
             .unwrap();
         questions.deliver(&store.get("t").await.unwrap().unwrap());
-        let Elicited::Accepted(content) = first.await.unwrap() else {
-            panic!("accepted")
-        };
-        assert_eq!(content["name"], "Ada");
+        let answer = first.await.unwrap().unwrap();
+        assert_eq!(answer["content"]["name"], "Ada");
     }
 
     #[tokio::test]
     async fn a_question_of_a_task_gone_fails_closed() {
         let store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::default());
         let questions = Questions::new(store, "gone".to_owned());
-        let answer = (questions.elicitor())("Sure?".to_owned(), Map::new()).await;
-        assert!(matches!(answer, Elicited::Failed(_)));
+        let params = json!({"mode": "form", "message": "Sure?", "requestedSchema": {}});
+        let answer = (questions.inputs())(None, InputKind::Confirmation, params).await;
+        // No result of any kind: the confirmation fails.
+        assert_eq!(answer.unwrap()["action"], "failed");
     }
 }

@@ -22,6 +22,7 @@ use tokio_util::task::AbortOnDropHandle;
 use super::compose::Ctx;
 use super::elicitor;
 use super::handler::{base_context, cancelled};
+use super::input::Stopped;
 use super::task_input::{self, Questions};
 use super::{Inner, Server, catalog::Entry};
 use crate::envelope::code::ErrorCode;
@@ -162,7 +163,8 @@ impl Server {
                 .await
             {
                 Ok(round) => round,
-                Err(error) => {
+                Err(Stopped::Protocol(error)) => return Err(error),
+                Err(Stopped::Envelope(error)) => {
                     let response = ToolResponse::error(error);
                     let response = inner.registry.answer(response, entry.route.exposition);
                     return Ok(CallToolResult::from(response).into());
@@ -170,14 +172,14 @@ impl Server {
             },
         };
         let (ctx, admission) = match deferred {
-            false => (ctx.with_elicitor(questions.elicitor()), Some(admission)),
+            false => (ctx.with_inputs(questions.inputs()), Some(admission)),
             true => {
                 let before = match &round {
-                    Some((round, _)) => Some(round.elicitor()),
-                    None => elicitor::for_peer(&context.peer),
+                    Some((round, _)) => Some(round.inputs()),
+                    None => elicitor::for_peer(&context.peer).map(task_input::asking_client),
                 };
-                let (elicitor, start) = task_input::deferred(before, &questions, admission);
-                (ctx.with_elicitor(elicitor).with_task_start(start), None)
+                let (inputs, start) = task_input::deferred(before, &questions, admission);
+                (ctx.with_inputs(inputs).with_task_start(start), None)
             }
         };
         let asked = async {
@@ -208,10 +210,11 @@ impl Server {
             // `input_required` answer, as a direct call's.
             () = asked => {
                 let (round, binding) = round.as_ref().expect("only a round asks");
-                return match inner.rounds.input_required(round, binding) {
-                    Some(input_required) => Ok(input_required.into()),
-                    None => Err(ErrorData::internal_error("the question could not be put to the client", None)),
-                };
+                let answer = inner.rounds.input_required(round, binding);
+                if answer.is_err() {
+                    inner.rounds.give_back(round).await;
+                }
+                return answer.map(Into::into);
             }
             Ok(()) = admitted => {}
         }
