@@ -16,6 +16,7 @@ mod expand;
 mod fallback;
 mod guard;
 mod name;
+mod target;
 mod valid;
 
 use proc_macro2::TokenStream;

@@ -130,13 +130,14 @@ pub(super) fn deferred(
     let started = Arc::new(AtomicBool::new(false));
     let after = questions.inputs();
     let is_started = Arc::clone(&started);
-    let inputs: Inputs = Arc::new(move |key, kind, params| {
-        match (is_started.load(Ordering::Acquire), &before) {
-            (true, _) => after(key, kind, params),
-            (false, Some(before)) => before(key, kind, params),
-            (false, None) => Box::pin(std::future::ready(None)),
-        }
-    });
+    let inputs: Inputs =
+        Arc::new(
+            move |key, kind, params| match (is_started.load(Ordering::Acquire), &before) {
+                (true, _) => after(key, kind, params),
+                (false, Some(before)) => before(key, kind, params),
+                (false, None) => Box::pin(std::future::ready(None)),
+            },
+        );
     let admission = Mutex::new(Some(admission));
     let start: TaskStart = Arc::new(move || {
         let admission = admission
