@@ -1,7 +1,11 @@
 //! The removed-`initialize` layer: an `initialize` that says it is a request of MCP 2026-07-28
 //! (its `_meta` names `io.modelcontextprotocol/protocolVersion` 2026-07-28 or later, or its
 //! `MCP-Protocol-Version` header does) asks for a method that revision removed (SEP-2575), and
-//! is answered HTTP 404 with JSON-RPC `-32601` and its id, opening no session.
+//! is answered HTTP 404 with JSON-RPC `-32601` and its id, opening no session. Its headers are
+//! checked first, as rmcp checks any other request's: an `Mcp-Method` header other than
+//! `initialize`, or an `MCP-Protocol-Version` header naming another revision than `_meta`, is
+//! answered 400 with `-32020`. An id that is neither a string nor an integer, or none, goes on
+//! to rmcp (`-32600`, or no answer to a notification).
 //!
 //! It corrects rmcp 3.11's `handle_post`, which routes every `initialize` to the 2025 lifecycle
 //! whatever its `_meta` and header say, and opens a session at the newest 2025 revision. A
@@ -13,7 +17,7 @@ use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
 use http::{Method, StatusCode};
-use rmcp::model::{ProtocolVersion, RequestId};
+use rmcp::model::{ErrorCode, ErrorData, ProtocolVersion, RequestId};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::{Map, Value};
@@ -22,6 +26,7 @@ use super::answer::error_response;
 use super::body;
 use crate::server::malformed;
 use crate::server::stateless::{instead_of_initialize, removed_error};
+use crate::validation::sent_value;
 
 /// The `_meta` key naming a request's protocol version (SEP-2575).
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -53,29 +58,66 @@ pub(super) async fn removed_initialize(request: Request, next: Next) -> Response
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
     }
-    let header = (parts.headers.get("mcp-protocol-version"))
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(names_stateless);
-    // A body serde cannot read goes on to rmcp, which answers it.
-    let body: Option<Initialize> = serde_json::from_slice(&bytes).ok();
-    let meta = (body.as_ref())
-        .and_then(|body| {
-            body.params
-                .as_ref()?
-                .meta
-                .as_ref()?
-                .get(VERSION_KEY)?
-                .as_str()
-        })
-        .is_some_and(names_stateless);
-    if !(header || meta) {
+    let header_version =
+        (parts.headers.get("mcp-protocol-version")).and_then(|value| value.to_str().ok());
+    // A body serde cannot read (an id neither string nor integer) goes on to rmcp, which
+    // answers it; so does a notification, which gets no answer.
+    let Ok(Initialize {
+        id: Some(id),
+        params,
+    }) = serde_json::from_slice(&bytes)
+    else {
+        return next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
+    };
+    let meta_version =
+        (params.as_ref()).and_then(|params| params.meta.as_ref()?.get(VERSION_KEY)?.as_str());
+    if !(header_version.is_some_and(names_stateless) || meta_version.is_some_and(names_stateless)) {
         return next
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
     }
-    let id = body.and_then(|body| body.id);
+    if let Some(mismatch) = header_mismatch(&parts.headers, header_version, meta_version) {
+        let error = ErrorData::new(ErrorCode::HEADER_MISMATCH, mismatch, None);
+        return error_response(StatusCode::BAD_REQUEST, Some(id), error, false);
+    }
     let error = removed_error("initialize", instead_of_initialize());
-    error_response(StatusCode::NOT_FOUND, id, error, false)
+    error_response(StatusCode::NOT_FOUND, Some(id), error, false)
+}
+
+/// What contradicts the body of a 2026-07-28 `initialize` in its headers, as rmcp refuses it in
+/// any other request (`-32020`, SEP-2243): an `Mcp-Method` header other than one `initialize`
+/// (a middlebox routes on it without reading the body), an `MCP-Protocol-Version` header
+/// naming another revision than `_meta`.
+fn header_mismatch(
+    headers: &http::HeaderMap,
+    header_version: Option<&str>,
+    meta_version: Option<&str>,
+) -> Option<String> {
+    let mut methods = headers.get_all("mcp-method").iter();
+    if let Some(method) = methods.next()
+        && (method != "initialize" || methods.next().is_some())
+    {
+        let sent = sent_value(&Value::String(
+            String::from_utf8_lossy(method.as_bytes()).into_owned(),
+        ));
+        return Some(format!(
+            "Header mismatch: Mcp-Method header {sent} (sent once) must be the body's method 'initialize'"
+        ));
+    }
+    match (header_version, meta_version) {
+        (Some(header), Some(meta)) if header != meta => {
+            let (header, meta) = (
+                sent_value(&Value::String(header.to_owned())),
+                sent_value(&Value::String(meta.to_owned())),
+            );
+            Some(format!(
+                "Header mismatch: MCP-Protocol-Version header {header} does not match _meta io.modelcontextprotocol/protocolVersion {meta}"
+            ))
+        }
+        _ => None,
+    }
 }
 
 /// Whether `version` names MCP 2026-07-28 or a later revision: a `YYYY-MM-DD` date (anything
