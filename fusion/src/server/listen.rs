@@ -105,7 +105,9 @@ impl Session {
             for list in List::ALL.into_iter().filter(|list| lists & list.bit() != 0) {
                 if let Err(err) = self.peer.send_notification(list.notification()).await {
                     tracing::debug!(target: "fusion::server", %err, "list change not sent");
-                    // The session is gone; it is forgotten at the next change.
+                    // A closed session is forgotten at the next change; one still open gets
+                    // a task again then.
+                    self.pending.store(0, Ordering::Release);
                     return;
                 }
             }
