@@ -53,3 +53,16 @@ async fn a_removed_initialize_is_refused_for_its_headers_and_ids_as_any_request(
         assert_eq!(answer[0]["error"]["code"], -32600, "{id}");
     }
 }
+
+#[tokio::test]
+async fn a_removed_ping_says_what_replaces_it() {
+    let mut service = service(server());
+    let (status, messages) = send(&mut service, request(6, "ping", json!({}))).await;
+    let answer = messages.all().await;
+    assert_eq!(status, 404, "{answer:?}");
+    assert_eq!(answer[0]["id"], 6);
+    assert_eq!(
+        answer[0]["error"]["message"],
+        "Method not found: 'ping' was removed in MCP 2026-07-28; any request shows the server is up."
+    );
+}

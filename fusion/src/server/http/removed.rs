@@ -7,16 +7,20 @@
 //! answered 400 with `-32020`. An id that is neither a string nor an integer, or none, goes on
 //! to rmcp (`-32600`, or no answer to a notification).
 //!
+//! A `ping` of MCP 2026-07-28, which rmcp answers itself (404, `-32601`, the message `ping`),
+//! gets that answer with a message saying what replaces it, as the other removed methods do.
+//!
 //! It corrects rmcp 3.11's `handle_post`, which routes every `initialize` to the 2025 lifecycle
 //! whatever its `_meta` and header say, and opens a session at the newest 2025 revision. A
 //! classic `initialize` (neither marker) whose `params.protocolVersion` names 2026-07-28 is the
 //! version negotiation of the 2025 lifecycle, and still opens a session at 2025-11-25.
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
 use http::{Method, StatusCode};
+use http_body_util::BodyExt;
 use rmcp::model::{ErrorCode, ErrorData, ProtocolVersion, RequestId};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -25,7 +29,7 @@ use serde_json::{Map, Value};
 use super::answer::error_response;
 use super::body;
 use crate::server::malformed;
-use crate::server::stateless::{instead_of_initialize, removed_error};
+use crate::server::stateless::{instead_of, removed_error};
 use crate::validation::sent_value;
 
 /// The `_meta` key naming a request's protocol version (SEP-2575).
@@ -53,10 +57,17 @@ pub(super) async fn removed_initialize(request: Request, next: Next) -> Response
     }
     let (parts, bytes) = body::buffered(request).await;
     let method = malformed::scan_top_level(&bytes, "method");
-    if method.as_ref().and_then(Value::as_str) != Some("initialize") {
-        return next
-            .run(Request::from_parts(parts, Body::from(bytes)))
-            .await;
+    match method.as_ref().and_then(Value::as_str) {
+        Some("initialize") => {}
+        Some("ping") => {
+            let response = next.run(Request::from_parts(parts, Body::from(bytes)));
+            return explain_removed_ping(response.await).await;
+        }
+        _ => {
+            return next
+                .run(Request::from_parts(parts, Body::from(bytes)))
+                .await;
+        }
     }
     let header_version =
         (parts.headers.get("mcp-protocol-version")).and_then(|value| value.to_str().ok());
@@ -82,8 +93,33 @@ pub(super) async fn removed_initialize(request: Request, next: Next) -> Response
         let error = ErrorData::new(ErrorCode::HEADER_MISMATCH, mismatch, None);
         return error_response(StatusCode::BAD_REQUEST, Some(id), error, false);
     }
-    let error = removed_error("initialize", instead_of_initialize());
+    let instead = instead_of("initialize").unwrap_or_default();
+    let error = removed_error("initialize", instead);
     error_response(StatusCode::NOT_FOUND, Some(id), error, false)
+}
+
+/// rmcp's answer to a `ping` of MCP 2026-07-28 (404, `-32601` with the message `ping`), its
+/// message saying what replaces the method as fusion's answers to the other removed methods
+/// do; any other answer as rmcp wrote it.
+async fn explain_removed_ping(response: Response) -> Response {
+    if response.status() != StatusCode::NOT_FOUND {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let bytes = (body.collect().await).map_or_else(|_| Bytes::new(), |body| body.to_bytes());
+    let mut answer: Value = match serde_json::from_slice(&bytes) {
+        Ok(answer) => answer,
+        Err(_) => return Response::from_parts(parts, Body::from(bytes)),
+    };
+    let Some(error) = answer.get_mut("error").filter(|error| {
+        error["code"] == i64::from(ErrorCode::METHOD_NOT_FOUND.0) && error["message"] == "ping"
+    }) else {
+        return Response::from_parts(parts, Body::from(bytes));
+    };
+    let instead = instead_of("ping").unwrap_or_default();
+    error["message"] = Value::String(removed_error("ping", instead).message.into_owned());
+    parts.headers.remove(http::header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(answer.to_string()))
 }
 
 /// What contradicts the body of a 2026-07-28 `initialize` in its headers, as rmcp refuses it in
