@@ -8,6 +8,9 @@
 #[path = "support/within.rs"]
 mod within;
 
+#[path = "server_stateless/edges.rs"]
+mod edges;
+
 use std::time::Duration;
 
 use fusion::server::{HttpService, ListChanges, Server, StreamableHttpServerConfig};

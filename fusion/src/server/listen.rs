@@ -5,6 +5,7 @@
 //! whose filter decides what each gets.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
@@ -30,6 +31,11 @@ enum List {
 impl List {
     const ALL: [List; 3] = [List::Tools, List::Prompts, List::Resources];
 
+    /// Its bit in a [`Session`]'s pending set.
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+
     /// Its `notifications/…/list_changed`.
     fn notification(self) -> ServerNotification {
         match self {
@@ -49,9 +55,64 @@ impl List {
 /// Where the changes go: the listen streams (each holds a receiver) and the 2025 sessions.
 struct Hub {
     streams: broadcast::Sender<List>,
-    /// The client of each 2025 session that shook hands; a closed one is dropped at the next
-    /// handshake or change, so the list holds the open sessions and at most one more.
-    sessions: Mutex<Vec<Peer<RoleServer>>>,
+    /// Each 2025 session that shook hands; a closed one is dropped at the next handshake or
+    /// change, so the list holds the open sessions and at most one more.
+    sessions: Mutex<Vec<Session>>,
+}
+
+/// A 2025 session told of changes: its client, and the lists changed since it was last told.
+///
+/// Each session has at most one task sending to it, and changes told while it sends are
+/// merged (a client lists once whatever the number of changes): a client that stops reading
+/// holds back its own notifications, never another session's, and costs no more than one task
+/// however many changes follow.
+#[derive(Clone)]
+struct Session {
+    peer: Peer<RoleServer>,
+    /// The bits of the lists to tell of, and [`SENDING`] while a task sends.
+    pending: Arc<AtomicU8>,
+}
+
+/// The bit of [`Session::pending`] set while a task sends to the session.
+const SENDING: u8 = 1 << 7;
+
+impl Session {
+    /// Marks `list` changed, and starts the session's sending task unless one runs.
+    fn tell(&self, list: List, runtime: &tokio::runtime::Handle) {
+        let before = self
+            .pending
+            .fetch_or(list.bit() | SENDING, Ordering::AcqRel);
+        if before & SENDING == 0 {
+            runtime.spawn(self.clone().send());
+        }
+    }
+
+    /// Sends the pending changes until none is left; a change told meanwhile is sent too.
+    async fn send(self) {
+        loop {
+            let lists = self.pending.fetch_and(SENDING, Ordering::AcqRel) & !SENDING;
+            if lists == 0 {
+                match (self.pending).compare_exchange(
+                    SENDING,
+                    0,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                ) {
+                    Ok(_) => return,
+                    Err(_) => continue, // told of a change after all
+                }
+            }
+            for list in List::ALL.into_iter().filter(|list| lists & list.bit() != 0) {
+                if let Err(err) = self.peer.send_notification(list.notification()).await {
+                    tracing::debug!(target: "fusion::server", %err, "list change not sent");
+                    // A closed session is forgotten at the next change; one still open gets
+                    // a task again then.
+                    self.pending.store(0, Ordering::Release);
+                    return;
+                }
+            }
+        }
+    }
 }
 
 /// Tells the clients of a [`Server`] that its tools, prompts or resources changed, so that they
@@ -65,7 +126,9 @@ struct Hub {
 /// `subscriptions/listen` stream it opened whose filter asks for it (`toolsListChanged`,
 /// `promptsListChanged`, `resourcesListChanged`), tagged with the stream's
 /// `io.modelcontextprotocol/subscriptionId` (SEP-2575). A stateless request (no session, no
-/// listen stream) gets nothing: it lists again when it needs to.
+/// listen stream) gets nothing: it lists again when it needs to. A client that stops reading
+/// holds back its own notifications only: the changes told meanwhile reach it as one per list
+/// once it reads again, and every other client as they come.
 ///
 /// The server advertises `tools.listChanged`. Prompts and resources are your
 /// [`Server::handler`]'s: advertise `prompts.listChanged` or `resources.listChanged` in its
@@ -126,27 +189,26 @@ impl ListChanges {
             tracing::debug!(target: "fusion::server", ?list, "list change outside a Tokio runtime: sessions not told");
             return;
         };
-        runtime.spawn(async move {
-            for peer in sessions {
-                if let Err(err) = peer.send_notification(list.notification()).await {
-                    tracing::debug!(target: "fusion::server", %err, "list change not sent");
-                }
-            }
-        });
+        for session in sessions {
+            session.tell(list, &runtime);
+        }
     }
 
     /// The open 2025 sessions, the closed ones forgotten.
-    fn open_sessions(&self) -> Vec<Peer<RoleServer>> {
+    fn open_sessions(&self) -> Vec<Session> {
         let mut sessions = (self.0.sessions.lock()).unwrap_or_else(PoisonError::into_inner);
-        sessions.retain(|peer| !peer.is_transport_closed());
+        sessions.retain(|session| !session.peer.is_transport_closed());
         sessions.clone()
     }
 
     /// Remembers the client of a 2025 session that just shook hands.
     pub(super) fn add_session(&self, peer: Peer<RoleServer>) {
         let mut sessions = (self.0.sessions.lock()).unwrap_or_else(PoisonError::into_inner);
-        sessions.retain(|peer| !peer.is_transport_closed());
-        sessions.push(peer);
+        sessions.retain(|session| !session.peer.is_transport_closed());
+        sessions.push(Session {
+            peer,
+            pending: Arc::default(),
+        });
     }
 }
 

@@ -67,10 +67,11 @@ pub(super) fn removed_error(method: &str, instead: &str) -> ErrorData {
     )
 }
 
-/// What replaces `initialize` in MCP 2026-07-28, for an answer refusing it.
+/// What replaces `method`, which MCP 2026-07-28 removed, for an answer refusing it.
 #[cfg(feature = "http")]
-pub(super) fn instead_of_initialize() -> &'static str {
-    REMOVED[0].1
+pub(super) fn instead_of(method: &str) -> Option<&'static str> {
+    let (_, instead) = REMOVED.iter().find(|(name, _)| *name == method)?;
+    Some(instead)
 }
 
 /// The least severe level of the log messages the client gets for this request; `None` sends

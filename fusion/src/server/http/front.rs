@@ -11,7 +11,8 @@
 //! 2. [`body::read_body`]: a POST body read whole under the size limit and the read timeout
 //!    (413, 408);
 //! 3. [`removed::removed_initialize`]: 404 with JSON-RPC `-32601` for an `initialize` that says
-//!    it is a request of MCP 2026-07-28, which removed it (no session is opened);
+//!    it is a request of MCP 2026-07-28, which removed it (no session is opened), and the
+//!    message of rmcp's answer to such a `ping`;
 //! 4. [`gate::session_caps`]: an `initialize` reserves its session's slot under the server's and
 //!    the caller's caps (503 at either), handed to the session store in the request's
 //!    extensions;

@@ -1,19 +1,27 @@
 //! The removed-`initialize` layer: an `initialize` that says it is a request of MCP 2026-07-28
 //! (its `_meta` names `io.modelcontextprotocol/protocolVersion` 2026-07-28 or later, or its
 //! `MCP-Protocol-Version` header does) asks for a method that revision removed (SEP-2575), and
-//! is answered HTTP 404 with JSON-RPC `-32601` and its id, opening no session.
+//! is answered HTTP 404 with JSON-RPC `-32601` and its id, opening no session. Its headers are
+//! checked first, as rmcp checks any other request's: an `Mcp-Method` header other than
+//! `initialize`, or an `MCP-Protocol-Version` header naming another revision than `_meta`, is
+//! answered 400 with `-32020`. An id that is neither a string nor an integer, or none, goes on
+//! to rmcp (`-32600`, or no answer to a notification).
+//!
+//! A `ping` of MCP 2026-07-28, which rmcp answers itself (404, `-32601`, the message `ping`),
+//! gets that answer with a message saying what replaces it, as the other removed methods do.
 //!
 //! It corrects rmcp 3.11's `handle_post`, which routes every `initialize` to the 2025 lifecycle
 //! whatever its `_meta` and header say, and opens a session at the newest 2025 revision. A
 //! classic `initialize` (neither marker) whose `params.protocolVersion` names 2026-07-28 is the
 //! version negotiation of the 2025 lifecycle, and still opens a session at 2025-11-25.
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
 use http::{Method, StatusCode};
-use rmcp::model::{ProtocolVersion, RequestId};
+use http_body_util::BodyExt;
+use rmcp::model::{ErrorCode, ErrorData, ProtocolVersion, RequestId};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::{Map, Value};
@@ -21,7 +29,8 @@ use serde_json::{Map, Value};
 use super::answer::error_response;
 use super::body;
 use crate::server::malformed;
-use crate::server::stateless::{instead_of_initialize, removed_error};
+use crate::server::stateless::{instead_of, removed_error};
+use crate::validation::sent_value;
 
 /// The `_meta` key naming a request's protocol version (SEP-2575).
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -48,34 +57,103 @@ pub(super) async fn removed_initialize(request: Request, next: Next) -> Response
     }
     let (parts, bytes) = body::buffered(request).await;
     let method = malformed::scan_top_level(&bytes, "method");
-    if method.as_ref().and_then(Value::as_str) != Some("initialize") {
+    match method.as_ref().and_then(Value::as_str) {
+        Some("initialize") => {}
+        Some("ping") => {
+            let response = next.run(Request::from_parts(parts, Body::from(bytes)));
+            return explain_removed_ping(response.await).await;
+        }
+        _ => {
+            return next
+                .run(Request::from_parts(parts, Body::from(bytes)))
+                .await;
+        }
+    }
+    let header_version =
+        (parts.headers.get("mcp-protocol-version")).and_then(|value| value.to_str().ok());
+    // A body serde cannot read (an id neither string nor integer) goes on to rmcp, which
+    // answers it; so does a notification, which gets no answer.
+    let Ok(Initialize {
+        id: Some(id),
+        params,
+    }) = serde_json::from_slice(&bytes)
+    else {
+        return next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
+    };
+    let meta_version =
+        (params.as_ref()).and_then(|params| params.meta.as_ref()?.get(VERSION_KEY)?.as_str());
+    if !(header_version.is_some_and(names_stateless) || meta_version.is_some_and(names_stateless)) {
         return next
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
     }
-    let header = (parts.headers.get("mcp-protocol-version"))
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(names_stateless);
-    // A body serde cannot read goes on to rmcp, which answers it.
-    let body: Option<Initialize> = serde_json::from_slice(&bytes).ok();
-    let meta = (body.as_ref())
-        .and_then(|body| {
-            body.params
-                .as_ref()?
-                .meta
-                .as_ref()?
-                .get(VERSION_KEY)?
-                .as_str()
-        })
-        .is_some_and(names_stateless);
-    if !(header || meta) {
-        return next
-            .run(Request::from_parts(parts, Body::from(bytes)))
-            .await;
+    if let Some(mismatch) = header_mismatch(&parts.headers, header_version, meta_version) {
+        let error = ErrorData::new(ErrorCode::HEADER_MISMATCH, mismatch, None);
+        return error_response(StatusCode::BAD_REQUEST, Some(id), error, false);
     }
-    let id = body.and_then(|body| body.id);
-    let error = removed_error("initialize", instead_of_initialize());
-    error_response(StatusCode::NOT_FOUND, id, error, false)
+    let instead = instead_of("initialize").unwrap_or_default();
+    let error = removed_error("initialize", instead);
+    error_response(StatusCode::NOT_FOUND, Some(id), error, false)
+}
+
+/// rmcp's answer to a `ping` of MCP 2026-07-28 (404, `-32601` with the message `ping`), its
+/// message saying what replaces the method as fusion's answers to the other removed methods
+/// do; any other answer as rmcp wrote it.
+async fn explain_removed_ping(response: Response) -> Response {
+    if response.status() != StatusCode::NOT_FOUND {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let bytes = (body.collect().await).map_or_else(|_| Bytes::new(), |body| body.to_bytes());
+    let mut answer: Value = match serde_json::from_slice(&bytes) {
+        Ok(answer) => answer,
+        Err(_) => return Response::from_parts(parts, Body::from(bytes)),
+    };
+    let Some(error) = answer.get_mut("error").filter(|error| {
+        error["code"] == i64::from(ErrorCode::METHOD_NOT_FOUND.0) && error["message"] == "ping"
+    }) else {
+        return Response::from_parts(parts, Body::from(bytes));
+    };
+    let instead = instead_of("ping").unwrap_or_default();
+    error["message"] = Value::String(removed_error("ping", instead).message.into_owned());
+    parts.headers.remove(http::header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(answer.to_string()))
+}
+
+/// What contradicts the body of a 2026-07-28 `initialize` in its headers, as rmcp refuses it in
+/// any other request (`-32020`, SEP-2243): an `Mcp-Method` header other than one `initialize`
+/// (a middlebox routes on it without reading the body), an `MCP-Protocol-Version` header
+/// naming another revision than `_meta`.
+fn header_mismatch(
+    headers: &http::HeaderMap,
+    header_version: Option<&str>,
+    meta_version: Option<&str>,
+) -> Option<String> {
+    let mut methods = headers.get_all("mcp-method").iter();
+    if let Some(method) = methods.next()
+        && (method != "initialize" || methods.next().is_some())
+    {
+        let sent = sent_value(&Value::String(
+            String::from_utf8_lossy(method.as_bytes()).into_owned(),
+        ));
+        return Some(format!(
+            "Header mismatch: Mcp-Method header {sent} (sent once) must be the body's method 'initialize'"
+        ));
+    }
+    match (header_version, meta_version) {
+        (Some(header), Some(meta)) if header != meta => {
+            let (header, meta) = (
+                sent_value(&Value::String(header.to_owned())),
+                sent_value(&Value::String(meta.to_owned())),
+            );
+            Some(format!(
+                "Header mismatch: MCP-Protocol-Version header {header} does not match _meta io.modelcontextprotocol/protocolVersion {meta}"
+            ))
+        }
+        _ => None,
+    }
 }
 
 /// Whether `version` names MCP 2026-07-28 or a later revision: a `YYYY-MM-DD` date (anything
