@@ -366,3 +366,30 @@ async fn a_call_a_full_store_runs_directly_asks_in_rounds_like_any_direct_call()
         "Welcome back, Ada."
     );
 }
+
+#[tokio::test]
+async fn an_answer_that_is_not_the_result_its_question_asks_for_is_refused_and_loses_nothing() {
+    let client = connect(server(), true).await;
+    let id = task(&client, "delete").await;
+    let asked = questions(&client, &id, 1).await;
+    let key = asked.keys().next().unwrap().clone();
+    for misfit in [Value::Null, json!({"confirm": true}), json!("yes")] {
+        let responses = BTreeMap::from([(key.clone(), misfit.clone())]);
+        let refused = within(
+            client
+                .peer()
+                .update_task(UpdateTaskParams::new(&id, responses)),
+        )
+        .await;
+        let Err(rmcp::ServiceError::McpError(error)) = refused else {
+            panic!("{misfit}: expected -32602, got {refused:?}")
+        };
+        assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{misfit}");
+        assert!(error.message.contains("elicitation/create"), "{error:?}");
+        // The question is still outstanding, the action still waiting on it.
+        assert_eq!(questions(&client, &id, 1).await, asked);
+    }
+    let yes = json!({"action": "accept", "content": {"confirm": true}});
+    answer(&client, &id, &key, yes).await;
+    assert_eq!(text(&settled(&client, &id).await), "Deleted report.pdf.");
+}

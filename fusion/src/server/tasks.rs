@@ -23,7 +23,7 @@ use tokio_util::task::AbortOnDropHandle;
 use super::compose::Ctx;
 use super::elicitor;
 use super::handler::{base_context, cancelled};
-use super::input::Stopped;
+use super::input::{self, Stopped};
 use super::task_input::{self, BEFORE, DIRECT, Questions, TASK};
 use super::{Inner, Server, catalog::Entry};
 use crate::envelope::code::ErrorCode;
@@ -271,7 +271,10 @@ impl Server {
     /// `tasks/update`: the answers to the task's outstanding questions are stored with it,
     /// and the action waiting on them goes on (at once on this replica, at the runner's next
     /// look at the store on another). A response to a question not outstanding is ignored
-    /// (SEP-2663), and so are responses to a settled task; each is acknowledged.
+    /// (SEP-2663), and so are responses to a settled task; each is acknowledged. An answer
+    /// that is not the result its question asks for (an `ElicitResult` for
+    /// `elicitation/create`, ...) refuses the update with `-32602`, nothing stored: the
+    /// question stays outstanding.
     pub(super) async fn update_task_of(
         &self,
         id: &str,
@@ -281,6 +284,18 @@ impl Server {
         let record = self.find_task(id, context).await?;
         if record.state.is_settled() || responses.is_empty() {
             return Ok(());
+        }
+        for (key, request) in &record.input_requests {
+            let method = request["method"].as_str().unwrap_or_default();
+            if let Some(answer) = responses.get(key)
+                && !input::answers(method, answer)
+            {
+                let message = format!(
+                    "inputResponses[\"{key}\"] is not a {method} result; the question is still \
+                     outstanding, and nothing was stored."
+                );
+                return Err(ErrorData::invalid_params(message, None));
+            }
         }
         let host = &self.inner.tasks;
         (host.settings.store.respond(id, responses).await).map_err(rpc_store_error)?;
