@@ -11,7 +11,7 @@ use std::time::Duration;
 use fusion::RequestContext;
 use fusion::elicit::{Unanswered, Unconfirmed};
 use fusion::server::{Server, TASKS_META_KEY, TASKS_REQUIRED_META_KEY};
-use fusion::tasks::Tasks;
+use fusion::tasks::{MemoryTaskStore, Tasks};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, DetailedTask,
     ErrorCode, Implementation, ProtocolVersion, TaskPayload, TaskStatus, UpdateTaskParams,
@@ -62,6 +62,18 @@ async fn welcome(ctx: RequestContext) -> Result<String, Unanswered> {
     Ok(format!("Welcome, {name}."))
 }
 
+/// Asks the user's name, starts its task, then asks to go on.
+#[fusion::tool]
+#[action(task(deferred))]
+async fn welcome_back(ctx: RequestContext) -> Result<String, Unanswered> {
+    let name = ctx.elicit::<Name>("Name?").await?.name;
+    ctx.start_task().await;
+    Ok(match ctx.confirm("Go on?").await {
+        Ok(()) => format!("Welcome back, {name}."),
+        Err(refused) => format!("Not confirmed: {refused}"),
+    })
+}
+
 /// Panics.
 #[fusion::tool]
 #[action(task)]
@@ -76,6 +88,7 @@ fn server() -> Server {
         .tool(Ledger)
         .tool(Crash)
         .tool(Welcome)
+        .tool(WelcomeBack)
         .tasks(Tasks::default().poll_interval(Duration::from_millis(20)))
 }
 
@@ -232,13 +245,13 @@ async fn an_action_that_runs_only_as_a_task_refuses_clients_without_the_extensio
     );
 }
 
-/// A 2026-07-28 client (`server/discover`, no `initialize`) that shows forms and declares the
-/// Tasks extension.
-async fn stateless() -> RunningService<RoleClient, ClientConfig> {
+/// A 2026-07-28 client (`server/discover`, no `initialize`) of `server` that shows forms and
+/// declares the Tasks extension.
+async fn stateless(server: Server) -> RunningService<RoleClient, ClientConfig> {
     let (server_end, client_end) = tokio::io::duplex(1 << 16);
     let (read, write) = tokio::io::split(server_end);
     tokio::spawn(async move {
-        if let Ok(running) = server().serve_io(read, write).await {
+        if let Ok(running) = server.serve_io(read, write).await {
             let _ = running.waiting().await;
         }
     });
@@ -258,7 +271,7 @@ async fn stateless() -> RunningService<RoleClient, ClientConfig> {
 
 #[tokio::test]
 async fn a_deferred_task_asks_in_rounds_first_and_becomes_a_task_when_its_action_says() {
-    let client = stateless().await;
+    let client = stateless(server()).await;
     let first = within(client.call_tool_once(CallToolRequestParams::new("welcome")))
         .await
         .unwrap();
@@ -290,4 +303,93 @@ async fn a_task_whose_action_panics_fails_with_a_json_rpc_error_and_no_result() 
     };
     assert_eq!(error["code"], -32603);
     assert!(!error["message"].as_str().unwrap().contains("crash panics"));
+}
+
+/// The `input_required` round of `tool` answered `response` to its one question.
+async fn answered_round(
+    client: &RunningService<RoleClient, ClientConfig>,
+    tool: &'static str,
+    asked: rmcp::model::InputRequiredResult,
+    response: Value,
+) -> CallToolResponse {
+    let key = asked.input_requests.unwrap().into_keys().next().unwrap();
+    let mut retry = CallToolRequestParams::new(tool);
+    retry.input_responses = Some(BTreeMap::from([(key, response)]));
+    retry.request_state = asked.request_state;
+    within(client.call_tool_once(retry)).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_call_a_full_store_runs_directly_asks_in_rounds_like_any_direct_call() {
+    let full =
+        Tasks::new(MemoryTaskStore::with_capacity(1)).poll_interval(Duration::from_millis(20));
+    let client = stateless(server().tasks(full)).await;
+    let call = |tool| within(client.call_tool_once(CallToolRequestParams::new(tool)));
+    // This task fills the store while it waits on its question.
+    let CallToolResponse::Task(_) = call("delete").await.unwrap() else {
+        panic!("expected a task")
+    };
+
+    // The next one runs as a direct call: its confirmation is an `input_required` round.
+    let second = call("delete").await.unwrap();
+    let CallToolResponse::InputRequired(asked) = second else {
+        panic!("expected input_required, got {second:?}")
+    };
+    let yes = json!({"action": "accept", "content": {"confirm": true}});
+    let done = answered_round(&client, "delete", asked, yes).await;
+    let CallToolResponse::Complete(result) = done else {
+        panic!("expected a direct answer, got {done:?}")
+    };
+    assert_eq!(
+        result.content[0].as_text().unwrap().text,
+        "Deleted report.pdf."
+    );
+
+    // A deferred task asks before its start, then finds the store full: it goes on as a
+    // direct call, and what it asks after its start is asked in rounds too.
+    let first = call("welcome_back").await.unwrap();
+    let CallToolResponse::InputRequired(asked) = first else {
+        panic!("expected input_required, got {first:?}")
+    };
+    let name = json!({"action": "accept", "content": {"name": "Ada"}});
+    let then = answered_round(&client, "welcome_back", asked, name).await;
+    let CallToolResponse::InputRequired(asked) = then else {
+        panic!("expected the question after the start, got {then:?}")
+    };
+    let yes = json!({"action": "accept", "content": {"confirm": true}});
+    let done = answered_round(&client, "welcome_back", asked, yes).await;
+    let CallToolResponse::Complete(result) = done else {
+        panic!("expected a direct answer, got {done:?}")
+    };
+    assert_eq!(
+        result.content[0].as_text().unwrap().text,
+        "Welcome back, Ada."
+    );
+}
+
+#[tokio::test]
+async fn an_answer_that_is_not_the_result_its_question_asks_for_is_refused_and_loses_nothing() {
+    let client = connect(server(), true).await;
+    let id = task(&client, "delete").await;
+    let asked = questions(&client, &id, 1).await;
+    let key = asked.keys().next().unwrap().clone();
+    for misfit in [Value::Null, json!({"confirm": true}), json!("yes")] {
+        let responses = BTreeMap::from([(key.clone(), misfit.clone())]);
+        let refused = within(
+            client
+                .peer()
+                .update_task(UpdateTaskParams::new(&id, responses)),
+        )
+        .await;
+        let Err(rmcp::ServiceError::McpError(error)) = refused else {
+            panic!("{misfit}: expected -32602, got {refused:?}")
+        };
+        assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{misfit}");
+        assert!(error.message.contains("elicitation/create"), "{error:?}");
+        // The question is still outstanding, the action still waiting on it.
+        assert_eq!(questions(&client, &id, 1).await, asked);
+    }
+    let yes = json!({"action": "accept", "content": {"confirm": true}});
+    answer(&client, &id, &key, yes).await;
+    assert_eq!(text(&settled(&client, &id).await), "Deleted report.pdf.");
 }

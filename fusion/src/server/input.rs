@@ -337,6 +337,18 @@ impl InputKind {
     }
 }
 
+/// Whether `answer` is the result the input request `method` asks for (any answer fits a
+/// method this server does not ask with).
+pub(super) fn answers(method: &str, answer: &Value) -> bool {
+    let kind = match method {
+        "elicitation/create" => InputKind::Elicitation,
+        "sampling/createMessage" => InputKind::Sampling,
+        "roots/list" => InputKind::Roots,
+        _ => return true,
+    };
+    kind.fits(answer)
+}
+
 impl Round {
     /// How the call's questions reach the client: the answer the round carries for each, or,
     /// for a question without one, a wait that never ends while the round records it.

@@ -13,7 +13,7 @@
 //! `roots/list`) and answers the client's raw response; elicitation is built on it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Map, Value, json};
@@ -115,44 +115,55 @@ impl Questions {
     }
 }
 
-/// The input channel and the task start of a call whose task is deferred
-/// (`#[action(task(deferred))]`): until the action calls
-/// [`RequestContext::start_task`](crate::RequestContext::start_task) its questions go to
-/// `before` (the call's `input_required` round, or the client itself on a revision with
-/// `initialize`; without either the client cannot be asked), from then on to the task's
-/// `questions`. Starting passes the call's `admission`: the server creates the task, answers
-/// the client with it, and lets the action go on.
-pub(super) fn deferred(
+/// Where a task call's questions go: `before` it runs as a task (a deferred task's call until
+/// its action starts the task), to its task once it does, and `before` again for good when
+/// the store had no room for the task and the call goes on as a direct call.
+pub(super) const BEFORE: u8 = 0;
+/// See [`BEFORE`].
+pub(super) const TASK: u8 = 1;
+/// See [`BEFORE`].
+pub(super) const DIRECT: u8 = 2;
+
+/// The input channel of a task's call, by its `route` ([`BEFORE`], [`TASK`], [`DIRECT`]): the
+/// task's `questions`, or `before` (the call's `input_required` round, or the client itself on
+/// a revision with `initialize`; without either the client cannot be asked), as a direct
+/// call's.
+pub(super) fn routed(
     before: Option<Inputs>,
     questions: &Arc<Questions>,
-    admission: Admission,
-) -> (Inputs, TaskStart) {
-    let started = Arc::new(AtomicBool::new(false));
+    route: &Arc<AtomicU8>,
+) -> Inputs {
     let after = questions.inputs();
-    let is_started = Arc::clone(&started);
-    let inputs: Inputs =
-        Arc::new(
-            move |key, kind, params| match (is_started.load(Ordering::Acquire), &before) {
-                (true, _) => after(key, kind, params),
-                (false, Some(before)) => before(key, kind, params),
-                (false, None) => Box::pin(std::future::ready(None)),
-            },
-        );
+    let route = Arc::clone(route);
+    Arc::new(
+        move |key, kind, params| match (route.load(Ordering::Acquire), &before) {
+            (TASK, _) => after(key, kind, params),
+            (_, Some(before)) => before(key, kind, params),
+            (_, None) => Box::pin(std::future::ready(None)),
+        },
+    )
+}
+
+/// The task start of a call whose task is deferred (`#[action(task(deferred))]`):
+/// [`RequestContext::start_task`](crate::RequestContext::start_task) passes the call's
+/// `admission`: the server creates the task, answers the client with it, and lets the action
+/// go on, its questions then the task's (unless the store had no room: `route` is [`DIRECT`]).
+pub(super) fn deferred_start(route: &Arc<AtomicU8>, admission: Admission) -> TaskStart {
     let admission = Mutex::new(Some(admission));
-    let start: TaskStart = Arc::new(move || {
+    let route = Arc::clone(route);
+    Arc::new(move || {
         let admission = admission
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
-        let started = Arc::clone(&started);
+        let route = Arc::clone(&route);
         Box::pin(async move {
             if let Some(admission) = admission {
                 admission.pass().await;
-                started.store(true, Ordering::Release);
+                let _ = route.compare_exchange(BEFORE, TASK, Ordering::AcqRel, Ordering::Acquire);
             }
         })
-    });
-    (inputs, start)
+    })
 }
 
 /// The input channel of a client asked with server-to-client requests (a revision with

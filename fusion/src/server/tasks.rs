@@ -7,6 +7,7 @@
 //! questions to the user and their answers go through it too (`task_input`).
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -22,8 +23,8 @@ use tokio_util::task::AbortOnDropHandle;
 use super::compose::Ctx;
 use super::elicitor;
 use super::handler::{base_context, cancelled};
-use super::input::Stopped;
-use super::task_input::{self, Questions};
+use super::input::{self, Stopped};
+use super::task_input::{self, BEFORE, DIRECT, Questions, TASK};
 use super::{Inner, Server, catalog::Entry};
 use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
@@ -154,88 +155,96 @@ impl Server {
         let arguments = request.arguments.take().unwrap_or_default();
         let (admission, admitted, go_on) = Admission::new();
         let deferred = (self.called_action(entry, &request)).is_some_and(|a| a.task_deferred);
-        // A deferred task: the call runs as a direct call until its action starts the task,
-        // its questions asked in `input_required` rounds on the stateless revision.
-        let round = match deferred {
-            false => None,
-            true => match (inner.rounds)
-                .round_for(&request, &context, ctx.principal(), &arguments)
-                .await
-            {
-                Ok(round) => round,
-                Err(Stopped::Protocol(error)) => return Err(error),
-                Err(Stopped::Envelope(error)) => {
-                    let response = ToolResponse::error(error);
-                    let response = inner.registry.answer(response, entry.route.exposition);
-                    return Ok(CallToolResult::from(response).into());
-                }
-            },
-        };
-        let (ctx, admission) = match deferred {
-            false => (ctx.with_inputs(questions.inputs()), Some(admission)),
-            true => {
-                let before = match &round {
-                    Some((round, _)) => Some(round.inputs()),
-                    None => elicitor::for_peer(&context.peer).map(task_input::asking_client),
-                };
-                let (inputs, start) = task_input::deferred(before, &questions, admission);
-                (ctx.with_inputs(inputs).with_task_start(start), None)
+        // The call's round on the stateless revision: a deferred task's questions before its
+        // start, and those of a call the store has no room for, are asked as a direct call's.
+        let round = match (inner.rounds)
+            .round_for(&request, &context, ctx.principal(), &arguments)
+            .await
+        {
+            Ok(round) => round,
+            Err(Stopped::Protocol(error)) => return Err(error),
+            Err(Stopped::Envelope(error)) => {
+                let response = ToolResponse::error(error);
+                let response = inner.registry.answer(response, entry.route.exposition);
+                return Ok(CallToolResult::from(response).into());
             }
         };
-        let asked = async {
+        let before = match &round {
+            Some((round, _)) => Some(round.inputs()),
+            None => elicitor::for_peer(&context.peer).map(task_input::asking_client),
+        };
+        let route = Arc::new(AtomicU8::new(if deferred { BEFORE } else { TASK }));
+        let ctx = ctx.with_inputs(task_input::routed(before, &questions, &route));
+        let (ctx, admission) = match deferred {
+            false => (ctx, Some(admission)),
+            true => {
+                let start = task_input::deferred_start(&route, admission);
+                (ctx.with_task_start(start), None)
+            }
+        };
+        // Resolves when a question asked as a direct call's has no answer.
+        let asked = || async {
             match &round {
                 Some((round, _)) => round.asked().await,
                 None => std::future::pending().await,
             }
         };
-        let route = entry.route.clone();
+        let route_of_call = entry.route.clone();
         let runner = Arc::clone(&inner);
         // Aborted if dropped before it is handed to its supervisor: a request cancelled, or
         // refused before its task exists, leaves nothing running.
         let mut call = AbortOnDropHandle::new(tokio::spawn(noting_panics(async move {
             (runner.registry)
-                .call(&route, arguments, ctx, admission)
+                .call(&route_of_call, arguments, ctx, admission)
                 .await
         })));
+        // The answer of the call while it runs as a direct call: its response, or its round's
+        // `input_required`.
+        let direct = async |call: &mut AbortOnDropHandle<_>| {
+            tokio::select! {
+                biased;
+                () = context.ct.cancelled() => Ok(cancelled()),
+                joined = call => {
+                    if let Some((round, _)) = &round {
+                        inner.rounds.give_back(round).await;
+                    }
+                    Ok(result_of(joined).into())
+                }
+                () = asked() => {
+                    let (round, binding) = round.as_ref().expect("only a round asks");
+                    let answer = inner.rounds.input_required(round, binding);
+                    if answer.is_err() {
+                        inner.rounds.give_back(round).await;
+                    }
+                    answer.map(Into::into)
+                }
+            }
+        };
         tokio::select! {
             biased;
-            () = context.ct.cancelled() => return Ok(cancelled()),
-            joined = &mut call => {
-                if let Some((round, _)) = &round {
-                    inner.rounds.give_back(round).await;
-                }
-                return Ok(result_of(joined).into());
-            }
-            // A question before the task starts, without its answer: the round's
-            // `input_required` answer, as a direct call's.
-            () = asked => {
-                let (round, binding) = round.as_ref().expect("only a round asks");
-                let answer = inner.rounds.input_required(round, binding);
-                if answer.is_err() {
-                    inner.rounds.give_back(round).await;
-                }
-                return answer.map(Into::into);
-            }
+            answer = direct(&mut call) => return answer,
             Ok(()) = admitted => {}
         }
         match host.settings.store.create(record.clone()).await {
             Ok(()) => {}
             // No room for another task: the call goes on as a direct call (the extension
-            // lets the server decide per request), so one caller's tasks cannot lock others out.
+            // lets the server decide per request), so one caller's tasks cannot lock others out;
+            // its questions are asked as a direct call's.
             Err(StoreError::Full(capacity)) => {
                 tracing::warn!(target: "fusion::server", capacity, "the task store is full; the call runs as a direct call");
+                route.store(DIRECT, Ordering::Release);
                 let _ = go_on.send(());
-                return Ok(tokio::select! {
-                    biased;
-                    () = context.ct.cancelled() => cancelled(),
-                    joined = &mut call => result_of(joined).into(),
-                });
+                return direct(&mut call).await;
             }
             Err(error) => {
                 let response = ToolResponse::error(store_refusal(&error));
                 let response = inner.registry.answer(response, entry.route.exposition);
                 return Ok(CallToolResult::from(response).into());
             }
+        }
+        // A state the call carried, unread: the task's questions are its own.
+        if let Some((round, _)) = &round {
+            inner.rounds.give_back(round).await;
         }
         let running = Running {
             token: token.clone(),
@@ -262,7 +271,10 @@ impl Server {
     /// `tasks/update`: the answers to the task's outstanding questions are stored with it,
     /// and the action waiting on them goes on (at once on this replica, at the runner's next
     /// look at the store on another). A response to a question not outstanding is ignored
-    /// (SEP-2663), and so are responses to a settled task; each is acknowledged.
+    /// (SEP-2663), and so are responses to a settled task; each is acknowledged. An answer
+    /// that is not the result its question asks for (an `ElicitResult` for
+    /// `elicitation/create`, ...) refuses the update with `-32602`, nothing stored: the
+    /// question stays outstanding.
     pub(super) async fn update_task_of(
         &self,
         id: &str,
@@ -272,6 +284,18 @@ impl Server {
         let record = self.find_task(id, context).await?;
         if record.state.is_settled() || responses.is_empty() {
             return Ok(());
+        }
+        for (key, request) in &record.input_requests {
+            let method = request["method"].as_str().unwrap_or_default();
+            if let Some(answer) = responses.get(key)
+                && !input::answers(method, answer)
+            {
+                let message = format!(
+                    "inputResponses[\"{key}\"] is not a {method} result; the question is still \
+                     outstanding, and nothing was stored."
+                );
+                return Err(ErrorData::invalid_params(message, None));
+            }
         }
         let host = &self.inner.tasks;
         (host.settings.store.respond(id, responses).await).map_err(rpc_store_error)?;
