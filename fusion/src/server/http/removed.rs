@@ -52,7 +52,7 @@ struct Params {
 
 /// The layer's function (`axum::middleware::from_fn`), after the body layer.
 pub(super) async fn removed_initialize(request: Request, next: Next) -> Response {
-    if request.method() != Method::POST {
+    if request.method() != Method::POST || !may_be_removed(&request) {
         return next.run(request).await;
     }
     let (parts, bytes) = body::buffered(request).await;
@@ -96,6 +96,22 @@ pub(super) async fn removed_initialize(request: Request, next: Next) -> Response
     let instead = instead_of("initialize").unwrap_or_default();
     let error = removed_error("initialize", instead);
     error_response(StatusCode::NOT_FOUND, Some(id), error, false)
+}
+
+/// Whether the request can be a removed `initialize` or `ping` at all, read from its headers
+/// alone so that the body of every other request is not scanned: not one of a session (a 2025
+/// session's requests carry its `Mcp-Session-Id`; an `initialize` opens one), and, when it
+/// names its method in `Mcp-Method` (every 2026-07-28 request does), one of these two. A
+/// header that contradicts the body is rmcp's to refuse (`-32020`).
+fn may_be_removed(request: &Request) -> bool {
+    let headers = request.headers();
+    if headers.contains_key("mcp-session-id") {
+        return false;
+    }
+    match headers.get("mcp-method") {
+        Some(method) => matches!(method.as_bytes(), b"initialize" | b"ping"),
+        None => true,
+    }
 }
 
 /// rmcp's answer to a `ping` of MCP 2026-07-28 (404, `-32601` with the message `ping`), its
