@@ -133,10 +133,10 @@
 //!
 //! In the source this path is one layer, `runtime` (`runtime/call.rs`). Below it, from the
 //! ground up: the envelope (codes, `<tool_error>`, `<validation_error>`, XML, internal errors,
-//! "did you mean"), [`auth`], [`validation`], the model of tools and answers (definitions,
-//! contexts, outputs, responses, [`schema`]), and the per-call machinery ([`guard`], [`elicit`],
-//! [`trace`]). Above it: [`server`], [`testing`], [`client`], [`contract`] and [`portability`].
-//! Each layer imports only the ones below it.
+//! "did you mean"), [`auth`], the model of tools and answers (definitions, contexts, outputs,
+//! responses, [`schema`]), [`validation`], the per-call machinery ([`guard`], [`elicit`],
+//! [`trace`]) and the [`contract`]. Above it: [`portability`], [`tasks`], [`client`],
+//! [`server`] and [`testing`]. Each layer imports only the ones below it.
 //!
 //! A synchronous action (`fn`, not `async fn`) runs inline, on the task that polls the call, at
 //! the cost of an `async fn`. One that may block says so, `#[action(blocking)]`: inside a Tokio
@@ -330,16 +330,17 @@
 // needs; `doc_cfg` reads the `#[cfg(feature = ..)]` already on the item.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-// The layers, from the ground up: each module imports only those above it in this list.
+// The layers, from the ground up: each module imports only those above it in this list
+// (`scripts/module_cycles.py --edges fusion/src` prints the imports).
 //
 // The envelope: codes, `<tool_error>` and `<validation_error>`, XML, internal errors, did-you-mean.
 mod envelope;
 // Who calls: principals, bearer tokens, resource metadata.
 pub mod auth;
-// Arguments checked against an action's schema and rules.
-pub mod validation;
 // Tools, actions and answers: definitions, contexts, outputs, responses, schemas.
 mod model;
+// Arguments checked against an action's schema and rules.
+pub mod validation;
 // The per-call machinery: guards, asking the user, trace context.
 pub mod elicit;
 pub mod guard;
@@ -349,11 +350,14 @@ pub mod contract;
 // One call, whatever the transport: dispatch to an action, the call path, the `Tool` trait,
 // and the registry of tools whose front half a server and a tester share.
 mod runtime;
-// On top: serving, testing, calling, portable schemas.
-pub mod client;
+// On top: portable schemas;
 pub mod portability;
-pub mod server;
+// the stores of tasks (in memory, in Redis);
 pub mod tasks;
+// calling tools;
+pub mod client;
+// serving them, and testing them as a server would.
+pub mod server;
 pub mod testing;
 
 pub use envelope::code::{ErrorCategory, ErrorCode, Severity, UnknownVariant};
