@@ -326,13 +326,14 @@ impl InputKind {
     )]
     fn fits(self, answer: &Value) -> bool {
         use rmcp::model::{CreateMessageResult, ElicitResult, ListRootsResult};
-        let answer = answer.clone();
+        use serde::Deserialize;
+        // Read in place (`&Value` is a deserializer): the answer is not cloned to be checked.
         match self {
             InputKind::Elicitation | InputKind::Confirmation => {
-                serde_json::from_value::<ElicitResult>(answer).is_ok()
+                ElicitResult::deserialize(answer).is_ok()
             }
-            InputKind::Sampling => serde_json::from_value::<CreateMessageResult>(answer).is_ok(),
-            InputKind::Roots => serde_json::from_value::<ListRootsResult>(answer).is_ok(),
+            InputKind::Sampling => CreateMessageResult::deserialize(answer).is_ok(),
+            InputKind::Roots => ListRootsResult::deserialize(answer).is_ok(),
         }
     }
 }
