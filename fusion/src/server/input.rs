@@ -195,8 +195,7 @@ impl Rounds {
         caller: Option<&Principal>,
         arguments: &Map<String, Value>,
     ) -> Result<Option<(Arc<Round>, Vec<u8>)>, Stopped> {
-        let stateless = (context.protocol_version()).is_some_and(|v| !v.has_initialize());
-        if !stateless {
+        if !super::stateless::is_stateless_request(context) {
             return Ok(None);
         }
         // Issuer and subject: `sub` is unique per issuer only (RFC 7519 section 4.1.2).
