@@ -228,7 +228,7 @@ impl rmcp::ServerHandler for Server {
         *self
             .log_level
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = level;
+            .unwrap_or_else(PoisonError::into_inner) = Some(level);
         Ok(())
     }
 
