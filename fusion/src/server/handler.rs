@@ -108,11 +108,8 @@ impl rmcp::ServerHandler for Server {
                 (inner.registry).answer(ToolResponse::error(error), entry.route.exposition);
             return Ok(CallToolResult::from(response).into());
         }
-        if self.is_task_call(entry, &request, &context) {
+        if self.is_task_call(entry, &request, &context)? {
             return self.start_task(entry, request, context).await;
-        }
-        if let Some(refusal) = self.task_refusal(entry, &request, &context) {
-            return Err(refusal);
         }
         let arguments = request.arguments.take().unwrap_or_default();
         let (mut ctx, reports) = request_context(&mut context, self.session(), self.log_level());
@@ -231,7 +228,7 @@ impl rmcp::ServerHandler for Server {
         *self
             .log_level
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = level;
+            .unwrap_or_else(PoisonError::into_inner) = Some(level);
         Ok(())
     }
 

@@ -195,8 +195,7 @@ impl Rounds {
         caller: Option<&Principal>,
         arguments: &Map<String, Value>,
     ) -> Result<Option<(Arc<Round>, Vec<u8>)>, Stopped> {
-        let stateless = (context.protocol_version()).is_some_and(|v| !v.has_initialize());
-        if !stateless {
+        if !super::stateless::is_stateless_request(context) {
             return Ok(None);
         }
         // Issuer and subject: `sub` is unique per issuer only (RFC 7519 section 4.1.2).
@@ -326,13 +325,14 @@ impl InputKind {
     )]
     fn fits(self, answer: &Value) -> bool {
         use rmcp::model::{CreateMessageResult, ElicitResult, ListRootsResult};
-        let answer = answer.clone();
+        use serde::Deserialize;
+        // Read in place (`&Value` is a deserializer): the answer is not cloned to be checked.
         match self {
             InputKind::Elicitation | InputKind::Confirmation => {
-                serde_json::from_value::<ElicitResult>(answer).is_ok()
+                ElicitResult::deserialize(answer).is_ok()
             }
-            InputKind::Sampling => serde_json::from_value::<CreateMessageResult>(answer).is_ok(),
-            InputKind::Roots => serde_json::from_value::<ListRootsResult>(answer).is_ok(),
+            InputKind::Sampling => CreateMessageResult::deserialize(answer).is_ok(),
+            InputKind::Roots => ListRootsResult::deserialize(answer).is_ok(),
         }
     }
 }

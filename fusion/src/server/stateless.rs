@@ -93,9 +93,18 @@ pub(super) fn log_threshold(
 
 /// The level of a `logging/setLevel` request.
 #[allow(deprecated, reason = "MCP logging is deprecated in rmcp, still served")]
-pub(super) fn set_level(request: &rmcp::model::SetLevelRequestParams) -> Option<LogLevel> {
-    let level = serde_json::to_value(request.level).ok()?;
-    parse_level(level.as_str()?)
+pub(super) fn set_level(request: &rmcp::model::SetLevelRequestParams) -> LogLevel {
+    use rmcp::model::LoggingLevel;
+    match request.level {
+        LoggingLevel::Debug => LogLevel::Debug,
+        LoggingLevel::Info => LogLevel::Info,
+        LoggingLevel::Notice => LogLevel::Notice,
+        LoggingLevel::Warning => LogLevel::Warning,
+        LoggingLevel::Error => LogLevel::Error,
+        LoggingLevel::Critical => LogLevel::Critical,
+        LoggingLevel::Alert => LogLevel::Alert,
+        LoggingLevel::Emergency => LogLevel::Emergency,
+    }
 }
 
 /// The level MCP spells `name`.

@@ -170,13 +170,14 @@ pub(super) fn deferred_start(route: &Arc<AtomicU8>, admission: Admission) -> Tas
 /// `initialize`): elicitations and confirmations go to its `elicitor`; it is not asked for
 /// samples or roots before a deferred task starts.
 pub(super) fn asking_client(elicitor: Elicitor) -> Inputs {
-    Arc::new(move |_key, kind, params: Value| {
+    Arc::new(move |_key, kind, mut params: Value| {
         if !matches!(kind, InputKind::Elicitation | InputKind::Confirmation) {
             return Box::pin(std::future::ready(None));
         }
         let message = params["message"].as_str().unwrap_or_default().to_owned();
-        let schema = match &params["requestedSchema"] {
-            Value::Object(schema) => schema.clone(),
+        // The params are this call's own: the schema is moved out, not copied.
+        let schema = match params.get_mut("requestedSchema").map(Value::take) {
+            Some(Value::Object(schema)) => schema,
             _ => Map::new(),
         };
         let asked = elicitor(message, schema);

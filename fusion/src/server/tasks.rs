@@ -105,32 +105,32 @@ impl Server {
     /// Whether this call becomes a task: its action may run as one and the request declares
     /// the tasks extension. The client sends no hint (a legacy `task` parameter is ignored):
     /// the server decides.
+    ///
+    /// # Errors
+    /// The refusal of a call whose action runs only as a task (`#[action(task = required)]`)
+    /// from a client that does not declare the Tasks extension: JSON-RPC `-32021`, Missing
+    /// Required Client Capability (SEP-2575; HTTP 400), `data.requiredCapabilities` naming
+    /// the extension (SEP-2663, "Required Capabilities").
     pub(super) fn is_task_call(
         &self,
         entry: &Entry,
         request: &CallToolRequestParams,
         context: &Ctx,
-    ) -> bool {
-        (self.called_action(entry, request)).is_some_and(|a| a.task || a.task_required)
-            && declares_tasks(context)
-    }
-
-    /// The refusal of a call whose action runs only as a task (`#[action(task = required)]`)
-    /// from a client that does not declare the Tasks extension: JSON-RPC `-32021`, Missing
-    /// Required Client Capability (SEP-2575; HTTP 400), `data.requiredCapabilities` naming
-    /// the extension (SEP-2663, "Required Capabilities"). `None` for any other call.
-    pub(super) fn task_refusal(
-        &self,
-        entry: &Entry,
-        request: &CallToolRequestParams,
-        context: &Ctx,
-    ) -> Option<ErrorData> {
-        let required = (self.called_action(entry, request)).is_some_and(|a| a.task_required);
-        (required && !declares_tasks(context)).then(|| {
-            ErrorData::missing_required_client_capability(
+    ) -> Result<bool, ErrorData> {
+        let Some(action) =
+            (self.called_action(entry, request)).filter(|a| a.task || a.task_required)
+        else {
+            return Ok(false);
+        };
+        if declares_tasks(context) {
+            return Ok(true);
+        }
+        match action.task_required {
+            true => Err(ErrorData::missing_required_client_capability(
                 ClientCapabilities::builder().enable_tasks().build(),
-            )
-        })
+            )),
+            false => Ok(false),
+        }
     }
 
     /// Starts the call as a task: the call runs until the guards admit it (a deferred task's:

@@ -58,44 +58,58 @@ pub(super) async fn removed_initialize(request: Request, next: Next) -> Response
     let (parts, bytes) = body::buffered(request).await;
     let method = malformed::scan_top_level(&bytes, "method");
     match method.as_ref().and_then(Value::as_str) {
-        Some("initialize") => {}
+        Some("initialize") => {
+            if let Some(refusal) = refused_initialize(&parts.headers, &bytes) {
+                return refusal;
+            }
+        }
         Some("ping") => {
             let response = next.run(Request::from_parts(parts, Body::from(bytes)));
             return explain_removed_ping(response.await).await;
         }
-        _ => {
-            return next
-                .run(Request::from_parts(parts, Body::from(bytes)))
-                .await;
-        }
+        _ => {}
     }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// The answer to an `initialize` of MCP 2026-07-28 (`bytes`, its body): 404 `-32601`, or 400
+/// `-32020` when its headers contradict it; `None` for one rmcp answers (a classic
+/// `initialize`, a notification, an id serde cannot read).
+fn refused_initialize(headers: &http::HeaderMap, bytes: &[u8]) -> Option<Response> {
     let header_version =
-        (parts.headers.get("mcp-protocol-version")).and_then(|value| value.to_str().ok());
+        (headers.get("mcp-protocol-version")).and_then(|value| value.to_str().ok());
     // A body serde cannot read (an id neither string nor integer) goes on to rmcp, which
     // answers it; so does a notification, which gets no answer.
     let Ok(Initialize {
         id: Some(id),
         params,
-    }) = serde_json::from_slice(&bytes)
+    }) = serde_json::from_slice(bytes)
     else {
-        return next
-            .run(Request::from_parts(parts, Body::from(bytes)))
-            .await;
+        return None;
     };
     let meta_version =
         (params.as_ref()).and_then(|params| params.meta.as_ref()?.get(VERSION_KEY)?.as_str());
     if !(header_version.is_some_and(names_stateless) || meta_version.is_some_and(names_stateless)) {
-        return next
-            .run(Request::from_parts(parts, Body::from(bytes)))
-            .await;
+        return None;
     }
-    if let Some(mismatch) = header_mismatch(&parts.headers, header_version, meta_version) {
+    if let Some(mismatch) = header_mismatch(headers, header_version, meta_version) {
         let error = ErrorData::new(ErrorCode::HEADER_MISMATCH, mismatch, None);
-        return error_response(StatusCode::BAD_REQUEST, Some(id), error, false);
+        return Some(error_response(
+            StatusCode::BAD_REQUEST,
+            Some(id),
+            error,
+            false,
+        ));
     }
     let instead = instead_of("initialize").unwrap_or_default();
     let error = removed_error("initialize", instead);
-    error_response(StatusCode::NOT_FOUND, Some(id), error, false)
+    Some(error_response(
+        StatusCode::NOT_FOUND,
+        Some(id),
+        error,
+        false,
+    ))
 }
 
 /// Whether the request can be a removed `initialize` or `ping` at all, read from its headers
