@@ -376,7 +376,7 @@ pub use model::response::{DECODED_META_KEY, FLAGS_META_KEY, ToolResponse};
 pub use model::result_fit::{Paging, ResultFit, ResultLimit};
 pub use model::schema;
 pub use runtime::call::ToolExt;
-pub use runtime::tool::{PreparedCall, Tool};
+pub use runtime::tool::{PreparedCall, Tool, ToolCall};
 
 #[doc = include_str!("docs/tool_errors.md")]
 pub use fusion_macros::ToolErrors;

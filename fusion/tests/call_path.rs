@@ -8,7 +8,8 @@ use std::time::Duration;
 use fusion::guard::{ActionCall, GuardSpec};
 use fusion::testing::Tester;
 use fusion::{
-    ErrorCode, PreparedCall, RequestContext, Tool, ToolDefinition, ToolError, ToolExt, ToolResponse,
+    ErrorCode, PreparedCall, RequestContext, Tool, ToolCall, ToolDefinition, ToolError, ToolExt,
+    ToolResponse,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -422,21 +423,18 @@ impl Tool for Hand {
         Mixed::default().definition()
     }
 
-    fn prepare(
-        self: Arc<Self>,
-        arguments: Map<String, Value>,
-    ) -> Result<PreparedCall, ToolResponse> {
-        match arguments.get("action").and_then(Value::as_str) {
-            Some("free") => Ok(PreparedCall::blocking("free", |_| "blocking")),
-            Some("free_async") => Ok(PreparedCall::new("free_async", move |_| async move {
+    fn prepare(self: Arc<Self>, call: ToolCall<'_>) -> Result<PreparedCall, ToolResponse> {
+        match call.action() {
+            "free" => Ok(PreparedCall::blocking(|_| "blocking")),
+            "free_async" => Ok(PreparedCall::new(move |_| async move {
                 tokio::task::yield_now().await;
                 format!("async {}", self.definition().name)
             })),
-            Some("slow") => Ok(PreparedCall::new("slow", |_| async {
+            "slow" => Ok(PreparedCall::new(|_| async {
                 tokio::time::sleep(Duration::from_secs(60)).await;
                 "slow"
             })),
-            Some("limited") => Ok(PreparedCall::new("limited", |_| async {
+            "limited" => Ok(PreparedCall::new(|_| async {
                 if true {
                     panic!("hand-written panic");
                 }

@@ -557,9 +557,9 @@ impl fusion::Tool for Stubborn {
 
     fn prepare(
         self: Arc<Self>,
-        _arguments: Map<String, Value>,
+        _call: fusion::ToolCall<'_>,
     ) -> Result<fusion::PreparedCall, ToolResponse> {
-        Ok(fusion::PreparedCall::blocking("stubborn", move |ctx| {
+        Ok(fusion::PreparedCall::blocking(move |ctx| {
             let give_up = Instant::now() + Duration::from_secs(10);
             while !ctx.is_cancelled() && Instant::now() < give_up {
                 std::thread::sleep(Duration::from_millis(5));

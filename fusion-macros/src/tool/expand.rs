@@ -67,10 +67,7 @@ pub(crate) fn tool(tool: &Tool<'_>) -> TokenStream {
 
             fn prepare(
                 self: ::std::sync::Arc<Self>,
-                __fusion_arguments: #private::serde_json::Map<
-                    ::std::string::String,
-                    #private::serde_json::Value,
-                >,
+                __fusion_call: #private::ToolCall<'_>,
             ) -> ::core::result::Result<#private::PreparedCall, #private::ToolResponse> {
                 #prepare
             }
@@ -343,26 +340,25 @@ fn nameable_output<'a>(action: &Action<'a>) -> Option<&'a syn::Type> {
     (!opaque).then_some(ty)
 }
 
-/// The body of `Tool::prepare`: build the runtime once, route, validate the arguments, and
-/// hand the handler to a `PreparedCall`.
+/// The body of `Tool::prepare`: take the action the runtime routed the call to, validate its
+/// arguments, and hand the handler to a `PreparedCall`.
 fn prepare(tool: &Tool<'_>) -> TokenStream {
-    let private = tool.krate.private();
     let body = match &tool.shape {
-        // One action: no discriminator to route on.
-        Shape::Function { .. } => action_arm(tool, &tool.actions[0], quote!(0)),
+        // One action: nothing to match.
+        Shape::Function { .. } => action_arm(tool, &tool.actions[0]),
         Shape::Impl(_) => {
             let arms = tool.actions.iter().enumerate().map(|(index, action)| {
                 let cfg = &action.cfg;
                 match action_index(tool, index) {
                     Some(index) => {
-                        let arm = action_arm(tool, action, quote!(__fusion_index));
+                        let arm = action_arm(tool, action);
                         quote! {
                             #(#cfg)*
                             __fusion_index if __fusion_index == #index => { #arm }
                         }
                     }
                     None => {
-                        let arm = action_arm(tool, action, quote!(#index));
+                        let arm = action_arm(tool, action);
                         quote! {
                             #(#cfg)*
                             #index => { #arm }
@@ -371,11 +367,10 @@ fn prepare(tool: &Tool<'_>) -> TokenStream {
                 }
             });
             quote! {
-                let mut __fusion_arguments = __fusion_arguments;
-                match __fusion_runtime.route(&mut __fusion_arguments)? {
+                match __fusion_call.index() {
                     #(#arms)*
                     _ => {
-                        ::core::unreachable!("the router only returns indexes of declared actions")
+                        ::core::unreachable!("the runtime routes only to declared actions")
                     }
                 }
             }
@@ -390,9 +385,6 @@ fn prepare(tool: &Tool<'_>) -> TokenStream {
         .then(|| autoref_import(tool));
     quote! {
         #probes
-        static __FUSION_RUNTIME: #private::RuntimeCell = #private::RuntimeCell::new();
-        let __fusion_runtime =
-            #private::runtime::<Self>(&__FUSION_RUNTIME, Self::__fusion_definition)?;
         #body
     }
 }
@@ -412,8 +404,8 @@ fn action_index(tool: &Tool<'_>, index: usize) -> Option<TokenStream> {
 }
 
 /// One action's branch of `prepare`: validate its arguments, then the `PreparedCall` that
-/// calls it and turns its output into the response. `index` is its index in the definition.
-fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> TokenStream {
+/// calls it and turns its output into the response.
+fn action_arm(tool: &Tool<'_>, action: &Action<'_>) -> TokenStream {
     let private = tool.krate.private();
     let parse = match action.arguments() {
         Some(param) => {
@@ -427,13 +419,13 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
             // there (see `action_definition` for `JsonSchema`). The locals keep the call
             // site's resolution, so they stay the expansion's own when a `macro_rules!` writes
             // the attribute around the user's item.
-            let (runtime, arguments) = (quote!(__fusion_runtime), quote!(__fusion_arguments));
+            let call = quote!(__fusion_call);
             let parse = quote_spanned! {ty.span()=>
-                #runtime.parse::<#ty, _>(#index, #arguments, #rules)
+                #call.parse_with::<#ty, _>(#rules)
             };
             quote!(let __fusion_args: #ty = #parse?;)
         }
-        None => quote!(__fusion_runtime.parse_none(#index, __fusion_arguments)?;),
+        None => quote!(__fusion_call.parse_none()?;),
     };
 
     let method = &action.sig.ident;
@@ -483,7 +475,7 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
     });
     let prepared = if action.is_async() {
         quote! {
-            #private::PreparedCall::new(#name, move |__fusion_context| async move {
+            #private::PreparedCall::new(move |__fusion_context| async move {
                 #allow
                 let __fusion_output = #invoke;
                 #check
@@ -498,7 +490,7 @@ fn action_arm(tool: &Tool<'_>, action: &Action<'_>, index: TokenStream) -> Token
             None => quote!(sync),
         };
         quote! {
-            #private::PreparedCall::#constructor(#name, move |__fusion_context| {
+            #private::PreparedCall::#constructor(move |__fusion_context| {
                 #allow
                 let __fusion_output = #invoke;
                 #check

@@ -123,11 +123,11 @@ fn prepare_takes_the_tool_by_arc_and_handlers_own_it() {
     // `&self` actions borrow from the `Arc` the handler moved in; synchronous ones go to the
     // `sync` constructor, or `blocking` when declared so, asynchronous ones to `new`.
     assert!(
-        out.contains("PreparedCall :: sync (\"get\" , move | __fusion_context |"),
+        out.contains("PreparedCall :: sync (move | __fusion_context |"),
         "{out}"
     );
     assert!(
-        out.contains("PreparedCall :: blocking (\"purge\" , move | __fusion_context |"),
+        out.contains("PreparedCall :: blocking (move | __fusion_context |"),
         "{out}"
     );
     assert!(
@@ -136,7 +136,7 @@ fn prepare_takes_the_tool_by_arc_and_handlers_own_it() {
     );
     assert!(out.contains("Self :: purge (& self)"), "{out}");
     assert!(
-        out.contains("PreparedCall :: new (\"list\" , move | __fusion_context | async move"),
+        out.contains("PreparedCall :: new (move | __fusion_context | async move"),
         "{out}"
     );
     // A function without a receiver names no `self`.

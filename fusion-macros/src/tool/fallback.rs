@@ -56,10 +56,7 @@ fn stub(tool: &Tool<'_>) -> TokenStream {
 
             fn prepare(
                 self: ::std::sync::Arc<Self>,
-                _: #private::serde_json::Map<
-                    ::std::string::String,
-                    #private::serde_json::Value,
-                >,
+                _: #private::ToolCall<'_>,
             ) -> ::core::result::Result<#private::PreparedCall, #private::ToolResponse> {
                 ::core::unimplemented!()
             }

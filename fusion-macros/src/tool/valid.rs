@@ -239,8 +239,8 @@ fn check_arguments_type(ty: &Type, impl_params: &[&Ident], errors: &mut Errors) 
         ),
         Type::ImplTrait(_) => errors.at(ty, "actions cannot be generic"),
         _ => {
-            // The runtime (router and validators) is built once per tool and shared by every
-            // instantiation of a generic impl, so the schema must not depend on its parameters.
+            // A generic impl's definition is written once for every instantiation, so the
+            // schema must not depend on its parameters.
             if let Some(ident) = mentions(ty.to_token_stream(), impl_params) {
                 errors.at(
                     &ident,

@@ -140,15 +140,112 @@ impl Gates {
             .flat_map(|g| g.scopes.iter().map(String::as_str))
     }
 
-    /// Runs the call of `action` through the guards: the scope check (the action's scopes and
-    /// the tool's), the rate limits (the action's, then the tool's), the concurrency limits (the tool's, then the action's; waiting in the queue
-    /// when full), then `handler` under the timeout and inside the layers. A refusal is
-    /// the response and the handler never starts; on timeout the handler's future is dropped.
-    /// Dropping the returned future (client cancellation) frees the call's queue place.
-    /// `handler` gets the call's concurrency slots and keeps them as long as it runs: an async
-    /// handler's go back with its future, a blocking handler's when its thread returns (see
-    /// [`PreparedCall::blocking`](crate::PreparedCall::blocking)). Messages name the action
-    /// as `exposition` does (`billing_charge` for a call through a flat tool name).
+    /// Admits a call of `action`, the first of a call's two steps through the guards: the
+    /// scope check (the action's scopes and the tool's), the rate limits (the action's, then
+    /// the tool's), the concurrency limits (the tool's, then the action's; waiting in the
+    /// queue when full). A refusal is the envelope to answer; the call never runs. Dropping
+    /// the returned future (client cancellation) frees the call's queue place. Messages name
+    /// the action as `exposition` does (`billing_charge` for a call through a flat tool name).
+    pub(crate) async fn admit(
+        &self,
+        action: &str,
+        exposition: Exposition,
+        context: &RequestContext,
+    ) -> Result<Pass, ToolError> {
+        let gate = self.actions.get(action);
+        if self.tool.is_empty() && gate.is_none_or(Gate::is_empty) {
+            return Ok(Pass {
+                exposition,
+                slots: Slots::default(),
+            });
+        }
+        // An action's limit is named as the client called the action; the tool's limit,
+        // shared by its actions, by the tool's name.
+        let called = self.called(action, exposition);
+        let name_of = |g: &Gate| -> String {
+            if gate.is_some_and(|a| std::ptr::eq(a, g)) {
+                called.clone()
+            } else {
+                g.name.clone()
+            }
+        };
+
+        let scopes = [gate, Some(&self.tool)].into_iter().flatten();
+        scopes::check(&called, scopes.flat_map(|g| &g.scopes), context)?;
+
+        let request = GuardRequest {
+            tool: &self.tool.name,
+            action,
+            context,
+        };
+        for g in [gate, Some(&self.tool)].into_iter().flatten() {
+            if let Some(rate) = &g.rate {
+                rate.check(&name_of(g), &rate.key(&request)).await?;
+            }
+        }
+
+        // The tool's slot first: a call holding an action slot never waits for a tool slot
+        // held by calls of the same action, so the two queues cannot deadlock.
+        let mut permits = Vec::new();
+        for g in [Some(&self.tool), gate].into_iter().flatten() {
+            if let Some(concurrency) = &g.concurrency {
+                permits.push(concurrency.acquire(&name_of(g), context).await?);
+            }
+        }
+        Ok(Pass {
+            exposition,
+            slots: Slots::new(permits),
+        })
+    }
+
+    /// `action` named as the client called it in `exposition`.
+    fn called(&self, action: &str, exposition: Exposition) -> String {
+        exposition.action_name(&self.tool.name, self.discriminated.then_some(action))
+    }
+
+    /// Runs an admitted call of `action`, the second step: `handler` under the timeout and
+    /// inside the layers (the tool's outside the action's). On timeout the handler's future
+    /// is dropped. `handler` gets the call's concurrency slots and keeps them as long as it
+    /// runs: one is given back only once the handler it admitted is gone (on completion,
+    /// timeout and cancellation alike), and a blocking handler that outlives its call keeps
+    /// its slots until its thread returns (see
+    /// [`PreparedCall::blocking`](crate::PreparedCall::blocking)), so a limit also bounds the
+    /// threads timed-out calls still occupy.
+    pub(crate) async fn proceed<H, F>(
+        &self,
+        action: &str,
+        pass: Pass,
+        context: RequestContext,
+        handler: H,
+    ) -> ToolResponse
+    where
+        H: FnOnce(RequestContext, Slots) -> F + Send + 'static,
+        F: Future<Output = ToolResponse> + Send + 'static,
+    {
+        let Pass { exposition, slots } = pass;
+        let called = || self.called(action, exposition);
+        let gate = self.actions.get(action);
+        let timeout = self.timeout(action);
+        let retry_safe = self.retry_safe.contains(action);
+        let stack = match gate {
+            Some(_) => self.stacks.get(action),
+            None => self.tool_stack.as_ref(),
+        };
+        match stack {
+            None => within(timeout, called, retry_safe, handler(context, slots)).await,
+            Some(stack) => {
+                let tool = Arc::clone(&self.tool_name);
+                let action = Cow::Owned(action.to_owned());
+                let call = ActionCall::new(tool, action, context, move |context| {
+                    Box::pin(handler(context, slots))
+                });
+                within(timeout, called, retry_safe, layer::run(stack, call)).await
+            }
+        }
+    }
+
+    /// Both steps: [`Gates::admit`], then [`Gates::proceed`].
+    #[cfg(test)]
     pub(crate) async fn run<H, F>(
         &self,
         action: &str,
@@ -160,75 +257,18 @@ impl Gates {
         H: FnOnce(RequestContext, Slots) -> F + Send + 'static,
         F: Future<Output = ToolResponse> + Send + 'static,
     {
-        let gate = self.actions.get(action);
-        if self.tool.is_empty() && gate.is_none_or(Gate::is_empty) {
-            return handler(context, Slots::default()).await;
-        }
-        // An action's limit is named as the client called the action; the tool's limit,
-        // shared by its actions, by the tool's name.
-        let called = exposition.action_name(&self.tool.name, self.discriminated.then_some(action));
-        let name_of = |g: &Gate| -> String {
-            if gate.is_some_and(|a| std::ptr::eq(a, g)) {
-                called.clone()
-            } else {
-                g.name.clone()
-            }
-        };
-
-        let scopes = [gate, Some(&self.tool)].into_iter().flatten();
-        if let Err(error) = scopes::check(&called, scopes.flat_map(|g| &g.scopes), &context) {
-            return ToolResponse::error(error);
-        }
-
-        let request = GuardRequest {
-            tool: &self.tool.name,
-            action,
-            context: &context,
-        };
-        for g in [gate, Some(&self.tool)].into_iter().flatten() {
-            if let Some(rate) = &g.rate
-                && let Err(error) = rate.check(&name_of(g), &rate.key(&request)).await
-            {
-                return ToolResponse::error(error);
-            }
-        }
-
-        // The tool's slot first: a call holding an action slot never waits for a tool slot
-        // held by calls of the same action, so the two queues cannot deadlock. The handler
-        // holds the slots: one is given back only once the handler it admitted is gone (on
-        // completion, timeout and cancellation alike), and a blocking handler that outlives
-        // its call keeps its slots until its thread returns, so a limit also bounds the
-        // threads timed-out calls still occupy.
-        let mut permits = Vec::new();
-        for g in [Some(&self.tool), gate].into_iter().flatten() {
-            if let Some(concurrency) = &g.concurrency {
-                match concurrency.acquire(&name_of(g), &context).await {
-                    Ok(permit) => permits.push(permit),
-                    Err(error) => return ToolResponse::error(error),
-                }
-            }
-        }
-
-        let timeout = self.timeout(action);
-        let retry_safe = self.retry_safe.contains(action);
-        let slots = Slots::new(permits);
-        let stack = match gate {
-            Some(_) => self.stacks.get(action),
-            None => self.tool_stack.as_ref(),
-        };
-        match stack {
-            None => within(timeout, &called, retry_safe, handler(context, slots)).await,
-            // The tool's layers outside the action's, all under the timeout.
-            Some(stack) => {
-                let tool = Arc::clone(&self.tool_name);
-                let action = Cow::Owned(action.to_owned());
-                let call = ActionCall::new(tool, action, context, move |context| {
-                    Box::pin(handler(context, slots))
-                });
-                within(timeout, &called, retry_safe, layer::run(stack, call)).await
-            }
+        match self.admit(action, exposition, &context).await {
+            Ok(pass) => self.proceed(action, pass, context, handler).await,
+            Err(error) => ToolResponse::error(error),
         }
     }
+}
+
+/// A call the guards admitted ([`Gates::admit`]): the exposition it was called in (its
+/// timeout names the action so), and the concurrency slots it holds until its handler is gone.
+pub(crate) struct Pass {
+    exposition: Exposition,
+    slots: Slots,
 }
 
 /// `duration` in whole seconds, rounded up, never 0: the unit of `<retry_after>` and of the
@@ -253,7 +293,7 @@ pub(super) fn count(n: u64, unit: &str) -> String {
     }
 }
 
-/// `handler`'s response, or the `TIMEOUT` envelope of `name` once `limit` (if any) has passed,
+/// `handler`'s response, or the `TIMEOUT` envelope of the action `name` gives once `limit` (if any) has passed,
 /// the handler's future dropped. For a synchronous handler (on the blocking pool under a
 /// timeout) that drops the wait for its thread, which cancels the handler's context and keeps
 /// running to its end, its output discarded (see
@@ -261,7 +301,7 @@ pub(super) fn count(n: u64, unit: &str) -> String {
 /// [`timed_out`].
 async fn within(
     limit: Option<Duration>,
-    name: &str,
+    name: impl FnOnce() -> String,
     retry_safe: bool,
     handler: impl Future<Output = ToolResponse>,
 ) -> ToolResponse {
@@ -269,7 +309,7 @@ async fn within(
         None => handler.await,
         Some(limit) => match tokio::time::timeout(limit, handler).await {
             Ok(response) => response,
-            Err(_) => ToolResponse::error(timed_out(name, limit, retry_safe)),
+            Err(_) => ToolResponse::error(timed_out(&name(), limit, retry_safe)),
         },
     }
 }

@@ -99,9 +99,9 @@ use crate::model::definition::{ActionDefinition, ErrorContract, ToolDefinition};
 use crate::model::exposition::Exposition;
 
 use gates::Gate;
-pub(crate) use gates::Gates;
 pub use gates::GuardRequest;
 use gates::count;
+pub(crate) use gates::{Gates, Pass};
 pub(crate) use gates::{retry_safe, seconds, whole_seconds};
 pub use key::{ForwardedHeader, TrustedProxies};
 pub use layer::{ActionCall, ActionService, BoxError, FromFn, FromFnLayer, Next, from_fn};

@@ -260,7 +260,7 @@ async fn a_slot_is_given_back_only_after_the_handler_is_dropped() {
         };
         let gates = set.get("billing").unwrap();
         // Through the handler a prepared call runs, which holds the slots.
-        let prepared = crate::PreparedCall::new("charge", move |_| async move {
+        let prepared = crate::PreparedCall::new(move |_| async move {
             let _canary = canary;
             if case != "completes" {
                 std::future::pending::<()>().await;
@@ -298,7 +298,7 @@ fn blocking_call(
     gates: &Gates,
     release: std::sync::mpsc::Receiver<()>,
 ) -> impl std::future::Future<Output = ToolResponse> + '_ {
-    let prepared = crate::PreparedCall::blocking("charge", move |_| {
+    let prepared = crate::PreparedCall::blocking(move |_| {
         let _ = release.recv();
         "released"
     });

@@ -1,14 +1,20 @@
 //! One tool call, top to bottom. A [`Server`](crate::server::Server) and a
-//! [`Tester`](crate::testing::Tester) find the tool in their
-//! [registry](super::registry) by the name the client called, then run [`run`]; a direct
-//! [`ToolExt::call`] runs it alone:
+//! [`Tester`](crate::testing::Tester) [resolve](Registry::resolve) the name the client called
+//! and its arguments once into a [`Resolved`] value (the tool, the action, the arguments, the
+//! exposition), then run it in two steps, [`Registry::admit`] and [`Registry::run`]; a direct
+//! [`ToolExt::call`] routes and runs the tool alone:
 //!
 //! ```text
-//! arguments ─▶ argument limits ─▶ stringified JSON ─▶ Tool::prepare ─▶ guards ─▶ handler ─▶ ToolResponse
-//!              (size, nesting)    decoded (limits     (route, validate) (rate, concurrency,
-//!                                 again)                                 layers, timeout)
-//!                                 └──────────────────── one panic boundary ───────────────────┘
+//!           ┌──────────────────────────── admit ───────────────────────────┐  ┌──────── run ────────┐
+//! Resolved ─▶ argument limits ─▶ stringified JSON ─▶ Tool::prepare ─▶ guards ─▶ timeout, layers, handler ─▶ answer
+//!             (size, nesting)    decoded (limits     (validate)       (scopes, rate,
+//!                                again)                               concurrency slots)
+//!             └─── one panic boundary per step, the server's redactor in force, one span ───┘
 //! ```
+//!
+//! Between the steps the call is an [`Admitted`] value that owns what it needs: a server
+//! decides there whether the call becomes a task (MCP Tasks extension), so a call refused by
+//! any check is answered directly, never as a task.
 //!
 //! A registered tool's arguments sent as strings holding JSON where the action's schema wants
 //! JSON are decoded after the limits, which are checked again on what was decoded
@@ -16,17 +22,17 @@
 //! Decoding is tried only when a string starts like JSON of another type; a call that sends
 //! none pays one look at the first byte of each string.
 //!
-//! The registry then gives the response the action names of the client's exposition and,
-//! with a contract baseline, a validation error its contract deltas.
+//! The answer is made once ([`Registry::finish`]): the decoded fields told, the span's outcome
+//! recorded, the result fitted to its limit, and the action names of the client's exposition
+//! with, given a contract baseline, a validation error's contract deltas.
 //!
 //! Routing and validation are synchronous and come first, so a malformed call is answered
 //! before it can take a rate-limit slot or a concurrency slot. The guards wrap the prepared
 //! call from outside, so a hand-written [`Tool`] gets the same guards as a generated one. A
 //! panic anywhere (in `prepare`, in a layer of yours, in any poll of the handler) becomes
 //! an `INTERNAL_ERROR` response with an error id, its message logged and never shown; the
-//! server keeps serving. The server's redactor of internal causes is in force on every poll
-//! of the call, around the panic boundary. A synchronous handler runs inline, or on Tokio's
-//! blocking pool when it is declared blocking or a timeout bounds the call
+//! server keeps serving. A synchronous handler runs inline, or on Tokio's blocking pool when
+//! it is declared blocking or a timeout bounds the call
 //! ([`PreparedCall::sync`](crate::PreparedCall::sync),
 //! [`PreparedCall::blocking`](crate::PreparedCall::blocking)); a panic there is carried back
 //! to the polling task and caught by the same boundary.
@@ -35,227 +41,252 @@ use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::task::Poll;
+use std::time::Instant;
 
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
 use crate::envelope::error::ToolError;
-use crate::guard::{ArgumentLimits, Gates};
-use crate::internal::{self, Redactor};
+use crate::guard::Pass;
+use crate::internal;
 use crate::model::context::RequestContext;
 use crate::model::exposition::Exposition;
 use crate::model::response::ToolResponse;
-use crate::runtime::decoded::Told;
-use crate::runtime::dispatch::ToolRuntime;
-use crate::runtime::tool::Tool;
+use crate::runtime::compiled::CompiledTool;
+use crate::runtime::fit::{self, Fitting};
+use crate::runtime::registry::{Registered, Registry, Resolved};
+use crate::runtime::tool::{PreparedCall, Tool, ToolCall};
 use crate::trace;
+use crate::validation::DecodedField;
 
-/// Where a call goes: the tool, its guards, and how the client named it.
-pub(crate) struct Target<'a> {
-    /// The registered tool; the call takes its own clone of the `Arc` (`Tool::prepare`).
-    pub(crate) tool: &'a Arc<dyn Tool>,
-    /// The tool's name, for the call's `tracing` span; `None` for a direct call, which gets
-    /// no span of its own.
-    pub(crate) name: Option<&'a str>,
-    /// The guards configured for the tool, when it has any.
-    pub(crate) gates: Option<&'a Gates>,
-    /// For a call naming its action outside the arguments (the flat tool name
-    /// `billing_charge`, a tester's `billing.charge`): the discriminator and the action,
-    /// added to the arguments before routing.
-    pub(crate) inject: Option<(&'a str, &'a str)>,
-    /// The exposition the client called the tool in: guard messages name the action as it
-    /// does (`billing_charge` for a flat tool name).
-    pub(crate) exposition: Exposition,
-    /// What the server does to the causes of internal errors before they are logged.
-    pub(crate) redact: Option<&'a Redactor>,
-    /// For a call that may run as a task: told when the call is routed, validated and
-    /// admitted by the guards, and waited on before the handler runs.
-    pub(crate) admission: Option<Admission>,
-    /// For a registered tool whose server decodes stringified JSON arguments: the tool's
-    /// runtime (its actions' schemas) and what each session was told of decoding.
-    pub(crate) decoding: Option<Decoding<'a>>,
-}
-
-/// What decoding stringified JSON arguments needs: see [`Target::decoding`].
-#[derive(Clone, Copy)]
-pub(crate) struct Decoding<'a> {
-    pub(crate) runtime: &'a ToolRuntime,
-    pub(crate) told: &'a Told,
-}
-
-/// The point in a call where it may become a task (MCP Tasks extension): after routing,
-/// validation and the guards' admission (a call refused by any of them is answered directly,
-/// never as a task), before the handler. The server creates the task then, and lets the call
-/// go on.
-pub(crate) struct Admission {
-    admitted: tokio::sync::oneshot::Sender<()>,
-    go: tokio::sync::oneshot::Receiver<()>,
-}
-
-impl Admission {
-    /// An admission, the receiver told of it, and the sender that lets the call go on.
-    pub(crate) fn new() -> (
-        Admission,
-        tokio::sync::oneshot::Receiver<()>,
-        tokio::sync::oneshot::Sender<()>,
-    ) {
-        let (admitted, on_admitted) = tokio::sync::oneshot::channel();
-        let (go_on, go) = tokio::sync::oneshot::channel();
-        (Admission { admitted, go }, on_admitted, go_on)
-    }
-
-    /// Says the call was admitted and waits to go on. When the server cannot create the task
-    /// it drops the sender and the call: the handler never runs.
-    pub(crate) async fn pass(self) {
-        let _ = self.admitted.send(());
-        if self.go.await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    }
-}
-
-impl<'a> Target<'a> {
-    /// `tool` called directly: no name, no guards, no redactor, its actions named as grouped.
-    fn direct(tool: &'a Arc<dyn Tool>) -> Target<'a> {
-        Target {
-            name: None,
-            tool,
-            gates: None,
-            inject: None,
-            exposition: Exposition::Grouped,
-            redact: None,
-            admission: None,
-            decoding: None,
-        }
-    }
-}
-
-/// Runs one call of `target` with `arguments` and `context`: the whole call path (see the
-/// module docs), inside the call's `tracing` span when the target is named. Never panics;
-/// answers every call exactly once.
-pub(crate) async fn run(
-    target: Target<'_>,
-    limits: &ArgumentLimits,
-    arguments: Map<String, Value>,
+/// A call the guards admitted, waiting to run ([`Registry::admit`], then [`Registry::run`]):
+/// the prepared handler, its pass through the guards, the request's context, and what the
+/// answer needs. It owns all of it, so it can be run on another task (a task's call).
+pub(crate) struct Admitted {
+    state: CallState,
+    prepared: PreparedCall,
+    pass: Option<Pass>,
     context: RequestContext,
-) -> ToolResponse {
-    let Some(name) = target.name else {
-        return run_in_span(target, limits, arguments, context, None).await;
-    };
-    let span = trace::call_span(name);
+}
+
+/// What a call carries from its resolution to its answer.
+struct CallState {
+    tool: Arc<Registered>,
+    /// The action called; `None` when the call was refused for naming none.
+    action: Option<usize>,
+    /// Whether the name called carried the action.
+    named: bool,
+    exposition: Exposition,
+    /// The call's `tracing` span and when it started.
+    span: Option<(tracing::Span, Instant)>,
+    /// The session and the fields read from stringified JSON, when some were.
+    decoded: Option<(Option<String>, Vec<DecodedField>)>,
+    /// The arguments as read, kept for the next call of a cut list when the action pages.
+    paging: Option<Map<String, Value>>,
+}
+
+impl CallState {
+    fn action_name(&self) -> &str {
+        self.tool.compiled.action(self.action.unwrap_or_default())
+    }
+}
+
+impl Registry {
+    /// Runs one resolved call whole: [`Registry::admit`], then [`Registry::run`]. Never
+    /// panics; answers every call exactly once.
+    pub(crate) async fn call(&self, resolved: Resolved, context: RequestContext) -> ToolResponse {
+        match self.admit(resolved, context).await {
+            Ok(admitted) => self.run(admitted).await,
+            Err(response) => response,
+        }
+    }
+
+    /// The first step of a call (see the module docs): the argument limits, stringified JSON
+    /// decoded (and the limits again), the routing error of a call naming no action,
+    /// [`Tool::prepare`], and the guards' admission (scopes, rate limits, concurrency slots).
+    /// A refusal at any of them is the answer, made as [`Registry::run`] makes one.
+    pub(crate) async fn admit(
+        &self,
+        resolved: Resolved,
+        context: RequestContext,
+    ) -> Result<Admitted, ToolResponse> {
+        let Resolved {
+            tool,
+            action,
+            named,
+            arguments,
+            exposition,
+        } = resolved;
+        let mut state = CallState {
+            span: start_span(&tool.definition.name, &context),
+            tool,
+            action: action.as_ref().ok().copied(),
+            named,
+            exposition,
+            decoded: None,
+            paging: None,
+        };
+        let span = state.span.as_ref().map(|(span, _)| span.clone());
+        let steps = self.admitting(&mut state, action, arguments, context);
+        // Boxed: the call's future is large, and handing it on by value copied it whole a few
+        // times a call (callgrind: half again the server's instructions per HTTP call).
+        let steps = internal::redacting(self.redact.clone(), Box::pin(catch_panics(steps, Err)));
+        match in_span(span, steps).await {
+            Ok((prepared, pass, context)) => Ok(Admitted {
+                state,
+                prepared,
+                pass,
+                context,
+            }),
+            Err(refusal) => Err(self.finish(&state, refusal)),
+        }
+    }
+
+    async fn admitting(
+        &self,
+        state: &mut CallState,
+        action: Result<usize, ToolError>,
+        mut arguments: Map<String, Value>,
+        context: RequestContext,
+    ) -> Result<(PreparedCall, Option<Pass>, RequestContext), ToolResponse> {
+        let limits = self.guards().argument_limits();
+        if let Some(error) = limits.check(&arguments) {
+            return Err(ToolResponse::error(error));
+        }
+        let index = action.map_err(ToolResponse::error)?;
+        let tool = &state.tool;
+        let decoded = (!self.strict_json)
+            .then(|| (tool.compiled).decode_stringified(index, &mut arguments, limits.max_bytes))
+            .flatten();
+        if let Some(decoded) = decoded {
+            tracing::debug!(
+                target: "fusion::arguments",
+                action = tool.compiled.qualified(index),
+                fields = %decoded.fields.iter().map(|f| f.path.render()).collect::<Vec<_>>().join(", "),
+                "arguments sent as strings holding JSON were read as that JSON"
+            );
+            state.decoded = Some((context.caller().map(str::to_owned), decoded.fields));
+            // The limits apply to the arguments as decoded: a string can hold deeper JSON than
+            // it looks, and numbers can grow when read (`1e9` is `1000000000.0`). JSON nested
+            // deeper than the parser reads counts at its depth, and is refused as the action
+            // refuses it.
+            let (levels, refusal) = decoded.too_deep.unzip();
+            if let Some(error) = limits.check_at_depth(&arguments, levels) {
+                return Err(ToolResponse::error(error));
+            }
+            if let Some(refusal) = refusal {
+                return Err(refusal);
+            }
+        }
+        let tool = &state.tool;
+        let declaration = tool.definition.actions.get(index);
+        if declaration.is_some_and(|a| a.result.page.is_some() && self.result_limit(a).is_some()) {
+            state.paging = Some(arguments.clone());
+        }
+        let call = ToolCall::new(&tool.compiled, index, arguments);
+        let prepared = Arc::clone(&tool.tool).prepare(call)?;
+        if let Some((span, _)) = &state.span {
+            trace::record_action(span, state.action_name());
+        }
+        let pass = match &state.tool.gates {
+            None => None,
+            Some(gates) => Some(
+                (gates
+                    .admit(state.action_name(), state.exposition, &context)
+                    .await)
+                    .map_err(ToolResponse::error)?,
+            ),
+        };
+        Ok((prepared, pass, context))
+    }
+
+    /// The second step: the admitted call's handler, under the guards' timeout and layers,
+    /// inside the panic boundary; then its answer.
+    pub(crate) async fn run(&self, admitted: Admitted) -> ToolResponse {
+        let Admitted {
+            state,
+            prepared,
+            pass,
+            context,
+        } = admitted;
+        let span = state.span.as_ref().map(|(span, _)| span.clone());
+        let handler = async {
+            match (&state.tool.gates, pass) {
+                (Some(gates), Some(pass)) => {
+                    let action = state.action_name();
+                    let timeout = gates.timeout(action);
+                    let run = move |context, slots| prepared.run(context, slots, timeout);
+                    // Boxed: the guards' state (permits, timer, layers) is large, and an
+                    // unguarded call's future should not carry it.
+                    Box::pin(gates.proceed(action, pass, context, run)).await
+                }
+                _ => prepared.run(context, (), None).await,
+            }
+        };
+        let handler = catch_panics(handler, std::convert::identity);
+        let response = in_span(
+            span,
+            internal::redacting(self.redact.clone(), Box::pin(handler)),
+        );
+        let response = response.await;
+        self.finish(&state, response)
+    }
+
+    /// The answer to a call, made once. Each step rewrites the response for one reason:
+    /// the model is told which fields were read from stringified JSON (on any answer, so it
+    /// learns to send JSON); the span records the outcome as the action gave it; a success
+    /// over the result limit is cut or refused; and the answer is named as the client's
+    /// exposition names actions, with contract deltas and flags as the server asks.
+    fn finish(&self, state: &CallState, response: ToolResponse) -> ToolResponse {
+        let response = match (&state.decoded, state.action) {
+            (Some((session, fields)), Some(index)) => {
+                let action = state.tool.compiled.qualified(index);
+                self.told.tell(response, session.as_deref(), action, fields)
+            }
+            _ => response,
+        };
+        if let Some((span, started)) = &state.span {
+            trace::record_response(span, &response, *started);
+        }
+        let response = match self.fitting(state) {
+            Some(fitting) => fit::fit(response, &fitting),
+            None => response,
+        };
+        self.answer(response, state.exposition)
+    }
+
+    /// What fitting the result of the call needs, when a result limit is in force for the
+    /// action called.
+    fn fitting<'s>(&self, state: &'s CallState) -> Option<Fitting<'s>> {
+        let definition = &state.tool.definition;
+        let action = definition.actions.get(state.action?)?;
+        Some(Fitting {
+            limit: self.result_limit(action)?,
+            action,
+            discriminator: (definition.discriminator.as_deref()).filter(|_| !state.named),
+            arguments: state.paging.as_ref(),
+        })
+    }
+}
+
+/// The call's `tracing` span, continuing the caller's trace, when the subscriber wants it.
+fn start_span(tool: &str, context: &RequestContext) -> Option<(tracing::Span, Instant)> {
+    let span = trace::call_span(tool);
     if span.is_disabled() {
-        return run_in_span(target, limits, arguments, context, None).await;
+        return None;
     }
     #[cfg(feature = "opentelemetry")]
     trace::continue_trace(&span, context.meta());
-    let started = std::time::Instant::now();
-    let response = run_in_span(target, limits, arguments, context, Some(&span))
-        .instrument(span.clone())
-        .await;
-    trace::record_response(&span, &response, started);
-    response
+    #[cfg(not(feature = "opentelemetry"))]
+    let _ = context;
+    Some((span, Instant::now()))
 }
 
-async fn run_in_span(
-    target: Target<'_>,
-    limits: &ArgumentLimits,
-    arguments: Map<String, Value>,
-    context: RequestContext,
-    span: Option<&tracing::Span>,
-) -> ToolResponse {
-    if let Some(error) = limits.check(&arguments) {
-        return ToolResponse::error(error);
-    }
-    let redactor = target.redact.cloned();
-    let call = catch_panics(async move {
-        match target.decoding {
-            None => prepare_and_run(target, arguments, context, span).await,
-            Some(decoding) => {
-                decode_then_run(target, decoding, limits, arguments, context, span).await
-            }
-        }
-    });
-    // Boxed: the call's future is large, and handing it on by value copied it whole a few
-    // times a call (callgrind: half again the server's instructions per HTTP call).
-    internal::redacting(redactor, Box::pin(call)).await
-}
-
-/// The call with the stringified JSON of its arguments decoded first (inside the panic
-/// boundary), the limits checked again on what was decoded, and the response telling of it.
-async fn decode_then_run(
-    target: Target<'_>,
-    decoding: Decoding<'_>,
-    limits: &ArgumentLimits,
-    mut arguments: Map<String, Value>,
-    context: RequestContext,
-    span: Option<&tracing::Span>,
-) -> ToolResponse {
-    let action = target.inject.map(|(_, action)| action);
-    let Some(decoded) =
-        (decoding.runtime).decode_stringified(&mut arguments, action, limits.max_bytes)
-    else {
-        return prepare_and_run(target, arguments, context, span).await;
-    };
-    let (action, fields) = (decoded.action, decoded.fields);
-    tracing::debug!(
-        target: "fusion::arguments",
-        action,
-        fields = %fields.iter().map(|f| f.path.render()).collect::<Vec<_>>().join(", "),
-        "arguments sent as strings holding JSON were read as that JSON"
-    );
-    let session = context.caller().map(str::to_owned);
-    // The limits apply to the arguments as decoded: a string can hold deeper JSON than it
-    // looks, and numbers can grow when read (`1e9` is `1000000000.0`). JSON nested deeper
-    // than the parser reads counts at its depth, and is refused as the action refuses it.
-    let (levels, refusal) = decoded.too_deep.unzip();
-    let response = match (limits.check_at_depth(&arguments, levels), refusal) {
-        (Some(error), _) => ToolResponse::error(error),
-        (None, Some(refusal)) => refusal,
-        (None, None) => prepare_and_run(target, arguments, context, span).await,
-    };
-    (decoding.told).tell(response, session.as_deref(), action, &fields)
-}
-
-/// The call from routing on, its arguments within the limits: `Tool::prepare`, the guards,
-/// the handler.
-async fn prepare_and_run(
-    target: Target<'_>,
-    mut arguments: Map<String, Value>,
-    context: RequestContext,
-    span: Option<&tracing::Span>,
-) -> ToolResponse {
-    if let Some((discriminator, action)) = target.inject {
-        arguments.insert(discriminator.to_owned(), Value::String(action.to_owned()));
-    }
-    let exposition = target.exposition;
-    let admission = target.admission;
-    let prepared = match Arc::clone(target.tool).prepare(arguments) {
-        Ok(prepared) => prepared,
-        Err(refusal) => return refusal,
-    };
-    if let Some(span) = span {
-        trace::record_action(span, prepared.action());
-    }
-    match target.gates {
-        None => {
-            if let Some(admission) = admission {
-                admission.pass().await;
-            }
-            prepared.run(context, (), None).await
-        }
-        // Boxed: the guards' state (permits, timer, layers) is large, and an unguarded
-        // call's future should not carry it.
-        Some(gates) => {
-            let action = prepared.action_name();
-            let timeout = gates.timeout(&action);
-            let run = move |context, slots| async move {
-                if let Some(admission) = admission {
-                    admission.pass().await;
-                }
-                prepared.run(context, slots, timeout).await
-            };
-            Box::pin(gates.run(&action, exposition, context, run)).await
-        }
+/// `future` inside `span`, when there is one.
+async fn in_span<F: Future>(span: Option<tracing::Span>, future: F) -> F::Output {
+    match span {
+        Some(span) => future.instrument(span).await,
+        None => future.await,
     }
 }
 
@@ -338,20 +369,26 @@ async fn call_directly(
     arguments: Map<String, Value>,
     context: RequestContext,
 ) -> ToolResponse {
-    const NONE: ArgumentLimits = ArgumentLimits {
-        max_bytes: None,
-        max_depth: None,
+    let call = async move {
+        let compiled = CompiledTool::new(&tool.definition())
+            .map_err(|error| ToolResponse::error(ToolError::from_internal(&error)))?;
+        let index = (compiled.route(&arguments, None, |_| true)).map_err(ToolResponse::error)?;
+        let prepared = tool.prepare(ToolCall::new(&compiled, index, arguments))?;
+        Ok(prepared.run(context, (), None).await)
     };
-    run(Target::direct(&tool), &NONE, arguments, context).await
+    catch_panics(call, Err)
+        .await
+        .unwrap_or_else(std::convert::identity)
 }
 
-/// Runs `future`, turning a panic in any poll into an `INTERNAL_ERROR` response.
-async fn catch_panics<F: Future<Output = ToolResponse>>(future: F) -> ToolResponse {
+/// Runs `future`, turning a panic in any poll into an `INTERNAL_ERROR` response (made the
+/// future's output by `answer`).
+async fn catch_panics<F: Future>(future: F, answer: fn(ToolResponse) -> F::Output) -> F::Output {
     let mut future = std::pin::pin!(future);
     std::future::poll_fn(move |cx| {
         match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
             Ok(poll) => poll,
-            Err(payload) => Poll::Ready(panic_response(payload)),
+            Err(payload) => Poll::Ready(answer(panic_response(payload))),
         }
     })
     .await
@@ -392,7 +429,6 @@ mod tests {
     use super::*;
     use crate::envelope::code::ErrorCode;
     use crate::model::definition::ToolDefinition;
-    use crate::runtime::tool::PreparedCall;
 
     /// Panics where it is told to.
     struct Panicky(&'static str);
@@ -408,16 +444,13 @@ mod tests {
             }
         }
 
-        fn prepare(
-            self: Arc<Self>,
-            _arguments: Map<String, Value>,
-        ) -> Result<PreparedCall, ToolResponse> {
+        fn prepare(self: Arc<Self>, _call: ToolCall<'_>) -> Result<PreparedCall, ToolResponse> {
             match self.0 {
                 "prepare" => panic!("in prepare"),
-                "blocking" => Ok(PreparedCall::blocking("panicky", |_| -> String {
+                "blocking" => Ok(PreparedCall::blocking(|_| -> String {
                     panic!("in a blocking handler")
                 })),
-                _ => Ok(PreparedCall::new("panicky", |_| async {
+                _ => Ok(PreparedCall::new(|_| async {
                     tokio::task::yield_now().await;
                     if true {
                         panic!("in a later poll");
@@ -444,19 +477,18 @@ mod tests {
 
     #[tokio::test]
     async fn limits_refuse_before_the_tool_is_asked() {
-        let limits = ArgumentLimits {
-            max_bytes: Some(8),
-            max_depth: None,
+        let mut registry = Registry::default();
+        registry.set_limits(|guards| guards.max_argument_bytes(Some(8)));
+        assert!(registry.register(Arc::new(Panicky("prepare"))).is_ok());
+        let route = crate::runtime::registry::Route {
+            tool: 0,
+            action: None,
+            exposition: Exposition::Grouped,
         };
         let arguments = serde_json::json!({"text": "far too long"});
-        let tool: Arc<dyn Tool> = Arc::new(Panicky("prepare"));
-        let response = run(
-            Target::direct(&tool),
-            &limits,
-            arguments.as_object().unwrap().clone(),
-            RequestContext::new(),
-        )
-        .await;
+        let arguments = arguments.as_object().unwrap().clone();
+        let resolved = registry.resolve(&route, arguments, None);
+        let response = registry.call(resolved, RequestContext::new()).await;
         let error = response.tool_error().unwrap();
         assert_eq!(error.code(), &ErrorCode::ValidationError);
     }

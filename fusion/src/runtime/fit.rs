@@ -11,31 +11,20 @@ use crate::envelope::error::ToolError;
 use crate::model::definition::{ActionDefinition, ToolDefinition};
 use crate::model::response::ToolResponse;
 use crate::model::result_fit::ResultLimit;
-use crate::runtime::dispatch::ToolRuntime;
 
 /// The longest next call written out whole, in bytes: a longer one names only the paging
 /// arguments to change, so that the warning stays small and does not repeat long arguments.
 const NEXT_CALL_BYTES: usize = 512;
 
-/// What fitting one call's result needs: the limit in force, the action called, and the
-/// arguments as sent when it pages, with how the action read them: the next call of a cut list
-/// is built from them as read.
+/// What fitting one call's result needs: the limit in force, the action called, the
+/// discriminator when the call named the action with it, and, when the action pages, the
+/// arguments as the action read them (stringified JSON decoded where the server does): the
+/// next call of a cut list is built from them.
 pub(crate) struct Fitting<'a> {
     pub(crate) limit: ResultLimit,
     pub(crate) action: &'a ActionDefinition,
     pub(crate) discriminator: Option<&'a str>,
-    pub(crate) arguments: Option<Map<String, Value>>,
-    /// `None` when the server reads arguments as sent (strict JSON).
-    pub(crate) reading: Option<Reading<'a>>,
-}
-
-/// How a call's arguments were read: its stringified JSON decoded as
-/// [`ToolRuntime::decode_stringified`] does on the call path.
-pub(crate) struct Reading<'a> {
-    pub(crate) runtime: &'a ToolRuntime,
-    /// The action the call names outside its arguments (a flat tool's name).
-    pub(crate) action: Option<&'a str>,
-    pub(crate) max_bytes: Option<usize>,
+    pub(crate) arguments: Option<&'a Map<String, Value>>,
 }
 
 /// `response` fitted to `fitting`'s limit: unchanged when it is not a success or its payload
@@ -153,12 +142,8 @@ fn too_large(size: usize, fitting: &Fitting<'_>) -> ToolError {
 /// the paging arguments to change.
 fn next_call(kept: usize, fitting: &Fitting<'_>) -> Option<String> {
     let page = fitting.action.result.page.as_ref()?;
-    // Read as the action read them: a stringified offset is the number it holds.
-    let mut arguments = fitting.arguments.clone()?;
-    if let Some(reading) = &fitting.reading {
-        let runtime = reading.runtime;
-        runtime.decode_stringified(&mut arguments, reading.action, reading.max_bytes);
-    }
+    // As the action read them: a stringified offset is the number it holds.
+    let mut arguments = fitting.arguments?.clone();
     let number = |name: &str| arguments.get(name).and_then(Value::as_u64);
     let kept = kept as u64;
     let offset = number(&page.offset).unwrap_or(0).saturating_add(kept);

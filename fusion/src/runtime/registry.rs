@@ -1,8 +1,8 @@
 //! The front half of every call, shared by a [`Server`](crate::server::Server) and a
 //! [`Tester`](crate::testing::Tester): the registered tools, each read and checked once when
 //! it is registered (its definition, its compiled schemas, its gates); the argument limits;
-//! the contract awareness; and the call of a tool by the name a client used, its response
-//! naming actions as that exposition does.
+//! the contract awareness; the resolution of a call by the name a client used into one
+//! [`Resolved`] value; and its response naming actions as that exposition does.
 
 use std::sync::{Arc, OnceLock};
 
@@ -10,17 +10,16 @@ use serde_json::{Map, Value};
 
 use crate::auth::Principal;
 use crate::contract::{Awareness, Contract, ContractBaseline};
+use crate::envelope::error::ToolError;
 use crate::guard::{Gates, Guards, ToolGuards};
 use crate::internal::Redactor;
-use crate::model::context::RequestContext;
 use crate::model::definition::{ActionDefinition, ToolDefinition};
 use crate::model::exposition::Exposition;
 use crate::model::response::ToolResponse;
 use crate::model::result_fit::ResultLimit;
-use crate::runtime::call::{self, Admission, Decoding, Target};
+use crate::runtime::compiled::CompiledTool;
 use crate::runtime::decoded::Told;
-use crate::runtime::dispatch::ToolRuntime;
-use crate::runtime::fit::{self, Fitting, Reading};
+use crate::runtime::fit;
 use crate::runtime::names::ExposedNames;
 use crate::runtime::tool::Tool;
 use crate::validation::SchemaError;
@@ -28,7 +27,7 @@ use crate::validation::SchemaError;
 /// The registered tools and what every call of them goes through.
 #[derive(Clone, Default)]
 pub(crate) struct Registry {
-    tools: Vec<Registered>,
+    tools: Vec<Arc<Registered>>,
     guards: Guards,
     baseline: Option<ContractBaseline>,
     /// See [`Server::redact_internal_causes`](crate::server::Server::redact_internal_causes).
@@ -43,7 +42,7 @@ pub(crate) struct Registry {
     /// every action that declares none.
     pub(crate) max_result: Option<ResultLimit>,
     /// The fields each session was told it sent as stringified JSON.
-    told: Arc<Told>,
+    pub(super) told: Arc<Told>,
     /// What the tools are called in each exposition, and the contract deltas named so: worked
     /// out at the first call that needs them, forgotten when the tools or the baseline change.
     grouped: Derived,
@@ -56,26 +55,48 @@ struct Derived {
     awareness: OnceLock<Arc<Awareness>>,
 }
 
-/// A tool as registered: the value, the definition it reported once, the guards it declares
-/// and its gates (the guards configured for it, with their state).
+/// A tool as registered: the value, the definition it reported once, its compiled schemas,
+/// the guards it declares and its gates (the guards configured for it, with their state).
 #[derive(Clone)]
 pub(crate) struct Registered {
     pub(crate) tool: Arc<dyn Tool>,
     pub(crate) definition: ToolDefinition,
-    /// Its compiled schemas and routing, built from the definition it reported here: what
-    /// decoding stringified JSON arguments reads.
-    runtime: Arc<ToolRuntime>,
+    /// Its routing and argument validators, built from the definition it reported here.
+    pub(crate) compiled: Arc<CompiledTool>,
     declared: ToolGuards,
-    gates: Option<Arc<Gates>>,
+    pub(crate) gates: Option<Arc<Gates>>,
 }
 
-/// Where a name a client called leads: the tool (its index), the discriminator and action to
-/// inject when the name carries the action, and the exposition the name belongs to.
+/// Where a name a client called leads: the tool (its index), the action when the name
+/// carries it (a flat `billing_charge`, a tester's `billing.charge`), and the exposition the
+/// name belongs to.
 #[derive(Clone, Debug)]
 pub(crate) struct Route {
     pub(crate) tool: usize,
-    pub(crate) inject: Option<(String, String)>,
+    pub(crate) action: Option<String>,
     pub(crate) exposition: Exposition,
+}
+
+/// One `tools/call` resolved once, the value every later step of the call takes: the tool,
+/// the action called (or why none is: the routing error to answer), the arguments, and the
+/// exposition the client called in. Visibility, tasks, step-up, stringified-JSON decoding,
+/// result fitting, the guards, the tool's `prepare` and the answer's names all read it; none
+/// looks the action up again.
+pub(crate) struct Resolved {
+    pub(crate) tool: Arc<Registered>,
+    pub(crate) action: Result<usize, ToolError>,
+    /// Whether the name called carried the action (so the arguments need not).
+    pub(crate) named: bool,
+    pub(crate) arguments: Map<String, Value>,
+    pub(crate) exposition: Exposition,
+}
+
+impl Resolved {
+    /// The declaration of the action called, when the call names one.
+    pub(crate) fn declaration(&self) -> Option<&ActionDefinition> {
+        let index = *self.action.as_ref().ok()?;
+        self.tool.definition.actions.get(index)
+    }
 }
 
 /// Why a tool cannot be registered.
@@ -88,38 +109,64 @@ pub(crate) enum Refusal {
 }
 
 impl Registry {
-    /// Registers `tool`: reads its definition and guards, compiles its schemas (a generated
-    /// tool's calls use this runtime, see [`ToolRuntime::registered`]) and builds its gates.
-    pub(crate) fn register(
-        &mut self,
-        tool: Arc<dyn Tool>,
-        kind: std::any::TypeId,
-    ) -> Result<(), Refusal> {
+    /// Registers `tool`: reads its definition and guards, compiles its schemas and builds its
+    /// gates.
+    pub(crate) fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), Refusal> {
         let definition = tool.definition();
-        let runtime = ToolRuntime::new(&definition)
+        let compiled = CompiledTool::new(&definition)
             .map_err(|error| Refusal::Definition(definition.name.clone(), error))?;
         fit::check_paging(&definition).map_err(Refusal::Settings)?;
-        let runtime = Arc::new(runtime);
-        ToolRuntime::register(kind, Arc::clone(&runtime));
         let declared = tool.guards();
         let gates = self
             .guards
             .gates(&definition, &declared)
             .map_err(Refusal::Settings)?;
-        self.tools.push(Registered {
+        self.tools.push(Arc::new(Registered {
             tool,
             definition,
-            runtime,
+            compiled: Arc::new(compiled),
             declared,
             gates: gates.map(Arc::new),
-        });
+        }));
         self.forget_derived();
         Ok(())
     }
 
     /// The registered tools, in registration order.
-    pub(crate) fn tools(&self) -> &[Registered] {
+    pub(crate) fn tools(&self) -> &[Arc<Registered>] {
         &self.tools
+    }
+
+    /// The action a call of `route` with `arguments` goes to, among the ones `shown` marks
+    /// (see [`Registry::resolve`]).
+    pub(crate) fn route(
+        &self,
+        route: &Route,
+        arguments: &Map<String, Value>,
+        shown: Option<&[bool]>,
+    ) -> Result<usize, ToolError> {
+        let compiled = &self.tools[route.tool].compiled;
+        compiled.route(arguments, route.action.as_deref(), |index| {
+            shown.is_none_or(|shown| shown.get(index).copied().unwrap_or(false))
+        })
+    }
+
+    /// The call of `route` with `arguments`, resolved: routed once to an action among the
+    /// ones `shown` marks (by index; all without it): a hidden action is answered as one the
+    /// tool does not have (see [`CompiledTool::route`]).
+    pub(crate) fn resolve(
+        &self,
+        route: &Route,
+        arguments: Map<String, Value>,
+        shown: Option<&[bool]>,
+    ) -> Resolved {
+        Resolved {
+            tool: Arc::clone(&self.tools[route.tool]),
+            action: self.route(route, &arguments, shown),
+            named: route.action.is_some(),
+            arguments,
+            exposition: route.exposition,
+        }
     }
 
     /// The guard configuration.
@@ -135,7 +182,7 @@ impl Registry {
         guards.check_targets(self.tools.iter().map(|r| &r.definition))?;
         for registered in &mut self.tools {
             let gates = guards.gates(&registered.definition, &registered.declared)?;
-            registered.gates = gates.map(Arc::new);
+            Arc::make_mut(registered).gates = gates.map(Arc::new);
         }
         self.guards = guards;
         Ok(())
@@ -193,79 +240,6 @@ impl Registry {
         }
     }
 
-    /// The routing runtime of tool `tool` (its index).
-    pub(crate) fn runtime(&self, tool: usize) -> &ToolRuntime {
-        &self.tools[tool].runtime
-    }
-
-    /// Runs one call along `route`: the argument limits, the tool, its gates (see
-    /// [`call::run`]); then the response as the model reads it in the route's exposition:
-    /// the contract deltas of a validation error, every `tool.action` named as the exposition
-    /// names it, and the flags in `structuredContent` when the server asks for them.
-    pub(crate) async fn call(
-        &self,
-        route: &Route,
-        arguments: Map<String, Value>,
-        context: RequestContext,
-        admission: Option<Admission>,
-    ) -> ToolResponse {
-        let registered = &self.tools[route.tool];
-        let target = Target {
-            tool: &registered.tool,
-            name: Some(&registered.definition.name),
-            gates: registered.gates.as_deref(),
-            inject: (route.inject.as_ref()).map(|(d, a)| (d.as_str(), a.as_str())),
-            exposition: route.exposition,
-            redact: self.redact.as_ref(),
-            admission,
-            decoding: (!self.strict_json).then(|| Decoding {
-                runtime: &registered.runtime,
-                told: &self.told,
-            }),
-        };
-        let limits = self.guards.argument_limits();
-        let fitting = self.fitting(registered, route, &arguments);
-        let response = call::run(target, &limits, arguments, context).await;
-        let response = match fitting {
-            Some(fitting) => fit::fit(response, &fitting),
-            None => response,
-        };
-        self.answer(response, route.exposition)
-    }
-
-    /// What fitting the result of a call of `registered` with `arguments` needs, when a
-    /// result limit is in force for the action called; the arguments are kept only for an
-    /// action that pages, with how the action read them (stringified JSON decoded, unless the
-    /// server is strict) for the next call of a cut list.
-    fn fitting<'r>(
-        &self,
-        registered: &'r Registered,
-        route: &'r Route,
-        arguments: &Map<String, Value>,
-    ) -> Option<Fitting<'r>> {
-        let definition = &registered.definition;
-        let limited = |action: &ActionDefinition| action.result.max_result.is_some();
-        if self.max_result.is_none() && !definition.actions.iter().any(limited) {
-            return None;
-        }
-        let discriminator = definition.discriminator.as_deref();
-        let injected = route.inject.as_ref().map(|(_, action)| action.as_str());
-        let index = registered.runtime.action_index(arguments, injected)?;
-        let action = definition.actions.get(index)?;
-        let limit = action.result.max_result.or(self.max_result)?;
-        Some(Fitting {
-            limit,
-            action,
-            discriminator: discriminator.filter(|_| route.inject.is_none()),
-            arguments: action.result.page.is_some().then(|| arguments.clone()),
-            reading: (!self.strict_json).then(|| Reading {
-                runtime: &registered.runtime,
-                action: injected,
-                max_bytes: self.guards.argument_limits().max_bytes,
-            }),
-        })
-    }
-
     /// `response` (a tool's, or the server's own) as the model reads it in `exposition`.
     pub(crate) fn answer(&self, response: ToolResponse, exposition: Exposition) -> ToolResponse {
         let response = match self.awareness(exposition) {
@@ -280,6 +254,11 @@ impl Registry {
             Some(enabled) => response.flags_in_structured_content(enabled),
             None => response,
         }
+    }
+
+    /// The result limit in force for `action`: its own, else the server's.
+    pub(super) fn result_limit(&self, action: &ActionDefinition) -> Option<ResultLimit> {
+        action.result.max_result.or(self.max_result)
     }
 
     fn derived(&self, exposition: Exposition) -> &Derived {

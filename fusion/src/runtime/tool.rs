@@ -1,13 +1,13 @@
-//! The `Tool` trait: a tool's definition, and the first half of a call (route and validate
-//! the arguments into a [`PreparedCall`]). The rest of the call (guards, the handler, the
-//! panic boundary) is the runtime's, in `call`.
+//! The `Tool` trait: a tool's definition, and the first half of a call (validate the routed
+//! [`ToolCall`]'s arguments into a [`PreparedCall`]). The rest of the call (routing, guards,
+//! the handler, the panic boundary) is the runtime's, in `call`.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::guard::ToolGuards;
@@ -16,27 +16,29 @@ use crate::model::definition::ToolDefinition;
 use crate::model::output::IntoToolResponse;
 use crate::model::response::ToolResponse;
 use crate::model::schema::InputSchemas;
+use crate::runtime::compiled::CompiledTool;
 
 /// An MCP tool whose actions fail well. `#[fusion::tool]` implements it; a
 /// [`Server`](crate::server::Server) or a [`Tester`](crate::testing::Tester) registers values
 /// of implementing types and runs every call the same way:
 ///
-/// 1. [`Tool::prepare`] routes the arguments to an action and validates them, synchronously:
+/// 1. the runtime routes the arguments to an action (by the discriminator, or the flat tool
+///    name called) into a [`ToolCall`], and [`Tool::prepare`] validates them, synchronously:
 ///    a malformed call is answered here and never reaches the guards;
 /// 2. the guards configured for the tool and the action (its own [`Tool::guards`], and the
 ///    server's) admit the call or refuse it;
 /// 3. the prepared call's handler runs under the timeout, inside one panic boundary.
 ///
-/// A hand-written tool implements the first step only, so it gets exactly the guards
-/// configured for it. `prepare` takes the tool by `Arc` and returns a call that owns what it
+/// A hand-written tool implements the validation step only, so it gets exactly the routing
+/// and the guards configured for it. `prepare` takes the tool by `Arc` and returns a call that owns what it
 /// needs (like a tower `Service` future, or axum's cloned state): a handler that uses the tool
 /// moves the `Arc` in, so the call can outlive the borrow of the registry it came from, and a
 /// synchronous handler can run on another thread (see [`PreparedCall::blocking`]).
 ///
 /// ```
-/// use fusion::{ActionDefinition, PreparedCall, Tool, ToolDefinition, ToolResponse};
+/// use fusion::{ActionDefinition, PreparedCall, Tool, ToolCall, ToolDefinition, ToolResponse};
 /// use fusion::guard::{GuardSpec, ToolGuards};
-/// use serde_json::{Map, Value, json};
+/// use serde_json::json;
 /// use std::sync::Arc;
 /// use std::time::Duration;
 ///
@@ -70,15 +72,11 @@ use crate::model::schema::InputSchemas;
 ///         }
 ///     }
 ///
-///     fn prepare(self: Arc<Self>, arguments: Map<String, Value>) -> Result<PreparedCall, ToolResponse> {
-///         if !arguments.is_empty() {
-///             return Err(ToolResponse::error(fusion::ToolError::new(
-///                 "VALIDATION_ERROR",
-///                 "`ping` takes no arguments.",
-///             )));
-///         }
-///         // A single-function tool's action is named like the tool. The handler owns `self`.
-///         Ok(PreparedCall::new("ping", move |_context| async move { self.reply }))
+///     fn prepare(self: Arc<Self>, call: ToolCall<'_>) -> Result<PreparedCall, ToolResponse> {
+///         // Validated against the action's input schema: no argument at all.
+///         call.parse_none()?;
+///         // The handler owns `self`.
+///         Ok(PreparedCall::new(move |_context| async move { self.reply }))
 ///     }
 ///
 ///     fn guards(&self) -> ToolGuards {
@@ -99,9 +97,8 @@ pub trait Tool: Send + Sync + 'static {
     /// The tool's definition: name, description, discriminator and actions.
     fn definition(&self) -> ToolDefinition;
 
-    /// Routes `arguments` (the MCP `arguments` object, discriminator included for a tool with
-    /// several actions) to an action and validates them: the call ready to run, or the
-    /// response refusing it (`MISSING_DISCRIMINATOR`, `UNKNOWN_ACTION`, a
+    /// Validates the arguments of `call` (routed to one of the definition's actions, the
+    /// discriminator taken out): the call ready to run, or the response refusing it (a
     /// `<validation_error>`). Runs before any guard, and does no I/O.
     ///
     /// The runtime hands each call its own clone of the registered `Arc` (one reference-count
@@ -109,10 +106,7 @@ pub trait Tool: Send + Sync + 'static {
     ///
     /// # Errors
     /// The response to send instead of running the call.
-    fn prepare(
-        self: Arc<Self>,
-        arguments: Map<String, Value>,
-    ) -> Result<PreparedCall, ToolResponse>;
+    fn prepare(self: Arc<Self>, call: ToolCall<'_>) -> Result<PreparedCall, ToolResponse>;
 
     /// The guards the tool declares for itself (`#[fusion::tool(concurrency(..), timeout =
     /// ..)]`, `#[action(rate_limit(..))]`): none by default. A server reads them once, at
@@ -129,13 +123,94 @@ pub trait Tool: Send + Sync + 'static {
     }
 }
 
+/// A call routed to one action of a tool, its arguments not validated yet: what
+/// [`Tool::prepare`] gets. The runtime routed it once (by the discriminator, or the flat tool
+/// name the client called) and took the discriminator out of the arguments; validating them
+/// against the action's compiled input schema is [`ToolCall::parse`]'s.
+#[derive(Debug)]
+pub struct ToolCall<'r> {
+    compiled: &'r CompiledTool,
+    index: usize,
+    arguments: Map<String, Value>,
+}
+
+impl<'r> ToolCall<'r> {
+    /// The call of action `index` of `compiled` with `arguments`, the discriminator taken out
+    /// (a flat tool name's call may send it too: the name called wins).
+    pub(crate) fn new(
+        compiled: &'r CompiledTool,
+        index: usize,
+        mut arguments: Map<String, Value>,
+    ) -> ToolCall<'r> {
+        if let Some(field) = compiled.discriminator() {
+            arguments.remove(field);
+        }
+        ToolCall {
+            compiled,
+            index,
+            arguments,
+        }
+    }
+
+    /// The action's name (a single-function tool's is the tool's name; so is a hand-written
+    /// tool's whose definition lists no action).
+    pub fn action(&self) -> &str {
+        self.compiled.action(self.index)
+    }
+
+    /// The action's index among the definition's actions, in declaration order.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The arguments as sent (stringified JSON decoded where the server does), without the
+    /// discriminator.
+    pub fn arguments(&self) -> &Map<String, Value> {
+        &self.arguments
+    }
+
+    /// The arguments, owned.
+    pub fn into_arguments(self) -> Map<String, Value> {
+        self.arguments
+    }
+
+    /// Validates the arguments against the action's input schema and deserializes them into
+    /// `T`: every problem of both kinds comes back in one `<validation_error>` response.
+    ///
+    /// # Errors
+    /// The `<validation_error>` response to send.
+    pub fn parse<T: DeserializeOwned>(self) -> Result<T, ToolResponse> {
+        self.parse_with(|_: &T| None)
+    }
+
+    /// [`ToolCall::parse`], then `rules` (the `validator` crate's, when `T` has them) on the
+    /// result: the problems of all three kinds in one `<validation_error>` response.
+    ///
+    /// # Errors
+    /// The `<validation_error>` response to send.
+    pub fn parse_with<T, F>(self, rules: F) -> Result<T, ToolResponse>
+    where
+        T: DeserializeOwned,
+        F: FnOnce(&T) -> Option<validator::ValidationErrors>,
+    {
+        self.compiled.parse(self.index, self.arguments, rules)
+    }
+
+    /// Checks that an action without an arguments parameter received no arguments.
+    ///
+    /// # Errors
+    /// The `<validation_error>` response to send.
+    pub fn parse_none(self) -> Result<(), ToolResponse> {
+        self.compiled.parse_none(self.index, self.arguments)
+    }
+}
+
 /// A call routed to one action with its arguments validated, waiting for its guards: what
-/// [`Tool::prepare`] returns. Holds the action's name (the guards are looked up by it) and the
-/// handler, which gets the request's context when it runs. It owns everything it uses
-/// (`'static`): a handler that needs the tool holds its `Arc`.
+/// [`Tool::prepare`] returns. Holds the handler, which gets the request's context when it
+/// runs. It owns everything it uses (`'static`): a handler that needs the tool holds its
+/// `Arc`.
 #[must_use = "a prepared call does nothing until the runtime runs it"]
 pub struct PreparedCall {
-    action: Cow<'static, str>,
     handler: Handler,
 }
 
@@ -160,11 +235,10 @@ where
 }
 
 impl PreparedCall {
-    /// A call of `action` (the discriminator value; for a single-function tool, the tool's
-    /// name) whose handler is asynchronous: `handler` gets the request context and returns a
+    /// A call whose handler is asynchronous: `handler` gets the request context and returns a
     /// future of any [`IntoToolResponse`] output. The future runs on the task that polls the
     /// call; at a timeout, or when the client cancels, it is dropped.
-    pub fn new<F, Fut>(action: impl Into<Cow<'static, str>>, handler: F) -> PreparedCall
+    pub fn new<F, Fut>(handler: F) -> PreparedCall
     where
         F: FnOnce(RequestContext) -> Fut + Send + 'static,
         Fut: Future<Output: IntoToolResponse> + Send + 'static,
@@ -174,7 +248,6 @@ impl PreparedCall {
             Box::pin(async move { future.await.into_tool_response() })
         });
         PreparedCall {
-            action: action.into(),
             handler: Handler::Async(handler),
         }
     }
@@ -191,13 +264,12 @@ impl PreparedCall {
     /// Inline, a handler that blocks holds its async worker thread, and every task waiting
     /// for that thread, as long as it blocks: a handler that may block (file or database I/O,
     /// a long computation) without a timeout belongs in [`PreparedCall::blocking`].
-    pub fn sync<F, R>(action: impl Into<Cow<'static, str>>, handler: F) -> PreparedCall
+    pub fn sync<F, R>(handler: F) -> PreparedCall
     where
         F: FnOnce(RequestContext) -> R + Send + 'static,
         R: IntoToolResponse,
     {
         PreparedCall {
-            action: action.into(),
             handler: Handler::Sync(sync_handler(handler)),
         }
     }
@@ -225,25 +297,14 @@ impl PreparedCall {
     /// ([`RequestContext::is_cancelled`] turns `true`): a long handler that checks it between
     /// steps stops early. The call's concurrency slots stay taken until the handler returns,
     /// so a limit also bounds the threads its timed-out calls still occupy.
-    pub fn blocking<F, R>(action: impl Into<Cow<'static, str>>, handler: F) -> PreparedCall
+    pub fn blocking<F, R>(handler: F) -> PreparedCall
     where
         F: FnOnce(RequestContext) -> R + Send + 'static,
         R: IntoToolResponse,
     {
         PreparedCall {
-            action: action.into(),
             handler: Handler::Blocking(sync_handler(handler)),
         }
-    }
-
-    /// The action the call goes to.
-    pub fn action(&self) -> &str {
-        &self.action
-    }
-
-    /// The action's name, owned (borrowed for the `&'static str` names generated tools use).
-    pub(crate) fn action_name(&self) -> Cow<'static, str> {
-        self.action.clone()
     }
 
     /// The handler's response, given the request's context. Only the runtime's call path runs
@@ -285,7 +346,6 @@ impl fmt::Debug for PreparedCall {
             Handler::Blocking(_) => "blocking",
         };
         f.debug_struct("PreparedCall")
-            .field("action", &self.action)
             .field("handler", &kind)
             .finish()
     }

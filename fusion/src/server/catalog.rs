@@ -2,6 +2,7 @@
 //! once (again when the exposition changes), and where a call of each goes.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rmcp::model::{MetaObject, ToolAnnotations};
 use serde_json::{Map, Value, json};
@@ -56,7 +57,7 @@ impl Catalog {
     /// # Errors
     /// As [`Catalog::add`].
     pub(super) fn build(
-        tools: &[Registered],
+        tools: &[Arc<Registered>],
         exposition: Exposition,
         schemas: InputSchemas,
     ) -> Result<Catalog, String> {
@@ -73,7 +74,7 @@ impl Catalog {
     /// only those actions (its discriminator's `enum`, its fields and its `_meta` entries
     /// shrink with them), a tool with none left out.
     pub(super) fn visible(
-        tools: &[Registered],
+        tools: &[Arc<Registered>],
         exposition: Exposition,
         schemas: InputSchemas,
         allowed: &[Vec<bool>],
@@ -115,18 +116,18 @@ impl Catalog {
         exposition: Exposition,
         schemas: InputSchemas,
     ) -> Result<&[Entry], String> {
-        let route = |inject| Route {
+        let route = |action| Route {
             tool: index,
-            inject,
+            action,
             exposition,
         };
         let exposed: Vec<(Entry, String)> = match (exposition, &def.discriminator) {
-            (Exposition::Flat, Some(discriminator)) => (def.actions.iter())
+            (Exposition::Flat, Some(_)) => (def.actions.iter())
                 .map(|action| {
                     let name = def.action_name(exposition, &action.name);
                     let entry = Entry {
                         definition: flat_definition(def, action, name, schemas),
-                        route: route(Some((discriminator.clone(), action.name.clone()))),
+                        route: route(Some(action.name.clone())),
                         schemas,
                     };
                     let owner = format!("action `{}` of tool `{}`", action.name, def.name);

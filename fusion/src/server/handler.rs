@@ -94,38 +94,35 @@ impl rmcp::ServerHandler for Server {
         let Some(entry) = catalog.get(&request.name) else {
             return self.unknown_tool(&request.name, catalog);
         };
+        // Resolved once: every step below takes this value.
+        let arguments = request.arguments.take().unwrap_or_default();
+        let shown = view.as_ref().map(|view| view.allowed(entry.route.tool));
+        let resolved = inner.registry.resolve(&entry.route, arguments, shown);
         // A hidden action is answered as one the tool does not have, before anything else
         // reads the arguments.
-        let sent = request.arguments.as_ref();
-        if let Some(view) = &view
-            && entry.route.inject.is_none()
-            && let Err(error) = (inner.registry.runtime(entry.route.tool)).check_visible(
-                sent.unwrap_or(&Default::default()),
-                view.allowed(entry.route.tool),
-            )
+        if view.is_some()
+            && let Err(error) = resolved.action
         {
-            let response =
-                (inner.registry).answer(ToolResponse::error(error), entry.route.exposition);
+            let response = (inner.registry).answer(ToolResponse::error(error), resolved.exposition);
             return Ok(CallToolResult::from(response).into());
         }
-        if self.is_task_call(entry, &request, &context)? {
-            return self.start_task(entry, request, context).await;
+        if self.is_task_call(&resolved, &context)? {
+            return self.start_task(resolved, &request, context).await;
         }
-        let arguments = request.arguments.take().unwrap_or_default();
         let (mut ctx, reports) = request_context(&mut context, self.session(), self.log_level());
         if let Some(principal) = self.local_caller() {
             ctx = ctx.with_principal(principal.clone());
         }
         let round = match inner
             .rounds
-            .round_for(&request, &context, ctx.principal(), &arguments)
+            .round_for(&request, &context, ctx.principal(), &resolved.arguments)
             .await
         {
             Ok(round) => round,
             Err(Stopped::Protocol(error)) => return Err(error),
             Err(Stopped::Envelope(error)) => {
                 let response =
-                    (inner.registry).answer(ToolResponse::error(error), entry.route.exposition);
+                    (inner.registry).answer(ToolResponse::error(error), resolved.exposition);
                 return Ok(CallToolResult::from(response).into());
             }
         };
@@ -138,7 +135,7 @@ impl rmcp::ServerHandler for Server {
                 None => std::future::pending().await,
             }
         };
-        let call = inner.registry.call(&entry.route, arguments, ctx, None);
+        let call = inner.registry.call(resolved, ctx);
         let response = tokio::select! {
             biased;
             // Dropping `call` here drops the action's future: the client cancelled

@@ -321,18 +321,17 @@ impl Server {
     /// `properties` alone).
     #[track_caller]
     pub fn tool(self, tool: impl Tool) -> Server {
-        let kind = std::any::Any::type_id(&tool);
-        self.register(Arc::new(tool), kind)
+        self.register(Arc::new(tool))
     }
 
     /// [`Server::tool`], not generic: the definition read, its schemas compiled, its gates
     /// built, its MCP tools named and checked, once.
     #[track_caller]
-    fn register(self, tool: Arc<dyn Tool>, kind: std::any::TypeId) -> Server {
+    fn register(self, tool: Arc<dyn Tool>) -> Server {
         self.update(|inner| {
             inner
                 .registry
-                .register(tool, kind)
+                .register(tool)
                 .map_err(|refusal| match refusal {
                     Refusal::Definition(tool, error) => format!("tool `{tool}`: {error}"),
                     Refusal::Settings(message) => message,

@@ -20,7 +20,6 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{Notify, oneshot};
 
 use crate::model::context::{BoxFuture, Elicited, Elicitor, InputKind, Inputs, TaskStart};
-use crate::runtime::call::Admission;
 use crate::tasks::{TaskRecord, TaskStore};
 
 /// The questions of one running task: the ones waiting for an answer, by key.
@@ -144,26 +143,33 @@ pub(super) fn routed(
     )
 }
 
-/// The task start of a call whose task is deferred (`#[action(task(deferred))]`):
-/// [`RequestContext::start_task`](crate::RequestContext::start_task) passes the call's
-/// `admission`: the server creates the task, answers the client with it, and lets the action
-/// go on, its questions then the task's (unless the store had no room: `route` is [`DIRECT`]).
-pub(super) fn deferred_start(route: &Arc<AtomicU8>, admission: Admission) -> TaskStart {
-    let admission = Mutex::new(Some(admission));
+/// The task start of a call whose task is deferred (`#[action(task(deferred))]`), the one
+/// signal a running call sends the server: the action is running when it decides, so the
+/// server learns it from the action. [`RequestContext::start_task`](crate::RequestContext::start_task)
+/// says so on `started` (the first time) and waits for `go`: the server creates the task,
+/// answers the client with it, and lets the action go on, its questions then the task's
+/// (unless the store had no room: `route` is [`DIRECT`]). When the server cannot create the
+/// task it drops `go` with the call: the action never goes on.
+pub(super) fn deferred_start(
+    route: &Arc<AtomicU8>,
+) -> (TaskStart, oneshot::Receiver<()>, oneshot::Sender<()>) {
+    let (started, on_started) = oneshot::channel();
+    let (go_on, go) = oneshot::channel();
+    let signal = Mutex::new(Some((started, go)));
     let route = Arc::clone(route);
-    Arc::new(move || {
-        let admission = admission
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+    let start: TaskStart = Arc::new(move || {
+        let signal = signal.lock().unwrap_or_else(PoisonError::into_inner).take();
         let route = Arc::clone(&route);
         Box::pin(async move {
-            if let Some(admission) = admission {
-                admission.pass().await;
-                let _ = route.compare_exchange(BEFORE, TASK, Ordering::AcqRel, Ordering::Acquire);
+            let Some((started, go)) = signal else { return };
+            let _ = started.send(());
+            if go.await.is_err() {
+                std::future::pending::<()>().await;
             }
+            let _ = route.compare_exchange(BEFORE, TASK, Ordering::AcqRel, Ordering::Acquire);
         })
-    })
+    });
+    (start, on_started, go_on)
 }
 
 /// The input channel of a client asked with server-to-client requests (a revision with

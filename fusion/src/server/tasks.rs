@@ -17,6 +17,7 @@ use rmcp::model::{
 };
 use rmcp::task_manager::current_timestamp;
 use serde_json::{Map, Value};
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_util::task::AbortOnDropHandle;
 
@@ -25,13 +26,13 @@ use super::elicitor;
 use super::handler::{base_context, cancelled};
 use super::input::{self, Stopped};
 use super::task_input::{self, BEFORE, DIRECT, Questions, TASK};
-use super::{Inner, Server, catalog::Entry};
+use super::{Inner, Server};
 use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
 use crate::model::context::{CancellationToken, RequestContext};
-use crate::model::definition::ActionDefinition;
 use crate::model::response::ToolResponse;
-use crate::runtime::call::{Admission, noting_panics};
+use crate::runtime::call::{Admitted, noting_panics};
+use crate::runtime::registry::Resolved;
 use crate::tasks::{StoreError, TaskRecord, TaskState, Tasks, millis, working_expiry_ms};
 
 /// The server's tasks: the settings, and each task this process runs.
@@ -85,23 +86,6 @@ impl Server {
             .any(|tool| (tool.definition.actions.iter()).any(|a| a.task || a.task_required))
     }
 
-    /// The action a call names, when the call names one the tool has.
-    fn called_action(
-        &self,
-        entry: &Entry,
-        request: &CallToolRequestParams,
-    ) -> Option<&ActionDefinition> {
-        let definition = &self.inner.registry.tools()[entry.route.tool].definition;
-        let action = match (&entry.route.inject, &definition.discriminator) {
-            (Some((_, action)), _) => Some(action.as_str()),
-            (None, Some(discriminator)) => (request.arguments.as_ref())
-                .and_then(|arguments| arguments.get(discriminator))
-                .and_then(Value::as_str),
-            (None, None) => definition.actions.first().map(|a| a.name.as_str()),
-        };
-        action.and_then(|name| definition.action(name))
-    }
-
     /// Whether this call becomes a task: its action may run as one and the request declares
     /// the tasks extension. The client sends no hint (a legacy `task` parameter is ignored):
     /// the server decides.
@@ -113,13 +97,10 @@ impl Server {
     /// the extension (SEP-2663, "Required Capabilities").
     pub(super) fn is_task_call(
         &self,
-        entry: &Entry,
-        request: &CallToolRequestParams,
+        resolved: &Resolved,
         context: &Ctx,
     ) -> Result<bool, ErrorData> {
-        let Some(action) =
-            (self.called_action(entry, request)).filter(|a| a.task || a.task_required)
-        else {
+        let Some(action) = (resolved.declaration()).filter(|a| a.task || a.task_required) else {
             return Ok(false);
         };
         if declares_tasks(context) {
@@ -133,15 +114,15 @@ impl Server {
         }
     }
 
-    /// Starts the call as a task: the call runs until the guards admit it (a deferred task's:
-    /// until its action calls `RequestContext::start_task`); a call refused before that (a
-    /// validation error, a guard) is answered directly, and so is a deferred task's question
-    /// before its start (`input_required`) or its answer without one; a call admitted becomes
-    /// a task stored before the client hears of it.
+    /// Starts the call as a task once the guards admit it (a deferred task's: once its action
+    /// calls `RequestContext::start_task`); a call refused before that (a validation error, a
+    /// guard) is answered directly, and so is a deferred task's question before its start
+    /// (`input_required`) or its answer without one; a call admitted becomes a task stored
+    /// before the client hears of it.
     pub(super) async fn start_task(
         &self,
-        entry: &Entry,
-        mut request: CallToolRequestParams,
+        resolved: Resolved,
+        request: &CallToolRequestParams,
         mut context: Ctx,
     ) -> Result<CallToolResponse, ErrorData> {
         let inner = Arc::clone(&self.inner);
@@ -152,20 +133,20 @@ impl Server {
             .with_cancellation(token.clone());
         let record = new_record(owner(&ctx, self), &host.settings);
         let questions = Questions::new(Arc::clone(&host.settings.store), record.id.clone());
-        let arguments = request.arguments.take().unwrap_or_default();
-        let (admission, admitted, go_on) = Admission::new();
-        let deferred = (self.called_action(entry, &request)).is_some_and(|a| a.task_deferred);
+        let deferred = resolved.declaration().is_some_and(|a| a.task_deferred);
+        let exposition = resolved.exposition;
         // The call's round on the stateless revision: a deferred task's questions before its
         // start, and those of a call the store has no room for, are asked as a direct call's.
         let round = match (inner.rounds)
-            .round_for(&request, &context, ctx.principal(), &arguments)
+            .round_for(request, &context, ctx.principal(), &resolved.arguments)
             .await
         {
             Ok(round) => round,
             Err(Stopped::Protocol(error)) => return Err(error),
             Err(Stopped::Envelope(error)) => {
-                let response = ToolResponse::error(error);
-                let response = inner.registry.answer(response, entry.route.exposition);
+                let response = inner
+                    .registry
+                    .answer(ToolResponse::error(error), exposition);
                 return Ok(CallToolResult::from(response).into());
             }
         };
@@ -175,13 +156,6 @@ impl Server {
         };
         let route = Arc::new(AtomicU8::new(if deferred { BEFORE } else { TASK }));
         let ctx = ctx.with_inputs(task_input::routed(before, &questions, &route));
-        let (ctx, admission) = match deferred {
-            false => (ctx, Some(admission)),
-            true => {
-                let start = task_input::deferred_start(&route, admission);
-                (ctx.with_task_start(start), None)
-            }
-        };
         // Resolves when a question asked as a direct call's has no answer.
         let asked = || async {
             match &round {
@@ -189,15 +163,6 @@ impl Server {
                 None => std::future::pending().await,
             }
         };
-        let route_of_call = entry.route.clone();
-        let runner = Arc::clone(&inner);
-        // Aborted if dropped before it is handed to its supervisor: a request cancelled, or
-        // refused before its task exists, leaves nothing running.
-        let mut call = AbortOnDropHandle::new(tokio::spawn(noting_panics(async move {
-            (runner.registry)
-                .call(&route_of_call, arguments, ctx, admission)
-                .await
-        })));
         // The answer of the call while it runs as a direct call: its response, or its round's
         // `input_required`.
         let direct = async |call: &mut AbortOnDropHandle<_>| {
@@ -220,11 +185,41 @@ impl Server {
                 }
             }
         };
-        tokio::select! {
-            biased;
-            answer = direct(&mut call) => return answer,
-            Ok(()) = admitted => {}
-        }
+        let ready = match deferred {
+            // Admitted by every check, or the refusal answered directly.
+            false => {
+                let admitted = tokio::select! {
+                    biased;
+                    () = context.ct.cancelled() => return Ok(cancelled()),
+                    admitted = inner.registry.admit(resolved, ctx) => admitted,
+                };
+                match admitted {
+                    Ok(admitted) => Ready::Admitted(Box::new(admitted)),
+                    Err(refusal) => {
+                        if let Some((round, _)) = &round {
+                            inner.rounds.give_back(round).await;
+                        }
+                        return Ok(CallToolResult::from(refusal).into());
+                    }
+                }
+            }
+            // The call runs as a direct call until its action starts the task.
+            true => {
+                let (start, started, go_on) = task_input::deferred_start(&route);
+                let runner = Arc::clone(&inner);
+                let ctx = ctx.with_task_start(start);
+                // Aborted if dropped before it is handed to its supervisor: a request
+                // cancelled, or refused before its task exists, leaves nothing running.
+                let mut call = AbortOnDropHandle::new(tokio::spawn(noting_panics(async move {
+                    runner.registry.call(resolved, ctx).await
+                })));
+                tokio::select! {
+                    biased;
+                    answer = direct(&mut call) => return answer,
+                    Ok(()) = started => Ready::Started(call, go_on),
+                }
+            }
+        };
         match host.settings.store.create(record.clone()).await {
             Ok(()) => {}
             // No room for another task: the call goes on as a direct call (the extension
@@ -233,12 +228,11 @@ impl Server {
             Err(StoreError::Full(capacity)) => {
                 tracing::warn!(target: "fusion::server", capacity, "the task store is full; the call runs as a direct call");
                 route.store(DIRECT, Ordering::Release);
-                let _ = go_on.send(());
-                return direct(&mut call).await;
+                return direct(&mut ready.go(&inner)).await;
             }
             Err(error) => {
                 let response = ToolResponse::error(store_refusal(&error));
-                let response = inner.registry.answer(response, entry.route.exposition);
+                let response = inner.registry.answer(response, exposition);
                 return Ok(CallToolResult::from(response).into());
             }
         }
@@ -251,7 +245,7 @@ impl Server {
             questions: Arc::clone(&questions),
         };
         host.running().insert(record.id.clone(), running);
-        let _ = go_on.send(());
+        let call = ready.go(&inner);
         tracing::debug!(target: "fusion::server", tool = %request.name, task = %record.id, "task started");
         let task = task_of(&record, TaskStatus::Working);
         tokio::spawn(supervise(inner, record, call.detach(), token, questions));
@@ -359,6 +353,31 @@ impl Server {
         match self.local_caller() {
             Some(principal) => ctx.with_principal(principal.clone()),
             None => ctx,
+        }
+    }
+}
+
+/// A task's call ready to go on once its task exists.
+enum Ready {
+    /// Admitted by every check; its handler has not started.
+    Admitted(Box<Admitted>),
+    /// A deferred task's call, running, its action waiting in `start_task` for the signal.
+    Started(AbortOnDropHandle<(ToolResponse, bool)>, oneshot::Sender<()>),
+}
+
+impl Ready {
+    /// The call, running in the background from now on.
+    fn go(self, inner: &Arc<Inner>) -> AbortOnDropHandle<(ToolResponse, bool)> {
+        match self {
+            Ready::Admitted(admitted) => {
+                let runner = Arc::clone(inner);
+                let run = async move { runner.registry.run(*admitted).await };
+                AbortOnDropHandle::new(tokio::spawn(noting_panics(run)))
+            }
+            Ready::Started(call, go_on) => {
+                let _ = go_on.send(());
+                call
+            }
         }
     }
 }

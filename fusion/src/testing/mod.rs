@@ -88,8 +88,7 @@ impl Tester {
     /// that two tools or actions claim.
     #[track_caller]
     pub fn tool(mut self, tool: impl Tool) -> Tester {
-        let kind = std::any::Any::type_id(&tool);
-        match self.registry.register(Arc::new(tool), kind) {
+        match self.registry.register(Arc::new(tool)) {
             Ok(()) => {}
             Err(Refusal::Definition(tool, err)) => {
                 panic!("fusion::testing: a server would refuse tool `{tool}`: {err}")
@@ -203,14 +202,14 @@ impl Tester {
                 "fusion::testing: the arguments of `{name}` must be a JSON object, got {arguments}"
             );
         };
-        let route = self.resolve(name);
+        let resolved = (self.registry).resolve(&self.route(name), arguments, None);
         let cancellation = context.cancellation().clone();
         async move {
             tokio::select! {
                 biased;
                 // Dropping the call drops the action's future, as the server does.
                 () = cancellation.cancelled() => Outcome::cancelled(),
-                response = self.registry.call(&route, arguments, context, None) => Outcome::new(response),
+                response = self.registry.call(resolved, context) => Outcome::new(response),
             }
         }
     }
@@ -234,18 +233,17 @@ impl Tester {
     /// Each name of [`Tester::names_of`] of tool `tool` (its index), and where a call by it
     /// goes.
     fn routes_of(tool: usize, def: &ToolDefinition) -> Vec<(String, Route)> {
-        let route = |inject, exposition| Route {
+        let route = |action, exposition| Route {
             tool,
-            inject,
+            action,
             exposition,
         };
         let mut routes = vec![(def.name.clone(), route(None, Exposition::Grouped))];
-        if let Some(d) = &def.discriminator {
+        if def.discriminator.is_some() {
             for action in &def.actions {
                 for exposition in [Exposition::Grouped, Exposition::Flat] {
-                    let inject = Some((d.clone(), action.name.clone()));
                     let name = def.action_name(exposition, &action.name);
-                    routes.push((name, route(inject, exposition)));
+                    routes.push((name, route(Some(action.name.clone()), exposition)));
                 }
             }
         } else if let [action] = def.actions.as_slice()
@@ -263,7 +261,7 @@ impl Tester {
     /// answers `UNKNOWN_ACTION` as it would to a model) or the one action of a single-function
     /// tool.
     #[track_caller]
-    fn resolve(&self, name: &str) -> Route {
+    fn route(&self, name: &str) -> Route {
         let tools = self.registry.tools();
         let mut routes = (tools.iter().enumerate())
             .flat_map(|(tool, registered)| Tester::routes_of(tool, &registered.definition));
@@ -274,11 +272,10 @@ impl Tester {
             && let Some(tool) = tools.iter().position(|r| r.definition.name == tool_name)
         {
             let def = &tools[tool].definition;
-            let inject = def.discriminator.clone().map(|d| (d, action.to_owned()));
-            if inject.is_some() || def.action(action).is_some() {
+            if def.discriminator.is_some() || def.action(action).is_some() {
                 return Route {
                     tool,
-                    inject,
+                    action: def.discriminator.is_some().then(|| action.to_owned()),
                     exposition: Exposition::Grouped,
                 };
             }

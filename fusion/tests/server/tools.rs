@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use fusion::server::Server;
 use fusion::{
-    ActionDefinition, Annotations, PreparedCall, RequestContext, Tool, ToolDefinition, ToolError,
-    ToolErrors, ToolResponse,
+    ActionDefinition, Annotations, PreparedCall, RequestContext, Tool, ToolCall, ToolDefinition,
+    ToolError, ToolErrors, ToolResponse,
 };
 use rmcp::ClientHandler;
 use rmcp::model::{
@@ -294,10 +294,7 @@ impl Tool for Named {
         self.definition.clone()
     }
 
-    fn prepare(
-        self: Arc<Self>,
-        _arguments: Map<String, Value>,
-    ) -> Result<PreparedCall, ToolResponse> {
+    fn prepare(self: Arc<Self>, _call: ToolCall<'_>) -> Result<PreparedCall, ToolResponse> {
         panic!(
             "hand-written tool {} panicked in prepare",
             self.definition.name

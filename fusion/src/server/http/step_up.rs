@@ -78,7 +78,10 @@ impl Server {
 
     /// The scopes a call of MCP tool `name` with `arguments` by `caller` needs, when the caller
     /// lacks some; `None` when it lacks none, or the call names no tool or action the caller
-    /// can see (the call path answers it).
+    /// can see (the call path answers it). The layer runs before rmcp reads the request, on
+    /// its bytes, and must decide before rmcp's response starts (an SSE stream's headers go
+    /// out before the handler runs), so it resolves the call itself, the way the call path
+    /// does.
     fn scopes_lacking(
         &self,
         name: &str,
@@ -90,16 +93,11 @@ impl Server {
         let view = (inner.visible).view(&inner.registry, exposition, schemas, Some(caller));
         let catalog = view.as_ref().map_or(&inner.catalog, |v| &v.catalog);
         let route = &catalog.get(name)?.route;
-        let runtime = inner.registry.runtime(route.tool);
-        let injected = route.inject.as_ref().map(|(_, action)| action.as_str());
-        let index = runtime.action_index(arguments, injected)?;
-        if view
-            .as_ref()
-            .is_some_and(|v| !v.allowed(route.tool).get(index).is_some_and(|a| *a))
-        {
-            return None;
-        }
-        let action = runtime.action(index)?;
+        // Resolved as the call path resolves it; a call naming no action it may see is the
+        // call path's to answer.
+        let shown = view.as_ref().map(|view| view.allowed(route.tool));
+        let index = inner.registry.route(route, arguments, shown).ok()?;
+        let action = inner.registry.tools()[route.tool].compiled.action(index);
         if inner.registry.allows(route.tool, action, Some(caller)) {
             return None;
         }

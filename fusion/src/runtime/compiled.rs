@@ -1,11 +1,7 @@
-//! Discriminated action dispatch: routing an arguments object to one of a tool's actions by
-//! its discriminator field, the routing errors (`MISSING_DISCRIMINATOR`, `UNKNOWN_ACTION`),
-//! and validating the routed action's arguments. `#[fusion::tool]`'s generated
-//! `Tool::prepare` runs on it.
-
-use std::any::TypeId;
-use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+//! A tool's definition compiled once, when it is registered: routing an arguments object to
+//! one of its actions by the discriminator field, the routing errors
+//! (`MISSING_DISCRIMINATOR`, `UNKNOWN_ACTION`), and one argument validator per action, which
+//! a [`ToolCall`](crate::runtime::tool::ToolCall) validates with.
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -20,10 +16,10 @@ use crate::validation::{ArgumentValidator, DecodedField, SchemaError};
 
 /// Everything a tool needs per call, built once from its definition: what routes an
 /// arguments object to an action, and one compiled argument validator per action. A
-/// registered tool's is built when it is registered; a generated `Tool::prepare` keeps that
-/// one in a `OnceLock` at its first call (or builds its own when the tool is called directly).
+/// registered tool's is built when it is registered; a tool called directly
+/// ([`ToolExt::call`](crate::ToolExt::call)) builds one for the call.
 #[derive(Debug)]
-pub struct ToolRuntime {
+pub(crate) struct CompiledTool {
     tool: String,
     discriminator: Option<String>,
     actions: Vec<String>,
@@ -35,10 +31,8 @@ pub struct ToolRuntime {
     strict_json: Vec<bool>,
 }
 
-/// A call's arguments as [decoded](ToolRuntime::decode_stringified).
-pub(crate) struct DecodedCall<'r> {
-    /// The action called, qualified (`shop.order`).
-    pub(crate) action: &'r str,
+/// A call's arguments as [decoded](CompiledTool::decode_stringified).
+pub(crate) struct DecodedCall {
     /// The fields decoded, in the arguments' order.
     pub(crate) fields: Vec<DecodedField>,
     /// When a string held JSON nested deeper than the parser reads: how deep the arguments
@@ -47,17 +41,13 @@ pub(crate) struct DecodedCall<'r> {
     pub(crate) too_deep: Option<(usize, ToolResponse)>,
 }
 
-/// The runtimes built when tools were registered, by the tool's type.
-static REGISTERED: LazyLock<Mutex<HashMap<TypeId, Arc<ToolRuntime>>>> =
-    LazyLock::new(Mutex::default);
-
-impl ToolRuntime {
+impl CompiledTool {
     /// Compiles the validators of every action of `definition`.
     ///
     /// # Errors
     /// [`SchemaError`] when an action's input schema does not compile (a bug in the arguments
     /// type's `JsonSchema` impl, reported at the first call rather than on every call).
-    pub fn new(definition: &ToolDefinition) -> Result<ToolRuntime, SchemaError> {
+    pub(crate) fn new(definition: &ToolDefinition) -> Result<CompiledTool, SchemaError> {
         check_definition(definition)?;
         let validators = definition
             .actions
@@ -72,7 +62,7 @@ impl ToolRuntime {
                     .fold(validator, |v, path| v.secret(path.as_str())))
             })
             .collect::<Result<_, SchemaError>>()?;
-        Ok(ToolRuntime {
+        Ok(CompiledTool {
             tool: definition.name.clone(),
             discriminator: definition.discriminator.clone(),
             actions: definition.actions.iter().map(|a| a.name.clone()).collect(),
@@ -84,29 +74,10 @@ impl ToolRuntime {
         })
     }
 
-    /// Keeps the runtime built for a tool of type `kind` at its registration, for
-    /// [`ToolRuntime::registered`] (the first one, when several servers register the type).
-    pub(crate) fn register(kind: TypeId, runtime: Arc<ToolRuntime>) {
-        let mut registered = REGISTERED.lock().unwrap_or_else(PoisonError::into_inner);
-        registered.entry(kind).or_insert(runtime);
-    }
-
-    /// The runtime built when a tool of type `kind` was registered, if one was.
-    pub(crate) fn registered(kind: TypeId) -> Option<Arc<ToolRuntime>> {
-        let registered = REGISTERED.lock().unwrap_or_else(PoisonError::into_inner);
-        registered.get(&kind).cloned()
-    }
-
-    /// Routes `arguments` to an action index (see [`ToolRuntime::route_action`]); a routing
-    /// error comes back as the response to send.
-    pub fn route(&self, arguments: &mut Map<String, Value>) -> Result<usize, ToolResponse> {
-        self.route_action(arguments).map_err(ToolResponse::error)
-    }
-
     /// Validates the arguments of action `index` and deserializes them into `T`, running
     /// `rules` (the `validator` rules, when `T` has them) on the result. Every problem of all
     /// three kinds comes back in one `<validation_error>` response.
-    pub fn parse<T, F>(
+    pub(crate) fn parse<T, F>(
         &self,
         index: usize,
         arguments: Map<String, Value>,
@@ -123,7 +94,7 @@ impl ToolRuntime {
 
     /// Checks that an action without an arguments parameter received no arguments (beyond
     /// the discriminator).
-    pub fn parse_none(
+    pub(crate) fn parse_none(
         &self,
         index: usize,
         arguments: Map<String, Value>,
@@ -139,20 +110,17 @@ impl ToolRuntime {
         }
     }
 
-    /// Reads the arguments of a call that sent stringified JSON where its action's schema
-    /// wants JSON (an array, an object, a number, an integer or a boolean, at any depth) as
-    /// the values those strings hold, before routing; strings longer than `max_bytes` are
-    /// left alone. `action` is the action the call names outside its arguments (a flat tool
-    /// name), else the discriminator names it. The action's qualified name and the fields
-    /// decoded; `None` when nothing was decoded, the call names no action, or the action is
-    /// `strict_json`.
+    /// Reads the arguments of a call of action `index` that sent stringified JSON where the
+    /// action's schema wants JSON (an array, an object, a number, an integer or a boolean, at
+    /// any depth) as the values those strings hold; strings longer than `max_bytes` are left
+    /// alone. The action's qualified name and the fields decoded; `None` when nothing was
+    /// decoded, or the action is `strict_json`.
     pub(crate) fn decode_stringified(
         &self,
+        index: usize,
         arguments: &mut Map<String, Value>,
-        action: Option<&str>,
         max_bytes: Option<usize>,
-    ) -> Option<DecodedCall<'_>> {
-        let index = self.action_index(arguments, action)?;
+    ) -> Option<DecodedCall> {
         // A hand-written tool may define no action at all: nothing to decode for.
         if *self.strict_json.get(index)? {
             return None;
@@ -160,7 +128,6 @@ impl ToolRuntime {
         let validator = self.validators.get(index)?;
         let decoded = validator.decode_stringified(arguments, max_bytes);
         (!decoded.fields.is_empty()).then(|| DecodedCall {
-            action: self.available[index].as_str(),
             fields: decoded.fields,
             too_deep: (decoded.too_deep).map(|levels| {
                 (
@@ -171,99 +138,83 @@ impl ToolRuntime {
         })
     }
 
-    /// The index of the action a call names: `action` when the call names it outside its
-    /// arguments (a flat tool name), else the discriminator's value; a tool without one has a
-    /// single action. `None` when the call names no action of the tool.
-    pub(crate) fn action_index(
-        &self,
-        arguments: &Map<String, Value>,
-        action: Option<&str>,
-    ) -> Option<usize> {
-        match &self.discriminator {
-            None => Some(0),
-            Some(field) => {
-                let name = action.or_else(|| arguments.get(field)?.as_str())?;
-                self.actions.iter().position(|a| a == name)
-            }
-        }
+    /// The discriminator field, for a tool of several actions.
+    pub(crate) fn discriminator(&self) -> Option<&str> {
+        self.discriminator.as_deref()
     }
 
-    /// The name of action `index`.
-    #[cfg(feature = "http")]
-    pub(crate) fn action(&self, index: usize) -> Option<&str> {
-        self.actions.get(index).map(String::as_str)
+    /// The name of action `index` (a single-function tool's is the tool's name); the tool's
+    /// name for a hand-written tool whose definition lists no action.
+    pub(crate) fn action(&self, index: usize) -> &str {
+        self.actions.get(index).unwrap_or(&self.tool)
     }
 
-    /// Picks the action named by the discriminator and removes the discriminator from
-    /// `arguments`, so the rest can be validated as the action's own arguments. A
-    /// single-function tool always routes to its only action.
+    /// The qualified name of action `index` (`shop.order`), as the routing errors and the
+    /// validation envelope name it.
+    pub(crate) fn qualified(&self, index: usize) -> &str {
+        self.available.get(index).unwrap_or(&self.tool)
+    }
+
+    /// The action a call goes to, among the ones `shown` keeps (by index): `named` when the
+    /// call names it outside its arguments (a flat tool name `billing_charge`, a tester's
+    /// `billing.charge`), else the discriminator's value in `arguments`. A tool without a
+    /// discriminator has a single action, index 0. A hidden action is answered exactly as one
+    /// the tool does not have, and the routing errors list only the shown actions (with a
+    /// "did you mean" among them).
     ///
     /// # Errors
     /// `MISSING_DISCRIMINATOR` when the field is absent, `null` or empty; `UNKNOWN_ACTION`
-    /// (with a "did you mean" when a name is close) for any other value that names no action,
-    /// non-strings included. Both list the available actions.
-    pub(crate) fn route_action(
+    /// (with a "did you mean" when a name is close) for any other value that names no shown
+    /// action, non-strings included. Both list the available actions.
+    pub(crate) fn route(
         &self,
-        arguments: &mut Map<String, Value>,
+        arguments: &Map<String, Value>,
+        named: Option<&str>,
+        shown: impl Fn(usize) -> bool,
     ) -> Result<usize, ToolError> {
         let Some(field) = &self.discriminator else {
             return Ok(0);
         };
-        self.pick(field, arguments.remove(field), |_| true)
-    }
-
-    /// The routing error a call with `arguments` gets from a caller who may call only the
-    /// actions `visible` (by index) marks: a hidden action is answered exactly as an action
-    /// the tool does not have, and the routing errors list only the visible actions (with a
-    /// "did you mean" among them). `Ok` when the call names a visible action, or the tool has
-    /// no discriminator.
-    pub(crate) fn check_visible(
-        &self,
-        arguments: &Map<String, Value>,
-        visible: &[bool],
-    ) -> Result<(), ToolError> {
-        let Some(field) = &self.discriminator else {
-            return Ok(());
-        };
-        let shown = |index: usize| visible.get(index).copied().unwrap_or(false);
-        self.pick(field, arguments.get(field).cloned(), shown)
-            .map(drop)
-    }
-
-    /// The action `value` (the discriminator's) names among the ones `shown` keeps.
-    fn pick(
-        &self,
-        field: &str,
-        value: Option<Value>,
-        shown: impl Fn(usize) -> bool,
-    ) -> Result<usize, ToolError> {
-        let Some(value) = value else {
+        let Some(value) = (match named {
+            Some(name) => return self.pick_name(field, name, &shown),
+            None => arguments.get(field),
+        }) else {
             return Err(self.missing(field, &shown));
         };
         match value {
-            Value::String(name) if !name.is_empty() => {
-                match (self.actions.iter().position(|a| *a == name)).filter(|&i| shown(i)) {
-                    Some(index) => Ok(index),
-                    None => {
-                        let value = Value::String(name);
-                        // The sent value is cut like every echoed value.
-                        let sent = crate::validation::sent_value(&value);
-                        Err(self.unknown(field, &sent, value.as_str(), &shown))
-                    }
-                }
-            }
-            Value::Null | Value::String(_) => Err(self.missing(field, &shown)),
+            Value::String(name) => self.pick_name(field, name, &shown),
+            Value::Null => Err(self.missing(field, &shown)),
             other => Err(self.unknown(
                 field,
                 &format!(
                     "{} {} ({})",
-                    article(type_name(&other)),
-                    type_name(&other),
-                    crate::validation::sent_value(&other)
+                    article(type_name(other)),
+                    type_name(other),
+                    crate::validation::sent_value(other)
                 ),
                 None,
                 &shown,
             )),
+        }
+    }
+
+    /// The shown action named `name`.
+    fn pick_name(
+        &self,
+        field: &str,
+        name: &str,
+        shown: &impl Fn(usize) -> bool,
+    ) -> Result<usize, ToolError> {
+        if name.is_empty() {
+            return Err(self.missing(field, shown));
+        }
+        match (self.actions.iter().position(|a| a == name)).filter(|&i| shown(i)) {
+            Some(index) => Ok(index),
+            None => {
+                // The sent value is cut like every echoed value.
+                let sent = crate::validation::sent_value(&Value::from(name));
+                Err(self.unknown(field, &sent, Some(name), shown))
+            }
         }
     }
 
@@ -338,83 +289,69 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn routes_and_strips_the_discriminator() {
-        let router = ToolRuntime::new(&billing()).unwrap();
-        let mut args = json!({"action": "get_invoice", "id": "inv_1"})
+    fn routes_by_the_discriminator_or_the_name_called() {
+        let router = CompiledTool::new(&billing()).unwrap();
+        let args = json!({"action": "get_invoice", "id": "inv_1"})
             .as_object()
             .unwrap()
             .clone();
-        assert_eq!(router.route_action(&mut args).unwrap(), 1);
-        assert_eq!(Value::Object(args), json!({"id": "inv_1"}));
+        assert_eq!(router.route(&args, None, all).unwrap(), 1);
+        assert_eq!(router.route(&args, Some("list_invoices"), all).unwrap(), 0);
+    }
+
+    fn all(_: usize) -> bool {
+        true
+    }
+
+    fn route(router: &CompiledTool, sent: &Value) -> Result<usize, ToolError> {
+        router.route(sent.as_object().unwrap(), None, all)
     }
 
     #[test]
     fn decoding_leaves_calls_to_no_action_alone() {
-        let runtime = ToolRuntime::new(&billing()).unwrap();
         let mut args = json!({"action": "nope", "id": "[1]"})
             .as_object()
             .unwrap()
             .clone();
-        assert!(runtime.decode_stringified(&mut args, None, None).is_none());
-        assert!(
-            runtime
-                .decode_stringified(&mut args, Some("nope"), None)
-                .is_none()
-        );
         // A hand-written tool may define no action at all.
         let mut empty = billing();
         (empty.discriminator, empty.actions) = (None, Vec::new());
-        let runtime = ToolRuntime::new(&empty).unwrap();
-        assert!(runtime.decode_stringified(&mut args, None, None).is_none());
+        let runtime = CompiledTool::new(&empty).unwrap();
+        assert!(runtime.decode_stringified(0, &mut args, None).is_none());
     }
 
     #[test]
     fn routing_errors_list_available_actions() {
-        let router = ToolRuntime::new(&billing()).unwrap();
+        let router = CompiledTool::new(&billing()).unwrap();
         for sent in [json!({}), json!({"action": null}), json!({"action": ""})] {
-            let err = router
-                .route_action(&mut sent.as_object().unwrap().clone())
-                .unwrap_err();
+            let err = route(&router, &sent).unwrap_err();
             assert_eq!(*err.code(), ErrorCode::MissingDiscriminator, "{sent}");
             assert_eq!(
                 err.available_actions(),
                 ["billing.list_invoices", "billing.get_invoice"]
             );
         }
-        let err = router
-            .route_action(
-                &mut json!({"action": "list_invoice"})
-                    .as_object()
-                    .unwrap()
-                    .clone(),
-            )
-            .unwrap_err();
+        let err = route(&router, &json!({"action": "list_invoice"})).unwrap_err();
         assert_eq!(*err.code(), ErrorCode::UnknownAction);
         assert!(
             err.recovery()
                 .unwrap()
                 .starts_with("Did you mean 'list_invoices'?")
         );
-        let err = router
-            .route_action(&mut json!({"action": 42}).as_object().unwrap().clone())
-            .unwrap_err();
+        let err = route(&router, &json!({"action": 42})).unwrap_err();
         assert_eq!(*err.code(), ErrorCode::UnknownAction);
         assert_eq!(
             err.message(),
             "The argument 'action' must be a string naming an action; you sent a number (42)."
         );
-        let err = router
-            .route_action(&mut json!({"action": [1]}).as_object().unwrap().clone())
-            .unwrap_err();
+        let err = route(&router, &json!({"action": [1]})).unwrap_err();
         assert!(
             err.message().ends_with("you sent an array (array(1))."),
             "{}",
             err.message()
         );
         let long = "x".repeat(5_000);
-        let err = router
-            .route_action(&mut json!({"action": long}).as_object().unwrap().clone())
-            .unwrap_err();
+        let err = route(&router, &json!({"action": long})).unwrap_err();
         assert!(
             err.message().len() < 120,
             "echoed whole: {}",
@@ -434,7 +371,7 @@ mod tests {
             "withaction"
         );
         assert!(crate::schema::discriminator_clash(&billing()).is_none());
-        let err = ToolRuntime::new(&clash).unwrap_err();
+        let err = CompiledTool::new(&clash).unwrap_err();
         assert_eq!(err.action(), "billing.withaction");
         assert!(
             err.message().contains("field named `action`"),
@@ -450,10 +387,10 @@ mod tests {
 
     #[test]
     fn a_hidden_action_routes_as_one_the_tool_does_not_have() {
-        let router = ToolRuntime::new(&billing()).unwrap();
+        let router = CompiledTool::new(&billing()).unwrap();
         let mut without_get = billing();
         without_get.actions.truncate(1);
-        let smaller = ToolRuntime::new(&without_get).unwrap();
+        let smaller = CompiledTool::new(&without_get).unwrap();
         let visible = [true, false];
         for sent in [
             json!({"action": "get_invoice", "id": "inv_1"}),
@@ -461,17 +398,15 @@ mod tests {
             json!({"action": 3}),
             json!({}),
         ] {
-            let sent = sent.as_object().unwrap().clone();
-            let hidden = router.check_visible(&sent, &visible).unwrap_err();
-            let absent = smaller.route_action(&mut sent.clone()).unwrap_err();
+            let shown = |index: usize| visible[index];
+            let hidden = (router.route(sent.as_object().unwrap(), None, shown)).unwrap_err();
+            let absent = route(&smaller, &sent).unwrap_err();
             assert_eq!(hidden.to_xml(), absent.to_xml(), "{sent:?}");
         }
         let listed = json!({"action": "list_invoices"})
             .as_object()
             .unwrap()
             .clone();
-        assert!(router.check_visible(&listed, &visible).is_ok());
-        // The discriminator stays for the call path to route.
-        assert!(listed.contains_key("action"));
+        assert!(router.route(&listed, None, |index| visible[index]).is_ok());
     }
 }
