@@ -17,7 +17,7 @@ use std::time::Duration;
 use axum::response::IntoResponse;
 use fusion::auth::jsonwebtoken::jwk::Jwk;
 use fusion::auth::jsonwebtoken::{self, Algorithm, EncodingKey, Header};
-use fusion::auth::{BearerAuth, Jwks, JwksError};
+use fusion::auth::{BearerAuth, FetchError as JwksError, Jwks};
 use fusion::server::{Server, StreamableHttpServerConfig};
 use mcp_http::post;
 use serde_json::{Value, json};

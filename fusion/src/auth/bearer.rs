@@ -174,7 +174,7 @@ impl BearerAuth {
     /// the set lacks makes it fetch the set again (rate-limited, see [`Jwks`]).
     ///
     /// ```no_run
-    /// # async fn demo() -> Result<(), fusion::auth::JwksError> {
+    /// # async fn demo() -> Result<(), fusion::auth::FetchError> {
     /// use fusion::auth::{BearerAuth, Jwks};
     ///
     /// let issuer = "https://id.example.com/realms/main";

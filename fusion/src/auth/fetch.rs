@@ -7,7 +7,64 @@ use reqwest::Url;
 use reqwest::header::{ACCEPT, CACHE_CONTROL, HeaderMap};
 use serde_json::Value;
 
-use super::jwks::JwksError;
+/// Why a document of the authorization server could not be fetched or read: its metadata
+/// (discovery), its key set, or an introspection answer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FetchError {
+    /// The URL is not `https` (plain `http` is accepted for loopback addresses only), or not a
+    /// URL.
+    #[error("{0} is not an https URL (plain http is accepted for loopback addresses only)")]
+    Insecure(String),
+    /// No complete answer within the timeout.
+    #[error("{0} did not answer within the timeout")]
+    Timeout(String),
+    /// The request failed: connection refused, TLS, DNS, too many redirects.
+    #[error("fetching {url} failed: {reason}")]
+    Fetch {
+        /// The URL fetched.
+        url: String,
+        /// What failed.
+        reason: String,
+    },
+    /// The answer's status was not a success.
+    #[error("{url} answered HTTP status {status}")]
+    Status {
+        /// The URL fetched.
+        url: String,
+        /// The HTTP status code.
+        status: u16,
+    },
+    /// The answer is longer than the size limit.
+    #[error("{url} answered more than {limit} bytes")]
+    TooLarge {
+        /// The URL fetched.
+        url: String,
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// The answer is not the JSON document expected.
+    #[error("{url} did not answer a valid document: {reason}")]
+    Malformed {
+        /// The URL fetched.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The key set holds no key that can verify tokens.
+    #[error("the key set at {0} holds no signing key fusion can verify tokens with")]
+    NoKeys(String),
+    /// The discovery document names another issuer (RFC 8414 section 3.3).
+    #[error("the metadata at {url} names the issuer {found}, not {expected}")]
+    IssuerMismatch {
+        /// The metadata URL.
+        url: String,
+        /// The issuer asked for.
+        expected: String,
+        /// The issuer the document names.
+        found: String,
+    },
+}
 
 /// How long a fetched document is kept when the response names no `max-age`.
 const DEFAULT_LIFETIME: Duration = Duration::from_secs(60 * 60);
@@ -38,7 +95,7 @@ const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The HTTP client for documents: the timeout over the whole exchange, at most 3 redirects,
 /// each to an allowed URL.
-pub(super) fn client(timeout: Duration) -> Result<reqwest::Client, JwksError> {
+pub(super) fn client(timeout: Duration) -> Result<reqwest::Client, FetchError> {
     let redirects = reqwest::redirect::Policy::custom(|attempt| {
         if attempt.previous().len() >= 3 {
             attempt.error("too many redirects")
@@ -54,7 +111,7 @@ pub(super) fn client(timeout: Duration) -> Result<reqwest::Client, JwksError> {
 /// The HTTP client for requests carrying credentials: as [`client`], but following no
 /// redirect (a `3xx` answer is returned as it came), so that a client secret or a token is
 /// never resent to another URL.
-pub(super) fn client_without_redirects(timeout: Duration) -> Result<reqwest::Client, JwksError> {
+pub(super) fn client_without_redirects(timeout: Duration) -> Result<reqwest::Client, FetchError> {
     build(timeout, reqwest::redirect::Policy::none())
 }
 
@@ -62,7 +119,7 @@ pub(super) fn client_without_redirects(timeout: Duration) -> Result<reqwest::Cli
 fn build(
     timeout: Duration,
     redirects: reqwest::redirect::Policy,
-) -> Result<reqwest::Client, JwksError> {
+) -> Result<reqwest::Client, FetchError> {
     reqwest::Client::builder()
         .timeout(timeout)
         .connect_timeout(timeout)
@@ -70,7 +127,7 @@ fn build(
         .pool_max_idle_per_host(IDLE_PER_HOST)
         .pool_idle_timeout(IDLE_TIMEOUT)
         .build()
-        .map_err(|error| JwksError::Fetch {
+        .map_err(|error| FetchError::Fetch {
             url: String::new(),
             reason: error.to_string(),
         })
@@ -97,10 +154,10 @@ pub(super) async fn get_json(
     client: &reqwest::Client,
     url: &str,
     max_bytes: usize,
-) -> Result<(Value, HeaderMap), JwksError> {
-    let parsed = Url::parse(url).map_err(|_| JwksError::Insecure(url.to_owned()))?;
+) -> Result<(Value, HeaderMap), FetchError> {
+    let parsed = Url::parse(url).map_err(|_| FetchError::Insecure(url.to_owned()))?;
     if !is_allowed(&parsed) {
-        return Err(JwksError::Insecure(url.to_owned()));
+        return Err(FetchError::Insecure(url.to_owned()));
     }
     let request = client.get(parsed).header(ACCEPT, "application/json");
     send_json(request, url, max_bytes).await
@@ -112,12 +169,12 @@ pub(super) async fn send_json(
     request: reqwest::RequestBuilder,
     url: &str,
     max_bytes: usize,
-) -> Result<(Value, HeaderMap), JwksError> {
+) -> Result<(Value, HeaderMap), FetchError> {
     let failed = |error: reqwest::Error| {
         if error.is_timeout() {
-            JwksError::Timeout(url.to_owned())
+            FetchError::Timeout(url.to_owned())
         } else {
-            JwksError::Fetch {
+            FetchError::Fetch {
                 url: url.to_owned(),
                 reason: error.to_string(),
             }
@@ -125,12 +182,12 @@ pub(super) async fn send_json(
     };
     let mut response = request.send().await.map_err(failed)?;
     if !response.status().is_success() {
-        return Err(JwksError::Status {
+        return Err(FetchError::Status {
             url: url.to_owned(),
             status: response.status().as_u16(),
         });
     }
-    let too_large = || JwksError::TooLarge {
+    let too_large = || FetchError::TooLarge {
         url: url.to_owned(),
         limit: max_bytes,
     };
@@ -148,7 +205,7 @@ pub(super) async fn send_json(
         }
         body.extend_from_slice(&chunk);
     }
-    let document = serde_json::from_slice(&body).map_err(|error| JwksError::Malformed {
+    let document = serde_json::from_slice(&body).map_err(|error| FetchError::Malformed {
         url: url.to_owned(),
         reason: error.to_string(),
     })?;

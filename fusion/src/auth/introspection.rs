@@ -15,8 +15,7 @@ use tokio::sync::{OnceCell, Semaphore};
 use super::Principal;
 use super::cache::{self, Digest, TokenCache, Verified};
 use super::challenge::{InvalidToken, Refusal};
-use super::fetch::{client, client_without_redirects, get_json, is_allowed, send_json};
-use super::jwks::JwksError;
+use super::fetch::{FetchError, client, client_without_redirects, get_json, is_allowed, send_json};
 
 /// How long an active answer is kept at most, by default.
 const MAX_AGE: Duration = Duration::from_secs(60);
@@ -63,7 +62,7 @@ pub enum ClientAuth {
 /// and the token elsewhere): a `3xx` answer is a failure too.
 ///
 /// ```no_run
-/// # async fn demo() -> Result<(), fusion::auth::JwksError> {
+/// # async fn demo() -> Result<(), fusion::auth::FetchError> {
 /// use fusion::auth::{BearerAuth, Introspection, Jwks};
 ///
 /// let issuer = "https://id.example.com";
@@ -111,16 +110,16 @@ impl Introspection {
     /// issuer's path, else OpenID Connect Discovery's `<issuer>/.well-known/openid-configuration`).
     ///
     /// # Errors
-    /// [`JwksError`] when neither document can be read, names another issuer or no
+    /// [`FetchError`] when neither document can be read, names another issuer or no
     /// `introspection_endpoint`.
     pub async fn discover(
         issuer: impl Into<String>,
         client_id: impl Into<String>,
         client_secret: impl Into<String>,
-    ) -> Result<Introspection, JwksError> {
+    ) -> Result<Introspection, FetchError> {
         let issuer = issuer.into();
         let http = client(TIMEOUT)?;
-        let parsed = Url::parse(&issuer).map_err(|_| JwksError::Insecure(issuer.clone()))?;
+        let parsed = Url::parse(&issuer).map_err(|_| FetchError::Insecure(issuer.clone()))?;
         let mut oauth = parsed.clone();
         let path = parsed.path().trim_end_matches('/');
         oauth.set_path(&format!("/.well-known/oauth-authorization-server{path}"));
@@ -137,7 +136,7 @@ impl Introspection {
         };
         let found = document.get("issuer").and_then(Value::as_str).unwrap_or("");
         if found != issuer {
-            return Err(JwksError::IssuerMismatch {
+            return Err(FetchError::IssuerMismatch {
                 url,
                 expected: issuer,
                 found: found.to_owned(),
@@ -147,7 +146,7 @@ impl Introspection {
             .get("introspection_endpoint")
             .and_then(Value::as_str)
         else {
-            return Err(JwksError::Malformed {
+            return Err(FetchError::Malformed {
                 url,
                 reason: "no introspection_endpoint".to_owned(),
             });
@@ -314,7 +313,7 @@ impl Drop for Seat<'_> {
 pub(super) struct Introspector {
     config: Introspection,
     /// The client, or why it could not be built (every introspection then fails).
-    http: Result<reqwest::Client, JwksError>,
+    http: Result<reqwest::Client, FetchError>,
     cache: TokenCache,
     /// Introspections under way, by token digest: later callers wait for the first.
     flights: Mutex<HashMap<Digest, Flight>>,
@@ -414,13 +413,13 @@ impl Introspector {
     }
 
     /// POSTs the introspection request; the answer's members.
-    async fn post(&self, token: &str) -> Result<Map<String, Value>, JwksError> {
+    async fn post(&self, token: &str) -> Result<Map<String, Value>, FetchError> {
         let config = &self.config;
         let endpoint = &config.endpoint;
         if !Url::parse(endpoint).is_ok_and(|url| is_allowed(&url)) {
-            return Err(JwksError::Insecure(endpoint.clone()));
+            return Err(FetchError::Insecure(endpoint.clone()));
         }
-        let http = self.http.as_ref().map_err(|error| JwksError::Fetch {
+        let http = self.http.as_ref().map_err(|error| FetchError::Fetch {
             url: endpoint.clone(),
             reason: error.to_string(),
         })?;
@@ -445,7 +444,7 @@ impl Introspector {
         let (document, _) = send_json(request, endpoint, config.max_bytes).await?;
         match document {
             Value::Object(members) => Ok(members),
-            _ => Err(JwksError::Malformed {
+            _ => Err(FetchError::Malformed {
                 url: endpoint.clone(),
                 reason: "not a JSON object".to_owned(),
             }),

@@ -13,7 +13,7 @@ use jsonwebtoken::{Algorithm, DecodingKey};
 use reqwest::Url;
 use serde_json::Value;
 
-use super::fetch::{client, get_json, lifetime};
+use super::fetch::{FetchError, client, get_json, lifetime};
 
 /// How soon a failed scheduled refresh is tried again.
 const RETRY: Duration = Duration::from_secs(30);
@@ -73,64 +73,6 @@ pub struct JwksBuilder {
     timeout: Duration,
     max_bytes: usize,
     unknown_key_interval: Duration,
-}
-
-/// Why a key set or a discovery document could not be read.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum JwksError {
-    /// The URL is not `https` (plain `http` is accepted for loopback addresses only), or not a
-    /// URL.
-    #[error("{0} is not an https URL (plain http is accepted for loopback addresses only)")]
-    Insecure(String),
-    /// No complete answer within the timeout.
-    #[error("{0} did not answer within the timeout")]
-    Timeout(String),
-    /// The request failed: connection refused, TLS, DNS, too many redirects.
-    #[error("fetching {url} failed: {reason}")]
-    Fetch {
-        /// The URL fetched.
-        url: String,
-        /// What failed.
-        reason: String,
-    },
-    /// The answer's status was not a success.
-    #[error("{url} answered HTTP status {status}")]
-    Status {
-        /// The URL fetched.
-        url: String,
-        /// The HTTP status code.
-        status: u16,
-    },
-    /// The answer is longer than the size limit.
-    #[error("{url} answered more than {limit} bytes")]
-    TooLarge {
-        /// The URL fetched.
-        url: String,
-        /// The limit, in bytes.
-        limit: usize,
-    },
-    /// The answer is not the JSON document expected.
-    #[error("{url} did not answer a valid document: {reason}")]
-    Malformed {
-        /// The URL fetched.
-        url: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// The key set holds no key that can verify tokens.
-    #[error("the key set at {0} holds no signing key fusion can verify tokens with")]
-    NoKeys(String),
-    /// The discovery document names another issuer (RFC 8414 section 3.3).
-    #[error("the metadata at {url} names the issuer {found}, not {expected}")]
-    IssuerMismatch {
-        /// The metadata URL.
-        url: String,
-        /// The issuer asked for.
-        expected: String,
-        /// The issuer the document names.
-        found: String,
-    },
 }
 
 /// One verification key of a set. `serial` names the key itself: a key kept across a refresh
@@ -218,8 +160,8 @@ impl JwksBuilder {
     /// Fetches the key set at `uri` (the authorization server's `jwks_uri`).
     ///
     /// # Errors
-    /// [`JwksError`] when the set cannot be fetched or holds no usable key.
-    pub async fn fetch(self, uri: impl Into<String>) -> Result<Jwks, JwksError> {
+    /// [`FetchError`] when the set cannot be fetched or holds no usable key.
+    pub async fn fetch(self, uri: impl Into<String>) -> Result<Jwks, FetchError> {
         let client = client(self.timeout)?;
         let uri = uri.into();
         let shared = Arc::new(Shared {
@@ -245,12 +187,12 @@ impl JwksBuilder {
     /// document must name the same `issuer` and a `jwks_uri`.
     ///
     /// # Errors
-    /// [`JwksError`] when neither document can be read, names another issuer or no
+    /// [`FetchError`] when neither document can be read, names another issuer or no
     /// `jwks_uri`, or the key set cannot be fetched.
-    pub async fn discover(self, issuer: impl Into<String>) -> Result<Jwks, JwksError> {
+    pub async fn discover(self, issuer: impl Into<String>) -> Result<Jwks, FetchError> {
         let issuer = issuer.into();
         let client = client(self.timeout)?;
-        let parsed = Url::parse(&issuer).map_err(|_| JwksError::Insecure(issuer.clone()))?;
+        let parsed = Url::parse(&issuer).map_err(|_| FetchError::Insecure(issuer.clone()))?;
         let path = parsed.path().trim_end_matches('/');
         let oidc = format!(
             "{}/.well-known/openid-configuration",
@@ -267,14 +209,14 @@ impl JwksBuilder {
         };
         let found = document.get("issuer").and_then(Value::as_str).unwrap_or("");
         if found != issuer {
-            return Err(JwksError::IssuerMismatch {
+            return Err(FetchError::IssuerMismatch {
                 url,
                 expected: issuer,
                 found: found.to_owned(),
             });
         }
         let Some(jwks_uri) = document.get("jwks_uri").and_then(Value::as_str) else {
-            return Err(JwksError::Malformed {
+            return Err(FetchError::Malformed {
                 url,
                 reason: "no jwks_uri".to_owned(),
             });
@@ -287,16 +229,16 @@ impl Jwks {
     /// [`JwksBuilder::fetch`] with the default limits.
     ///
     /// # Errors
-    /// [`JwksError`] when the set cannot be fetched or holds no usable key.
-    pub async fn fetch(uri: impl Into<String>) -> Result<Jwks, JwksError> {
+    /// [`FetchError`] when the set cannot be fetched or holds no usable key.
+    pub async fn fetch(uri: impl Into<String>) -> Result<Jwks, FetchError> {
         JwksBuilder::default().fetch(uri).await
     }
 
     /// [`JwksBuilder::discover`] with the default limits.
     ///
     /// # Errors
-    /// [`JwksError`] when the metadata or the key set cannot be read.
-    pub async fn discover(issuer: impl Into<String>) -> Result<Jwks, JwksError> {
+    /// [`FetchError`] when the metadata or the key set cannot be read.
+    pub async fn discover(issuer: impl Into<String>) -> Result<Jwks, FetchError> {
         JwksBuilder::default().discover(issuer).await
     }
 
@@ -323,8 +265,8 @@ impl Jwks {
     /// Fetches the set now. On failure the keys held stay.
     ///
     /// # Errors
-    /// [`JwksError`] saying why the fetch failed.
-    pub async fn refresh(&self) -> Result<(), JwksError> {
+    /// [`FetchError`] saying why the fetch failed.
+    pub async fn refresh(&self) -> Result<(), FetchError> {
         let _fetching = self.shared.unknown_key_fetch.lock().await;
         self.shared.load().await.map(drop)
     }
@@ -364,7 +306,7 @@ impl fmt::Debug for Jwks {
 impl Shared {
     /// Fetches the set and, if it holds usable keys, replaces the keys held; returns how long
     /// the answer may be kept. A failure is logged and leaves the keys as they were.
-    async fn load(&self) -> Result<Duration, JwksError> {
+    async fn load(&self) -> Result<Duration, FetchError> {
         let result = async {
             let (document, headers) =
                 get_json(&self.client, &self.uri, self.limits.max_bytes).await?;
@@ -396,8 +338,8 @@ impl Shared {
     }
 
     /// The usable keys of a set document; a key already held keeps its serial.
-    fn read_keys(&self, document: &Value) -> Result<Vec<Key>, JwksError> {
-        let malformed = |reason: &str| JwksError::Malformed {
+    fn read_keys(&self, document: &Value) -> Result<Vec<Key>, FetchError> {
+        let malformed = |reason: &str| FetchError::Malformed {
             url: self.uri.clone(),
             reason: reason.to_owned(),
         };
@@ -441,7 +383,7 @@ impl Shared {
             }
         }
         if keys.is_empty() {
-            return Err(JwksError::NoKeys(self.uri.clone()));
+            return Err(FetchError::NoKeys(self.uri.clone()));
         }
         Ok(keys)
     }

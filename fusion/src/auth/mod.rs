@@ -34,9 +34,11 @@ pub use bearer::{BearerAuth, BearerAuthService};
 #[cfg(feature = "auth")]
 pub use challenge::InvalidToken;
 #[cfg(feature = "auth")]
+pub use fetch::FetchError;
+#[cfg(feature = "auth")]
 pub use introspection::{ClientAuth, Introspection};
 #[cfg(feature = "auth")]
-pub use jwks::{Jwks, JwksBuilder, JwksError};
+pub use jwks::{Jwks, JwksBuilder};
 #[cfg(feature = "auth")]
 pub use metadata::{MetadataService, ProtectedResourceMetadata};
 pub use principal::{ClientAddr, Principal};

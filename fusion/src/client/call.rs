@@ -6,21 +6,43 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{CallToolResult, ContentBlock, Tool};
-use rmcp::service::{Peer, RoleClient, ServiceError};
+use futures::future::BoxFuture;
+use rmcp::model::{CallToolResult, InputRequests, InputResponses, RequestMetaObject, Task, Tool};
+use rmcp::service::{Peer, RoleClient};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::envelope::error::ToolError;
-use crate::envelope::validation_error::{FieldProblem, ValidationError};
 use crate::model::exposition::Exposition;
 
 use super::envelope::Envelope;
+use super::error::{CallError, ToolFailure, texts};
 use super::flags::Flags;
-use super::parse::{ParseError, is_envelope, parse_envelope};
+use super::parse::{is_envelope, parse_envelope};
 use super::retry::{Decision, RetryEvent, RetryPolicy};
-use super::rounds::{InputHandler, InputRequired};
-use super::task::TaskOptions;
+
+/// The application's answerer of `input_required` questions (see [`Client::with_input_handler`]).
+pub(super) type InputHandler =
+    Arc<dyn Fn(InputRequests) -> BoxFuture<'static, Option<InputResponses>> + Send + Sync>;
+
+type TaskHook = Arc<dyn Fn(&Task) + Send + Sync>;
+
+/// How a client declares and follows tasks.
+#[derive(Clone, Default)]
+pub(super) struct TaskOptions {
+    /// The request `_meta` declaring the extension, when the client declares it itself.
+    pub(super) meta: Option<RequestMetaObject>,
+    pub(super) hook: Option<TaskHook>,
+}
+
+impl fmt::Debug for TaskOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskOptions")
+            .field("declared", &self.meta.is_some())
+            .field("hook", &self.hook.is_some())
+            .finish()
+    }
+}
 
 /// How names given to [`Client::call`] map to MCP tools.
 #[derive(Clone, Debug)]
@@ -303,14 +325,6 @@ fn object(arguments: Value) -> Result<Map<String, Value>, CallError> {
     }
 }
 
-fn texts(result: &CallToolResult) -> impl Iterator<Item = &str> {
-    result
-        .content
-        .iter()
-        .filter_map(ContentBlock::as_text)
-        .map(|text| text.text.as_str())
-}
-
 /// Reads a `tools/call` result the way [`Client::call`] does, for results obtained some other
 /// way (rmcp's own `call_tool`, a recorded session): `Ok` with the payload and the warnings
 /// when `isError` is not `true`, else `Err(CallError::Tool(..))` with the envelope of the first
@@ -467,134 +481,5 @@ impl CallOutput {
     /// The raw result, owned.
     pub fn into_result(self) -> CallToolResult {
         self.result
-    }
-}
-
-/// Why a call failed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum CallError {
-    /// The tool answered with an error result (`isError: true`): the parsed envelope, the
-    /// flags, the raw result and the policy's last decision.
-    #[error("{0}")]
-    Tool(Box<ToolFailure>),
-    /// A JSON-RPC error or a transport failure: no tool result to read (an unknown tool is
-    /// `-32602` by the MCP specification).
-    #[error("MCP request failed: {0}")]
-    Protocol(#[source] ServiceError),
-    /// The arguments given to the client are not a JSON object (or `null`); nothing was sent.
-    #[error("tool arguments must be a JSON object, not {0}")]
-    Arguments(&'static str),
-    /// The server needs answers before the call can complete (`input_required`, MCP
-    /// 2026-07-28) and no input handler gave them: the questions and the `requestState`, to
-    /// continue with [`Client::resume`].
-    #[error("{0}")]
-    InputRequired(Box<InputRequired>),
-}
-
-impl CallError {
-    /// The tool failure, if the tool answered with an error result.
-    pub fn tool_failure(&self) -> Option<&ToolFailure> {
-        match self {
-            CallError::Tool(failure) => Some(failure),
-            _ => None,
-        }
-    }
-
-    /// The flags, if the tool answered with an error result.
-    pub fn flags(&self) -> Option<&Flags> {
-        self.tool_failure().map(ToolFailure::flags)
-    }
-}
-
-/// An error result, typed: the envelope read back, the flags, the raw result, and what the
-/// retry policy decided last.
-#[derive(Clone, Debug)]
-pub struct ToolFailure {
-    envelope: Option<Envelope>,
-    parse_error: Option<ParseError>,
-    flags: Flags,
-    result: CallToolResult,
-    attempts: u32,
-    task_id: Option<String>,
-    decision: Decision,
-}
-
-impl ToolFailure {
-    /// The envelope of the first text block that holds one (a prose block may come before
-    /// it). A `<tool_error>`'s category, retryability and explanation are set from the flags.
-    pub fn envelope(&self) -> Option<&Envelope> {
-        self.envelope.as_ref()
-    }
-
-    /// The `<tool_error>`, if that is what the server sent.
-    pub fn tool_error(&self) -> Option<&ToolError> {
-        self.envelope.as_ref().and_then(Envelope::tool_error)
-    }
-
-    /// The `<validation_error>`, if that is what the server sent.
-    pub fn validation(&self) -> Option<&ValidationError> {
-        self.envelope.as_ref().and_then(Envelope::validation)
-    }
-
-    /// Why the first text block could not be read as an envelope, when no text block holds
-    /// one (a server that answers errors in prose); the flags are then `_meta["fusion/error"]`'s, or
-    /// [`Flags::uncontracted`].
-    pub fn parse_error(&self) -> Option<&ParseError> {
-        self.parse_error.as_ref()
-    }
-
-    /// The flags: `_meta["fusion/error"]` when the server sent them, else derived from the
-    /// envelope's code and severity. When `_meta` states no readable `retryAfterSeconds`, the
-    /// envelope's `<retry_after>` is used.
-    pub fn flags(&self) -> &Flags {
-        &self.flags
-    }
-
-    /// The raw result as received (the last attempt's).
-    pub fn result(&self) -> &CallToolResult {
-        &self.result
-    }
-
-    /// How many attempts were made.
-    pub fn attempts(&self) -> u32 {
-        self.attempts
-    }
-
-    /// The id of the task the last attempt ran as, when the server made it one.
-    pub fn task_id(&self) -> Option<&str> {
-        self.task_id.as_deref()
-    }
-
-    /// The retry policy's last decision: [`Decision::Escalate`] or [`Decision::Abort`] with the
-    /// reason.
-    pub fn decision(&self) -> &Decision {
-        &self.decision
-    }
-
-    /// Whether the failure needs a person or an auth flow (category auth).
-    pub fn is_escalation(&self) -> bool {
-        self.decision == Decision::Escalate
-    }
-}
-
-impl fmt::Display for ToolFailure {
-    /// `CODE (category): message`, or the first text block when no envelope was read.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let flags = &self.flags;
-        write!(f, "{} ({}): ", flags.code, flags.category)?;
-        match &self.envelope {
-            Some(Envelope::ToolError(e)) => f.write_str(e.message()),
-            Some(Envelope::Validation(v)) => {
-                let fields: Vec<&str> = v.problems().iter().map(FieldProblem::path).collect();
-                write!(
-                    f,
-                    "invalid arguments for {}: {}",
-                    v.action(),
-                    fields.join(", ")
-                )
-            }
-            None => f.write_str(texts(&self.result).next().unwrap_or("(no text)")),
-        }
     }
 }

@@ -8,7 +8,8 @@ use rmcp::model::{
 };
 use rmcp::service::ServiceError;
 
-use super::call::{CallError, Client};
+use super::call::Client;
+use super::error::CallError;
 
 /// The most pages of `tools/list` read to refresh the schemas (a server paging forever stops
 /// here).

@@ -24,6 +24,8 @@ mod call;
 #[cfg(feature = "client")]
 mod connect;
 mod envelope;
+#[cfg(feature = "client")]
+mod error;
 mod flags;
 #[cfg(feature = "client")]
 mod headers;
@@ -35,15 +37,15 @@ mod rounds;
 mod task;
 
 #[cfg(feature = "client")]
-pub use call::{CallError, CallOutput, Client, ToolFailure, read_result};
+pub use call::{CallOutput, Client, read_result};
 #[cfg(feature = "client")]
 pub use connect::connect;
 pub use envelope::Envelope;
+#[cfg(feature = "client")]
+pub use error::{CallError, InputRequired, ToolFailure};
 pub use flags::Flags;
 pub use parse::{ParseError, ParseErrorKind, parse_envelope};
 pub use retry::{AbortReason, Decision, RetryEvent, RetryPolicy};
-#[cfg(feature = "client")]
-pub use rounds::InputRequired;
 
 #[doc = include_str!("../docs/client.md")]
 pub mod reference {}

@@ -4,106 +4,17 @@
 //! the input handler or [`Client::resume`], and the same call goes again with the answers
 //! (`inputResponses`) and the state echoed verbatim. Never answered by the client on its own.
 
-use std::fmt;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, DEFAULT_MRTR_MAX_ROUNDS, InputRequests,
-    InputRequiredResult, InputResponses,
+    CallToolRequestParams, CallToolResponse, DEFAULT_MRTR_MAX_ROUNDS, InputRequests, InputResponses,
 };
 use rmcp::service::ServiceError;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::call::{CallError, CallOutput, Client, classify, first_attempt};
-
-/// The application's answerer of `input_required` questions (see [`Client::with_input_handler`]).
-pub(super) type InputHandler =
-    Arc<dyn Fn(InputRequests) -> BoxFuture<'static, Option<InputResponses>> + Send + Sync>;
-
-/// A call the server cannot complete without answers (`input_required`): its questions, its
-/// `requestState`, and the call they belong to. Continue it with [`Client::resume`].
-///
-/// Serializes (serde) as `{"call": <the tools/call params>, "inputRequired": <the result>}`,
-/// to keep a question open across a restart while the user answers. The state is good for as
-/// long as the server says (fusion: 10 minutes by default, one use).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(from = "Stored", into = "Stored")]
-pub struct InputRequired {
-    /// The `tools/call` as last sent (tool, arguments; the state and answers of that round).
-    params: CallToolRequestParams,
-    requests: InputRequests,
-    result: InputRequiredResult,
-}
-
-/// What [`InputRequired`] serializes as: the questions are the result's.
-#[derive(Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Stored {
-    call: CallToolRequestParams,
-    input_required: InputRequiredResult,
-}
-
-impl From<Stored> for InputRequired {
-    fn from(stored: Stored) -> InputRequired {
-        InputRequired::new(stored.call, stored.input_required)
-    }
-}
-
-impl From<InputRequired> for Stored {
-    fn from(input: InputRequired) -> Stored {
-        Stored {
-            call: input.params,
-            input_required: input.result,
-        }
-    }
-}
-
-impl InputRequired {
-    fn new(params: CallToolRequestParams, result: InputRequiredResult) -> InputRequired {
-        InputRequired {
-            params,
-            requests: result.input_requests.clone().unwrap_or_default(),
-            result,
-        }
-    }
-
-    /// The questions, keyed by the server's ids: `elicitation/create` (a form to show the
-    /// user), `sampling/createMessage` or `roots/list` requests. Answer each under its key with
-    /// the result of that request (an `ElicitResult`, …) as JSON.
-    pub fn requests(&self) -> &InputRequests {
-        &self.requests
-    }
-
-    /// The opaque `requestState` to echo back, unchanged, with the answers.
-    pub fn request_state(&self) -> Option<&str> {
-        self.result.request_state.as_deref()
-    }
-
-    /// The MCP tool called.
-    pub fn tool(&self) -> &str {
-        &self.params.name
-    }
-
-    /// The arguments of the call (with the discriminator, for a grouped tool).
-    pub fn arguments(&self) -> Option<&Map<String, Value>> {
-        self.params.arguments.as_ref()
-    }
-
-    /// The raw `input_required` result.
-    pub fn result(&self) -> &InputRequiredResult {
-        &self.result
-    }
-}
-
-impl fmt::Display for InputRequired {
-    /// ``tool `billing` needs input: q0``.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let keys: Vec<&str> = self.requests.keys().map(String::as_str).collect();
-        write!(f, "tool `{}` needs input: {}", self.tool(), keys.join(", "))
-    }
-}
+use super::call::{CallOutput, Client, classify, first_attempt};
+use super::error::{CallError, InputRequired};
 
 impl Client {
     /// Answers the server's questions (`input_required`, MCP 2026-07-28) with `handler`: given

@@ -5,7 +5,6 @@
 //! `CallToolResult`, `failed` a JSON-RPC error, `cancelled` nothing.
 
 use std::collections::HashSet;
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,32 +17,14 @@ use rmcp::model::{
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::{Map, Value};
 
-use super::call::{CallError, CallOutput, Client, classify};
+use super::call::{CallOutput, Client, classify};
+use super::error::CallError;
 
 /// The shortest wait between two `tasks/get` of one task, whatever the server asks.
 const MIN_POLL_INTERVAL: Duration = Duration::from_millis(50);
 
 /// The wait between two `tasks/get` when the server states no `pollIntervalMs`.
 const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
-
-type TaskHook = Arc<dyn Fn(&Task) + Send + Sync>;
-
-/// How a client declares and follows tasks.
-#[derive(Clone, Default)]
-pub(super) struct TaskOptions {
-    /// The request `_meta` declaring the extension, when the client declares it itself.
-    meta: Option<RequestMetaObject>,
-    hook: Option<TaskHook>,
-}
-
-impl fmt::Debug for TaskOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TaskOptions")
-            .field("declared", &self.meta.is_some())
-            .field("hook", &self.hook.is_some())
-            .finish()
-    }
-}
 
 impl Client {
     /// Declares the tasks extension (`io.modelcontextprotocol/tasks`) on this client's calls,

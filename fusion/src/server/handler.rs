@@ -26,7 +26,7 @@ use crate::model::response::ToolResponse;
 
 use super::catalog::Catalog;
 use super::compose::{self, Ctx, Note, forward_delegated};
-use super::input::Stopped;
+use super::rounds::Stopped;
 use super::{Server, elicitor, malformed, stateless};
 
 impl rmcp::ServerHandler for Server {

@@ -114,15 +114,15 @@ pub mod composition {}
 mod handler;
 #[cfg(feature = "http")]
 pub mod http;
-mod input;
 mod listen;
 mod malformed;
 mod output_schema;
 mod redact;
 mod results;
+mod rounds;
 mod stateless;
 mod streams;
-mod taken;
+mod taken_states;
 mod task_input;
 mod tasks;
 mod transport;
@@ -135,10 +135,10 @@ use std::time::Duration;
 pub use catalog::{ERRORS_META_KEY, SCOPES_META_KEY, TASKS_META_KEY, TASKS_REQUIRED_META_KEY};
 #[cfg(feature = "http")]
 pub use http::{HttpServer, HttpService, StreamableHttpServerConfig};
-pub use input::{DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_INVALID};
 pub use listen::ListChanges;
 pub use malformed::MAX_READABLE_ARGUMENT_DEPTH;
 pub use rmcp::model::{CacheScope, Implementation};
+pub use rounds::{DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_INVALID};
 #[cfg(feature = "stdio")]
 pub use transport::ServeError;
 
@@ -240,7 +240,7 @@ struct Inner {
     #[cfg(feature = "http")]
     step_up: Option<Arc<str>>,
     /// The key and lifetime of request states (MCP 2026-07-28 `input_required`).
-    rounds: Arc<input::Rounds>,
+    rounds: Arc<rounds::Rounds>,
     /// Where tasks are kept, and the ones this process runs; see [`Server::tasks`].
     tasks: Arc<tasks::TaskHost>,
     /// The clients told of list changes; see [`Server::list_changes`].

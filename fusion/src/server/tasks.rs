@@ -24,7 +24,7 @@ use tokio_util::task::AbortOnDropHandle;
 use super::compose::Ctx;
 use super::elicitor;
 use super::handler::{base_context, cancelled};
-use super::input::{self, Stopped};
+use super::rounds::{self, Stopped};
 use super::task_input::{self, BEFORE, DIRECT, Questions, TASK};
 use super::{Inner, Server};
 use crate::envelope::code::ErrorCode;
@@ -282,7 +282,7 @@ impl Server {
         for (key, request) in &record.input_requests {
             let method = request["method"].as_str().unwrap_or_default();
             if let Some(answer) = responses.get(key)
-                && !input::answers(method, answer)
+                && !rounds::answers(method, answer)
             {
                 let message = format!(
                     "inputResponses[\"{key}\"] is not a {method} result; the question is still \

@@ -57,15 +57,15 @@ pub(super) enum Shared {
 /// The states taken: by this process in every mode (so a state it took stays refused here
 /// even when a Redis that lost its data has forgotten it), and in the shared record.
 #[derive(Default)]
-pub(super) struct Taken {
+pub(super) struct TakenStates {
     pub(super) shared: Arc<Shared>,
     /// The nonces this process took, with their expiry (ms since the epoch).
     here: Mutex<HashMap<String, u64>>,
 }
 
-impl Taken {
-    pub(super) fn new(shared: Arc<Shared>) -> Taken {
-        Taken {
+impl TakenStates {
+    pub(super) fn new(shared: Arc<Shared>) -> TakenStates {
+        TakenStates {
             shared,
             here: Mutex::default(),
         }

@@ -47,7 +47,7 @@ use crate::model::context::{InputKind, Inputs};
 
 use super::Server;
 use super::elicitor::elicits_forms;
-use super::taken::{Shared, Taken};
+use super::taken_states::{Shared, TakenStates};
 use crate::auth::Principal;
 
 /// The `data.code` of the JSON-RPC `-32602` error answering a call whose `requestState` this
@@ -95,7 +95,7 @@ pub(super) struct Rounds {
     codec: RequestStateCodec,
     ttl: Duration,
     /// The states already taken.
-    pub(super) taken: Taken,
+    pub(super) taken: TakenStates,
 }
 
 /// What a request state holds: the answers the action read so far, by key, and the keys of
@@ -172,7 +172,7 @@ impl Rounds {
             key,
             codec,
             ttl,
-            taken: Taken::new(shared),
+            taken: TakenStates::new(shared),
         }
     }
 
@@ -450,5 +450,5 @@ fn binding(caller: &str, tool: &str, arguments: &Map<String, Value>) -> Vec<u8> 
 }
 
 #[cfg(test)]
-#[path = "input_tests.rs"]
+#[path = "rounds_tests.rs"]
 mod tests;
