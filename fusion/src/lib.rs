@@ -116,19 +116,26 @@
 //! same path:
 //!
 //! ```text
-//! arguments ─▶ argument limits ─▶ Tool::prepare ─────▶ guards ───────────▶ handler ─▶ ToolResponse
-//!              (size, nesting)    (route, validate:   (scopes, rate        (your action,
-//!                                  synchronous)        limits, concurrency, IntoToolResponse)
-//!                                                      layers, timeout)
+//! name + arguments ─▶ resolved ─▶ argument limits ─▶ Tool::prepare ─▶ guards ───────────▶ handler ─▶ ToolResponse
+//!                     (tool,      (size, nesting)    (validate:       (scopes, rate        (your action,
+//!                      action)                        synchronous)     limits, concurrency; IntoToolResponse)
+//!                                                                      then layers, timeout)
 //!                                 └────────────── one panic boundary ──────────────┘
 //! ```
 //!
-//! [`Tool::prepare`] routes the arguments to an action and validates them before any guard
-//! runs, so a malformed call never takes a rate-limit or concurrency slot. It returns a
+//! The name the client called and its arguments are resolved once into one value: the tool,
+//! the action (by the discriminator, or the flat tool name), the arguments and the exposition.
+//! Every later step reads that value (hidden actions, tasks, step-up authorization, stringified
+//! JSON, result limits, the guards, the tool); none looks the action up again, and nothing is
+//! kept in a process-wide table: each server compiles its own tools when it registers them.
+//! [`Tool::prepare`] gets the routed call as a [`ToolCall`] and validates its arguments before
+//! any guard runs, so a malformed call never takes a rate-limit or concurrency slot. It returns a
 //! [`PreparedCall`]; the guards configured for the tool wrap it from outside, so a
-//! hand-written [`Tool`] gets exactly the guards a generated one would. A panic anywhere
+//! hand-written [`Tool`] gets exactly the guards a generated one would. The guards admit a call
+//! (scopes, rate limits, concurrency slots) and then run it (layers, timeout): a call that
+//! becomes a task is admitted first, so a refused call is answered directly. A panic anywhere
 //! inside the boundary becomes `INTERNAL_ERROR` with an error id, and the server keeps serving.
-//! A tool called directly with [`ToolExt::call`] runs `prepare` and the handler inside the same
+//! A tool called directly with [`ToolExt::call`] is routed, prepared and run inside the same
 //! panic boundary, without argument limits or guards.
 //!
 //! In the source this path is one layer, `runtime` (`runtime/call.rs`). Below it, from the

@@ -31,16 +31,16 @@ pub(crate) struct Registry {
     guards: Guards,
     baseline: Option<ContractBaseline>,
     /// See [`Server::redact_internal_causes`](crate::server::Server::redact_internal_causes).
-    pub(crate) redact: Option<Redactor>,
+    pub(super) redact: Option<Redactor>,
     /// A server's [`Server::flags_in_structured_content`](crate::server::Server::flags_in_structured_content)
     /// option; `None` (a tester) leaves each response's own.
-    pub(crate) flags_in_structured_content: Option<bool>,
+    flags_in_structured_content: Option<bool>,
     /// See [`Server::decode_stringified_arguments`](crate::server::Server::decode_stringified_arguments):
     /// `true` when it is off.
-    pub(crate) strict_json: bool,
+    pub(super) strict_json: bool,
     /// See [`Server::max_result`](crate::server::Server::max_result): the result limit of
     /// every action that declares none.
-    pub(crate) max_result: Option<ResultLimit>,
+    max_result: Option<ResultLimit>,
     /// The fields each session was told it sent as stringified JSON.
     pub(super) told: Arc<Told>,
     /// What the tools are called in each exposition, and the contract deltas named so: worked
@@ -188,6 +188,32 @@ impl Registry {
         Ok(())
     }
 
+    /// Reads stringified JSON arguments as JSON (the default), or takes arguments strictly as
+    /// sent.
+    pub(crate) fn decode_stringified(&mut self, enabled: bool) {
+        self.strict_json = !enabled;
+    }
+
+    /// The result limit of every action that declares none.
+    pub(crate) fn set_max_result(&mut self, limit: Option<ResultLimit>) {
+        self.max_result = limit;
+    }
+
+    /// What is done to the causes of internal errors before they are logged.
+    pub(crate) fn set_redactor(&mut self, redact: Redactor) {
+        self.redact = Some(redact);
+    }
+
+    /// Whether every answer carries its flags in `structuredContent` too.
+    pub(crate) fn set_flags_in_structured_content(&mut self, enabled: bool) {
+        self.flags_in_structured_content = Some(enabled);
+    }
+
+    /// See [`Registry::set_flags_in_structured_content`]; `None` leaves each response's own.
+    pub(crate) fn flags_in_structured_content(&self) -> Option<bool> {
+        self.flags_in_structured_content
+    }
+
     /// Changes the argument limits (which need no gates).
     pub(crate) fn set_limits(&mut self, change: impl FnOnce(Guards) -> Guards) {
         self.guards = change(std::mem::take(&mut self.guards));
@@ -271,5 +297,68 @@ impl Registry {
     fn forget_derived(&mut self) {
         self.grouped = Derived::default();
         self.flat = Derived::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::model::context::RequestContext;
+    use crate::runtime::tool::{PreparedCall, ToolCall};
+
+    /// Takes `{"n": …}` up to its own maximum: two values of this one type have two
+    /// definitions.
+    struct AtMost(u64);
+
+    impl Tool for AtMost {
+        fn definition(&self) -> ToolDefinition {
+            let schema = json!({
+                "type": "object",
+                "properties": {"n": {"type": "integer", "maximum": self.0}},
+                "required": ["n"],
+            });
+            let mut definition = crate::schema::fixtures::billing();
+            definition.discriminator = None;
+            definition.actions.truncate(1);
+            definition.actions[0].input_schema = schema.as_object().unwrap().clone();
+            definition
+        }
+
+        fn prepare(self: Arc<Self>, call: ToolCall<'_>) -> Result<PreparedCall, ToolResponse> {
+            let n = call.parse::<Value>()?["n"].clone();
+            Ok(PreparedCall::sync(move |_| n.to_string()))
+        }
+    }
+
+    async fn call(registry: &Registry, n: u64) -> ToolResponse {
+        let route = Route {
+            tool: 0,
+            action: None,
+            exposition: Exposition::Grouped,
+        };
+        let arguments = json!({"n": n}).as_object().unwrap().clone();
+        let resolved = registry.resolve(&route, arguments, None);
+        registry.call(resolved, RequestContext::new()).await
+    }
+
+    #[tokio::test]
+    async fn two_registrations_of_one_tool_type_each_validate_by_their_own_definition() {
+        let (mut small, mut large) = (Registry::default(), Registry::default());
+        assert!(small.register(Arc::new(AtMost(5))).is_ok());
+        assert!(large.register(Arc::new(AtMost(50))).is_ok());
+        for _ in 0..2 {
+            let refused = call(&small, 20).await;
+            assert!(refused.is_error());
+            assert!(
+                (refused.content_texts().concat()).contains("<validation_error"),
+                "{:?}",
+                refused.content_texts()
+            );
+            let taken = call(&large, 20).await;
+            assert!(!taken.is_error());
+            assert_eq!(taken.payload(), Some("20"));
+        }
     }
 }

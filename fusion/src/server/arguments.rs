@@ -46,6 +46,6 @@ impl Server {
     /// a field so (on every such call without a session), a `VALIDATION_ERROR` warning next to
     /// the result saying which field was read as what and how to send it next time.
     pub fn decode_stringified_arguments(self, enabled: bool) -> Server {
-        self.set(|inner| inner.registry.strict_json = !enabled)
+        self.set(|inner| inner.registry.decode_stringified(enabled))
     }
 }

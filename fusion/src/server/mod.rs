@@ -259,7 +259,7 @@ impl Server {
     /// website) as its `serverInfo`.
     pub fn with_info(info: Implementation) -> Server {
         let mut registry = Registry::default();
-        registry.flags_in_structured_content = Some(false);
+        registry.set_flags_in_structured_content(false);
         Server {
             inner: Arc::new(Inner {
                 info,
@@ -430,7 +430,7 @@ impl Server {
     /// `_meta["fusion/error"]`. Off by default: some clients validate
     /// `structuredContent` against a tool's `outputSchema` even on errors.
     pub fn flags_in_structured_content(self, enabled: bool) -> Server {
-        self.set(|inner| inner.registry.flags_in_structured_content = Some(enabled))
+        self.set(|inner| inner.registry.set_flags_in_structured_content(enabled))
     }
 
     /// Adds runtime guards for `target`: a tool (`billing`, each of its actions) or one action
@@ -525,7 +525,7 @@ impl fmt::Debug for Server {
             .field("unknown_tool_as_envelope", &inner.unknown_tool_as_envelope)
             .field(
                 "flags_in_structured_content",
-                &(inner.registry.flags_in_structured_content == Some(true)),
+                &(inner.registry.flags_in_structured_content() == Some(true)),
             )
             .field("guards", inner.registry.guards())
             .field("local_principal", &inner.local_principal)

@@ -48,6 +48,6 @@ impl Server {
         redact: impl Fn(&str) -> String + Send + Sync + 'static,
     ) -> Server {
         let redact: crate::internal::Redactor = Arc::new(redact);
-        self.set(|inner| inner.registry.redact = Some(redact))
+        self.set(|inner| inner.registry.set_redactor(redact))
     }
 }

@@ -29,6 +29,6 @@ impl Server {
     /// let server = Server::new("billing", "1.0.0").max_result(Some(ResultLimit::tokens(8_000)));
     /// ```
     pub fn max_result(self, limit: Option<ResultLimit>) -> Server {
-        self.set(|inner| inner.registry.max_result = limit)
+        self.set(|inner| inner.registry.set_max_result(limit))
     }
 }

@@ -120,7 +120,7 @@ impl Tester {
     /// [`caller`](crate::RequestContext::with_caller), else none: each call that sends
     /// stringified JSON gets the warning.
     pub fn decode_stringified_arguments(mut self, enabled: bool) -> Tester {
-        self.registry.strict_json = !enabled;
+        self.registry.decode_stringified(enabled);
         self
     }
 
@@ -128,7 +128,7 @@ impl Tester {
     /// [`Server::max_result`](crate::server::Server::max_result) does: the tester's calls get
     /// the same cut lists and `RESULT_TRUNCATED` envelopes a client gets.
     pub fn max_result(mut self, limit: Option<crate::ResultLimit>) -> Tester {
-        self.registry.max_result = limit;
+        self.registry.set_max_result(limit);
         self
     }
 
@@ -163,7 +163,7 @@ impl Tester {
         mut self,
         redact: impl Fn(&str) -> String + Send + Sync + 'static,
     ) -> Tester {
-        self.registry.redact = Some(Arc::new(redact));
+        self.registry.set_redactor(Arc::new(redact));
         self
     }
 
