@@ -12,11 +12,11 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::envelope::error::ToolError;
+use crate::envelope::flags::Flags;
 use crate::envelope::validation_error::{FieldProblem, ValidationError};
 use crate::model::exposition::Exposition;
 
 use super::envelope::Envelope;
-use super::flags::Flags;
 use super::parse::{ParseError, is_envelope, parse_envelope};
 use super::retry::{Decision, RetryEvent, RetryPolicy};
 use super::rounds::{InputHandler, InputRequired};

@@ -24,7 +24,6 @@ mod call;
 #[cfg(feature = "client")]
 mod connect;
 mod envelope;
-mod flags;
 #[cfg(feature = "client")]
 mod headers;
 mod parse;
@@ -34,12 +33,12 @@ mod rounds;
 #[cfg(feature = "client")]
 mod task;
 
+pub use crate::envelope::flags::Flags;
 #[cfg(feature = "client")]
 pub use call::{CallError, CallOutput, Client, ToolFailure, read_result};
 #[cfg(feature = "client")]
 pub use connect::connect;
 pub use envelope::Envelope;
-pub use flags::Flags;
 pub use parse::{ParseError, ParseErrorKind, parse_envelope};
 pub use retry::{AbortReason, Decision, RetryEvent, RetryPolicy};
 #[cfg(feature = "client")]

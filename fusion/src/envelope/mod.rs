@@ -3,6 +3,7 @@
 
 pub(crate) mod code;
 pub(crate) mod error;
+pub(crate) mod flags;
 pub mod internal;
 pub(crate) mod suggest;
 pub(crate) mod validation_error;
