@@ -536,16 +536,12 @@ fn detailed(record: TaskRecord) -> DetailedTask {
 
 /// The answer to a call when the store cannot take its task: retryable, cause logged.
 fn store_refusal(error: &StoreError) -> ToolError {
-    const RETRY_AFTER: u64 = 5;
-    let id = crate::internal::new_error_id();
-    tracing::error!(target: "fusion::server", error_id = %id, %error, "a task could not be stored; the call is refused");
-    ToolError::new(
-        ErrorCode::ServerBusy,
+    crate::envelope::store::store_unreachable(
+        crate::envelope::store::Target::Server,
+        &error.to_string(),
+        "a task could not be stored; the call is refused",
         "The server cannot take a long-running call right now.",
     )
-    .suggest(format!("Retry in {RETRY_AFTER} seconds."))
-    .retry_after(RETRY_AFTER)
-    .detail(crate::internal::ERROR_ID_KEY, id)
 }
 
 /// A store failure on `tasks/*`: JSON-RPC internal error, with the flags of `SERVER_BUSY`.
