@@ -15,6 +15,7 @@ pub(crate) const RETRY_AFTER: u64 = 5;
 #[derive(Clone, Copy)]
 pub(crate) enum Target {
     Server,
+    #[cfg(feature = "redis")]
     Guard,
 }
 
@@ -36,6 +37,7 @@ pub(crate) fn store_unreachable(
         Target::Server => {
             tracing::error!(target: "fusion::server", error_id = %id, %error, "{log}")
         }
+        #[cfg(feature = "redis")]
         Target::Guard => tracing::error!(target: "fusion::guard", error_id = %id, %error, "{log}"),
     }
     ToolError::new(ErrorCode::ServerBusy, message)
@@ -170,7 +172,7 @@ mod tests {
         let mut refusal = None;
         let log = logged(|| {
             refusal = Some(store_unreachable(
-                Target::Guard,
+                Target::Server,
                 "connect redis://admin:hunter2@cache:6379: refused",
                 "the store failed",
                 "Try later.",
@@ -184,7 +186,7 @@ mod tests {
         assert!(refusal.is_retryable());
         let id = refusal.detail_value(ERROR_ID_KEY).unwrap();
         assert!(
-            log.contains("ERROR fusion::guard: the store failed"),
+            log.contains("ERROR fusion::server: the store failed"),
             "{log}"
         );
         assert!(log.contains(id), "{log}");
