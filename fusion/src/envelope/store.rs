@@ -65,52 +65,30 @@ pub(crate) fn without_credentials(text: &str) -> Cow<'_, str> {
         let end = tail
             .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`'))
             .unwrap_or(tail.len());
-        let (url, after) = tail.split_at(end);
-        push_without_credentials(&mut out, url);
-        rest = after;
+        let url;
+        (url, rest) = tail.split_at(end);
+        // The authority (RFC 3986, section 3.2) ends at the path, the query or the fragment.
+        let (authority, path) = url.split_at(url.find(['/', '?', '#']).unwrap_or(url.len()));
+        match authority.rfind('@') {
+            Some(userinfo_end) => out.extend(["[redacted]", &authority[userinfo_end..]]),
+            None => out.push_str(authority),
+        }
+        // Each piece after a `?` or `&` is a parameter; a credential's value ends at `&` or `#`.
+        for (n, piece) in path.split_inclusive(['?', '&']).enumerate() {
+            match piece.split_once('=') {
+                Some((name, value))
+                    if n > 0
+                        && (CREDENTIAL_PARAMETERS.iter()).any(|p| name.eq_ignore_ascii_case(p)) =>
+                {
+                    let end = value.find(['&', '#']).unwrap_or(value.len());
+                    out.extend([name, "=[redacted]", &value[end..]]);
+                }
+                _ => out.push_str(piece),
+            }
+        }
     }
     out.push_str(rest);
     Cow::Owned(out)
-}
-
-/// `url` (after its `scheme://`) without credentials, appended to `out`.
-fn push_without_credentials(out: &mut String, url: &str) {
-    // The authority (RFC 3986, section 3.2) ends at the path, the query or the fragment.
-    let (authority, rest) = url.split_at(url.find(['/', '?', '#']).unwrap_or(url.len()));
-    match authority.rfind('@') {
-        Some(userinfo_end) => {
-            out.push_str("[redacted]");
-            out.push_str(&authority[userinfo_end..]);
-        }
-        None => out.push_str(authority),
-    }
-    let Some((path, query)) = rest.split_once('?') else {
-        out.push_str(rest);
-        return;
-    };
-    out.push_str(path);
-    let (query, fragment) = match query.split_once('#') {
-        Some((query, fragment)) => (query, Some(fragment)),
-        None => (query, None),
-    };
-    for (n, pair) in query.split('&').enumerate() {
-        out.push(if n == 0 { '?' } else { '&' });
-        match pair.split_once('=') {
-            Some((name, _))
-                if CREDENTIAL_PARAMETERS
-                    .iter()
-                    .any(|p| name.eq_ignore_ascii_case(p)) =>
-            {
-                out.push_str(name);
-                out.push_str("=[redacted]");
-            }
-            _ => out.push_str(pair),
-        }
-    }
-    if let Some(fragment) = fragment {
-        out.push('#');
-        out.push_str(fragment);
-    }
 }
 
 /// The log written while `f` runs, as text (for tests that read what was logged).
