@@ -40,16 +40,24 @@ impl RequestContext {
     }
 }
 
-/// The contract ([`ToolErrors`](crate::ToolErrors)) and the envelope of the error type `$ty`
-/// of a request to the client, whose variants are `Unavailable` (the client cannot be asked)
-/// and `Failed { reason }`, each described by a row of `$variants`: name, code, category and
-/// recovery. Also `$ty::of`, the error of how [`RequestContext::ask_client`] ended.
+/// The contract ([`ToolErrors`](crate::ToolErrors)) and the envelope of `$ty`, the error type
+/// of a request to the client: `Unavailable` (the client cannot be asked; code `$unavailable`,
+/// category unknown) or `Failed { reason }` (code `$failed`, transient), neither retryable,
+/// each with its recovery. Also `$ty::of`, the error of how [`RequestContext::ask_client`]
+/// ended.
 macro_rules! client_request_error {
-    ($ty:ident, $variants:expr) => {
+    ($ty:ident, $unavailable:expr => $if_unavailable:expr, $failed:expr => $if_failed:expr $(,)?) => {
         impl $ty {
             /// Each variant, in declaration order: its name, code, category and recovery.
-            const VARIANTS: [(&'static str, &'static str, ErrorCategory, &'static str); 2] =
-                $variants;
+            const VARIANTS: [(&'static str, &'static str, ErrorCategory, &'static str); 2] = [
+                (
+                    "Unavailable",
+                    $unavailable,
+                    ErrorCategory::Unknown,
+                    $if_unavailable,
+                ),
+                ("Failed", $failed, ErrorCategory::Transient, $if_failed),
+            ];
 
             fn index(&self) -> usize {
                 match self {
@@ -60,16 +68,17 @@ macro_rules! client_request_error {
 
             /// The answer, or the error of a request that had none.
             fn of<T>(asked: Option<Result<T, String>>) -> Result<T, $ty> {
-                asked
-                    .ok_or($ty::Unavailable)?
-                    .map_err(|reason| $ty::Failed { reason })
+                (asked.ok_or($ty::Unavailable)?).map_err(|reason| $ty::Failed { reason })
             }
         }
 
         impl ToolErrors for $ty {
-            fn variant_contracts() -> Vec<(&'static str, ErrorContract)> {
+            fn variant_contracts() -> Vec<(&'static str, $crate::model::definition::ErrorContract)>
+            {
                 ($ty::VARIANTS.iter())
-                    .map(|&(variant, code, category, _)| (variant, contract(code, category)))
+                    .map(|&(variant, code, category, _)| {
+                        (variant, $crate::elicit::errors::contract(code, category))
+                    })
                     .collect()
             }
 
@@ -81,7 +90,8 @@ macro_rules! client_request_error {
         impl From<$ty> for ToolError {
             fn from(error: $ty) -> ToolError {
                 let (_, code, category, recovery) = $ty::VARIANTS[error.index()];
-                refusal(code, category, error.to_string(), recovery.to_owned())
+                let message = error.to_string();
+                $crate::elicit::errors::refusal(code, category, message, recovery.to_owned())
             }
         }
     };

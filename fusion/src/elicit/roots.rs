@@ -12,10 +12,9 @@ use rmcp::model::{ListRootsResult, Root};
 use crate::envelope::code::ErrorCategory;
 use crate::envelope::error::ToolError;
 use crate::model::context::{InputKind, RequestContext};
-use crate::model::definition::{ErrorContract, ToolErrors};
+use crate::model::definition::ToolErrors;
 
 use super::client_request::client_request_error;
-use super::errors::{contract, refusal};
 
 /// The code of a call that needs the client's roots from a client that cannot be asked for
 /// them (it declared no `roots` capability): the action is not done from this client.
@@ -86,22 +85,10 @@ pub enum Unrooted {
 
 client_request_error!(
     Unrooted,
-    [
-        (
-            "Unavailable",
-            ROOTS_UNAVAILABLE,
-            ErrorCategory::Unknown,
-            "Do not call again from this client: it cannot tell the server its roots (MCP \
-             roots), which this action needs. Tell the user the action was not done.",
-        ),
-        (
-            "Failed",
-            ROOTS_FAILED,
-            ErrorCategory::Transient,
-            "The client did not list its roots. Tell the user the action was not done; call \
-             again only if they ask.",
-        ),
-    ]
+    ROOTS_UNAVAILABLE => "Do not call again from this client: it cannot tell the server its \
+        roots (MCP roots), which this action needs. Tell the user the action was not done.",
+    ROOTS_FAILED => "The client did not list its roots. Tell the user the action was not done; \
+        call again only if they ask.",
 );
 
 #[cfg(test)]

@@ -13,10 +13,9 @@ use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
 use crate::envelope::code::ErrorCategory;
 use crate::envelope::error::ToolError;
 use crate::model::context::{InputKind, RequestContext};
-use crate::model::definition::{ErrorContract, ToolErrors};
+use crate::model::definition::ToolErrors;
 
 use super::client_request::client_request_error;
-use super::errors::{contract, refusal};
 
 /// The code of a call that needs the client's model from a client that cannot be asked for a
 /// message (a client of the 2025 revisions that declared no `sampling` capability): the action
@@ -100,22 +99,10 @@ pub enum Unsampled {
 
 client_request_error!(
     Unsampled,
-    [
-        (
-            "Unavailable",
-            SAMPLING_UNAVAILABLE,
-            ErrorCategory::Unknown,
-            "Do not call again from this client: it cannot run the model request this action \
-             needs (MCP sampling). Tell the user the action was not done.",
-        ),
-        (
-            "Failed",
-            SAMPLING_FAILED,
-            ErrorCategory::Transient,
-            "The client did not run the model request (its user may have rejected it). Tell \
-             the user the action was not done; call again only if they ask.",
-        ),
-    ]
+    SAMPLING_UNAVAILABLE => "Do not call again from this client: it cannot run the model request \
+        this action needs (MCP sampling). Tell the user the action was not done.",
+    SAMPLING_FAILED => "The client did not run the model request (its user may have rejected \
+        it). Tell the user the action was not done; call again only if they ask.",
 );
 
 #[cfg(test)]
