@@ -40,6 +40,16 @@ impl Envelope {
         }
     }
 
+    /// The flags derived from the envelope alone: code and severity as read,
+    /// category and retryability by the code's defaults. A result's `_meta["fusion/error"]`
+    /// states them exactly and is preferred when present ([`Flags::of_result`]).
+    pub fn flags(&self) -> Flags {
+        match self {
+            Envelope::ToolError(e) => Flags::from(e),
+            Envelope::Validation(_) => Flags::validation(),
+        }
+    }
+
     /// The tool error, if this is a `<tool_error>`.
     pub fn tool_error(&self) -> Option<&ToolError> {
         match self {
@@ -72,18 +82,6 @@ impl fmt::Display for Envelope {
         match self {
             Envelope::ToolError(e) => fmt::Display::fmt(e, f),
             Envelope::Validation(v) => fmt::Display::fmt(v, f),
-        }
-    }
-}
-
-impl Envelope {
-    /// The flags derived from the envelope alone: code and severity as read,
-    /// category and retryability by the code's defaults. A result's `_meta["fusion/error"]`
-    /// states them exactly and is preferred when present ([`Flags::of_result`]).
-    pub fn flags(&self) -> Flags {
-        match self {
-            Envelope::ToolError(e) => Flags::from(e),
-            Envelope::Validation(_) => Flags::validation(),
         }
     }
 }
