@@ -13,11 +13,11 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::envelope::error::ToolError;
+use crate::envelope::flags::Flags;
 use crate::model::exposition::Exposition;
 
 use super::envelope::Envelope;
 use super::error::{CallError, ToolFailure, texts};
-use super::flags::Flags;
 use super::parse::{is_envelope, parse_envelope};
 use super::retry::{Decision, RetryEvent, RetryPolicy};
 

@@ -1,10 +1,15 @@
-//! [`Envelope`]: an envelope read back, one of the two types that render them.
+//! [`Envelope`]: an envelope read back, one of the two types that render them, and the
+//! [`Flags`] of a result or an envelope.
 
 use std::fmt;
 
+use rmcp::model::CallToolResult;
+
 use crate::envelope::code::{ErrorCode, Severity};
 use crate::envelope::error::ToolError;
+use crate::envelope::flags::Flags;
 use crate::envelope::validation_error::ValidationError;
+use crate::model::response::FLAGS_META_KEY;
 
 /// An envelope read back by [`parse_envelope`](super::parse_envelope): a `<tool_error>` or a
 /// `<validation_error>`.
@@ -32,6 +37,16 @@ impl Envelope {
         match self {
             Envelope::ToolError(e) => e.severity_level(),
             Envelope::Validation(_) => Severity::Error,
+        }
+    }
+
+    /// The flags derived from the envelope alone: code and severity as read,
+    /// category and retryability by the code's defaults. A result's `_meta["fusion/error"]`
+    /// states them exactly and is preferred when present ([`Flags::of_result`]).
+    pub fn flags(&self) -> Flags {
+        match self {
+            Envelope::ToolError(e) => Flags::from(e),
+            Envelope::Validation(_) => Flags::validation(),
         }
     }
 
@@ -68,5 +83,18 @@ impl fmt::Display for Envelope {
             Envelope::ToolError(e) => fmt::Display::fmt(e, f),
             Envelope::Validation(v) => fmt::Display::fmt(v, f),
         }
+    }
+}
+
+impl Flags {
+    /// The flags of `result`: its `_meta["fusion/error"]` when present and readable, else
+    /// those derived from `envelope` ([`Envelope::flags`]), else `None`.
+    pub fn of_result(result: &CallToolResult, envelope: Option<&Envelope>) -> Option<Flags> {
+        result
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.0.get(FLAGS_META_KEY))
+            .and_then(Flags::from_value)
+            .or_else(|| envelope.map(Envelope::flags))
     }
 }

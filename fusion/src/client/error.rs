@@ -15,9 +15,9 @@ use crate::envelope::error::ToolError;
 use crate::envelope::validation_error::{FieldProblem, ValidationError};
 
 use super::envelope::Envelope;
-use super::flags::Flags;
 use super::parse::ParseError;
 use super::retry::Decision;
+use crate::envelope::flags::Flags;
 
 /// Why a call failed.
 #[derive(Debug, thiserror::Error)]

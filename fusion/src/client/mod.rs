@@ -26,7 +26,6 @@ mod connect;
 mod envelope;
 #[cfg(feature = "client")]
 mod error;
-mod flags;
 #[cfg(feature = "client")]
 mod headers;
 mod parse;
@@ -36,6 +35,7 @@ mod rounds;
 #[cfg(feature = "client")]
 mod task;
 
+pub use crate::envelope::flags::Flags;
 #[cfg(feature = "client")]
 pub use call::{CallOutput, Client, read_result};
 #[cfg(feature = "client")]
@@ -43,7 +43,6 @@ pub use connect::connect;
 pub use envelope::Envelope;
 #[cfg(feature = "client")]
 pub use error::{CallError, InputRequired, ToolFailure};
-pub use flags::Flags;
 pub use parse::{ParseError, ParseErrorKind, parse_envelope};
 pub use retry::{AbortReason, Decision, RetryEvent, RetryPolicy};
 

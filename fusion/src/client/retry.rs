@@ -5,8 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::envelope::code::{ErrorCategory, Severity};
-
-use super::flags::Flags;
+use crate::envelope::flags::Flags;
 
 /// What to do after a failed call.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -394,19 +394,14 @@ impl FieldWalker<'_> {
         }
     }
 
-    /// `schema` with a local `$ref` (`#/$defs/X`, `#/definitions/X`) replaced by its target,
+    /// `schema` with a local `$ref` (`#/$defs/X`, `#/definitions/X`, see
+    /// [`resolve`](crate::schema::resolve)) replaced by its target,
     /// the referring schema's other keys kept on top, and the ref pushed on the expansion stack
     /// (the caller truncates it). A ref already being expanded is left as is.
     fn resolve(&mut self, schema: &Map<String, Value>) -> Map<String, Value> {
         let reference = (schema.get("$ref").and_then(Value::as_str))
             .filter(|reference| !self.refs.iter().any(|r| r == reference));
-        let target = reference.and_then(|reference| {
-            ["#/$defs/", "#/definitions/"].iter().find_map(|prefix| {
-                let name = reference.strip_prefix(prefix)?;
-                let key = &prefix[2..prefix.len() - 1];
-                self.root.get(key)?.get(name)?.as_object()
-            })
-        });
+        let target = reference.and_then(|reference| crate::schema::resolve(self.root, reference));
         let (Some(reference), Some(target)) = (reference, target) else {
             return schema.clone();
         };

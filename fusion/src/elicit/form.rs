@@ -14,7 +14,8 @@ pub(super) fn form_schema<T: JsonSchema>() -> Result<Map<String, Value>, Unanswe
     let Value::Object(mut schema) = schemars::schema_for!(T).to_value() else {
         return Err(not_a_form());
     };
-    let defs = schema.remove("$defs").unwrap_or_default();
+    // References point into `$defs`, which the form itself leaves out.
+    let defs: Map<String, Value> = schema.remove_entry("$defs").into_iter().collect();
     if schema.get("type") != Some(&json!("object")) {
         return Err(not_a_form());
     }
@@ -35,7 +36,7 @@ pub(super) fn form_schema<T: JsonSchema>() -> Result<Map<String, Value>, Unanswe
 /// or, when every variant has a title, as `oneOf` of `{const, title}`; a `Vec` of a unit enum
 /// as a multiple choice (`items` an `enum`, or `anyOf` of `{const, title}`); and no `format`
 /// on numbers (schemars' `uint32`, which forms do not define).
-fn form_field(field: Value, defs: &Value) -> Value {
+fn form_field(field: Value, defs: &Map<String, Value>) -> Value {
     let Value::Object(mut field) = field else {
         return field;
     };
@@ -59,12 +60,11 @@ fn form_field(field: Value, defs: &Value) -> Value {
             field.insert("description".into(), description);
         }
     }
-    if let Some(Value::String(reference)) = field.remove("$ref") {
-        let name = reference.rsplit('/').next().unwrap_or_default();
-        if let Some(Value::Object(def)) = defs.get(name) {
-            for (key, value) in def {
-                field.entry(key.clone()).or_insert_with(|| value.clone());
-            }
+    if let Some(Value::String(reference)) = field.remove("$ref")
+        && let Some(def) = crate::schema::resolve(defs, &reference)
+    {
+        for (key, value) in def {
+            field.entry(key.clone()).or_insert_with(|| value.clone());
         }
     }
     if let Some(Value::Array(types)) = field.get("type") {
@@ -141,4 +141,31 @@ pub(super) fn fields(schema: &Map<String, Value>) -> Vec<String> {
             },
         )
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reference is a JSON Pointer (`~1` for `/`) in a URI fragment (`%3C` for `<`), not a
+    /// name after the last `/`.
+    #[test]
+    fn a_field_inlines_an_escaped_reference() {
+        let defs = json!({"$defs": {
+            "Choice<T>": {"type": "string", "enum": ["a", "b"]},
+            "x/y": {"type": "string", "enum": ["c"]},
+        }});
+        let defs = defs.as_object().unwrap();
+        for (reference, choices) in [
+            ("#/$defs/Choice%3CT%3E", json!(["a", "b"])),
+            ("#/$defs/x~1y", json!(["c"])),
+        ] {
+            let field = form_field(json!({"$ref": reference}), defs);
+            assert_eq!(
+                field,
+                json!({"type": "string", "enum": choices}),
+                "{reference}"
+            );
+        }
+    }
 }

@@ -30,6 +30,7 @@ use serde_json::{Map, Value, json};
 
 use crate::model::context::{Elicited, InputKind, RequestContext};
 
+mod client_request;
 mod errors;
 mod form;
 mod input;

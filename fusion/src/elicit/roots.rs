@@ -12,9 +12,9 @@ use rmcp::model::{ListRootsResult, Root};
 use crate::envelope::code::ErrorCategory;
 use crate::envelope::error::ToolError;
 use crate::model::context::{InputKind, RequestContext};
-use crate::model::definition::{ErrorContract, ToolErrors};
+use crate::model::definition::ToolErrors;
 
-use super::errors::{contract, refusal};
+use super::client_request::client_request_error;
 
 /// The code of a call that needs the client's roots from a client that cannot be asked for
 /// them (it declared no `roots` capability): the action is not done from this client.
@@ -54,26 +54,14 @@ impl RequestContext {
 
     /// [`RequestContext::list_roots`], the input request sent under `key` on 2026-07-28.
     pub(super) async fn list_roots_as(&self, key: Option<&str>) -> Result<Vec<Root>, Unrooted> {
-        if let Some(inputs) = self.inputs() {
-            let params = serde_json::Value::Object(Default::default());
-            let answer = inputs(key.map(str::to_owned), InputKind::Roots, params).await;
-            let answer = answer.ok_or(Unrooted::Unavailable)?;
-            let listed = serde_json::from_value::<ListRootsResult>(answer);
-            return listed
-                .map(|listed| listed.roots)
-                .map_err(|error| Unrooted::Failed {
-                    reason: error.to_string(),
-                });
-        }
-        let lister = self.roots_lister().ok_or(Unrooted::Unavailable)?;
-        lister().await.map_err(|reason| {
-            tracing::warn!(
-                target: "fusion::elicit",
-                reason = reason.as_str(),
-                "the roots request failed"
-            );
-            Unrooted::Failed { reason }
-        })
+        let params = Ok(serde_json::Value::Object(Default::default()));
+        let read = |listed: ListRootsResult| listed.roots;
+        let direct = self.roots_lister().map(|lister| move || lister());
+        let failed = "the roots request failed";
+        let asked = self
+            .ask_client(key, InputKind::Roots, params, read, direct, failed)
+            .await;
+        Unrooted::of(asked)
     }
 }
 
@@ -95,51 +83,13 @@ pub enum Unrooted {
     },
 }
 
-/// Each variant of [`Unrooted`], in declaration order: its name, code, category and recovery.
-const UNROOTED: [(&str, &str, ErrorCategory, &str); 2] = [
-    (
-        "Unavailable",
-        ROOTS_UNAVAILABLE,
-        ErrorCategory::Unknown,
-        "Do not call again from this client: it cannot tell the server its roots (MCP roots), \
-         which this action needs. Tell the user the action was not done.",
-    ),
-    (
-        "Failed",
-        ROOTS_FAILED,
-        ErrorCategory::Transient,
-        "The client did not list its roots. Tell the user the action was not done; call again \
-         only if they ask.",
-    ),
-];
-
-impl Unrooted {
-    fn index(&self) -> usize {
-        match self {
-            Unrooted::Unavailable => 0,
-            Unrooted::Failed { .. } => 1,
-        }
-    }
-}
-
-impl ToolErrors for Unrooted {
-    fn variant_contracts() -> Vec<(&'static str, ErrorContract)> {
-        (UNROOTED.iter())
-            .map(|&(variant, code, category, _)| (variant, contract(code, category)))
-            .collect()
-    }
-
-    fn variant(&self) -> Option<&'static str> {
-        Some(UNROOTED[self.index()].0)
-    }
-}
-
-impl From<Unrooted> for ToolError {
-    fn from(unrooted: Unrooted) -> ToolError {
-        let (_, code, category, recovery) = UNROOTED[unrooted.index()];
-        refusal(code, category, unrooted.to_string(), recovery.to_owned())
-    }
-}
+client_request_error!(
+    Unrooted,
+    ROOTS_UNAVAILABLE => "Do not call again from this client: it cannot tell the server its \
+        roots (MCP roots), which this action needs. Tell the user the action was not done.",
+    ROOTS_FAILED => "The client did not list its roots. Tell the user the action was not done; \
+        call again only if they ask.",
+);
 
 #[cfg(test)]
 mod tests {

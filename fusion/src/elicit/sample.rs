@@ -13,9 +13,9 @@ use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
 use crate::envelope::code::ErrorCategory;
 use crate::envelope::error::ToolError;
 use crate::model::context::{InputKind, RequestContext};
-use crate::model::definition::{ErrorContract, ToolErrors};
+use crate::model::definition::ToolErrors;
 
-use super::errors::{contract, refusal};
+use super::client_request::client_request_error;
 
 /// The code of a call that needs the client's model from a client that cannot be asked for a
 /// message (a client of the 2025 revisions that declared no `sampling` capability): the action
@@ -69,25 +69,13 @@ impl RequestContext {
         key: Option<&str>,
         request: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, Unsampled> {
-        if let Some(inputs) = self.inputs() {
-            let params = serde_json::to_value(&request).map_err(|error| Unsampled::Failed {
-                reason: error.to_string(),
-            })?;
-            let answer = inputs(key.map(str::to_owned), InputKind::Sampling, params).await;
-            let answer = answer.ok_or(Unsampled::Unavailable)?;
-            return serde_json::from_value(answer).map_err(|error| Unsampled::Failed {
-                reason: error.to_string(),
-            });
-        }
-        let sampler = self.sampler().ok_or(Unsampled::Unavailable)?;
-        sampler(request).await.map_err(|reason| {
-            tracing::warn!(
-                target: "fusion::elicit",
-                reason = reason.as_str(),
-                "the sampling request failed"
-            );
-            Unsampled::Failed { reason }
-        })
+        let params = serde_json::to_value(&request);
+        let direct = self.sampler().map(|sampler| move || sampler(request));
+        let failed = "the sampling request failed";
+        let asked = self
+            .ask_client(key, InputKind::Sampling, params, |m| m, direct, failed)
+            .await;
+        Unsampled::of(asked)
     }
 }
 
@@ -109,51 +97,13 @@ pub enum Unsampled {
     },
 }
 
-/// Each variant of [`Unsampled`], in declaration order: its name, code, category and recovery.
-const UNSAMPLED: [(&str, &str, ErrorCategory, &str); 2] = [
-    (
-        "Unavailable",
-        SAMPLING_UNAVAILABLE,
-        ErrorCategory::Unknown,
-        "Do not call again from this client: it cannot run the model request this action \
-         needs (MCP sampling). Tell the user the action was not done.",
-    ),
-    (
-        "Failed",
-        SAMPLING_FAILED,
-        ErrorCategory::Transient,
-        "The client did not run the model request (its user may have rejected it). Tell the \
-         user the action was not done; call again only if they ask.",
-    ),
-];
-
-impl Unsampled {
-    fn index(&self) -> usize {
-        match self {
-            Unsampled::Unavailable => 0,
-            Unsampled::Failed { .. } => 1,
-        }
-    }
-}
-
-impl ToolErrors for Unsampled {
-    fn variant_contracts() -> Vec<(&'static str, ErrorContract)> {
-        (UNSAMPLED.iter())
-            .map(|&(variant, code, category, _)| (variant, contract(code, category)))
-            .collect()
-    }
-
-    fn variant(&self) -> Option<&'static str> {
-        Some(UNSAMPLED[self.index()].0)
-    }
-}
-
-impl From<Unsampled> for ToolError {
-    fn from(unsampled: Unsampled) -> ToolError {
-        let (_, code, category, recovery) = UNSAMPLED[unsampled.index()];
-        refusal(code, category, unsampled.to_string(), recovery.to_owned())
-    }
-}
+client_request_error!(
+    Unsampled,
+    SAMPLING_UNAVAILABLE => "Do not call again from this client: it cannot run the model request \
+        this action needs (MCP sampling). Tell the user the action was not done.",
+    SAMPLING_FAILED => "The client did not run the model request (its user may have rejected \
+        it). Tell the user the action was not done; call again only if they ask.",
+);
 
 #[cfg(test)]
 mod tests {

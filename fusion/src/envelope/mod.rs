@@ -3,7 +3,9 @@
 
 pub(crate) mod code;
 pub(crate) mod error;
+pub(crate) mod flags;
 pub mod internal;
+pub(crate) mod store;
 pub(crate) mod suggest;
 pub(crate) mod validation_error;
 pub(crate) mod xml;

@@ -9,8 +9,8 @@ use tokio::sync::Mutex;
 
 use super::rate::RateLimit;
 use super::{StoreFallback, seconds};
-use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
+use crate::envelope::store::{RETRY_AFTER, Target, store_unreachable};
 
 /// GCRA in one atomic step. KEYS[1]: the bucket. ARGV: the window and the interval between
 /// slots, in microseconds. Returns 0 when the call may run (the bucket is updated), else the
@@ -156,44 +156,29 @@ impl RedisStore {
             Ok(Err(error)) => error.to_string(),
             Err(_) => format!("no answer within {timeout:?}"),
         };
-        let id = crate::internal::new_error_id();
-        let error: &str = &crate::internal::redacted(&error);
-        match self.fallback {
+        let log = match self.fallback {
             StoreFallback::Allow => {
-                tracing::error!(
-                    target: "fusion::guard",
-                    error_id = %id,
-                    %error,
-                    "the Redis rate-limit store failed; the call runs unlimited (fallback allow)"
-                );
-                Ok(None)
+                "the Redis rate-limit store failed; the call runs unlimited (fallback allow)"
             }
             StoreFallback::Refuse => {
-                tracing::error!(
-                    target: "fusion::guard",
-                    error_id = %id,
-                    %error,
-                    "the Redis rate-limit store failed; the call is refused (fallback refuse)"
-                );
-                Err(unavailable(&id))
+                "the Redis rate-limit store failed; the call is refused (fallback refuse)"
             }
+        };
+        let refusal = store_unreachable(
+            Target::Guard,
+            &error,
+            log,
+            "The rate limiter is unavailable, so the call was refused to protect the server.",
+        );
+        match self.fallback {
+            StoreFallback::Allow => Ok(None),
+            StoreFallback::Refuse => Err(refusal.suggest(format!(
+                "Retry in {}; if this keeps happening, report the error id to the server's \
+                 operator.",
+                seconds(RETRY_AFTER)
+            ))),
         }
     }
-}
-
-/// Refusal when the store cannot decide: transient, retry in 5 seconds.
-fn unavailable(id: &str) -> ToolError {
-    const RETRY_AFTER: u64 = 5;
-    ToolError::new(
-        ErrorCode::ServerBusy,
-        "The rate limiter is unavailable, so the call was refused to protect the server.",
-    )
-    .suggest(format!(
-        "Retry in {}; if this keeps happening, report the error id to the server's operator.",
-        seconds(RETRY_AFTER)
-    ))
-    .retry_after(RETRY_AFTER)
-    .detail(crate::internal::ERROR_ID_KEY, id)
 }
 
 impl std::fmt::Debug for RedisStore {

@@ -22,8 +22,11 @@ impl Server {
     /// its guards and layers, on the blocking thread of a synchronous action, and when the
     /// call's panic is caught), as the call's `tracing` span is entered; an error converted on
     /// a task or thread the action spawns itself is logged verbatim. A `redact` that panics
-    /// logs `(cause withheld: the redactor panicked)` instead. The Redis rate-limit store's
-    /// failures, logged with an error id too (target `fusion::guard`), go through it as well.
+    /// logs `(cause withheld: the redactor panicked)` instead. The failures of a store a call
+    /// needs, logged with an error id too (the Redis rate-limit store's under target
+    /// `fusion::guard`, the task store's and the record of request states' under
+    /// `fusion::server`), go through it as well, after the credentials of any URL in them
+    /// (userinfo, `pass`/`password`/`token`/`secret` query parameters) became `[redacted]`.
     ///
     /// Rust's panic hook prints a panic's message to standard error before fusion catches the
     /// panic: replace the hook ([`std::panic::set_hook`]) when panic messages may carry

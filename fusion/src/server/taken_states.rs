@@ -131,19 +131,17 @@ impl TakenStates {
 /// Refusal when the record of taken states cannot be reached: retryable, cause logged.
 #[cfg(feature = "redis")]
 fn unrecorded(error: &str) -> ToolError {
-    const RETRY_AFTER: u64 = 5;
-    let id = crate::internal::new_error_id();
-    tracing::error!(target: "fusion::server", error_id = %id, %error, "the record of request states failed; the call is refused");
-    ToolError::new(
-        crate::envelope::code::ErrorCode::ServerBusy,
+    use crate::envelope::store::{RETRY_AFTER, Target, store_unreachable};
+    store_unreachable(
+        Target::Server,
+        error,
+        "the record of request states failed; the call is refused",
         "The server cannot check the requestState of this call right now.",
     )
     .suggest(format!(
         "Retry in {RETRY_AFTER} seconds with the same requestState and inputResponses; if the \
          state is then refused, call again without them and the user will be asked again."
     ))
-    .retry_after(RETRY_AFTER)
-    .detail(crate::internal::ERROR_ID_KEY, id)
 }
 
 /// Milliseconds since the epoch.
@@ -152,4 +150,17 @@ pub(super) fn now_ms() -> u64 {
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
     u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(all(test, feature = "redis"))]
+mod tests {
+    #[test]
+    fn an_unreachable_record_is_logged_without_credentials() {
+        let log = crate::envelope::store::logged(|| {
+            let refusal = super::unrecorded("connect redis://admin:hunter2@cache:6379: refused");
+            assert_eq!(refusal.code().as_str(), "SERVER_BUSY");
+        });
+        assert!(log.contains("redis://[redacted]@cache:6379"), "{log}");
+        assert!(!log.contains("hunter2"), "{log}");
+    }
 }

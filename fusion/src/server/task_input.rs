@@ -68,6 +68,8 @@ impl Questions {
                 Ok(true) => None,
                 Ok(false) => Some("the task has ended".to_owned()),
                 Err(error) => {
+                    let error = crate::envelope::store::without_credentials(&error.to_string())
+                        .into_owned();
                     tracing::warn!(target: "fusion::server", task = %this.id, %error, "a task's question could not be stored");
                     Some("the question could not be stored with the task".to_owned())
                 }

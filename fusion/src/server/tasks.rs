@@ -29,6 +29,7 @@ use super::task_input::{self, BEFORE, DIRECT, Questions, TASK};
 use super::{Inner, Server};
 use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
+use crate::envelope::store::without_credentials;
 use crate::model::context::{CancellationToken, RequestContext};
 use crate::model::response::ToolResponse;
 use crate::runtime::call::{Admitted, noting_panics};
@@ -475,11 +476,13 @@ async fn settle(settings: &Tasks, record: TaskRecord, started: tokio::time::Inst
         match settings.store.settle(record.clone()).await {
             Ok(_) => return,
             Err(error) if started.elapsed() + wait < kept => {
+                let error = without_credentials(&error.to_string()).into_owned();
                 tracing::warn!(target: "fusion::server", task = %record.id, %error, "the task's outcome could not be stored; retrying");
                 tokio::time::sleep(wait).await;
                 wait = (wait * 2).min(Duration::from_secs(8));
             }
             Err(error) => {
+                let error = without_credentials(&error.to_string()).into_owned();
                 tracing::error!(target: "fusion::server", task = %record.id, %error, "the task's outcome was not stored: the task store failed until the task expired");
                 return;
             }
@@ -555,16 +558,12 @@ fn detailed(record: TaskRecord) -> DetailedTask {
 
 /// The answer to a call when the store cannot take its task: retryable, cause logged.
 fn store_refusal(error: &StoreError) -> ToolError {
-    const RETRY_AFTER: u64 = 5;
-    let id = crate::internal::new_error_id();
-    tracing::error!(target: "fusion::server", error_id = %id, %error, "a task could not be stored; the call is refused");
-    ToolError::new(
-        ErrorCode::ServerBusy,
+    crate::envelope::store::store_unreachable(
+        crate::envelope::store::Target::Server,
+        &error.to_string(),
+        "a task could not be stored; the call is refused",
         "The server cannot take a long-running call right now.",
     )
-    .suggest(format!("Retry in {RETRY_AFTER} seconds."))
-    .retry_after(RETRY_AFTER)
-    .detail(crate::internal::ERROR_ID_KEY, id)
 }
 
 /// A store failure on `tasks/*`: JSON-RPC internal error, with the flags of `SERVER_BUSY`.

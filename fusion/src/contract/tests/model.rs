@@ -71,6 +71,34 @@ fn model_walks_nested_objects_and_arrays_and_survives_recursion() {
     assert_eq!(fields["address.zip"].constraints["minLength"], json!(5));
 }
 
+/// A reference is a JSON Pointer in a URI fragment: schemars percent-encodes a renamed generic
+/// (`Page<{T}>`), and `~1` / `~0` stand for `/` and `~`. Both used to leave the field unread.
+#[test]
+fn model_follows_escaped_references() {
+    let def = tool(
+        "t",
+        vec![action(
+            "a",
+            json!({
+                "type": "object",
+                "properties": {
+                    "page": {"$ref": "#/$defs/Page%3CItem%3E"},
+                    "path": {"$ref": "#/$defs/a~1b"},
+                },
+                "$defs": {
+                    "Page<Item>": {"type": "object", "properties": {"next": {"type": "string"}}},
+                    "a/b": {"type": "string", "enum": ["x"]},
+                },
+            }),
+        )],
+    );
+    let contract = Contract::from_definitions([&def]);
+    let fields = &contract.tools["t"].actions["a"].fields;
+    assert_eq!(fields["page"].types, ["object"]);
+    assert_eq!(fields["page.next"].types, ["string"]);
+    assert_eq!(fields["path"].types, ["string"]);
+}
+
 /// A recursive untagged type (`enum Json { Num(f64), List(Vec<Json>), Boxed(Box<Json>) }`)
 /// has a `$ref` to itself among its own `anyOf` branches. Reading its fields used to recurse
 /// until the stack overflowed (an abort, at server start with a baseline).

@@ -6,9 +6,10 @@ mod render;
 
 use std::fmt;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::envelope::code::{ErrorCategory, ErrorCode, Severity};
+use crate::envelope::flags::Flags;
 
 /// A tool error: the facts a language model needs to recover, and the flags client code
 /// branches on.
@@ -324,22 +325,7 @@ impl ToolError {
     /// }));
     /// ```
     pub fn flags(&self) -> Value {
-        let mut flags = Map::with_capacity(7);
-        flags.insert("isError".into(), Value::Bool(self.is_error()));
-        flags.insert(
-            "errorCategory".into(),
-            Value::from(self.error_category().as_str()),
-        );
-        flags.insert("isRetryable".into(), Value::Bool(self.is_retryable()));
-        if let Some(secs) = self.retry_after_secs() {
-            flags.insert("retryAfterSeconds".into(), Value::from(secs));
-        }
-        flags.insert("code".into(), Value::from(self.0.code.as_str()));
-        flags.insert("severity".into(), Value::from(self.0.severity.as_str()));
-        if let Some(explanation) = &self.0.explanation {
-            flags.insert("explanation".into(), Value::from(explanation.as_str()));
-        }
-        Value::Object(flags)
+        Flags::from(self).to_value()
     }
 }
 

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::envelope::flags::Flags;
 use crate::envelope::xml::{push_attr, push_text};
 
 pub use delta::{DeltaClass, ScopedDelta};
@@ -282,13 +283,7 @@ impl ValidationError {
     /// "code": "VALIDATION_ERROR", "severity": "error"}`. Not retryable as-is: the same
     /// arguments fail the same way.
     pub fn flags(&self) -> Value {
-        serde_json::json!({
-            "isError": true,
-            "errorCategory": "validation",
-            "isRetryable": false,
-            "code": "VALIDATION_ERROR",
-            "severity": "error",
-        })
+        Flags::validation().to_value()
     }
 }
 

@@ -14,7 +14,7 @@ pub(crate) use headers::{HEADER_KEYWORD, check_headers};
 pub(crate) use portable::{GEMINI_FORMATS, GEMINI_KEYWORDS};
 pub(crate) use walk::{
     BRANCHES, EVERY, Walk, at_pointer, escape_pointer, local_definition, local_pointer,
-    names_subschemas, unescape_pointer_token,
+    names_subschemas, resolve, unescape_pointer_token,
 };
 pub use written::{InputSchemas, input_schema};
 
@@ -261,9 +261,7 @@ pub(crate) fn flatten_top_level(schema: &Map<String, Value>) -> Map<String, Valu
     let resolve = |branch: &'_ Value| -> Option<Map<String, Value>> {
         let object = branch.as_object()?;
         match object.get("$ref").and_then(Value::as_str) {
-            Some(reference) => at_pointer(schema, &local_pointer(reference)?)?
-                .as_object()
-                .cloned(),
+            Some(reference) => resolve(schema, reference).cloned(),
             None => Some(object.clone()),
         }
     };

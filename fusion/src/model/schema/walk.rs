@@ -166,6 +166,17 @@ pub(crate) fn at_pointer<'a>(root: &'a Map<String, Value>, pointer: &str) -> Opt
         .pointer(&steps[first..])
 }
 
+/// The schema object a local reference designates in `root`, the document it sits in:
+/// `#/$defs/Address`, `#/definitions/a~1b` (the definition `a/b`), `#/$defs/Page%3CT%3E` (the
+/// definition `Page<T>`), or any deeper pointer. `None` for `#` (the root, held here as its
+/// map), a reference to another document, broken escapes, or nothing there.
+pub(crate) fn resolve<'a>(
+    root: &'a Map<String, Value>,
+    reference: &str,
+) -> Option<&'a Map<String, Value>> {
+    at_pointer(root, &local_pointer(reference)?)?.as_object()
+}
+
 /// The name a local reference points at: `Address` for `#/$defs/Address`, `Page<Invoice>` for
 /// `#/$defs/Page%3CInvoice%3E` (how schemars refers to a type renamed `Page<{T}>`); `None` for
 /// a reference to anything but one definition.
@@ -272,6 +283,24 @@ mod tests {
             "#/x",
         ] {
             assert_eq!(named(nothing), None, "{nothing}");
+        }
+    }
+
+    #[test]
+    fn resolve_follows_local_pointers_with_their_escapes() {
+        let root = json!({
+            "$defs": {"Page<T>": {"type": "object"}, "a/b~c": {"type": "string"}},
+            "definitions": {"Old": {"type": "integer"}},
+            "properties": {"n": {"type": "number"}}
+        });
+        let root = root.as_object().unwrap();
+        let kind = |reference: &str| resolve(root, reference).map(|s| s["type"].clone());
+        assert_eq!(kind("#/$defs/Page%3CT%3E"), Some(json!("object")));
+        assert_eq!(kind("#/$defs/a~1b~0c"), Some(json!("string")));
+        assert_eq!(kind("#/definitions/Old"), Some(json!("integer")));
+        assert_eq!(kind("#/properties/n"), Some(json!("number")));
+        for nothing in ["#", "#/$defs/Nope", "other.json#/$defs/Old", "#/$defs/a%FF"] {
+            assert_eq!(kind(nothing), None, "{nothing}");
         }
     }
 

@@ -1,16 +1,14 @@
-//! `Flags`: the typed flags object of an error, read from a result or derived from an
-//! envelope.
+//! `Flags`: the typed flags object of an error, one serde type that the server renders
+//! ([`ToolError::flags`], [`ValidationError::flags`](crate::ValidationError::flags)) and the
+//! client reads back ([`Flags::from_value`]).
 
 use std::time::Duration;
 
-use rmcp::model::CallToolResult;
-use serde_json::{Map, Value};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
 
 use crate::envelope::code::{ErrorCategory, ErrorCode, Severity};
 use crate::envelope::error::ToolError;
-use crate::model::response::FLAGS_META_KEY;
-
-use super::envelope::Envelope;
 
 /// The typed flags client code decides retry, escalate or abort from, as travelled in
 /// `_meta["fusion/error"]`:
@@ -35,23 +33,58 @@ use super::envelope::Envelope;
 /// assert_eq!(flags.category, ErrorCategory::RateLimit);
 /// assert_eq!(flags.retry_after_secs, Some(12));
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Flags {
     /// The MCP `isError`: `false` for a warning severity.
     pub is_error: bool,
     /// The category: auth, rate_limit, not_found, validation, transient or unknown.
+    #[serde(rename = "errorCategory", deserialize_with = "category_or_unknown")]
     pub category: ErrorCategory,
     /// Whether an identical retry can succeed.
+    #[serde(rename = "isRetryable")]
     pub retryable: bool,
     /// The retry delay in whole seconds, when the server stated one.
+    #[serde(
+        rename = "retryAfterSeconds",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "whole_seconds"
+    )]
     pub retry_after_secs: Option<u64>,
     /// The code, as in the envelope.
     pub code: ErrorCode,
     /// The severity, as in the envelope.
     pub severity: Severity,
     /// For the human reading the audit log; the retry policy never reads it.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "text"
+    )]
     pub explanation: Option<String>,
+}
+
+/// A category this client does not know reads as `unknown`; it must still be a string.
+fn category_or_unknown<'de, D: Deserializer<'de>>(d: D) -> Result<ErrorCategory, D::Error> {
+    Ok(String::deserialize(d)?
+        .parse()
+        .unwrap_or(ErrorCategory::Unknown))
+}
+
+/// A delay that is no whole number of seconds above zero (a string, negative, `0`) reads as
+/// unset.
+fn whole_seconds<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    Ok(Value::deserialize(d)?.as_u64().filter(|&s| s > 0))
+}
+
+/// An explanation that is not a string reads as unset.
+fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::String(s) => Some(s),
+        _ => None,
+    })
 }
 
 impl Flags {
@@ -60,37 +93,16 @@ impl Flags {
     /// types and a known severity. A category this client does not know reads as `unknown`
     /// (uncategorised errors are not retried).
     pub fn from_value(value: &Value) -> Option<Flags> {
-        let object = value.as_object()?;
-        Some(Flags {
-            is_error: object.get("isError")?.as_bool()?,
-            category: object
-                .get("errorCategory")?
-                .as_str()?
-                .parse()
-                .unwrap_or(ErrorCategory::Unknown),
-            retryable: object.get("isRetryable")?.as_bool()?,
-            retry_after_secs: object
-                .get("retryAfterSeconds")
-                .and_then(Value::as_u64)
-                .filter(|&s| s > 0),
-            code: ErrorCode::from(object.get("code")?.as_str()?),
-            severity: object.get("severity")?.as_str()?.parse().ok()?,
-            explanation: object
-                .get("explanation")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-        })
+        // Not an array: serde would read a struct from one, field by field.
+        if !value.is_object() {
+            return None;
+        }
+        Flags::deserialize(value).ok()
     }
 
-    /// The flags of `result`: its `_meta["fusion/error"]` when present and readable, else
-    /// those derived from `envelope` ([`Envelope::flags`]), else `None`.
-    pub fn of_result(result: &CallToolResult, envelope: Option<&Envelope>) -> Option<Flags> {
-        result
-            .meta
-            .as_ref()
-            .and_then(|meta| meta.0.get(FLAGS_META_KEY))
-            .and_then(Flags::from_value)
-            .or_else(|| envelope.map(Envelope::flags))
+    /// The wire object, keys as in the table above (the inverse of [`Flags::from_value`]).
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).expect("flags are strings, booleans and integers")
     }
 
     /// The flags of a `<validation_error>`: `VALIDATION_ERROR`, category
@@ -124,23 +136,6 @@ impl Flags {
         self.retry_after_secs.map(Duration::from_secs)
     }
 
-    /// The wire object, keys as in the table above (the inverse of [`Flags::from_value`]).
-    pub fn to_value(&self) -> Value {
-        let mut flags = Map::with_capacity(7);
-        flags.insert("isError".into(), Value::Bool(self.is_error));
-        flags.insert("errorCategory".into(), Value::from(self.category.as_str()));
-        flags.insert("isRetryable".into(), Value::Bool(self.retryable));
-        if let Some(secs) = self.retry_after_secs {
-            flags.insert("retryAfterSeconds".into(), Value::from(secs));
-        }
-        flags.insert("code".into(), Value::from(self.code.as_str()));
-        flags.insert("severity".into(), Value::from(self.severity.as_str()));
-        if let Some(explanation) = &self.explanation {
-            flags.insert("explanation".into(), Value::from(explanation.as_str()));
-        }
-        Value::Object(flags)
-    }
-
     /// `error` with the category, retryability and explanation of these flags, which the XML
     /// does not carry, so a parsed error answers [`ToolError::error_category`] and
     /// [`ToolError::is_retryable`] as the server decided. The envelope is unchanged.
@@ -164,18 +159,6 @@ impl From<&ToolError> for Flags {
             code: e.code().clone(),
             severity: e.severity_level(),
             explanation: e.explanation_text().map(str::to_owned),
-        }
-    }
-}
-
-impl Envelope {
-    /// The flags derived from the envelope alone: code and severity as read,
-    /// category and retryability by the code's defaults. A result's `_meta["fusion/error"]`
-    /// states them exactly and is preferred when present ([`Flags::of_result`]).
-    pub fn flags(&self) -> Flags {
-        match self {
-            Envelope::ToolError(e) => Flags::from(e),
-            Envelope::Validation(_) => Flags::validation(),
         }
     }
 }
