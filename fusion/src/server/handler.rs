@@ -22,6 +22,7 @@ use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
 use crate::envelope::suggest::did_you_mean;
 use crate::model::context::{LogLevel, LogSink, ProgressReporter, RequestContext};
+use crate::model::exposition::Exposition;
 use crate::model::response::ToolResponse;
 
 use super::catalog::Catalog;
@@ -103,8 +104,7 @@ impl rmcp::ServerHandler for Server {
         if view.is_some()
             && let Err(error) = resolved.action
         {
-            let response = (inner.registry).answer(ToolResponse::error(error), resolved.exposition);
-            return Ok(CallToolResult::from(response).into());
+            return Ok(self.refusal(error, resolved.exposition));
         }
         if self.is_task_call(&resolved, &context)? {
             return self.start_task(resolved, &request, context).await;
@@ -120,21 +120,11 @@ impl rmcp::ServerHandler for Server {
         {
             Ok(round) => round,
             Err(Stopped::Protocol(error)) => return Err(error),
-            Err(Stopped::Envelope(error)) => {
-                let response =
-                    (inner.registry).answer(ToolResponse::error(error), resolved.exposition);
-                return Ok(CallToolResult::from(response).into());
-            }
+            Err(Stopped::Envelope(error)) => return Ok(self.refusal(error, resolved.exposition)),
         };
-        if let Some((round, _)) = &round {
-            ctx = ctx.with_inputs(round.inputs());
+        if let Some(inputs) = round.inputs() {
+            ctx = ctx.with_inputs(inputs);
         }
-        let asked = async {
-            match &round {
-                Some((round, _)) => round.asked().await,
-                None => std::future::pending().await,
-            }
-        };
         let call = inner.registry.call(resolved, ctx);
         let response = tokio::select! {
             biased;
@@ -151,19 +141,10 @@ impl rmcp::ServerHandler for Server {
             // The action asked questions this call carries no answer to (or one the client
             // cannot be asked): its future is dropped, and the client gets the questions and
             // the state to send them back with (or the error).
-            () = asked => {
-                let (round, binding) = round.as_ref().expect("only a round asks");
-                let answer = inner.rounds.input_required(round, binding);
-                if answer.is_err() {
-                    inner.rounds.give_back(round).await;
-                }
-                return answer.map(Into::into);
-            }
+            () = round.asked() => return round.input_required(&inner.rounds).await,
             response = forward_progress(call, reports, &context.peer) => response,
         };
-        if let Some((round, _)) = &round {
-            inner.rounds.give_back(round).await;
-        }
+        round.give_back(&inner.rounds).await;
         Ok(CallToolResult::from(response).into())
     }
 
@@ -324,9 +305,13 @@ impl Server {
         let error = ToolError::new(ErrorCode::ValidationError, format!("No tool named {sent}."))
             .suggest(recovery)
             .actions(names);
-        let response =
-            (self.inner.registry).answer(ToolResponse::error(error), self.inner.exposition);
-        Ok(CallToolResult::from(response).into())
+        Ok(self.refusal(error, self.inner.exposition))
+    }
+
+    /// The answer refusing a call with `error`, as the model reads it in `exposition`.
+    pub(super) fn refusal(&self, error: ToolError, exposition: Exposition) -> CallToolResponse {
+        let response = (self.inner.registry).answer(ToolResponse::error(error), exposition);
+        CallToolResult::from(response).into()
     }
 }
 

@@ -34,7 +34,7 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, InputRequest, InputRequiredResult,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, InputRequest, InputRequiredResult,
     RequestStateCodec, SealOptions,
 };
 use rmcp::service::{RequestContext as RmcpContext, RoleServer};
@@ -194,9 +194,9 @@ impl Rounds {
         context: &RmcpContext<RoleServer>,
         caller: Option<&Principal>,
         arguments: &Map<String, Value>,
-    ) -> Result<Option<(Arc<Round>, Vec<u8>)>, Stopped> {
+    ) -> Result<CallRound, Stopped> {
         if !super::stateless::is_stateless_request(context) {
-            return Ok(None);
+            return Ok(CallRound(None));
         }
         // Issuer and subject: `sub` is unique per issuer only (RFC 7519 section 4.1.2).
         let caller = caller.map(Principal::identity_key).unwrap_or_default();
@@ -205,7 +205,7 @@ impl Rounds {
         let mut round = self.open(state, &binding).await?;
         round.responses = request.input_responses.clone().unwrap_or_default();
         round.capabilities = context.meta.client_capabilities().unwrap_or_default();
-        Ok(Some((Arc::new(round), binding)))
+        Ok(CallRound(Some((Arc::new(round), binding))))
     }
 
     /// The round of a call bound to `binding` (caller, tool and arguments), from the call's
@@ -421,8 +421,50 @@ impl Round {
 
     /// Resolves when the action asks a question the round has no answer to, or the round
     /// stops the call.
-    pub(super) async fn asked(&self) {
+    async fn asked(&self) {
         self.asked.notified().await;
+    }
+}
+
+/// The round of one call, with the binding its state is sealed to; none for a client that is
+/// asked directly or not at all.
+pub(super) struct CallRound(Option<(Arc<Round>, Vec<u8>)>);
+
+impl CallRound {
+    /// The input channel of the call's questions, when it has a round.
+    pub(super) fn inputs(&self) -> Option<Inputs> {
+        self.0.as_ref().map(|(round, _)| round.inputs())
+    }
+
+    /// Resolves when the action asked a question the call carries no answer to (or the round
+    /// stopped the call); never without a round.
+    pub(super) async fn asked(&self) {
+        match &self.0 {
+            Some((round, _)) => round.asked().await,
+            None => std::future::pending().await,
+        }
+    }
+
+    /// The answer to a call whose action [asked](CallRound::asked): `input_required` with the
+    /// questions and the state to send them back with, or what stopped the round (its state
+    /// then given back).
+    pub(super) async fn input_required(
+        &self,
+        rounds: &Rounds,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (round, binding) = self.0.as_ref().expect("only a round asks");
+        let answer = rounds.input_required(round, binding);
+        if answer.is_err() {
+            rounds.give_back(round).await;
+        }
+        answer.map(Into::into)
+    }
+
+    /// Gives back a state the call carried but never read (see [`Rounds::give_back`]).
+    pub(super) async fn give_back(&self, rounds: &Rounds) {
+        if let Some((round, _)) = &self.0 {
+            rounds.give_back(round).await;
+        }
     }
 }
 

@@ -144,26 +144,12 @@ impl Server {
         {
             Ok(round) => round,
             Err(Stopped::Protocol(error)) => return Err(error),
-            Err(Stopped::Envelope(error)) => {
-                let response = inner
-                    .registry
-                    .answer(ToolResponse::error(error), exposition);
-                return Ok(CallToolResult::from(response).into());
-            }
+            Err(Stopped::Envelope(error)) => return Ok(self.refusal(error, exposition)),
         };
-        let before = match &round {
-            Some((round, _)) => Some(round.inputs()),
-            None => elicitor::for_peer(&context.peer).map(task_input::asking_client),
-        };
+        let before = (round.inputs())
+            .or_else(|| elicitor::for_peer(&context.peer).map(task_input::asking_client));
         let route = Arc::new(AtomicU8::new(if deferred { BEFORE } else { TASK }));
         let ctx = ctx.with_inputs(task_input::routed(before, &questions, &route));
-        // Resolves when a question asked as a direct call's has no answer.
-        let asked = || async {
-            match &round {
-                Some((round, _)) => round.asked().await,
-                None => std::future::pending().await,
-            }
-        };
         // The answer of the call while it runs as a direct call: its response, or its round's
         // `input_required`.
         let direct = async |call: &mut AbortOnDropHandle<_>| {
@@ -171,19 +157,11 @@ impl Server {
                 biased;
                 () = context.ct.cancelled() => Ok(cancelled()),
                 joined = call => {
-                    if let Some((round, _)) = &round {
-                        inner.rounds.give_back(round).await;
-                    }
+                    round.give_back(&inner.rounds).await;
                     Ok(result_of(joined).into())
                 }
-                () = asked() => {
-                    let (round, binding) = round.as_ref().expect("only a round asks");
-                    let answer = inner.rounds.input_required(round, binding);
-                    if answer.is_err() {
-                        inner.rounds.give_back(round).await;
-                    }
-                    answer.map(Into::into)
-                }
+                // A question asked as a direct call's, without an answer.
+                () = round.asked() => round.input_required(&inner.rounds).await,
             }
         };
         let ready = match deferred {
@@ -197,9 +175,7 @@ impl Server {
                 match admitted {
                     Ok(admitted) => Ready::Admitted(Box::new(admitted)),
                     Err(refusal) => {
-                        if let Some((round, _)) = &round {
-                            inner.rounds.give_back(round).await;
-                        }
+                        round.give_back(&inner.rounds).await;
                         return Ok(CallToolResult::from(refusal).into());
                     }
                 }
@@ -231,16 +207,10 @@ impl Server {
                 route.store(DIRECT, Ordering::Release);
                 return direct(&mut ready.go(&inner)).await;
             }
-            Err(error) => {
-                let response = ToolResponse::error(store_refusal(&error));
-                let response = inner.registry.answer(response, exposition);
-                return Ok(CallToolResult::from(response).into());
-            }
+            Err(error) => return Ok(self.refusal(store_refusal(&error), exposition)),
         }
         // A state the call carried, unread: the task's questions are its own.
-        if let Some((round, _)) = &round {
-            inner.rounds.give_back(round).await;
-        }
+        round.give_back(&inner.rounds).await;
         let running = Running {
             token: token.clone(),
             questions: Arc::clone(&questions),
