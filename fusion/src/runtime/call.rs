@@ -101,8 +101,8 @@ impl Registry {
         }
     }
 
-    /// The first step of a call (see the module docs): the argument limits, stringified JSON
-    /// decoded (and the limits again), the routing error of a call naming no action,
+    /// The first step of a call (see the module docs): the argument limits, the routing error
+    /// of a call naming no action, stringified JSON decoded (and the limits again),
     /// [`Tool::prepare`], and the guards' admission (scopes, rate limits, concurrency slots).
     /// A refusal at any of them is the answer, made as [`Registry::run`] makes one.
     pub(crate) async fn admit(
