@@ -341,8 +341,9 @@ impl FieldWalker<'_> {
                 let found = types_of(alternative);
                 any_type |= found.is_empty();
                 types.extend(found);
-                match enum_of(alternative) {
-                    Some(found) => values.get_or_insert_with(BTreeSet::new).extend(found),
+                match enum_values(alternative) {
+                    Some(found) => (values.get_or_insert_with(BTreeSet::new))
+                        .extend(found.iter().map(|v| v.to_string())),
                     None => open |= !is_null_only(alternative),
                 }
             }
@@ -462,19 +463,14 @@ fn types_of(schema: &Map<String, Value>) -> BTreeSet<String> {
     }
 }
 
-/// The values of `enum` or `const`.
+/// The values of `enum` or `const`: the enumeration a (non-combinator) schema restricts to;
+/// `None` when it accepts more than a list of values. A `null`-only branch contributes `null`
+/// only when it is itself listed as a value.
 fn enum_values(schema: &Map<String, Value>) -> Option<Vec<&Value>> {
     if let Some(Value::Array(values)) = schema.get("enum") {
         return Some(values.iter().collect());
     }
     schema.get("const").map(|value| vec![value])
-}
-
-/// The enumeration a (non-combinator) schema restricts to, as compact JSON strings; `None`
-/// when it accepts more than a list of values. A `null`-only branch contributes `null` only
-/// when it is itself listed as a value.
-fn enum_of(schema: &Map<String, Value>) -> Option<BTreeSet<String>> {
-    enum_values(schema).map(|values| values.iter().map(|v| v.to_string()).collect())
 }
 
 /// Whether the schema accepts only `null` (the `None` branch of an `Option<T>`).
