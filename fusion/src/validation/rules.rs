@@ -12,7 +12,7 @@ use validator::{ValidationError as RuleFailure, ValidationErrors, ValidationErro
 use super::path::FieldPath;
 use super::report::{Check, Report, Source, line};
 use super::schema::{count, format_words};
-use super::sent::REDACTED;
+use super::sent::{self, REDACTED};
 
 /// The key `validator` uses for struct-level (`#[validate(schema(..))]`) failures.
 const STRUCT_LEVEL: &str = "__all__";
@@ -161,7 +161,7 @@ fn rule_line(
             let other_value = params.get("other");
             let other = matching_field(report, path, other_value);
             if other.as_ref().is_some_and(|o| report.is_secret(o))
-                || other_value.is_some_and(|v| report.is_secret_value(v))
+                || other_value.is_some_and(|v| sent::hidden(v, None, report))
             {
                 // The confirmation of a secret: a near copy of it is as good as the secret.
                 sent = REDACTED.to_owned();

@@ -127,8 +127,9 @@ pub(crate) fn push_redacted(
     }
 }
 
-/// Whether `value` (at `at`, when the secret paths apply to it) is shown as `(redacted)`.
-fn hidden(value: &Value, at: Option<&FieldPath>, redact: &dyn Redact) -> bool {
+/// Whether `value` (at `at`, when the secret paths apply to it) is shown as `(redacted)`: at
+/// a secret path, or a string or number that is or contains a secret value.
+pub(crate) fn hidden(value: &Value, at: Option<&FieldPath>, redact: &dyn Redact) -> bool {
     at.is_some_and(|p| redact.secret_path(p))
         || match value {
             Value::String(s) => redact.secret_text(s),
