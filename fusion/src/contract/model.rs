@@ -327,9 +327,11 @@ impl FieldWalker<'_> {
             };
             let expanding = self.refs.len();
             let resolved = self.resolve(property);
-            let description = text(property.get("description"))
-                .or_else(|| text(resolved.get("description")))
-                .unwrap_or_default();
+            let description = [property, &resolved]
+                .iter()
+                .find_map(|schema| schema.get("description")?.as_str())
+                .unwrap_or_default()
+                .to_owned();
             let alternatives = self.alternatives(&resolved);
             let mut types = BTreeSet::new();
             let mut values: Option<BTreeSet<String>> = None;
@@ -482,10 +484,6 @@ fn is_null_only(schema: &Map<String, Value>) -> bool {
 fn only_substantive(alternatives: &[Map<String, Value>]) -> Option<&Map<String, Value>> {
     let mut substantive = alternatives.iter().filter(|a| !is_null_only(a));
     substantive.next().filter(|_| substantive.next().is_none())
-}
-
-fn text(value: Option<&Value>) -> Option<String> {
-    value.and_then(Value::as_str).map(str::to_owned)
 }
 
 /// `schema` without the keys that only inform (`description`, `title`, `$comment`,
