@@ -314,26 +314,23 @@ impl<'s> Decoder<'s, '_> {
         at: &FieldPath,
         nesting: usize,
     ) {
-        let found: Vec<(Vec<Step<'_>>, FieldPath)> = candidates(value)
-            .into_iter()
-            .map(|steps| {
-                let mut path = at.clone();
-                for step in &steps {
-                    match step {
-                        Step::Key(k) => path.push_key(*k),
-                        Step::Index(i) => path.push_index(*i),
-                    }
-                }
-                (steps, path)
-            })
-            .collect();
         // The candidates' places are read while `value` is borrowed; the strings are replaced
         // after, by path (no candidate is inside another: each is a string).
-        let planned: Vec<(FieldPath, Vec<&'s Value>)> = found
+        let planned: Vec<(FieldPath, Vec<&'s Value>)> = candidates(value)
             .into_iter()
-            .filter_map(|(steps, path)| {
+            .filter_map(|steps| {
                 let places = self.places(places, &steps);
-                (!places.is_empty()).then_some((path, places))
+                if places.is_empty() {
+                    return None;
+                }
+                let mut path = at.clone();
+                for step in steps {
+                    match step {
+                        Step::Key(k) => path.push_key(k),
+                        Step::Index(i) => path.push_index(i),
+                    }
+                }
+                Some((path, places))
             })
             .collect();
         for (path, places) in planned {
