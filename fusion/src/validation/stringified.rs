@@ -100,15 +100,9 @@ pub(crate) fn decode(
 /// Whether a string of `args` could hold JSON of a type other than a string. Allocates
 /// nothing for flat arguments.
 fn has_candidates(args: &Map<String, Value>) -> bool {
+    let mut values = args.values();
     let mut nested: Vec<&Value> = Vec::new();
-    for value in args.values() {
-        match value {
-            Value::String(text) if looks_like_json(text) => return true,
-            Value::Array(_) | Value::Object(_) => nested.push(value),
-            _ => {}
-        }
-    }
-    while let Some(value) = nested.pop() {
+    while let Some(value) = values.next().or_else(|| nested.pop()) {
         match value {
             Value::String(text) if looks_like_json(text) => return true,
             Value::Array(items) => nested.extend(items),
