@@ -202,9 +202,7 @@ impl<'a> Report<'a> {
             format!("one of the known fields: {}", known.join(", "))
         };
         if let Some(s) = suggestion {
-            expected.push_str(" (did you mean '");
-            expected.push_str(s);
-            expected.push_str("'?)");
+            expected.push_str(&format!(" (did you mean '{s}'?)"));
         }
         line("Unknown field", &sent, &expected)
     }

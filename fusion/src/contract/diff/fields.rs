@@ -161,20 +161,10 @@ fn field(
 /// comparable (`None`: patterns, formats, non-numbers).
 fn tightened(key: &str, old: &Value, new: &Value) -> Option<bool> {
     let (a, b) = (old.as_f64()?, new.as_f64()?);
-    let lower = matches!(
-        key,
-        "minimum" | "exclusiveMinimum" | "minLength" | "minItems" | "minProperties"
-    );
-    let upper = matches!(
-        key,
-        "maximum" | "exclusiveMaximum" | "maxLength" | "maxItems" | "maxProperties"
-    );
-    if lower {
-        Some(b > a)
-    } else if upper {
-        Some(b < a)
-    } else {
-        None
+    match key {
+        "minimum" | "exclusiveMinimum" | "minLength" | "minItems" | "minProperties" => Some(b > a),
+        "maximum" | "exclusiveMaximum" | "maxLength" | "maxItems" | "maxProperties" => Some(b < a),
+        _ => None,
     }
 }
 
