@@ -230,22 +230,15 @@ impl ActionContract {
             refs: Vec::new(),
         };
         walker.object(&flat, "", 1);
-        let mut required: Vec<String> = crate::schema::required(&flat)
+        let required = crate::schema::required(&flat)
             .into_iter()
-            .map(str::to_owned)
-            .collect();
-        required.sort();
-        required.dedup();
-        let errors: BTreeSet<ErrorEntry> = action
-            .errors
-            .iter()
-            .map(|e| ErrorEntry {
-                code: e.code.as_str().to_owned(),
-                severity: e.severity.as_str().to_owned(),
-                category: e.category.as_str().to_owned(),
-                retryable: e.retryable,
-            })
-            .collect();
+            .map(str::to_owned);
+        let errors = action.errors.iter().map(|e| ErrorEntry {
+            code: e.code.as_str().to_owned(),
+            severity: e.severity.as_str().to_owned(),
+            category: e.category.as_str().to_owned(),
+            retryable: e.retryable,
+        });
         ActionContract {
             description: action.description.clone(),
             title: action.title.clone(),
@@ -255,17 +248,11 @@ impl ActionContract {
                 .output_schema
                 .as_ref()
                 .map(|s| value_digest(&Value::Object(s.clone()))),
-            required,
+            required: sorted_once(required),
             fields: walker.fields,
             annotations: action.annotations.into(),
-            errors: errors.into_iter().collect(),
-            scopes: action
-                .scopes
-                .iter()
-                .cloned()
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect(),
+            errors: sorted_once(errors),
+            scopes: sorted_once(action.scopes.iter().cloned()),
             task: action.task || action.task_required,
             task_required: action.task_required,
             strict_json: action.strict_json,
@@ -274,6 +261,15 @@ impl ActionContract {
             page: action.result.page.clone(),
         }
     }
+}
+
+/// `items` sorted, each once.
+fn sorted_once<T: Ord>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    items
+        .into_iter()
+        .collect::<BTreeSet<T>>()
+        .into_iter()
+        .collect()
 }
 
 /// The keywords recorded as [`FieldContract::constraints`].
