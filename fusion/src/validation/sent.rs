@@ -57,14 +57,10 @@ pub(crate) fn push_members(
     let mut chars = 1;
     let mut count = 0;
     for (key, child) in map {
-        let mut member = String::new();
-        if count > 0 {
-            member.push(',');
-        }
-        member.push_str(&serde_json::to_string(key).unwrap_or_default());
-        member.push(':');
+        let comma = if count > 0 { "," } else { "" };
+        let name = serde_json::to_string(key).unwrap_or_default();
         let path = at.map(|p| p.child_key(key.as_str()));
-        member.push_str(&compact(child, path.as_ref(), redact));
+        let member = format!("{comma}{name}:{}", compact(child, path.as_ref(), redact));
         let member_chars = member.chars().count();
         if chars + member_chars > LIMIT {
             break;
