@@ -228,11 +228,7 @@ impl Check<'_> {
             self.totals.depth = self.totals.depth.max(depth);
             for (keyword, value) in map {
                 self.keyword(map, keyword, value, &node.pointer);
-            }
-            if self.provider == Provider::OpenAiStrict && is_object {
-                self.strict_object(map, &node.pointer);
-            }
-            for (keyword, value) in map {
+                // What strict mode's limits count.
                 match (keyword.as_str(), value) {
                     (named, Value::Object(children)) if names_subschemas(named) => {
                         self.totals.string_length +=
@@ -250,6 +246,9 @@ impl Check<'_> {
                     }
                     _ => {}
                 }
+            }
+            if self.provider == Provider::OpenAiStrict && is_object {
+                self.strict_object(map, &node.pointer);
             }
         }
     }
@@ -307,15 +306,10 @@ impl Check<'_> {
         here: &str,
     ) {
         if matches!(keyword, "$defs" | "definitions") {
-            let names = value
-                .as_object()
-                .map(|d| {
-                    d.keys()
-                        .map(|k| format!("`{k}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                })
-                .unwrap_or_default();
+            let names = (value.as_object().into_iter().flat_map(|d| d.keys()))
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
             self.push(
                 here,
                 Rule::Reference,
