@@ -178,17 +178,15 @@ impl Contract {
     /// two-space indent, trailing newline) with the digests described on [`Lockfile`].
     /// The same contract always gives the same bytes.
     pub fn to_lockfile(&self) -> String {
-        canonical_pretty(&self.document())
+        let mut document = self.undigested();
+        let digest = value_digest(&Value::Object(document.clone()));
+        document.insert("digest".into(), Value::String(digest));
+        canonical_pretty(&Value::Object(document))
     }
 
     /// The server digest of this contract (`sha256:…`), as its lockfile records it.
     pub fn digest(&self) -> String {
-        let mut document = self.document();
-        if let Value::Object(map) = &mut document {
-            map.remove("digest");
-        }
-        // Recomputed from the document without its digest, as `Lockfile::parse` checks it.
-        value_digest(&document)
+        value_digest(&Value::Object(self.undigested()))
     }
 
     /// The digest of tool `name`'s entry, `None` when the contract has no such tool.
@@ -196,8 +194,9 @@ impl Contract {
         self.tools.get(name).map(tool_digest)
     }
 
-    /// The lockfile as a JSON value, digests included.
-    fn document(&self) -> Value {
+    /// The lockfile as a JSON object without its top `digest`, which covers the rest (the tool
+    /// digests included), as `Lockfile::parse` checks it.
+    fn undigested(&self) -> Map<String, Value> {
         let tools: Map<String, Value> = self
             .tools
             .iter()
@@ -210,9 +209,7 @@ impl Contract {
         let mut document = Map::new();
         document.insert("format".into(), Value::from(LOCKFILE_FORMAT));
         document.insert("tools".into(), Value::Object(tools));
-        let digest = value_digest(&Value::Object(document.clone()));
-        document.insert("digest".into(), Value::String(digest));
-        Value::Object(document)
+        document
     }
 }
 

@@ -230,22 +230,15 @@ impl ActionContract {
             refs: Vec::new(),
         };
         walker.object(&flat, "", 1);
-        let mut required: Vec<String> = crate::schema::required(&flat)
+        let required = crate::schema::required(&flat)
             .into_iter()
-            .map(str::to_owned)
-            .collect();
-        required.sort();
-        required.dedup();
-        let errors: BTreeSet<ErrorEntry> = action
-            .errors
-            .iter()
-            .map(|e| ErrorEntry {
-                code: e.code.as_str().to_owned(),
-                severity: e.severity.as_str().to_owned(),
-                category: e.category.as_str().to_owned(),
-                retryable: e.retryable,
-            })
-            .collect();
+            .map(str::to_owned);
+        let errors = action.errors.iter().map(|e| ErrorEntry {
+            code: e.code.as_str().to_owned(),
+            severity: e.severity.as_str().to_owned(),
+            category: e.category.as_str().to_owned(),
+            retryable: e.retryable,
+        });
         ActionContract {
             description: action.description.clone(),
             title: action.title.clone(),
@@ -255,17 +248,11 @@ impl ActionContract {
                 .output_schema
                 .as_ref()
                 .map(|s| value_digest(&Value::Object(s.clone()))),
-            required,
+            required: sorted_once(required),
             fields: walker.fields,
             annotations: action.annotations.into(),
-            errors: errors.into_iter().collect(),
-            scopes: action
-                .scopes
-                .iter()
-                .cloned()
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect(),
+            errors: sorted_once(errors),
+            scopes: sorted_once(action.scopes.iter().cloned()),
             task: action.task || action.task_required,
             task_required: action.task_required,
             strict_json: action.strict_json,
@@ -274,6 +261,15 @@ impl ActionContract {
             page: action.result.page.clone(),
         }
     }
+}
+
+/// `items` sorted, each once.
+fn sorted_once<T: Ord>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    items
+        .into_iter()
+        .collect::<BTreeSet<T>>()
+        .into_iter()
+        .collect()
 }
 
 /// The keywords recorded as [`FieldContract::constraints`].
@@ -327,9 +323,11 @@ impl FieldWalker<'_> {
             };
             let expanding = self.refs.len();
             let resolved = self.resolve(property);
-            let description = text(property.get("description"))
-                .or_else(|| text(resolved.get("description")))
-                .unwrap_or_default();
+            let description = [property, &resolved]
+                .iter()
+                .find_map(|schema| schema.get("description")?.as_str())
+                .unwrap_or_default()
+                .to_owned();
             let alternatives = self.alternatives(&resolved);
             let mut types = BTreeSet::new();
             let mut values: Option<BTreeSet<String>> = None;
@@ -341,8 +339,9 @@ impl FieldWalker<'_> {
                 let found = types_of(alternative);
                 any_type |= found.is_empty();
                 types.extend(found);
-                match enum_of(alternative) {
-                    Some(found) => values.get_or_insert_with(BTreeSet::new).extend(found),
+                match enum_values(alternative) {
+                    Some(found) => (values.get_or_insert_with(BTreeSet::new))
+                        .extend(found.iter().map(|v| v.to_string())),
                     None => open |= !is_null_only(alternative),
                 }
             }
@@ -462,19 +461,14 @@ fn types_of(schema: &Map<String, Value>) -> BTreeSet<String> {
     }
 }
 
-/// The values of `enum` or `const`.
+/// The values of `enum` or `const`: the enumeration a (non-combinator) schema restricts to;
+/// `None` when it accepts more than a list of values. A `null`-only branch contributes `null`
+/// only when it is itself listed as a value.
 fn enum_values(schema: &Map<String, Value>) -> Option<Vec<&Value>> {
     if let Some(Value::Array(values)) = schema.get("enum") {
         return Some(values.iter().collect());
     }
     schema.get("const").map(|value| vec![value])
-}
-
-/// The enumeration a (non-combinator) schema restricts to, as compact JSON strings; `None`
-/// when it accepts more than a list of values. A `null`-only branch contributes `null` only
-/// when it is itself listed as a value.
-fn enum_of(schema: &Map<String, Value>) -> Option<BTreeSet<String>> {
-    enum_values(schema).map(|values| values.iter().map(|v| v.to_string()).collect())
 }
 
 /// Whether the schema accepts only `null` (the `None` branch of an `Option<T>`).
@@ -486,10 +480,6 @@ fn is_null_only(schema: &Map<String, Value>) -> bool {
 fn only_substantive(alternatives: &[Map<String, Value>]) -> Option<&Map<String, Value>> {
     let mut substantive = alternatives.iter().filter(|a| !is_null_only(a));
     substantive.next().filter(|_| substantive.next().is_none())
-}
-
-fn text(value: Option<&Value>) -> Option<String> {
-    value.and_then(Value::as_str).map(str::to_owned)
 }
 
 /// `schema` without the keys that only inform (`description`, `title`, `$comment`,

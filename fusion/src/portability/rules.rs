@@ -123,65 +123,64 @@ pub(super) fn name(name: &str, provider: Provider) -> Option<String> {
 
 /// Every rule of `provider` that the input schema `root` breaks, appended to `found`.
 pub(super) fn schema(root: &Map<String, Value>, provider: Provider, found: &mut Vec<Found>) {
-    let at = |pointer: &str| format!("/inputSchema{pointer}");
+    let mut check = Check {
+        root,
+        provider,
+        found,
+        totals: Totals::default(),
+    };
     if root.get("type").and_then(Value::as_str) != Some("object") {
-        found.push((
-            at("/type"),
+        check.push(
+            "/type",
             Rule::RootType,
             "the input schema's root must be `\"type\": \"object\"`; take the arguments as a \
              struct with named fields"
                 .into(),
-        ));
+        );
     }
     let root_combinators: &[&str] = match provider {
         Provider::Anthropic | Provider::Gemini => &["oneOf", "anyOf", "allOf"],
         Provider::OpenAi | Provider::OpenAiStrict => &["oneOf", "anyOf", "allOf", "enum", "not"],
     };
     for keyword in root_combinators.iter().filter(|k| root.contains_key(**k)) {
-        found.push((
-            at(&format!("/{keyword}")),
+        check.push(
+            &format!("/{keyword}"),
             Rule::RootCombinator,
             format!(
                 "{provider} rejects `{keyword}` at the root of an input schema; describe the \
                  arguments as one object whose fields are the union of the alternatives"
             ),
-        ));
+        );
     }
     if matches!(provider, Provider::OpenAi | Provider::OpenAiStrict)
         && !root.contains_key("properties")
     {
-        found.push((
-            at(""),
+        check.push(
+            "",
             Rule::RootProperties,
             "OpenAI rejects an object input schema without `properties`; add \
              `\"properties\": {}`"
                 .into(),
-        ));
+        );
     }
     if provider == Provider::Gemini
         && let Some(Value::Object(properties)) = root.get("properties")
     {
         for field in properties.keys().filter(|f| !gemini_name_ok(f, b"")) {
-            found.push((
-                at(&format!("/properties/{}", escape_pointer(field))),
+            check.push(
+                &format!("/properties/{}", escape_pointer(field)),
                 Rule::ParameterName,
                 format!(
                     "Gemini accepts parameter names of at most 64 ASCII letters, digits and \
                      `_`, not starting with a digit; rename `{field}` (`#[serde(rename = \
                      \"...\")]`)"
                 ),
-            ));
+            );
         }
     }
-    let mut walk = Check {
-        root,
-        provider,
-        found,
-        totals: Totals::default(),
-    };
-    walk.every_node();
+    check.every_node();
     if provider == Provider::OpenAiStrict {
-        walk.limits();
+        check.limits();
     }
 }
 
@@ -229,11 +228,7 @@ impl Check<'_> {
             self.totals.depth = self.totals.depth.max(depth);
             for (keyword, value) in map {
                 self.keyword(map, keyword, value, &node.pointer);
-            }
-            if self.provider == Provider::OpenAiStrict && is_object {
-                self.strict_object(map, &node.pointer);
-            }
-            for (keyword, value) in map {
+                // What strict mode's limits count.
                 match (keyword.as_str(), value) {
                     (named, Value::Object(children)) if names_subschemas(named) => {
                         self.totals.string_length +=
@@ -251,6 +246,9 @@ impl Check<'_> {
                     }
                     _ => {}
                 }
+            }
+            if self.provider == Provider::OpenAiStrict && is_object {
+                self.strict_object(map, &node.pointer);
             }
         }
     }
@@ -308,15 +306,10 @@ impl Check<'_> {
         here: &str,
     ) {
         if matches!(keyword, "$defs" | "definitions") {
-            let names = value
-                .as_object()
-                .map(|d| {
-                    d.keys()
-                        .map(|k| format!("`{k}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                })
-                .unwrap_or_default();
+            let names = (value.as_object().into_iter().flat_map(|d| d.keys()))
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
             self.push(
                 here,
                 Rule::Reference,

@@ -44,13 +44,12 @@ fn reword(
     let message = without_position(message);
     let ticked = backticked(message);
     if let Some(rest) = message.strip_prefix("missing field ") {
-        let path = with_field(path, first_ticked(rest));
+        let path = with_field(path, ticked.first().copied().unwrap_or(rest));
         let text = report.missing_line(&path);
         return (path, text, Check::Other);
     }
     if let Some(rest) = message.strip_prefix("unknown field ") {
-        let name = first_ticked(rest);
-        let path = with_field(path, name);
+        let path = with_field(path, ticked.first().copied().unwrap_or(rest));
         let known: Vec<&str> = ticked.iter().skip(1).copied().collect();
         let text = report.unknown_field_line(&path, &known);
         return (path, text, Check::Unknown);
@@ -130,10 +129,6 @@ fn after_expected<'m>(message: &'m str, prefix: &str) -> Option<&'m str> {
 /// gives `amt`, `amount`, `currency`.
 fn backticked(message: &str) -> Vec<&str> {
     message.split('`').skip(1).step_by(2).collect()
-}
-
-fn first_ticked(rest: &str) -> &str {
-    rest.split('`').nth(1).unwrap_or(rest)
 }
 
 /// serde's expectation (`u32`, `a sequence`, `struct Address`) in the words a model knows.

@@ -128,17 +128,6 @@ impl<'a> Report<'a> {
                 .is_some_and(|contained| contained.as_ref().map_or(true, |a| a.is_match(text)))
     }
 
-    /// Whether echoing `value` would show a secret value (see [`Report::is_secret_text`]).
-    pub(crate) fn is_secret_value(&self, value: &Value) -> bool {
-        match value {
-            Value::String(s) => self.is_secret_text(s),
-            Value::Number(n) => {
-                !self.secret_values.is_empty() && self.is_secret_text(&n.to_string())
-            }
-            _ => false,
-        }
-    }
-
     /// The `You sent:` text for `path`: the value in the arguments, `(missing)`, or
     /// `(redacted)` for a secret. Secrets nested in a sent object are redacted inside it.
     pub(crate) fn sent(&self, path: &FieldPath) -> String {
@@ -213,9 +202,7 @@ impl<'a> Report<'a> {
             format!("one of the known fields: {}", known.join(", "))
         };
         if let Some(s) = suggestion {
-            expected.push_str(" (did you mean '");
-            expected.push_str(s);
-            expected.push_str("'?)");
+            expected.push_str(&format!(" (did you mean '{s}'?)"));
         }
         line("Unknown field", &sent, &expected)
     }
@@ -339,7 +326,7 @@ impl<'a> Report<'a> {
 
 impl Redact for Report<'_> {
     fn secret_path(&self, path: &FieldPath) -> bool {
-        self.has_any_secret() && self.is_secret(path)
+        self.is_secret(path)
     }
 
     fn secret_text(&self, text: &str) -> bool {

@@ -12,7 +12,7 @@ use validator::{ValidationError as RuleFailure, ValidationErrors, ValidationErro
 use super::path::FieldPath;
 use super::report::{Check, Report, Source, line};
 use super::schema::{count, format_words};
-use super::sent::REDACTED;
+use super::sent::{self, REDACTED};
 
 /// The key `validator` uses for struct-level (`#[validate(schema(..))]`) failures.
 const STRUCT_LEVEL: &str = "__all__";
@@ -161,7 +161,7 @@ fn rule_line(
             let other_value = params.get("other");
             let other = matching_field(report, path, other_value);
             if other.as_ref().is_some_and(|o| report.is_secret(o))
-                || other_value.is_some_and(|v| report.is_secret_value(v))
+                || other_value.is_some_and(|v| sent::hidden(v, None, report))
             {
                 // The confirmation of a secret: a near copy of it is as good as the secret.
                 sent = REDACTED.to_owned();
@@ -315,19 +315,14 @@ fn range_words(
     let get = |name: &str| params.get(name).filter(|v| v.is_number());
     let (min, max) = (get("min"), get("max"));
     let (exclusive_min, exclusive_max) = (get("exclusive_min"), get("exclusive_max"));
-    let v = value.and_then(Value::as_f64);
-    let num = |limit: Option<&Value>| limit.and_then(Value::as_f64);
-    let below = |limit: Option<&Value>, strict: bool| {
-        v.zip(num(limit))
-            .is_some_and(|(v, l)| if strict { v <= l } else { v < l })
+    // Whether the value and `limit` are both numbers and `outside` says the value is past it.
+    let past = |limit: Option<&Value>, outside: fn(f64, f64) -> bool| {
+        let (v, l) = (value.and_then(Value::as_f64), limit.and_then(Value::as_f64));
+        v.zip(l).is_some_and(|(v, l)| outside(v, l))
     };
-    let above = |limit: Option<&Value>, strict: bool| {
-        v.zip(num(limit))
-            .is_some_and(|(v, l)| if strict { v >= l } else { v > l })
-    };
-    let problem = if below(min, false) || below(exclusive_min, true) {
+    let problem = if past(min, |v, l| v < l) || past(exclusive_min, |v, l| v <= l) {
         "Number too small"
-    } else if above(max, false) || above(exclusive_max, true) {
+    } else if past(max, |v, l| v > l) || past(exclusive_max, |v, l| v >= l) {
         "Number too large"
     } else {
         "Out of range"

@@ -57,14 +57,10 @@ pub(crate) fn push_members(
     let mut chars = 1;
     let mut count = 0;
     for (key, child) in map {
-        let mut member = String::new();
-        if count > 0 {
-            member.push(',');
-        }
-        member.push_str(&serde_json::to_string(key).unwrap_or_default());
-        member.push(':');
+        let comma = if count > 0 { "," } else { "" };
+        let name = serde_json::to_string(key).unwrap_or_default();
         let path = at.map(|p| p.child_key(key.as_str()));
-        member.push_str(&compact(child, path.as_ref(), redact));
+        let member = format!("{comma}{name}:{}", compact(child, path.as_ref(), redact));
         let member_chars = member.chars().count();
         if chars + member_chars > LIMIT {
             break;
@@ -127,8 +123,9 @@ pub(crate) fn push_redacted(
     }
 }
 
-/// Whether `value` (at `at`, when the secret paths apply to it) is shown as `(redacted)`.
-fn hidden(value: &Value, at: Option<&FieldPath>, redact: &dyn Redact) -> bool {
+/// Whether `value` (at `at`, when the secret paths apply to it) is shown as `(redacted)`: at
+/// a secret path, or a string or number that is or contains a secret value.
+pub(crate) fn hidden(value: &Value, at: Option<&FieldPath>, redact: &dyn Redact) -> bool {
     at.is_some_and(|p| redact.secret_path(p))
         || match value {
             Value::String(s) => redact.secret_text(s),

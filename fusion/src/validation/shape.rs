@@ -55,13 +55,7 @@ impl Shape {
     pub(crate) fn property<'a>(&'a self, node: &'a Value, name: &str) -> Option<&'a Value> {
         self.walk(node)
             .find_map(|n| n.get("properties")?.get(name))
-            .or_else(|| {
-                self.walk(node).find_map(|n| {
-                    let mut schemas = n.get("patternProperties")?.as_object()?.values();
-                    let first = schemas.next()?;
-                    schemas.all(|other| other == first).then_some(first)
-                })
-            })
+            .or_else(|| self.pattern_property(node))
             .or_else(|| {
                 self.walk(node)
                     .find_map(|n| n.get("additionalProperties").filter(|v| v.is_object()))
@@ -79,17 +73,22 @@ impl Shape {
         if !declared.is_empty() {
             return declared;
         }
-        let patterns = self.walk(node).find_map(|n| {
-            let mut schemas = n.get("patternProperties")?.as_object()?.values();
-            let first = schemas.next()?;
-            schemas.all(|other| other == first).then_some(first)
-        });
-        if let Some(pattern) = patterns {
+        if let Some(pattern) = self.pattern_property(node) {
             return vec![pattern];
         }
         (self.walk(node))
             .filter_map(|n| n.get("additionalProperties"))
             .collect()
+    }
+
+    /// The schema of every property an object described by `node` gives by pattern: the first
+    /// `patternProperties` whose patterns all map to the same schema.
+    fn pattern_property<'a>(&'a self, node: &'a Value) -> Option<&'a Value> {
+        self.walk(node).find_map(|n| {
+            let mut schemas = n.get("patternProperties")?.as_object()?.values();
+            let first = schemas.next()?;
+            schemas.all(|other| other == first).then_some(first)
+        })
     }
 
     /// Every schema that describes element `index` of an array described by `node`, where

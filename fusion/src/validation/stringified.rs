@@ -100,15 +100,9 @@ pub(crate) fn decode(
 /// Whether a string of `args` could hold JSON of a type other than a string. Allocates
 /// nothing for flat arguments.
 fn has_candidates(args: &Map<String, Value>) -> bool {
+    let mut values = args.values();
     let mut nested: Vec<&Value> = Vec::new();
-    for value in args.values() {
-        match value {
-            Value::String(text) if looks_like_json(text) => return true,
-            Value::Array(_) | Value::Object(_) => nested.push(value),
-            _ => {}
-        }
-    }
-    while let Some(value) = nested.pop() {
+    while let Some(value) = values.next().or_else(|| nested.pop()) {
         match value {
             Value::String(text) if looks_like_json(text) => return true,
             Value::Array(items) => nested.extend(items),
@@ -314,26 +308,23 @@ impl<'s> Decoder<'s, '_> {
         at: &FieldPath,
         nesting: usize,
     ) {
-        let found: Vec<(Vec<Step<'_>>, FieldPath)> = candidates(value)
-            .into_iter()
-            .map(|steps| {
-                let mut path = at.clone();
-                for step in &steps {
-                    match step {
-                        Step::Key(k) => path.push_key(*k),
-                        Step::Index(i) => path.push_index(*i),
-                    }
-                }
-                (steps, path)
-            })
-            .collect();
         // The candidates' places are read while `value` is borrowed; the strings are replaced
         // after, by path (no candidate is inside another: each is a string).
-        let planned: Vec<(FieldPath, Vec<&'s Value>)> = found
+        let planned: Vec<(FieldPath, Vec<&'s Value>)> = candidates(value)
             .into_iter()
-            .filter_map(|(steps, path)| {
+            .filter_map(|steps| {
                 let places = self.places(places, &steps);
-                (!places.is_empty()).then_some((path, places))
+                if places.is_empty() {
+                    return None;
+                }
+                let mut path = at.clone();
+                for step in steps {
+                    match step {
+                        Step::Key(k) => path.push_key(k),
+                        Step::Index(i) => path.push_index(i),
+                    }
+                }
+                Some((path, places))
             })
             .collect();
         for (path, places) in planned {

@@ -24,22 +24,15 @@ pub(super) fn errors(
     };
     let (old, new) = (by_code(old), by_code(new));
     let show = |entries: &[ErrorEntry]| {
-        entries
-            .iter()
-            .map(|e| {
-                format!(
-                    "{} {}, {}",
-                    e.severity,
-                    e.category,
-                    if e.retryable {
-                        "retryable"
-                    } else {
-                        "not retryable"
-                    }
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(" | ")
+        let flags = |e: &ErrorEntry| {
+            let retry = if e.retryable {
+                "retryable"
+            } else {
+                "not retryable"
+            };
+            format!("{} {}, {retry}", e.severity, e.category)
+        };
+        entries.iter().map(flags).collect::<Vec<_>>().join(" | ")
     };
     for (code, entries) in &old {
         match new.get(code) {

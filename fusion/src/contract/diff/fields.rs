@@ -118,23 +118,18 @@ fn field(
                 }
             }
         }
-        (None, Some(b)) => emit(
-            DeltaClass::Risky,
-            change(
-                format!("Field '{path}' is now restricted to listed values"),
-                "any value",
-                values(b),
-            ),
-        ),
-        (Some(a), None) => emit(
-            DeltaClass::Risky,
-            change(
-                format!("Field '{path}' is no longer restricted to listed values"),
-                values(a),
-                "any value",
-            ),
-        ),
         (None, None) => {}
+        (a, b) => {
+            let show =
+                |list: &Option<Vec<String>>| list.as_deref().map_or("any value".into(), values);
+            let verb = if a.is_none() {
+                "is now"
+            } else {
+                "is no longer"
+            };
+            let what = format!("Field '{path}' {verb} restricted to listed values");
+            emit(DeltaClass::Risky, change(what, show(a), show(b)));
+        }
     }
     let keys: BTreeSet<&String> = old
         .constraints
@@ -166,20 +161,10 @@ fn field(
 /// comparable (`None`: patterns, formats, non-numbers).
 fn tightened(key: &str, old: &Value, new: &Value) -> Option<bool> {
     let (a, b) = (old.as_f64()?, new.as_f64()?);
-    let lower = matches!(
-        key,
-        "minimum" | "exclusiveMinimum" | "minLength" | "minItems" | "minProperties"
-    );
-    let upper = matches!(
-        key,
-        "maximum" | "exclusiveMaximum" | "maxLength" | "maxItems" | "maxProperties"
-    );
-    if lower {
-        Some(b > a)
-    } else if upper {
-        Some(b < a)
-    } else {
-        None
+    match key {
+        "minimum" | "exclusiveMinimum" | "minLength" | "minItems" | "minProperties" => Some(b > a),
+        "maximum" | "exclusiveMaximum" | "maxLength" | "maxItems" | "maxProperties" => Some(b < a),
+        _ => None,
     }
 }
 

@@ -17,7 +17,7 @@ use super::model::{ActionContract, Contract, ToolContract};
 use error_codes::{errors, scopes};
 use fields::fields;
 use hints::hints;
-use text::{change, descriptions, list, short, titles};
+use text::{change, descriptions, short, titles};
 
 /// One change between two contracts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -242,33 +242,32 @@ impl Differ {
         hints(&mut push, &old.annotations, &new.annotations);
         errors(&mut push, &old.errors, &new.errors);
         scopes(&mut push, &old.scopes, &new.scopes);
-        // A task-capable client now gets a task to poll instead of the result (MCP Tasks
-        // extension: such a client must accept either), so becoming a task is RISKY.
-        match (old.task, new.task) {
-            (false, true) => push(DeltaClass::Risky, change("May run as a task", "no", "yes")),
-            (true, false) => push(DeltaClass::Safe, change("May run as a task", "yes", "no")),
-            _ => {}
-        }
-        // A client without the Tasks extension is refused from now on (`-32021`).
-        match (old.task_required, new.task_required) {
-            (false, true) => push(
+        // On, each costs a caller written for the old contract (off, each is SAFE):
+        let flags = [
+            // a task-capable client gets a task to poll instead of the result (MCP Tasks
+            // extension: such a client must accept either);
+            ("May run as a task", old.task, new.task, DeltaClass::Risky),
+            // a client without the Tasks extension is refused from now on (`-32021`);
+            (
+                "Runs only as a task",
+                old.task_required,
+                new.task_required,
                 DeltaClass::Breaking,
-                change("Runs only as a task", "no", "yes"),
             ),
-            (true, false) => push(DeltaClass::Safe, change("Runs only as a task", "yes", "no")),
-            _ => {}
-        }
-        // Strict, a call that sent an array as a JSON string and went through is now refused.
-        match (old.strict_json, new.strict_json) {
-            (false, true) => push(
+            // a call that sent an array as a JSON string and went through is refused.
+            (
+                "Arguments taken only as sent",
+                old.strict_json,
+                new.strict_json,
                 DeltaClass::Risky,
-                change("Arguments taken only as sent", "no", "yes"),
             ),
-            (true, false) => push(
-                DeltaClass::Safe,
-                change("Arguments taken only as sent", "yes", "no"),
-            ),
-            _ => {}
+        ];
+        for (what, before, now, on) in flags {
+            match (before, now) {
+                (false, true) => push(on, change(what, "no", "yes")),
+                (true, false) => push(DeltaClass::Safe, change(what, "yes", "no")),
+                _ => {}
+            }
         }
         result_fit(&mut push, old, new);
         match (&old.output_schema_digest, &new.output_schema_digest) {
@@ -290,7 +289,7 @@ impl Differ {
         if old.required != new.required && !substantive {
             // `fields` reports every change of a top-level field's `required`; kept for a
             // hand-built contract whose lists disagree.
-            let (before, now) = (list(&old.required), list(&new.required));
+            let (before, now) = (old.required.join(", "), new.required.join(", "));
             push(
                 DeltaClass::Risky,
                 change("Required fields changed", before, now),
@@ -320,17 +319,14 @@ fn result_fit(
     new: &ActionContract,
 ) {
     let bytes = |limit: Option<usize>| limit.map_or("none".to_owned(), |b| format!("{b} bytes"));
-    match (old.max_result_bytes, new.max_result_bytes) {
-        (a, b) if a == b => {}
-        (None, Some(_)) => push(
-            DeltaClass::Risky,
-            change("Result limit", bytes(None), bytes(new.max_result_bytes)),
-        ),
-        (Some(a), Some(b)) if b < a => push(
-            DeltaClass::Risky,
-            change("Result limit lowered", bytes(Some(a)), bytes(Some(b))),
-        ),
-        (a, b) => push(DeltaClass::Safe, change("Result limit", bytes(a), bytes(b))),
+    let (a, b) = (old.max_result_bytes, new.max_result_bytes);
+    if a != b {
+        let (class, what) = match (a, b) {
+            (None, Some(_)) => (DeltaClass::Risky, "Result limit"),
+            (Some(a), Some(b)) if b < a => (DeltaClass::Risky, "Result limit lowered"),
+            _ => (DeltaClass::Safe, "Result limit"),
+        };
+        push(class, change(what, bytes(a), bytes(b)));
     }
     if old.items != new.items {
         let path = |items: &Option<String>| items.clone().unwrap_or_else(|| "none".to_owned());
@@ -344,15 +340,11 @@ fn result_fit(
             format!("offset '{}', limit '{}'", p.offset, p.limit)
         })
     };
-    match (&old.page, &new.page) {
-        (a, b) if a == b => {}
-        (_, None) => push(
-            DeltaClass::Risky,
-            change("Paging", page(&old.page), page(&new.page)),
-        ),
-        _ => push(
-            DeltaClass::Safe,
-            change("Paging", page(&old.page), page(&new.page)),
-        ),
+    if old.page != new.page {
+        let class = match new.page {
+            None => DeltaClass::Risky,
+            Some(_) => DeltaClass::Safe,
+        };
+        push(class, change("Paging", page(&old.page), page(&new.page)));
     }
 }

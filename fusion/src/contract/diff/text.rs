@@ -8,14 +8,6 @@ pub(super) fn change(what: impl Display, before: impl Display, now: impl Display
     format!("{what} (before: {before}; now: {now}).")
 }
 
-pub(super) fn list<S: AsRef<str>>(values: &[S]) -> String {
-    values
-        .iter()
-        .map(AsRef::as_ref)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// `(before: …; now: …)` for a changed description: each in single quotes on one line
 /// (whitespace runs as one space), `none` when empty. A description longer than 60 characters
 /// is cut to a window (`...` marks a cut) that starts early enough to show where the two

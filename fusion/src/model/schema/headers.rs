@@ -88,17 +88,13 @@ pub(crate) fn check_headers(schema: &Map<String, Value>) -> Result<(), String> {
 /// `None` unless the pointer is one or more `/properties/<name>` steps.
 fn property_path(pointer: &str) -> Option<String> {
     let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
-    if tokens.is_empty() || !tokens.len().is_multiple_of(2) {
-        return None;
-    }
-    let mut names = Vec::new();
-    for pair in tokens.chunks(2) {
-        if pair[0] != "properties" {
-            return None;
-        }
-        names.push(unescape_pointer_token(pair[1]));
-    }
-    Some(names.join("."))
+    let names = (tokens.chunks(2))
+        .map(|step| match step {
+            ["properties", name] => Some(unescape_pointer_token(name)),
+            _ => None,
+        })
+        .collect::<Option<Vec<String>>>()?;
+    (!names.is_empty()).then(|| names.join("."))
 }
 
 /// An RFC 9110 token character (section 5.6.2).

@@ -18,6 +18,8 @@ pub(crate) use walk::{
 };
 pub use written::{InputSchemas, input_schema};
 
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value, json};
 
 use crate::model::definition::{ActionDefinition, SchemaError, ToolDefinition};
@@ -160,7 +162,7 @@ pub(super) fn flat_schema(definition: &ToolDefinition) -> Map<String, Value> {
     let mut properties = Map::new();
     let mut defs = Map::new();
     // For each field: the actions that use it, `(required)` where they require it.
-    let mut users: Vec<(String, Vec<String>)> = Vec::new();
+    let mut users: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     let flattened: Vec<Map<String, Value>> = definition
         .actions
         .iter()
@@ -178,10 +180,7 @@ pub(super) fn flat_schema(definition: &ToolDefinition) -> Map<String, Value> {
                 } else {
                     action.name.clone()
                 };
-                match users.iter_mut().find(|(f, _)| f == field) {
-                    Some((_, list)) => list.push(user),
-                    None => users.push((field.clone(), vec![user])),
-                }
+                users.entry(field).or_default().push(user);
             }
         }
         for key in ["$defs", "definitions"] {
@@ -193,7 +192,7 @@ pub(super) fn flat_schema(definition: &ToolDefinition) -> Map<String, Value> {
         }
     }
     for (field, list) in &users {
-        if let Some(Value::Object(schema)) = properties.get_mut(field) {
+        if let Some(Value::Object(schema)) = properties.get_mut(*field) {
             let note = format!("Used by: {}.", list.join(", "));
             // A field without a description of its own is described by its type's doc, which
             // the note would otherwise hide once the type is inlined.
