@@ -15,7 +15,9 @@ use tokio::sync::{OnceCell, Semaphore};
 use super::Principal;
 use super::cache::{self, Digest, TokenCache, Verified};
 use super::challenge::{InvalidToken, Refusal};
-use super::fetch::{FetchError, client, client_without_redirects, get_json, is_allowed, send_json};
+use super::fetch::{
+    Discovery, FetchError, client, client_without_redirects, discover, is_allowed, send_json,
+};
 
 /// How long an active answer is kept at most, by default.
 const MAX_AGE: Duration = Duration::from_secs(60);
@@ -117,40 +119,15 @@ impl Introspection {
         client_id: impl Into<String>,
         client_secret: impl Into<String>,
     ) -> Result<Introspection, FetchError> {
-        let issuer = issuer.into();
         let http = client(TIMEOUT)?;
-        let parsed = Url::parse(&issuer).map_err(|_| FetchError::Insecure(issuer.clone()))?;
-        let mut oauth = parsed.clone();
-        let path = parsed.path().trim_end_matches('/');
-        oauth.set_path(&format!("/.well-known/oauth-authorization-server{path}"));
-        let oidc = format!(
-            "{}/.well-known/openid-configuration",
-            issuer.trim_end_matches('/')
-        );
-        let (url, document) = match get_json(&http, oauth.as_str(), MAX_BYTES).await {
-            Ok((document, _)) => (oauth.to_string(), document),
-            Err(first) => match get_json(&http, &oidc, MAX_BYTES).await {
-                Ok((document, _)) => (oidc, document),
-                Err(_) => return Err(first),
-            },
-        };
-        let found = document.get("issuer").and_then(Value::as_str).unwrap_or("");
-        if found != issuer {
-            return Err(FetchError::IssuerMismatch {
-                url,
-                expected: issuer,
-                found: found.to_owned(),
-            });
-        }
-        let Some(endpoint) = document
-            .get("introspection_endpoint")
-            .and_then(Value::as_str)
-        else {
-            return Err(FetchError::Malformed {
-                url,
-                reason: "no introspection_endpoint".to_owned(),
-            });
-        };
+        let endpoint = discover(
+            &http,
+            &issuer.into(),
+            Discovery::OauthFirst,
+            "introspection_endpoint",
+            MAX_BYTES,
+        )
+        .await?;
         Ok(Introspection::new(endpoint, client_id, client_secret))
     }
 

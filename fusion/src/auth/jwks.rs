@@ -10,10 +10,9 @@ use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, PublicKeyUse};
 use jsonwebtoken::{Algorithm, DecodingKey};
-use reqwest::Url;
 use serde_json::Value;
 
-use super::fetch::{FetchError, client, get_json, lifetime};
+use super::fetch::{Discovery, FetchError, client, discover, get_json, lifetime};
 
 /// How soon a failed scheduled refresh is tried again.
 const RETRY: Duration = Duration::from_secs(30);
@@ -192,35 +191,14 @@ impl JwksBuilder {
     pub async fn discover(self, issuer: impl Into<String>) -> Result<Jwks, FetchError> {
         let issuer = issuer.into();
         let client = client(self.timeout)?;
-        let parsed = Url::parse(&issuer).map_err(|_| FetchError::Insecure(issuer.clone()))?;
-        let path = parsed.path().trim_end_matches('/');
-        let oidc = format!(
-            "{}/.well-known/openid-configuration",
-            issuer.trim_end_matches('/')
-        );
-        let mut oauth = parsed.clone();
-        oauth.set_path(&format!("/.well-known/oauth-authorization-server{path}"));
-        let (url, document) = match get_json(&client, &oidc, self.max_bytes).await {
-            Ok((document, _)) => (oidc, document),
-            Err(first) => match get_json(&client, oauth.as_str(), self.max_bytes).await {
-                Ok((document, _)) => (oauth.to_string(), document),
-                Err(_) => return Err(first),
-            },
-        };
-        let found = document.get("issuer").and_then(Value::as_str).unwrap_or("");
-        if found != issuer {
-            return Err(FetchError::IssuerMismatch {
-                url,
-                expected: issuer,
-                found: found.to_owned(),
-            });
-        }
-        let Some(jwks_uri) = document.get("jwks_uri").and_then(Value::as_str) else {
-            return Err(FetchError::Malformed {
-                url,
-                reason: "no jwks_uri".to_owned(),
-            });
-        };
+        let jwks_uri = discover(
+            &client,
+            &issuer,
+            Discovery::OidcFirst,
+            "jwks_uri",
+            self.max_bytes,
+        )
+        .await?;
         self.fetch(jwks_uri).await
     }
 }
