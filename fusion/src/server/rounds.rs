@@ -303,17 +303,13 @@ impl InputKind {
         reason = "sampling and roots are deprecated from the 2026-07-28 revision on; clients still offer them"
     )]
     fn missing(self, capabilities: &ClientCapabilities) -> Option<Value> {
-        let declared = match self {
-            InputKind::Elicitation | InputKind::Confirmation => elicits_forms(capabilities),
-            InputKind::Sampling => capabilities.sampling.is_some(),
-            InputKind::Roots => capabilities.roots.is_some(),
-        };
-        let name = match self {
-            InputKind::Elicitation | InputKind::Confirmation => {
-                json!({"elicitation": {"form": {}}})
-            }
-            InputKind::Sampling => json!({"sampling": {}}),
-            InputKind::Roots => json!({"roots": {}}),
+        let (declared, name) = match self {
+            InputKind::Elicitation | InputKind::Confirmation => (
+                elicits_forms(capabilities),
+                json!({"elicitation": {"form": {}}}),
+            ),
+            InputKind::Sampling => (capabilities.sampling.is_some(), json!({"sampling": {}})),
+            InputKind::Roots => (capabilities.roots.is_some(), json!({"roots": {}})),
         };
         (!declared).then_some(name)
     }

@@ -91,20 +91,13 @@ pub(super) fn log_threshold(
     level.and_then(parse_level)
 }
 
-/// The level of a `logging/setLevel` request.
+/// The level of a `logging/setLevel` request (rmcp's level spells itself as MCP does).
 #[allow(deprecated, reason = "MCP logging is deprecated in rmcp, still served")]
 pub(super) fn set_level(request: &rmcp::model::SetLevelRequestParams) -> LogLevel {
-    use rmcp::model::LoggingLevel;
-    match request.level {
-        LoggingLevel::Debug => LogLevel::Debug,
-        LoggingLevel::Info => LogLevel::Info,
-        LoggingLevel::Notice => LogLevel::Notice,
-        LoggingLevel::Warning => LogLevel::Warning,
-        LoggingLevel::Error => LogLevel::Error,
-        LoggingLevel::Critical => LogLevel::Critical,
-        LoggingLevel::Alert => LogLevel::Alert,
-        LoggingLevel::Emergency => LogLevel::Emergency,
-    }
+    let name = serde_json::to_value(request.level).unwrap_or_default();
+    name.as_str()
+        .and_then(parse_level)
+        .expect("an MCP log level")
 }
 
 /// The level MCP spells `name`.
