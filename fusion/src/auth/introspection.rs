@@ -204,13 +204,11 @@ impl fmt::Debug for Introspection {
     }
 }
 
-/// What an answer must say besides `active: true`: the audiences that name this resource, the
-/// accepted issuers (empty: any), and the leeway on `exp` and `nbf`, in seconds.
+/// What an answer must say besides `active: true`: what the JWT `validation` asks of a token
+/// (an audience that names this resource, an accepted issuer if any is named, the leeway on
+/// `exp` and `nbf`), and the claims read as scopes besides `scope` and `scp`.
 pub(super) struct Checks<'a> {
-    audiences: Vec<&'a str>,
-    issuers: Vec<&'a str>,
-    leeway: u64,
-    /// Claims read as scopes besides `scope` and `scp`.
+    validation: &'a Validation,
     scope_claims: &'a [String],
 }
 
@@ -218,19 +216,7 @@ impl<'a> Checks<'a> {
     /// The checks of a JWT `validation`, for introspection.
     pub(super) fn of(validation: &'a Validation, scope_claims: &'a [String]) -> Checks<'a> {
         Checks {
-            audiences: validation
-                .aud
-                .iter()
-                .flatten()
-                .map(String::as_str)
-                .collect(),
-            issuers: validation
-                .iss
-                .iter()
-                .flatten()
-                .map(String::as_str)
-                .collect(),
-            leeway: validation.leeway,
+            validation,
             scope_claims,
         }
     }
@@ -353,7 +339,8 @@ impl Introspector {
             return invalid(InvalidToken::Inactive);
         }
         let now = i64::try_from(jsonwebtoken::get_current_timestamp()).unwrap_or(i64::MAX);
-        let leeway = i64::try_from(checks.leeway).unwrap_or(i64::MAX);
+        let validation = checks.validation;
+        let leeway = i64::try_from(validation.leeway).unwrap_or(i64::MAX);
         let exp = numeric_date(&claims, "exp")?;
         if exp.is_some_and(|exp| exp.saturating_add(leeway) <= now) {
             return invalid(InvalidToken::Expired);
@@ -363,22 +350,24 @@ impl Introspector {
             return invalid(InvalidToken::NotYetValid);
         }
         let exp = exp.map(|exp| u64::try_from(exp).unwrap_or(0));
+        let names_us = |aud: &str| {
+            validation
+                .aud
+                .as_ref()
+                .is_some_and(|ours| ours.contains(aud))
+        };
         let audience_named = match claims.get("aud") {
-            Some(Value::String(aud)) => checks.audiences.contains(&aud.as_str()),
-            Some(Value::Array(auds)) => auds
-                .iter()
-                .filter_map(Value::as_str)
-                .any(|aud| checks.audiences.contains(&aud)),
+            Some(Value::String(aud)) => names_us(aud),
+            Some(Value::Array(auds)) => auds.iter().filter_map(Value::as_str).any(names_us),
             _ => return invalid(InvalidToken::MissingClaim),
         };
         if !audience_named {
             return invalid(InvalidToken::Audience);
         }
         if let Some(iss) = claims.get("iss") {
-            let accepted = checks.issuers.is_empty()
-                || iss
-                    .as_str()
-                    .is_some_and(|iss| checks.issuers.contains(&iss));
+            let accepted = validation.iss.as_ref().is_none_or(|issuers| {
+                issuers.is_empty() || iss.as_str().is_some_and(|iss| issuers.contains(iss))
+            });
             if !accepted {
                 return invalid(InvalidToken::Issuer);
             }
