@@ -53,7 +53,7 @@ pub(super) fn is_stateless_request(context: &RmcpContext<RoleServer>) -> bool {
 /// parses a removed request whose params lack its 2025 fields (an `initialize` carrying only
 /// `_meta`) as a custom request.
 pub(super) fn removed(method: &str, context: &RmcpContext<RoleServer>) -> Option<ErrorData> {
-    let (method, instead) = REMOVED.iter().find(|(name, _)| *name == method)?;
+    let instead = instead_of(method)?;
     is_stateless_request(context).then(|| removed_error(method, instead))
 }
 
@@ -68,7 +68,6 @@ pub(super) fn removed_error(method: &str, instead: &str) -> ErrorData {
 }
 
 /// What replaces `method`, which MCP 2026-07-28 removed, for an answer refusing it.
-#[cfg(feature = "http")]
 pub(super) fn instead_of(method: &str) -> Option<&'static str> {
     let (_, instead) = REMOVED.iter().find(|(name, _)| *name == method)?;
     Some(instead)
