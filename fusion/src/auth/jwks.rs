@@ -285,34 +285,27 @@ impl Shared {
     /// Fetches the set and, if it holds usable keys, replaces the keys held; returns how long
     /// the answer may be kept. A failure is logged and leaves the keys as they were.
     async fn load(&self) -> Result<Duration, FetchError> {
-        let result = async {
+        let (keys, lifetime) = async {
             let (document, headers) =
                 get_json(&self.client, &self.uri, self.limits.max_bytes).await?;
-            let keys = self.read_keys(&document)?;
-            Ok((keys, lifetime(&headers)))
+            Ok((self.read_keys(&document)?, lifetime(&headers)))
         }
-        .await;
-        match result {
-            Ok((keys, lifetime)) => {
-                let mut held = self.keys.write().unwrap_or_else(PoisonError::into_inner);
-                let same =
-                    held.keys.len() == keys.len() && keys.iter().all(|key| held.holds(key.serial));
-                if !same {
-                    let generation = held.generation + 1;
-                    *held = Arc::new(KeySet { keys, generation });
-                }
-                Ok(lifetime)
-            }
-            Err(error) => {
-                tracing::warn!(
-                    target: "fusion::auth::jwks",
-                    uri = %self.uri,
-                    %error,
-                    "could not refresh the authorization server's keys; keeping the last good ones",
-                );
-                Err(error)
-            }
+        .await
+        .inspect_err(|error: &FetchError| {
+            tracing::warn!(
+                target: "fusion::auth::jwks",
+                uri = %self.uri,
+                %error,
+                "could not refresh the authorization server's keys; keeping the last good ones",
+            );
+        })?;
+        let mut held = self.keys.write().unwrap_or_else(PoisonError::into_inner);
+        let same = held.keys.len() == keys.len() && keys.iter().all(|key| held.holds(key.serial));
+        if !same {
+            let generation = held.generation + 1;
+            *held = Arc::new(KeySet { keys, generation });
         }
+        Ok(lifetime)
     }
 
     /// The usable keys of a set document; a key already held keeps its serial.
