@@ -118,6 +118,7 @@ pub(super) enum Stopped {
 }
 
 /// One call's round: the answers it carries, and the questions its action asked without one.
+#[derive(Default)]
 pub(super) struct Round {
     /// The answers of the call's state.
     answers: BTreeMap<String, Value>,
@@ -216,17 +217,7 @@ impl Rounds {
     /// already used or another call's; `SERVER_BUSY` when the record of taken states cannot be
     /// reached.
     async fn open(&self, state: Option<&str>, binding: &[u8]) -> Result<Round, Stopped> {
-        let mut round = Round {
-            answers: BTreeMap::new(),
-            questions: BTreeSet::new(),
-            responses: BTreeMap::new(),
-            capabilities: ClientCapabilities::default(),
-            open: Mutex::default(),
-            asked: Notify::new(),
-            nonce: None,
-            read: AtomicBool::new(false),
-            count: AtomicUsize::new(0),
-        };
+        let mut round = Round::default();
         let Some(sealed) = state else {
             return Ok(round);
         };
