@@ -85,6 +85,7 @@ pub(super) struct Key {
 }
 
 /// The keys at one moment; `generation` changes whenever the keys do.
+#[derive(Default)]
 pub(super) struct KeySet {
     pub(super) keys: Vec<Key>,
     pub(super) generation: u64,
@@ -167,10 +168,7 @@ impl JwksBuilder {
             uri,
             client,
             limits: self,
-            keys: RwLock::new(Arc::new(KeySet {
-                keys: Vec::new(),
-                generation: 0,
-            })),
+            keys: RwLock::default(),
             unknown_key_fetch: tokio::sync::Mutex::new(None),
             serials: AtomicU64::new(0),
         });
