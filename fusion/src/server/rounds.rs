@@ -327,13 +327,13 @@ impl InputKind {
 /// Whether `answer` is the result the input request `method` asks for (any answer fits a
 /// method this server does not ask with).
 pub(super) fn answers(method: &str, answer: &Value) -> bool {
-    let kind = match method {
-        "elicitation/create" => InputKind::Elicitation,
-        "sampling/createMessage" => InputKind::Sampling,
-        "roots/list" => InputKind::Roots,
-        _ => return true,
-    };
-    kind.fits(answer)
+    let kinds = [
+        InputKind::Elicitation,
+        InputKind::Sampling,
+        InputKind::Roots,
+    ];
+    let kind = kinds.into_iter().find(|kind| kind.method() == method);
+    kind.is_none_or(|kind| kind.fits(answer))
 }
 
 impl Round {

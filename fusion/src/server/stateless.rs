@@ -101,17 +101,11 @@ pub(super) fn set_level(request: &rmcp::model::SetLevelRequestParams) -> LogLeve
 
 /// The level MCP spells `name`.
 fn parse_level(name: &str) -> Option<LogLevel> {
-    Some(match name {
-        "debug" => LogLevel::Debug,
-        "info" => LogLevel::Info,
-        "notice" => LogLevel::Notice,
-        "warning" => LogLevel::Warning,
-        "error" => LogLevel::Error,
-        "critical" => LogLevel::Critical,
-        "alert" => LogLevel::Alert,
-        "emergency" => LogLevel::Emergency,
-        _ => return None,
-    })
+    use LogLevel::*;
+    let levels = [
+        Debug, Info, Notice, Warning, Error, Critical, Alert, Emergency,
+    ];
+    levels.into_iter().find(|level| level.as_str() == name)
 }
 
 #[cfg(test)]
