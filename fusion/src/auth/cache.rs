@@ -35,6 +35,7 @@ pub(super) struct TokenCache {
     misses: AtomicU64,
 }
 
+#[derive(Default)]
 struct Entries {
     map: HashMap<Digest, Verified>,
     /// The key set generation the entries were last checked against.
@@ -45,10 +46,7 @@ impl TokenCache {
     pub(super) fn new(capacity: usize) -> TokenCache {
         TokenCache {
             capacity,
-            entries: Mutex::new(Entries {
-                map: HashMap::new(),
-                generation: 0,
-            }),
+            entries: Mutex::default(),
             misses: AtomicU64::new(0),
         }
     }

@@ -163,6 +163,62 @@ pub(super) async fn get_json(
     send_json(request, url, max_bytes).await
 }
 
+/// Which metadata document of an authorization server [`discover`] tries first.
+#[derive(Clone, Copy)]
+pub(super) enum Discovery {
+    /// OpenID Connect Discovery 1.0 (`<issuer>/.well-known/openid-configuration`), then RFC 8414.
+    OidcFirst,
+    /// RFC 8414 (`/.well-known/oauth-authorization-server` inserted before the issuer's path),
+    /// then OpenID Connect Discovery.
+    OauthFirst,
+}
+
+/// The URL named by `member` in the metadata of `issuer`: the first of its two documents that
+/// can be read (in `order`; the first one's error when neither can), which must name the same
+/// `issuer`.
+pub(super) async fn discover(
+    client: &reqwest::Client,
+    issuer: &str,
+    order: Discovery,
+    member: &str,
+    max_bytes: usize,
+) -> Result<String, FetchError> {
+    let parsed = Url::parse(issuer).map_err(|_| FetchError::Insecure(issuer.to_owned()))?;
+    let path = parsed.path().trim_end_matches('/');
+    let oidc = format!(
+        "{}/.well-known/openid-configuration",
+        issuer.trim_end_matches('/')
+    );
+    let mut oauth = parsed.clone();
+    oauth.set_path(&format!("/.well-known/oauth-authorization-server{path}"));
+    let (first, second) = match order {
+        Discovery::OidcFirst => (oidc, oauth.to_string()),
+        Discovery::OauthFirst => (oauth.to_string(), oidc),
+    };
+    let (url, document) = match get_json(client, &first, max_bytes).await {
+        Ok((document, _)) => (first, document),
+        Err(error) => match get_json(client, &second, max_bytes).await {
+            Ok((document, _)) => (second, document),
+            Err(_) => return Err(error),
+        },
+    };
+    let found = document.get("issuer").and_then(Value::as_str).unwrap_or("");
+    if found != issuer {
+        return Err(FetchError::IssuerMismatch {
+            url,
+            expected: issuer.to_owned(),
+            found: found.to_owned(),
+        });
+    }
+    match document.get(member).and_then(Value::as_str) {
+        Some(value) => Ok(value.to_owned()),
+        None => Err(FetchError::Malformed {
+            url,
+            reason: format!("no {member}"),
+        }),
+    }
+}
+
 /// Sends `request` (to `url`, allowed or not: the caller checks) and reads its answer as JSON,
 /// at most `max_bytes`.
 pub(super) async fn send_json(

@@ -15,7 +15,9 @@ use tokio::sync::{OnceCell, Semaphore};
 use super::Principal;
 use super::cache::{self, Digest, TokenCache, Verified};
 use super::challenge::{InvalidToken, Refusal};
-use super::fetch::{FetchError, client, client_without_redirects, get_json, is_allowed, send_json};
+use super::fetch::{
+    Discovery, FetchError, client, client_without_redirects, discover, is_allowed, send_json,
+};
 
 /// How long an active answer is kept at most, by default.
 const MAX_AGE: Duration = Duration::from_secs(60);
@@ -117,40 +119,15 @@ impl Introspection {
         client_id: impl Into<String>,
         client_secret: impl Into<String>,
     ) -> Result<Introspection, FetchError> {
-        let issuer = issuer.into();
         let http = client(TIMEOUT)?;
-        let parsed = Url::parse(&issuer).map_err(|_| FetchError::Insecure(issuer.clone()))?;
-        let mut oauth = parsed.clone();
-        let path = parsed.path().trim_end_matches('/');
-        oauth.set_path(&format!("/.well-known/oauth-authorization-server{path}"));
-        let oidc = format!(
-            "{}/.well-known/openid-configuration",
-            issuer.trim_end_matches('/')
-        );
-        let (url, document) = match get_json(&http, oauth.as_str(), MAX_BYTES).await {
-            Ok((document, _)) => (oauth.to_string(), document),
-            Err(first) => match get_json(&http, &oidc, MAX_BYTES).await {
-                Ok((document, _)) => (oidc, document),
-                Err(_) => return Err(first),
-            },
-        };
-        let found = document.get("issuer").and_then(Value::as_str).unwrap_or("");
-        if found != issuer {
-            return Err(FetchError::IssuerMismatch {
-                url,
-                expected: issuer,
-                found: found.to_owned(),
-            });
-        }
-        let Some(endpoint) = document
-            .get("introspection_endpoint")
-            .and_then(Value::as_str)
-        else {
-            return Err(FetchError::Malformed {
-                url,
-                reason: "no introspection_endpoint".to_owned(),
-            });
-        };
+        let endpoint = discover(
+            &http,
+            &issuer.into(),
+            Discovery::OauthFirst,
+            "introspection_endpoint",
+            MAX_BYTES,
+        )
+        .await?;
         Ok(Introspection::new(endpoint, client_id, client_secret))
     }
 
@@ -227,13 +204,11 @@ impl fmt::Debug for Introspection {
     }
 }
 
-/// What an answer must say besides `active: true`: the audiences that name this resource, the
-/// accepted issuers (empty: any), and the leeway on `exp` and `nbf`, in seconds.
+/// What an answer must say besides `active: true`: what the JWT `validation` asks of a token
+/// (an audience that names this resource, an accepted issuer if any is named, the leeway on
+/// `exp` and `nbf`), and the claims read as scopes besides `scope` and `scp`.
 pub(super) struct Checks<'a> {
-    audiences: Vec<&'a str>,
-    issuers: Vec<&'a str>,
-    leeway: u64,
-    /// Claims read as scopes besides `scope` and `scp`.
+    validation: &'a Validation,
     scope_claims: &'a [String],
 }
 
@@ -241,19 +216,7 @@ impl<'a> Checks<'a> {
     /// The checks of a JWT `validation`, for introspection.
     pub(super) fn of(validation: &'a Validation, scope_claims: &'a [String]) -> Checks<'a> {
         Checks {
-            audiences: validation
-                .aud
-                .iter()
-                .flatten()
-                .map(String::as_str)
-                .collect(),
-            issuers: validation
-                .iss
-                .iter()
-                .flatten()
-                .map(String::as_str)
-                .collect(),
-            leeway: validation.leeway,
+            validation,
             scope_claims,
         }
     }
@@ -376,7 +339,8 @@ impl Introspector {
             return invalid(InvalidToken::Inactive);
         }
         let now = i64::try_from(jsonwebtoken::get_current_timestamp()).unwrap_or(i64::MAX);
-        let leeway = i64::try_from(checks.leeway).unwrap_or(i64::MAX);
+        let validation = checks.validation;
+        let leeway = i64::try_from(validation.leeway).unwrap_or(i64::MAX);
         let exp = numeric_date(&claims, "exp")?;
         if exp.is_some_and(|exp| exp.saturating_add(leeway) <= now) {
             return invalid(InvalidToken::Expired);
@@ -386,22 +350,24 @@ impl Introspector {
             return invalid(InvalidToken::NotYetValid);
         }
         let exp = exp.map(|exp| u64::try_from(exp).unwrap_or(0));
+        let names_us = |aud: &str| {
+            validation
+                .aud
+                .as_ref()
+                .is_some_and(|ours| ours.contains(aud))
+        };
         let audience_named = match claims.get("aud") {
-            Some(Value::String(aud)) => checks.audiences.contains(&aud.as_str()),
-            Some(Value::Array(auds)) => auds
-                .iter()
-                .filter_map(Value::as_str)
-                .any(|aud| checks.audiences.contains(&aud)),
+            Some(Value::String(aud)) => names_us(aud),
+            Some(Value::Array(auds)) => auds.iter().filter_map(Value::as_str).any(names_us),
             _ => return invalid(InvalidToken::MissingClaim),
         };
         if !audience_named {
             return invalid(InvalidToken::Audience);
         }
         if let Some(iss) = claims.get("iss") {
-            let accepted = checks.issuers.is_empty()
-                || iss
-                    .as_str()
-                    .is_some_and(|iss| checks.issuers.contains(&iss));
+            let accepted = validation.iss.as_ref().is_none_or(|issuers| {
+                issuers.is_empty() || iss.as_str().is_some_and(|iss| issuers.contains(iss))
+            });
             if !accepted {
                 return invalid(InvalidToken::Issuer);
             }

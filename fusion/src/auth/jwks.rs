@@ -10,10 +10,9 @@ use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, PublicKeyUse};
 use jsonwebtoken::{Algorithm, DecodingKey};
-use reqwest::Url;
 use serde_json::Value;
 
-use super::fetch::{FetchError, client, get_json, lifetime};
+use super::fetch::{Discovery, FetchError, client, discover, get_json, lifetime};
 
 /// How soon a failed scheduled refresh is tried again.
 const RETRY: Duration = Duration::from_secs(30);
@@ -86,6 +85,7 @@ pub(super) struct Key {
 }
 
 /// The keys at one moment; `generation` changes whenever the keys do.
+#[derive(Default)]
 pub(super) struct KeySet {
     pub(super) keys: Vec<Key>,
     pub(super) generation: u64,
@@ -168,10 +168,7 @@ impl JwksBuilder {
             uri,
             client,
             limits: self,
-            keys: RwLock::new(Arc::new(KeySet {
-                keys: Vec::new(),
-                generation: 0,
-            })),
+            keys: RwLock::default(),
             unknown_key_fetch: tokio::sync::Mutex::new(None),
             serials: AtomicU64::new(0),
         });
@@ -192,35 +189,14 @@ impl JwksBuilder {
     pub async fn discover(self, issuer: impl Into<String>) -> Result<Jwks, FetchError> {
         let issuer = issuer.into();
         let client = client(self.timeout)?;
-        let parsed = Url::parse(&issuer).map_err(|_| FetchError::Insecure(issuer.clone()))?;
-        let path = parsed.path().trim_end_matches('/');
-        let oidc = format!(
-            "{}/.well-known/openid-configuration",
-            issuer.trim_end_matches('/')
-        );
-        let mut oauth = parsed.clone();
-        oauth.set_path(&format!("/.well-known/oauth-authorization-server{path}"));
-        let (url, document) = match get_json(&client, &oidc, self.max_bytes).await {
-            Ok((document, _)) => (oidc, document),
-            Err(first) => match get_json(&client, oauth.as_str(), self.max_bytes).await {
-                Ok((document, _)) => (oauth.to_string(), document),
-                Err(_) => return Err(first),
-            },
-        };
-        let found = document.get("issuer").and_then(Value::as_str).unwrap_or("");
-        if found != issuer {
-            return Err(FetchError::IssuerMismatch {
-                url,
-                expected: issuer,
-                found: found.to_owned(),
-            });
-        }
-        let Some(jwks_uri) = document.get("jwks_uri").and_then(Value::as_str) else {
-            return Err(FetchError::Malformed {
-                url,
-                reason: "no jwks_uri".to_owned(),
-            });
-        };
+        let jwks_uri = discover(
+            &client,
+            &issuer,
+            Discovery::OidcFirst,
+            "jwks_uri",
+            self.max_bytes,
+        )
+        .await?;
         self.fetch(jwks_uri).await
     }
 }
@@ -307,34 +283,27 @@ impl Shared {
     /// Fetches the set and, if it holds usable keys, replaces the keys held; returns how long
     /// the answer may be kept. A failure is logged and leaves the keys as they were.
     async fn load(&self) -> Result<Duration, FetchError> {
-        let result = async {
+        let (keys, lifetime) = async {
             let (document, headers) =
                 get_json(&self.client, &self.uri, self.limits.max_bytes).await?;
-            let keys = self.read_keys(&document)?;
-            Ok((keys, lifetime(&headers)))
+            Ok((self.read_keys(&document)?, lifetime(&headers)))
         }
-        .await;
-        match result {
-            Ok((keys, lifetime)) => {
-                let mut held = self.keys.write().unwrap_or_else(PoisonError::into_inner);
-                let same =
-                    held.keys.len() == keys.len() && keys.iter().all(|key| held.holds(key.serial));
-                if !same {
-                    let generation = held.generation + 1;
-                    *held = Arc::new(KeySet { keys, generation });
-                }
-                Ok(lifetime)
-            }
-            Err(error) => {
-                tracing::warn!(
-                    target: "fusion::auth::jwks",
-                    uri = %self.uri,
-                    %error,
-                    "could not refresh the authorization server's keys; keeping the last good ones",
-                );
-                Err(error)
-            }
+        .await
+        .inspect_err(|error: &FetchError| {
+            tracing::warn!(
+                target: "fusion::auth::jwks",
+                uri = %self.uri,
+                %error,
+                "could not refresh the authorization server's keys; keeping the last good ones",
+            );
+        })?;
+        let mut held = self.keys.write().unwrap_or_else(PoisonError::into_inner);
+        let same = held.keys.len() == keys.len() && keys.iter().all(|key| held.holds(key.serial));
+        if !same {
+            let generation = held.generation + 1;
+            *held = Arc::new(KeySet { keys, generation });
         }
+        Ok(lifetime)
     }
 
     /// The usable keys of a set document; a key already held keeps its serial.

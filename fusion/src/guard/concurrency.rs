@@ -2,7 +2,7 @@
 //! share per caller, and `SERVER_BUSY` with an estimated `retry_after` beyond them.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -24,7 +24,8 @@ const MAX_RETRY_AFTER_SECS: u64 = 300;
 pub(super) struct Concurrency {
     limit: ConcurrencyLimit,
     slots: Arc<Semaphore>,
-    queued: AtomicUsize,
+    /// One place per call waiting for a slot, held until it is admitted or cancelled.
+    queue: Semaphore,
     /// Exponentially weighted average of handler durations, in microseconds.
     average_micros: Arc<AtomicU64>,
     /// The calls each caller has running or waiting; a caller with none has no entry.
@@ -98,15 +99,6 @@ impl Drop for Slots {
     }
 }
 
-/// A queued call's place; gives it back on drop (admitted, or cancelled while waiting).
-struct QueuePlace<'a>(&'a AtomicUsize);
-
-impl Drop for QueuePlace<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
 impl Concurrency {
     pub(super) fn new(limit: ConcurrencyLimit, proxies: &Arc<TrustedProxies>) -> Concurrency {
         let limit = ConcurrencyLimit::new(limit.max_active, limit.max_queued)
@@ -114,7 +106,8 @@ impl Concurrency {
         Concurrency {
             slots: Arc::new(Semaphore::new(limit.max_active)),
             limit,
-            queued: AtomicUsize::new(0),
+            // More places than a semaphore counts would never fill.
+            queue: Semaphore::new(limit.max_queued.min(Semaphore::MAX_PERMITS)),
             average_micros: Arc::new(AtomicU64::new(INITIAL_AVERAGE_MICROS)),
             callers: Arc::default(),
             proxies: Arc::clone(proxies),
@@ -142,15 +135,9 @@ impl Concurrency {
         if let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned() {
             return Ok(permit(slot));
         }
-        let reserved = self
-            .queued
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |queued| {
-                (queued < self.limit.max_queued).then_some(queued + 1)
-            });
-        if reserved.is_err() {
+        let Ok(_place) = self.queue.try_acquire() else {
             return Err(self.busy(name));
-        }
-        let _place = QueuePlace(&self.queued);
+        };
         match Arc::clone(&self.slots).acquire_owned().await {
             Ok(slot) => Ok(permit(slot)),
             // The semaphore is never closed; answer busy rather than panic if it were.

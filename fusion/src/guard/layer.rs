@@ -105,28 +105,12 @@ fn tool_error(error: BoxError) -> ToolError {
     }
 }
 
-/// One layer of a target, type-erased.
-trait Wrap: Send + Sync {
-    fn wrap(&self, inner: ActionService) -> ActionService;
-}
-
-struct Erased<L>(L);
-
-impl<L> Wrap for Erased<L>
-where
-    L: Layer<ActionService> + Send + Sync,
-    L::Service: Service<ActionCall, Response = ToolResponse> + Clone + Send + Sync + 'static,
-    <L::Service as Service<ActionCall>>::Error: Into<BoxError>,
-    <L::Service as Service<ActionCall>>::Future: Send + 'static,
-{
-    fn wrap(&self, inner: ActionService) -> ActionService {
-        BoxCloneSyncService::new(self.0.layer(inner).map_err(Into::into))
-    }
-}
+/// One layer of a target, type-erased: the service it makes of the service inside it.
+type Wrap = Arc<dyn Fn(ActionService) -> ActionService + Send + Sync>;
 
 /// The layers of a target, outermost first.
 #[derive(Clone, Default)]
-pub(super) struct Layers(Vec<Arc<dyn Wrap>>);
+pub(super) struct Layers(Vec<Wrap>);
 
 impl Layers {
     pub(super) fn push<L>(&mut self, layer: L)
@@ -136,7 +120,9 @@ impl Layers {
         <L::Service as Service<ActionCall>>::Error: Into<BoxError>,
         <L::Service as Service<ActionCall>>::Future: Send + 'static,
     {
-        self.0.push(Arc::new(Erased(layer)));
+        self.0.push(Arc::new(move |inner| {
+            BoxCloneSyncService::new(layer.layer(inner).map_err(Into::into))
+        }));
     }
 
     pub(super) fn extend(&mut self, other: &Layers) {
@@ -154,7 +140,7 @@ impl Layers {
             return None;
         }
         let layers = outer.0.iter().chain(&inner.0).rev();
-        Some(layers.fold(handler_service(), |service, layer| layer.wrap(service)))
+        Some(layers.fold(handler_service(), |service, layer| layer(service)))
     }
 }
 

@@ -50,8 +50,22 @@ impl ArgumentLimits {
         arguments: &Map<String, Value>,
         levels: Option<usize>,
     ) -> Option<ToolError> {
-        if let Some(error) = argument_size_error(arguments, self.max_bytes) {
-            return Some(error);
+        if let Some(limit) = self.max_bytes
+            && let Some(size) = oversized(arguments, limit)
+        {
+            return Some(
+                ToolError::new(
+                    ErrorCode::ValidationError,
+                    format!(
+                        "The arguments are over {limit} bytes of JSON (at least {size} bytes \
+                         sent)."
+                    ),
+                )
+                .suggest(format!(
+                    "Send arguments under {limit} bytes: shorten the longest values or split \
+                     the work into several calls."
+                )),
+            );
         }
         let limit = self.max_depth?;
         // The arguments object is level 1; measuring its values avoids cloning it.
@@ -74,13 +88,6 @@ impl ArgumentLimits {
             ))
         })
     }
-}
-
-/// The `VALIDATION_ERROR` for arguments over `limit` bytes of JSON (no limit: `None`). Shared
-/// with `fusion::testing`, so a tester refuses what a server refuses.
-fn argument_size_error(arguments: &Map<String, Value>, limit: Option<usize>) -> Option<ToolError> {
-    let limit = limit?;
-    oversized(arguments, limit).map(|size| too_large(size, limit))
 }
 
 /// The serialized size of `arguments` when it exceeds `limit` bytes. Counting stops just past
@@ -108,16 +115,6 @@ fn oversized(arguments: &Map<String, Value>, limit: usize) -> Option<usize> {
         Ok(()) => None,
         Err(_) => Some(counter.bytes),
     }
-}
-
-fn too_large(size: usize, limit: usize) -> ToolError {
-    ToolError::new(
-        ErrorCode::ValidationError,
-        format!("The arguments are over {limit} bytes of JSON (at least {size} bytes sent)."),
-    )
-    .suggest(format!(
-        "Send arguments under {limit} bytes: shorten the longest values or split the work into several calls."
-    ))
 }
 
 #[cfg(test)]

@@ -131,7 +131,6 @@ pub(super) struct Rate {
 enum Backend {
     Memory {
         limiter: Keyed,
-        clock: TokioClock,
         checks: AtomicU64,
     },
     #[cfg(feature = "redis")]
@@ -170,12 +169,7 @@ impl Rate {
                     start: tokio::time::Instant::now(),
                 };
                 Backend::Memory {
-                    limiter: RateLimiter::new(
-                        quota,
-                        DefaultKeyedStateStore::default(),
-                        clock.clone(),
-                    ),
-                    clock,
+                    limiter: RateLimiter::new(quota, DefaultKeyedStateStore::default(), clock),
                     checks: AtomicU64::new(0),
                 }
             }
@@ -204,17 +198,13 @@ impl Rate {
     /// Takes a slot of `key`'s bucket, or refuses the call of `name`.
     pub(super) async fn check(&self, name: &str, key: &str) -> Result<(), ToolError> {
         let wait = match &self.backend {
-            Backend::Memory {
-                limiter,
-                clock,
-                checks,
-            } => {
+            Backend::Memory { limiter, checks } => {
                 if checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
                     limiter.retain_recent();
                 }
                 match limiter.check_key(&key.to_owned()) {
                     Ok(()) => return Ok(()),
-                    Err(not_until) => not_until.wait_time_from(clock.now()),
+                    Err(not_until) => not_until.wait_time_from(limiter.clock().now()),
                 }
             }
             #[cfg(feature = "redis")]

@@ -30,7 +30,8 @@ pub(super) fn check<'a>(
     if required.is_empty() {
         return Ok(());
     }
-    dedup_in_order(&mut required);
+    let mut seen = std::collections::HashSet::new();
+    required.retain(|scope| seen.insert(*scope));
     let Some(principal) = context.principal() else {
         return Err(ToolError::new(
             ErrorCode::Unauthorized,
@@ -80,15 +81,6 @@ fn scopes_phrase(scopes: &[&str]) -> String {
         [rest @ .., last] => format!("the scopes {} and {last}", rest.join(", ")),
         [] => "no scope".to_owned(),
     }
-}
-
-fn dedup_in_order(list: &mut Vec<&str>) {
-    let mut seen = Vec::with_capacity(list.len());
-    list.retain(|item| {
-        let fresh = !seen.contains(item);
-        seen.push(*item);
-        fresh
-    });
 }
 
 #[cfg(test)]

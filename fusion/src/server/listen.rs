@@ -6,7 +6,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rmcp::model::{
     ErrorData, PromptListChangedNotification, ResourceListChangedNotification, ServerNotification,
@@ -181,7 +181,7 @@ impl ListChanges {
     fn changed(&self, list: List) {
         // No receiver: no stream is open, nothing to do.
         let _ = self.0.streams.send(list);
-        let sessions = self.open_sessions();
+        let sessions = self.open_sessions().clone();
         if sessions.is_empty() {
             return;
         }
@@ -195,17 +195,15 @@ impl ListChanges {
     }
 
     /// The open 2025 sessions, the closed ones forgotten.
-    fn open_sessions(&self) -> Vec<Session> {
+    fn open_sessions(&self) -> MutexGuard<'_, Vec<Session>> {
         let mut sessions = (self.0.sessions.lock()).unwrap_or_else(PoisonError::into_inner);
         sessions.retain(|session| !session.peer.is_transport_closed());
-        sessions.clone()
+        sessions
     }
 
     /// Remembers the client of a 2025 session that just shook hands.
     pub(super) fn add_session(&self, peer: Peer<RoleServer>) {
-        let mut sessions = (self.0.sessions.lock()).unwrap_or_else(PoisonError::into_inner);
-        sessions.retain(|session| !session.peer.is_transport_closed());
-        sessions.push(Session {
+        self.open_sessions().push(Session {
             peer,
             pending: Arc::default(),
         });

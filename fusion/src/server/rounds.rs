@@ -118,6 +118,7 @@ pub(super) enum Stopped {
 }
 
 /// One call's round: the answers it carries, and the questions its action asked without one.
+#[derive(Default)]
 pub(super) struct Round {
     /// The answers of the call's state.
     answers: BTreeMap<String, Value>,
@@ -216,17 +217,7 @@ impl Rounds {
     /// already used or another call's; `SERVER_BUSY` when the record of taken states cannot be
     /// reached.
     async fn open(&self, state: Option<&str>, binding: &[u8]) -> Result<Round, Stopped> {
-        let mut round = Round {
-            answers: BTreeMap::new(),
-            questions: BTreeSet::new(),
-            responses: BTreeMap::new(),
-            capabilities: ClientCapabilities::default(),
-            open: Mutex::default(),
-            asked: Notify::new(),
-            nonce: None,
-            read: AtomicBool::new(false),
-            count: AtomicUsize::new(0),
-        };
+        let mut round = Round::default();
         let Some(sealed) = state else {
             return Ok(round);
         };
@@ -303,17 +294,13 @@ impl InputKind {
         reason = "sampling and roots are deprecated from the 2026-07-28 revision on; clients still offer them"
     )]
     fn missing(self, capabilities: &ClientCapabilities) -> Option<Value> {
-        let declared = match self {
-            InputKind::Elicitation | InputKind::Confirmation => elicits_forms(capabilities),
-            InputKind::Sampling => capabilities.sampling.is_some(),
-            InputKind::Roots => capabilities.roots.is_some(),
-        };
-        let name = match self {
-            InputKind::Elicitation | InputKind::Confirmation => {
-                json!({"elicitation": {"form": {}}})
-            }
-            InputKind::Sampling => json!({"sampling": {}}),
-            InputKind::Roots => json!({"roots": {}}),
+        let (declared, name) = match self {
+            InputKind::Elicitation | InputKind::Confirmation => (
+                elicits_forms(capabilities),
+                json!({"elicitation": {"form": {}}}),
+            ),
+            InputKind::Sampling => (capabilities.sampling.is_some(), json!({"sampling": {}})),
+            InputKind::Roots => (capabilities.roots.is_some(), json!({"roots": {}})),
         };
         (!declared).then_some(name)
     }
@@ -340,13 +327,13 @@ impl InputKind {
 /// Whether `answer` is the result the input request `method` asks for (any answer fits a
 /// method this server does not ask with).
 pub(super) fn answers(method: &str, answer: &Value) -> bool {
-    let kind = match method {
-        "elicitation/create" => InputKind::Elicitation,
-        "sampling/createMessage" => InputKind::Sampling,
-        "roots/list" => InputKind::Roots,
-        _ => return true,
-    };
-    kind.fits(answer)
+    let kinds = [
+        InputKind::Elicitation,
+        InputKind::Sampling,
+        InputKind::Roots,
+    ];
+    let kind = kinds.into_iter().find(|kind| kind.method() == method);
+    kind.is_none_or(|kind| kind.fits(answer))
 }
 
 impl Round {

@@ -32,6 +32,26 @@ async fn open(
     Ok(Arc::new(round))
 }
 
+/// The round of a retry carrying `state` and a yes to `q0`, from a client declaring
+/// everything.
+async fn yes_with(rounds: &Rounds, state: &str, bound: &[u8]) -> Result<Arc<Round>, Stopped> {
+    open(
+        rounds,
+        Some(state),
+        json!({"q0": yes()}),
+        bound,
+        everything(),
+    )
+    .await
+}
+
+/// The state of a first round (no state, no answers) whose action asked one elicitation.
+async fn first_state(rounds: &Rounds, bound: &[u8]) -> String {
+    let round = open(rounds, None, json!({}), bound, everything()).await;
+    let (_, input) = ask(rounds, &round.unwrap(), &[InputKind::Elicitation], bound).await;
+    input.unwrap().request_state.unwrap()
+}
+
 fn form() -> Value {
     let schema = json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}});
     json!({"mode": "form", "message": "Refund?", "requestedSchema": schema})
@@ -98,14 +118,8 @@ async fn answers_come_back_in_order_and_only_for_the_call_and_caller_they_were_g
     let (_, input) = ask(&rounds, &first.unwrap(), &[InputKind::Elicitation], &bound).await;
     let input = input.unwrap();
     let state = input.request_state.unwrap();
-    assert_eq!(
-        input
-            .input_requests
-            .unwrap()
-            .into_keys()
-            .collect::<Vec<_>>(),
-        ["q0"]
-    );
+    let asked = input.input_requests.unwrap();
+    assert_eq!(asked.into_keys().collect::<Vec<_>>(), ["q0"]);
 
     // Another caller, another tool, other arguments, a forged state: one refusal.
     for other in [
@@ -113,39 +127,15 @@ async fn answers_come_back_in_order_and_only_for_the_call_and_caller_they_were_g
         binding("alice", "ledger", &arguments(100)),
         binding("alice", "billing", &arguments(200)),
     ] {
-        refused_state(
-            open(
-                &rounds,
-                Some(&state),
-                json!({"q0": yes()}),
-                &other,
-                everything(),
-            )
-            .await,
-        );
+        refused_state(yes_with(&rounds, &state, &other).await);
     }
     // The last character changed (to another one: a state ending in `A` stays forged).
     let last = if state.ends_with('A') { "B" } else { "A" };
     let forged = format!("{}{last}", &state[..state.len() - 1]);
-    refused_state(
-        open(
-            &rounds,
-            Some(&forged),
-            json!({"q0": yes()}),
-            &bound,
-            everything(),
-        )
-        .await,
-    );
+    refused_state(yes_with(&rounds, &forged, &bound).await);
 
     // The second round answers the first question and asks the second.
-    let second = open(
-        &rounds,
-        Some(&state),
-        json!({"q0": yes()}),
-        &bound,
-        everything(),
-    );
+    let second = yes_with(&rounds, &state, &bound);
     let second = second.await.unwrap();
     let kinds = [InputKind::Elicitation, InputKind::Elicitation];
     let (answers, input) = ask(&rounds, &second, &kinds, &bound).await;
@@ -153,14 +143,8 @@ async fn answers_come_back_in_order_and_only_for_the_call_and_caller_they_were_g
     let input = input.unwrap();
     let state2 = input.request_state.unwrap();
     assert_ne!(state2, state, "a new state each round");
-    assert_eq!(
-        input
-            .input_requests
-            .unwrap()
-            .into_keys()
-            .collect::<Vec<_>>(),
-        ["q1"]
-    );
+    let asked = input.input_requests.unwrap();
+    assert_eq!(asked.into_keys().collect::<Vec<_>>(), ["q1"]);
 
     // Used once: the first state is refused from now on, the second carries both answers
     // (the first from the state, whatever the call says).
@@ -213,14 +197,8 @@ async fn answers_without_a_state_are_taken_extra_ones_ignored_and_missing_ones_a
     let (answers, input) = ask(&rounds, &round, &kinds, &bound).await;
     assert_eq!(answers, [Some(Some(yes())), None]);
     let input = input.unwrap();
-    assert_eq!(
-        input
-            .input_requests
-            .unwrap()
-            .into_keys()
-            .collect::<Vec<_>>(),
-        ["q1"]
-    );
+    let asked = input.input_requests.unwrap();
+    assert_eq!(asked.into_keys().collect::<Vec<_>>(), ["q1"]);
 }
 
 #[tokio::test]
@@ -287,84 +265,33 @@ async fn an_answer_that_is_not_its_questions_result_is_refused() {
 async fn an_expired_state_or_one_sealed_with_another_key_is_refused() {
     let bound = binding("", "billing", &arguments(1));
     let short = rounds(Duration::from_millis(1));
-    let round = open(&short, None, json!({}), &bound, everything())
-        .await
-        .unwrap();
-    let (_, input) = ask(&short, &round, &[InputKind::Elicitation], &bound).await;
-    let state = input.unwrap().request_state.unwrap();
+    let state = first_state(&short, &bound).await;
     tokio::time::sleep(Duration::from_millis(20)).await;
-    refused_state(
-        open(
-            &short,
-            Some(&state),
-            json!({"q0": yes()}),
-            &bound,
-            everything(),
-        )
-        .await,
-    );
+    refused_state(yes_with(&short, &state, &bound).await);
 
     let long = rounds(DEFAULT_REQUEST_STATE_TTL);
-    let round = open(&long, None, json!({}), &bound, everything())
-        .await
-        .unwrap();
-    let (_, input) = ask(&long, &round, &[InputKind::Elicitation], &bound).await;
-    let state = input.unwrap().request_state.unwrap();
+    let state = first_state(&long, &bound).await;
     let other_key = Rounds::new(Some(vec![8; 32]), DEFAULT_REQUEST_STATE_TTL, Arc::default());
-    refused_state(
-        open(
-            &other_key,
-            Some(&state),
-            json!({"q0": yes()}),
-            &bound,
-            everything(),
-        )
-        .await,
-    );
+    refused_state(yes_with(&other_key, &state, &bound).await);
 }
 
 #[tokio::test]
 async fn a_state_whose_answer_was_never_read_is_given_back_and_a_read_one_is_spent() {
     let rounds = rounds(DEFAULT_REQUEST_STATE_TTL);
     let bound = binding("alice", "billing", &arguments(100));
-    let first = open(&rounds, None, json!({}), &bound, everything())
-        .await
-        .unwrap();
-    let (_, input) = ask(&rounds, &first, &[InputKind::Elicitation], &bound).await;
-    let state = input.unwrap().request_state.unwrap();
+    let state = first_state(&rounds, &bound).await;
 
     // A guard refused the retry before the action ran: the answer was never read.
-    let refused = open(
-        &rounds,
-        Some(&state),
-        json!({"q0": yes()}),
-        &bound,
-        everything(),
-    );
+    let refused = yes_with(&rounds, &state, &bound);
     rounds.give_back(&refused.await.unwrap()).await;
     // So the same state goes through on the next retry, and its answer is read this time.
-    let retried = open(
-        &rounds,
-        Some(&state),
-        json!({"q0": yes()}),
-        &bound,
-        everything(),
-    );
+    let retried = yes_with(&rounds, &state, &bound);
     let retried = retried.await.unwrap();
     let (answers, _) = ask(&rounds, &retried, &[InputKind::Elicitation], &bound).await;
     assert_eq!(answers, [Some(Some(yes()))]);
     rounds.give_back(&retried).await;
     // Spent: read by the action, never given back.
-    refused_state(
-        open(
-            &rounds,
-            Some(&state),
-            json!({"q0": yes()}),
-            &bound,
-            everything(),
-        )
-        .await,
-    );
+    refused_state(yes_with(&rounds, &state, &bound).await);
 }
 
 #[tokio::test]
@@ -378,23 +305,13 @@ async fn a_confirmations_yes_counts_only_with_the_state_of_the_round_that_asked_
     assert_eq!(answers, [None]);
     let state = input.unwrap().request_state.unwrap();
     // With the state of the round that asked it: taken.
-    let answered = open(
-        &rounds,
-        Some(&state),
-        json!({"q0": yes()}),
-        &bound,
-        everything(),
-    );
+    let answered = yes_with(&rounds, &state, &bound);
     let (answers, _) = ask(&rounds, &answered.await.unwrap(), &confirm, &bound).await;
     assert_eq!(answers, [Some(Some(yes()))]);
 
     // A state whose round asked a value (q0), carrying a yes to a confirmation it never asked
     // (q1): the value is taken, the confirmation is asked.
-    let first = open(&rounds, None, json!({}), &bound, everything())
-        .await
-        .unwrap();
-    let (_, input) = ask(&rounds, &first, &[InputKind::Elicitation], &bound).await;
-    let state = input.unwrap().request_state.unwrap();
+    let state = first_state(&rounds, &bound).await;
     let both = json!({"q0": yes(), "q1": yes()});
     let second = open(&rounds, Some(&state), both, &bound, everything());
     let kinds = [InputKind::Elicitation, InputKind::Confirmation];

@@ -53,7 +53,7 @@ pub(super) fn is_stateless_request(context: &RmcpContext<RoleServer>) -> bool {
 /// parses a removed request whose params lack its 2025 fields (an `initialize` carrying only
 /// `_meta`) as a custom request.
 pub(super) fn removed(method: &str, context: &RmcpContext<RoleServer>) -> Option<ErrorData> {
-    let (method, instead) = REMOVED.iter().find(|(name, _)| *name == method)?;
+    let instead = instead_of(method)?;
     is_stateless_request(context).then(|| removed_error(method, instead))
 }
 
@@ -68,7 +68,6 @@ pub(super) fn removed_error(method: &str, instead: &str) -> ErrorData {
 }
 
 /// What replaces `method`, which MCP 2026-07-28 removed, for an answer refusing it.
-#[cfg(feature = "http")]
 pub(super) fn instead_of(method: &str) -> Option<&'static str> {
     let (_, instead) = REMOVED.iter().find(|(name, _)| *name == method)?;
     Some(instead)
@@ -91,35 +90,22 @@ pub(super) fn log_threshold(
     level.and_then(parse_level)
 }
 
-/// The level of a `logging/setLevel` request.
+/// The level of a `logging/setLevel` request (rmcp's level spells itself as MCP does).
 #[allow(deprecated, reason = "MCP logging is deprecated in rmcp, still served")]
 pub(super) fn set_level(request: &rmcp::model::SetLevelRequestParams) -> LogLevel {
-    use rmcp::model::LoggingLevel;
-    match request.level {
-        LoggingLevel::Debug => LogLevel::Debug,
-        LoggingLevel::Info => LogLevel::Info,
-        LoggingLevel::Notice => LogLevel::Notice,
-        LoggingLevel::Warning => LogLevel::Warning,
-        LoggingLevel::Error => LogLevel::Error,
-        LoggingLevel::Critical => LogLevel::Critical,
-        LoggingLevel::Alert => LogLevel::Alert,
-        LoggingLevel::Emergency => LogLevel::Emergency,
-    }
+    let name = serde_json::to_value(request.level).unwrap_or_default();
+    name.as_str()
+        .and_then(parse_level)
+        .expect("an MCP log level")
 }
 
 /// The level MCP spells `name`.
 fn parse_level(name: &str) -> Option<LogLevel> {
-    Some(match name {
-        "debug" => LogLevel::Debug,
-        "info" => LogLevel::Info,
-        "notice" => LogLevel::Notice,
-        "warning" => LogLevel::Warning,
-        "error" => LogLevel::Error,
-        "critical" => LogLevel::Critical,
-        "alert" => LogLevel::Alert,
-        "emergency" => LogLevel::Emergency,
-        _ => return None,
-    })
+    use LogLevel::*;
+    let levels = [
+        Debug, Info, Notice, Warning, Error, Critical, Alert, Emergency,
+    ];
+    levels.into_iter().find(|level| level.as_str() == name)
 }
 
 #[cfg(test)]

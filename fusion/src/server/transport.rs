@@ -201,31 +201,13 @@ where
 
 /// Why [`Server::serve_stdio`](super::Server::serve_stdio) stopped with an error.
 #[cfg(feature = "stdio")]
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
     /// The `initialize` handshake failed (boxed: rmcp's error is large).
-    Initialize(Box<rmcp::service::ServerInitializeError>),
+    #[error("MCP initialization failed: {0}")]
+    Initialize(#[source] Box<rmcp::service::ServerInitializeError>),
     /// The task serving the connection panicked or was aborted.
-    Task(tokio::task::JoinError),
-}
-
-#[cfg(feature = "stdio")]
-impl std::fmt::Display for ServeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ServeError::Initialize(err) => write!(f, "MCP initialization failed: {err}"),
-            ServeError::Task(err) => write!(f, "the MCP serving task failed: {err}"),
-        }
-    }
-}
-
-#[cfg(feature = "stdio")]
-impl std::error::Error for ServeError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ServeError::Initialize(err) => Some(&**err),
-            ServeError::Task(err) => Some(err),
-        }
-    }
+    #[error("the MCP serving task failed: {0}")]
+    Task(#[source] tokio::task::JoinError),
 }
