@@ -9,9 +9,10 @@ use fusion::server::{Server, TASKS_META_KEY};
 use fusion::tasks::{MemoryTaskStore, Tasks};
 use fusion::{ToolErrors, ToolExt};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, DetailedTask,
-    ErrorCode, TaskPayload, TaskStatus, UpdateTaskParams,
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    ClientRequest, DetailedTask, ErrorCode, TaskPayload, TaskStatus, UpdateTaskParams,
 };
+use rmcp::service::PeerRequestOptions;
 #[path = "support/tasks.rs"]
 mod support;
 use schemars::JsonSchema;
@@ -404,4 +405,76 @@ async fn tools_list_and_capabilities_say_which_actions_may_run_as_tasks() {
     // A server without task actions advertises no extension.
     let plain = connect(Server::new("plain", "1.0.0"), true).await;
     assert!(!plain.peer_info().unwrap().capabilities.supports_tasks());
+}
+
+/// Work that queues, and work that starts its task late.
+pub struct Queue;
+
+#[fusion::tool]
+impl Queue {
+    /// One at a time, one more waiting.
+    #[action(task, concurrency(max_active = 1, max_queued = 1))]
+    pub async fn wait(&self, args: Export) -> String {
+        tokio::time::sleep(Duration::from_millis(args.millis)).await;
+        args.month
+    }
+
+    /// Starts its task twice.
+    #[action(task(deferred))]
+    pub async fn twice(&self, ctx: fusion::RequestContext) -> String {
+        ctx.start_task().await;
+        ctx.start_task().await;
+        "started".to_owned()
+    }
+}
+
+fn queue() -> Server {
+    Server::new("queue-server", "1.0.0")
+        .tool(Queue)
+        .tasks(Tasks::default().poll_interval(Duration::from_millis(20)))
+}
+
+fn wait(millis: u64) -> CallToolRequestParams {
+    let arguments = json!({"action": "wait", "millis": millis, "month": "2026-11"});
+    CallToolRequestParams::new("queue").with_arguments(object(arguments))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_call_cancelled_while_queued_gives_its_place_back() {
+    let client = connect(queue(), true).await;
+    let running = task_id(within(client.call_tool_once(wait(1_500))).await.unwrap());
+    // The next call waits in the queue, admitted by nothing yet: no task.
+    let queued = ClientRequest::CallToolRequest(CallToolRequest::new(wait(1)));
+    let handle = within(
+        client
+            .peer()
+            .send_cancellable_request(queued, PeerRequestOptions::no_options()),
+    )
+    .await
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    within(handle.cancel(Some("gave up".to_owned())))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Its place is free: this one queues (rather than SERVER_BUSY), then becomes a task.
+    let next = task_id(within(client.call_tool_once(wait(1))).await.unwrap());
+    assert_eq!(
+        settled(&client, &next).await.status(),
+        TaskStatus::Completed
+    );
+    assert_eq!(
+        settled(&client, &running).await.status(),
+        TaskStatus::Completed
+    );
+}
+
+#[tokio::test]
+async fn a_deferred_task_started_twice_is_one_task() {
+    let client = connect(queue(), true).await;
+    let call =
+        CallToolRequestParams::new("queue").with_arguments(object(json!({"action": "twice"})));
+    let id = task_id(within(client.call_tool_once(call)).await.unwrap());
+    let result = result_of(settled(&client, &id).await);
+    assert_eq!(result["content"][0]["text"], "started");
 }

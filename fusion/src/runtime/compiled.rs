@@ -49,7 +49,7 @@ impl CompiledTool {
     /// type's `JsonSchema` impl, reported at the first call rather than on every call).
     pub(crate) fn new(definition: &ToolDefinition) -> Result<CompiledTool, SchemaError> {
         check_definition(definition)?;
-        let validators = definition
+        let mut validators = definition
             .actions
             .iter()
             .map(|action| {
@@ -61,7 +61,16 @@ impl CompiledTool {
                     .iter()
                     .fold(validator, |v, path| v.secret(path.as_str())))
             })
-            .collect::<Result<_, SchemaError>>()?;
+            .collect::<Result<Vec<_>, SchemaError>>()?;
+        // A hand-written tool may define no action: its calls are routed to index 0 and
+        // validated against the input schema it publishes, any object.
+        if validators.is_empty() {
+            let any_object = serde_json::json!({"type": "object"});
+            validators.push(ArgumentValidator::new(
+                definition.name.clone(),
+                &any_object,
+            )?);
+        }
         Ok(CompiledTool {
             tool: definition.name.clone(),
             discriminator: definition.discriminator.clone(),

@@ -361,4 +361,40 @@ mod tests {
             assert_eq!(taken.payload(), Some("20"));
         }
     }
+
+    #[tokio::test]
+    async fn an_admitted_call_dropped_before_it_runs_gives_its_slot_back() {
+        let mut registry = Registry::default();
+        assert!(registry.register(Arc::new(AtMost(5))).is_ok());
+        let one = crate::guard::ConcurrencyLimit::new(1, 0);
+        let spec = crate::guard::GuardSpec::new().concurrency(one);
+        assert!(
+            registry
+                .set_guards(Guards::new().guard("billing", spec))
+                .is_ok()
+        );
+        let route = Route {
+            tool: 0,
+            action: None,
+            exposition: Exposition::Grouped,
+        };
+        let admit = || {
+            let arguments = json!({"n": 1}).as_object().unwrap().clone();
+            let resolved = registry.resolve(&route, arguments, None);
+            registry.admit(resolved, RequestContext::new())
+        };
+        let Ok(admitted) = admit().await else {
+            panic!("the first call is admitted")
+        };
+        let Err(busy) = admit().await else {
+            panic!("the slot is taken")
+        };
+        assert_eq!(busy.tool_error().unwrap().code().as_str(), "SERVER_BUSY");
+        // A task's call refused by the store after its admission: never run.
+        drop(admitted);
+        let Ok(admitted) = admit().await else {
+            panic!("the slot is back")
+        };
+        assert_eq!(registry.run(admitted).await.payload(), Some("1"));
+    }
 }

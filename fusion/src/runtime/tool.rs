@@ -175,7 +175,8 @@ impl<'r> ToolCall<'r> {
     }
 
     /// Validates the arguments against the action's input schema and deserializes them into
-    /// `T`: every problem of both kinds comes back in one `<validation_error>` response.
+    /// `T`: every problem of both kinds comes back in one `<validation_error>` response. A
+    /// tool whose definition lists no action takes any object, the input schema it publishes.
     ///
     /// # Errors
     /// The `<validation_error>` response to send.

@@ -1,8 +1,14 @@
 //! Names: the tester routes grouped, flat and discriminator names like a server, refuses unknown
 //! actions and tools, turns panics into internal errors and passes the request context on.
 
-use fusion::{ErrorCategory, RequestContext};
-use serde_json::json;
+use std::sync::Arc;
+
+use fusion::testing::Tester;
+use fusion::{
+    ErrorCategory, PreparedCall, RequestContext, Tool, ToolCall, ToolDefinition, ToolExt,
+    ToolResponse,
+};
+use serde_json::{Map, Value, json};
 
 use super::support::{panic_message, tester};
 
@@ -160,4 +166,39 @@ async fn flat_names_name_the_validation_envelope() {
         .validation_error()
         .expect("a validation error");
     assert_eq!(error.action(), "shop.order");
+}
+
+/// Written by hand with no action at all: its calls are its one action's.
+struct Bare;
+
+impl Tool for Bare {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition {
+            name: "bare".into(),
+            description: "Echoes its arguments.".into(),
+            title: None,
+            discriminator: None,
+            actions: Vec::new(),
+        }
+    }
+
+    fn prepare(self: Arc<Self>, call: ToolCall<'_>) -> Result<PreparedCall, ToolResponse> {
+        assert_eq!(call.action(), "bare");
+        let arguments: Map<String, Value> = call.parse()?;
+        Ok(PreparedCall::sync(move |_| {
+            Value::Object(arguments).to_string()
+        }))
+    }
+}
+
+#[tokio::test]
+async fn a_hand_written_tool_without_actions_parses_any_object() {
+    let tester = Tester::new().tool(Bare);
+    tester
+        .call("bare", json!({"x": 1}))
+        .await
+        .assert_text(r#"{"x":1}"#);
+    let arguments = json!({"action": "echo"}).as_object().unwrap().clone();
+    let direct = Bare.call(arguments, RequestContext::new()).await;
+    assert_eq!(direct.payload(), Some(r#"{"action":"echo"}"#));
 }
