@@ -297,7 +297,10 @@ async fn in_span<F: Future>(span: Option<tracing::Span>, future: F) -> F::Output
 /// Implemented for a tool by value (it is moved into an `Arc` for the call: one allocation),
 /// and for `&Arc<T>` and `&Arc<dyn Tool>` (the call clones the `Arc`), so a tool kept in an
 /// `Arc` is called again and again with `tool.call(..)`. The returned future owns what it
-/// needs (`'static`): it can be spawned.
+/// needs (`'static`): it can be spawned. Each direct call reads the tool's definition and
+/// compiles its input schemas for that call alone (nothing is kept between calls, or shared
+/// between tools of one type); a server or a [`Tester`](crate::testing::Tester) compiles them
+/// once, when the tool is registered, so code that calls a tool many times registers it.
 ///
 /// ```
 /// use fusion::{RequestContext, ToolExt};
