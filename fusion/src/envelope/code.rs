@@ -243,7 +243,8 @@ impl Severity {
 
 /// The error returned when a string names no [`Severity`], [`ErrorCategory`] or
 /// [`DeltaClass`](crate::contract::DeltaClass).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {kind} `{value}`")]
 pub struct UnknownVariant {
     kind: &'static str,
     value: String,
@@ -258,14 +259,6 @@ impl UnknownVariant {
         }
     }
 }
-
-impl fmt::Display for UnknownVariant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown {} `{}`", self.kind, self.value)
-    }
-}
-
-impl std::error::Error for UnknownVariant {}
 
 /// What kind of failure an error is, for client code deciding retry, escalate or abort
 /// (the `errorCategory` flag).

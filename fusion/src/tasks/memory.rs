@@ -40,6 +40,13 @@ impl MemoryTaskStore {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+
+    /// `f` applied to the task `id` if it is working and has not expired; `None` otherwise.
+    fn with_working<R>(&self, id: &str, f: impl FnOnce(&mut Entry) -> R) -> Option<R> {
+        let mut tasks = self.lock();
+        let entry = tasks.get_mut(id)?;
+        (!entry.record.state.is_settled() && entry.expires > Instant::now()).then(|| f(entry))
+    }
 }
 
 impl Default for MemoryTaskStore {
@@ -86,24 +93,15 @@ impl TaskStore for MemoryTaskStore {
     }
 
     fn settle(&self, record: TaskRecord) -> BoxFuture<'_, Result<bool, StoreError>> {
-        let mut tasks = self.lock();
-        let settled = match tasks.get_mut(&record.id) {
-            Some(entry) if !entry.record.state.is_settled() && entry.expires > Instant::now() => {
-                entry.expires = expiry(record.ttl_ms);
-                entry.record = record;
-                true
-            }
-            _ => false,
-        };
-        Box::pin(std::future::ready(Ok(settled)))
+        let settled = self.with_working(&record.id.clone(), |entry| {
+            entry.expires = expiry(record.ttl_ms);
+            entry.record = record;
+        });
+        Box::pin(std::future::ready(Ok(settled.is_some())))
     }
 
     fn request_cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
-        if let Some(entry) = self.lock().get_mut(id)
-            && !entry.record.state.is_settled()
-        {
-            entry.record.cancel_requested = true;
-        }
+        self.with_working(id, |entry| entry.record.cancel_requested = true);
         Box::pin(std::future::ready(Ok(())))
     }
 
@@ -112,14 +110,8 @@ impl TaskStore for MemoryTaskStore {
         id: &'a str,
         requests: BTreeMap<String, Value>,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        let asked = match self.lock().get_mut(id) {
-            Some(entry) if !entry.record.state.is_settled() && entry.expires > Instant::now() => {
-                entry.record.input_requests.extend(requests);
-                true
-            }
-            _ => false,
-        };
-        Box::pin(std::future::ready(Ok(asked)))
+        let asked = self.with_working(id, |entry| entry.record.input_requests.extend(requests));
+        Box::pin(std::future::ready(Ok(asked.is_some())))
     }
 
     fn respond<'a>(
@@ -127,16 +119,14 @@ impl TaskStore for MemoryTaskStore {
         id: &'a str,
         responses: BTreeMap<String, Value>,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        if let Some(entry) = self.lock().get_mut(id)
-            && !entry.record.state.is_settled()
-        {
+        self.with_working(id, |entry| {
             let record = &mut entry.record;
             for (key, response) in responses {
                 if record.input_requests.remove(&key).is_some() {
                     record.input_responses.insert(key, response);
                 }
             }
-        }
+        });
         Box::pin(std::future::ready(Ok(())))
     }
 }

@@ -4,7 +4,6 @@
 //! `<details>` (one `  <detail key="…">` line each, in insertion order) and `<retry_after>`
 //! (`N seconds`, when at least one second), each only when set.
 
-use crate::envelope::code::Severity;
 use crate::envelope::xml::{push_attr, push_text};
 
 use super::ToolError;
@@ -38,11 +37,9 @@ impl ToolError {
         let e = &*self.0;
         out.push_str("<tool_error code=\"");
         push_attr(out, e.code.as_str());
-        out.push_str(match e.severity {
-            Severity::Warning => "\" severity=\"warning\">\n<message>",
-            Severity::Error => "\" severity=\"error\">\n<message>",
-            Severity::Critical => "\" severity=\"critical\">\n<message>",
-        });
+        out.push_str("\" severity=\"");
+        out.push_str(e.severity.as_str());
+        out.push_str("\">\n<message>");
         push_text(out, &e.message);
         out.push_str("</message>\n");
         if !e.recovery.is_empty() {
@@ -98,6 +95,7 @@ fn push_decimal(out: &mut String, mut n: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::envelope::code::Severity;
 
     #[test]
     fn every_section_in_order() {
