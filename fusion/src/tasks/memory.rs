@@ -151,6 +151,11 @@ mod tests {
         }
     }
 
+    /// The record of the task `id`, which `store` must hold.
+    async fn stored(store: &MemoryTaskStore, id: &str) -> TaskRecord {
+        store.get(id).await.unwrap().unwrap()
+    }
+
     #[tokio::test]
     async fn questions_are_answered_by_key_until_the_task_settles() {
         let store = MemoryTaskStore::default();
@@ -166,10 +171,10 @@ mod tests {
             ("nope".to_owned(), Value::from(false)),
         ]);
         store.respond("a", answers).await.unwrap();
-        let stored = store.get("a").await.unwrap().unwrap();
-        assert_eq!(stored.input_requests.keys().collect::<Vec<_>>(), ["q1"]);
+        let task = stored(&store, "a").await;
+        assert_eq!(task.input_requests.keys().collect::<Vec<_>>(), ["q1"]);
         assert_eq!(
-            stored.input_responses,
+            task.input_responses,
             BTreeMap::from([("q0".to_owned(), Value::from(true))])
         );
         // An answer to a question answered already changes nothing.
@@ -177,24 +182,13 @@ mod tests {
             .respond("a", BTreeMap::from([("q0".to_owned(), Value::from(false))]))
             .await
             .unwrap();
-        assert_eq!(
-            store.get("a").await.unwrap().unwrap().input_responses["q0"],
-            true
-        );
+        assert_eq!(stored(&store, "a").await.input_responses["q0"], true);
 
         let mut done = record("a", 60_000);
         done.state = TaskState::Cancelled;
         assert!(store.settle(done).await.unwrap());
         assert!(!store.ask("a", BTreeMap::new()).await.unwrap(), "settled");
-        assert!(
-            store
-                .get("a")
-                .await
-                .unwrap()
-                .unwrap()
-                .input_requests
-                .is_empty()
-        );
+        assert!(stored(&store, "a").await.input_requests.is_empty());
         assert!(!store.ask("missing", BTreeMap::new()).await.unwrap());
     }
 
@@ -203,7 +197,7 @@ mod tests {
         let store = MemoryTaskStore::default();
         store.create(record("a", 60_000)).await.unwrap();
         store.request_cancel("a").await.unwrap();
-        assert!(store.get("a").await.unwrap().unwrap().cancel_requested);
+        assert!(stored(&store, "a").await.cancel_requested);
 
         let mut done = record("a", 60_000);
         done.state = TaskState::Cancelled;
@@ -215,10 +209,7 @@ mod tests {
             !store.settle(done).await.unwrap(),
             "a settled task stays settled"
         );
-        assert_eq!(
-            store.get("a").await.unwrap().unwrap().state,
-            TaskState::Cancelled
-        );
+        assert_eq!(stored(&store, "a").await.state, TaskState::Cancelled);
 
         assert!(store.get("missing").await.unwrap().is_none());
         assert!(!store.settle(record("missing", 1)).await.unwrap());
