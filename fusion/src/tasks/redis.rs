@@ -122,9 +122,7 @@ impl RedisTaskStore {
     ) -> Result<T, StoreError> {
         let script = Script::new(script);
         let mut invocation = script.key(self.key(id));
-        for arg in args {
-            invocation.arg(arg);
-        }
+        invocation.arg(args);
         let timeout = self.link.timeout;
         match tokio::time::timeout(timeout, self.link.invoke(&invocation)).await {
             Ok(Ok(value)) => Ok(value),
