@@ -224,31 +224,52 @@ result_outputs!(
     Json::into_tool_response => [T: Serialize,] Json<T>;
 );
 
-/// Structured outputs, each with its generic parameters in brackets, its success type, and the
-/// expression that renders the output.
-macro_rules! structured_outputs {
-    ($([$($generics:tt)*] $ty:ty => $success:ty, |$output:ident| $render:expr;)*) => {$(
-        impl<$($generics)*> StructuredOutput for $ty {
-            type Success = $success;
+impl<T: Serialize + JsonSchema> StructuredOutput for Json<T> {
+    type Success = T;
 
-            fn into_structured_response(self) -> ToolResponse {
-                let $output = self;
-                $render
-            }
-        }
-    )*};
+    fn into_structured_response(self) -> ToolResponse {
+        structured(self.0)
+    }
 }
-structured_outputs! {
-    [T: Serialize + JsonSchema] Json<T> => T, |json| structured(json.0);
-    [T: Serialize + JsonSchema] Vec<T> => Vec<T>, |list| structured(list);
-    [T: Serialize + JsonSchema + 'static] Warned<T> => T,
-        |warned| with_warnings(structured(warned.value), warned.warnings);
-    [T: Serialize + JsonSchema + 'static, E: ToolErrors] Result<T, E> => T,
-        |result| result.map_or_else(ToolResponse::error, structured);
-    [T: Serialize + JsonSchema + 'static, E: ToolErrors] Result<Warned<T>, E> => T,
-        |result| result.map_or_else(ToolResponse::error, Warned::into_structured_response);
-    [T: Serialize + JsonSchema, E: ToolErrors] Result<Json<T>, E> => T,
-        |result| result.map_or_else(ToolResponse::error, Json::into_structured_response);
+
+impl<T: Serialize + JsonSchema> StructuredOutput for Vec<T> {
+    type Success = Vec<T>;
+
+    fn into_structured_response(self) -> ToolResponse {
+        structured(self)
+    }
+}
+
+impl<T: Serialize + JsonSchema + 'static> StructuredOutput for Warned<T> {
+    type Success = T;
+
+    fn into_structured_response(self) -> ToolResponse {
+        with_warnings(structured(self.value), self.warnings)
+    }
+}
+
+impl<T: Serialize + JsonSchema + 'static, E: ToolErrors> StructuredOutput for Result<T, E> {
+    type Success = T;
+
+    fn into_structured_response(self) -> ToolResponse {
+        self.map_or_else(ToolResponse::error, structured)
+    }
+}
+
+impl<T: Serialize + JsonSchema + 'static, E: ToolErrors> StructuredOutput for Result<Warned<T>, E> {
+    type Success = T;
+
+    fn into_structured_response(self) -> ToolResponse {
+        self.map_or_else(ToolResponse::error, Warned::into_structured_response)
+    }
+}
+
+impl<T: Serialize + JsonSchema, E: ToolErrors> StructuredOutput for Result<Json<T>, E> {
+    type Success = T;
+
+    fn into_structured_response(self) -> ToolResponse {
+        self.map_or_else(ToolResponse::error, |json| structured(json.0))
+    }
 }
 
 // Errors without a declared contract. `ToolError` carries its own envelope; the others become
