@@ -497,12 +497,7 @@ mod context_tests {
         let sink = Arc::clone(&reports);
         let token = CancellationToken::new();
         let context = RequestContext::new()
-            .with_meta(
-                serde_json::json!({"traceId": "t-1"})
-                    .as_object()
-                    .unwrap()
-                    .clone(),
-            )
+            .with_meta(Map::from_iter([("traceId".to_owned(), Value::from("t-1"))]))
             .with_client("inspector")
             .with_cancellation(token.clone())
             .with_progress(Arc::new(move |progress, total, message| {
