@@ -62,7 +62,8 @@ macro_rules! canonical_codes {
         /// assert_eq!(ErrorCode::from("ALREADY_PAID").as_str(), "ALREADY_PAID");
         /// assert!(ErrorCode::from("ALREADY_PAID").is_custom());
         /// ```
-        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize)]
+        #[serde(from = "String")]
         #[non_exhaustive]
         pub enum ErrorCode {
             $( $(#[$doc])* $variant, )*
@@ -243,7 +244,8 @@ impl Severity {
 
 /// The error returned when a string names no [`Severity`], [`ErrorCategory`] or
 /// [`DeltaClass`](crate::contract::DeltaClass).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {kind} `{value}`")]
 pub struct UnknownVariant {
     kind: &'static str,
     value: String,
@@ -258,14 +260,6 @@ impl UnknownVariant {
         }
     }
 }
-
-impl fmt::Display for UnknownVariant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown {} `{}`", self.kind, self.value)
-    }
-}
-
-impl std::error::Error for UnknownVariant {}
 
 /// What kind of failure an error is, for client code deciding retry, escalate or abort
 /// (the `errorCategory` flag).
@@ -307,17 +301,12 @@ impl ErrorCategory {
     }
 }
 
-/// Serde support: all three serialize as their wire strings.
+/// Serde support: all three serialize as their wire strings (`ErrorCode` deserializes from any
+/// string, as `From<String>`).
 mod serde_impls {
     use super::{ErrorCategory, ErrorCode, Severity};
     use serde::de::Error as _;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    impl<'de> Deserialize<'de> for ErrorCode {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ErrorCode, D::Error> {
-            String::deserialize(d).map(ErrorCode::from)
-        }
-    }
 
     macro_rules! wire_string_serde {
         ($($ty:ty),*; $($parsed:ty),*) => {$(

@@ -81,10 +81,7 @@ fn whole_seconds<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Erro
 
 /// An explanation that is not a string reads as unset.
 fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::String(s) => Some(s),
-        _ => None,
-    })
+    Ok(Value::deserialize(d)?.as_str().map(str::to_owned))
 }
 
 impl Flags {

@@ -132,10 +132,8 @@ fn contractless(kind: &'static str, cause: &str) -> ToolError {
 /// The error and all its sources, joined by `": "` (the `anyhow` `{:#}` form).
 fn chain(err: &(dyn Error + 'static)) -> String {
     let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
+    for cause in std::iter::successors(err.source(), |&cause| cause.source()) {
         let _ = write!(text, ": {cause}");
-        source = cause.source();
     }
     text
 }

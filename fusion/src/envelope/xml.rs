@@ -52,11 +52,7 @@ pub(crate) fn push_escaped(out: &mut String, s: &str, ctx: Context) {
             b'>' if attr || bytes[..i].ends_with(b"]]") => ("&gt;", 1),
             b'"' if attr => ("&quot;", 1),
             b'\'' if attr => ("&apos;", 1),
-            b'\t' | b'\n' | b'\r' => {
-                i += 1;
-                continue;
-            }
-            0..=0x1F => ("\u{FFFD}", 1),
+            c @ 0..=0x1F if !matches!(c, b'\t' | b'\n' | b'\r') => ("\u{FFFD}", 1),
             // U+FFFE is EF BF BE and U+FFFF is EF BF BF in UTF-8.
             0xEF if matches!(bytes.get(i + 1..i + 3), Some([0xBF, 0xBE | 0xBF])) => ("\u{FFFD}", 3),
             _ => {

@@ -188,6 +188,10 @@ impl RequestContext {
         RequestContext::default()
     }
 
+    fn parts(&self) -> Option<&Parts> {
+        self.parts.as_deref()
+    }
+
     fn parts_mut(&mut self) -> &mut Parts {
         self.parts.get_or_insert_with(Box::default)
     }
@@ -226,7 +230,7 @@ impl RequestContext {
 
     /// How the user can be asked, when the client can elicit.
     pub(crate) fn elicitor(&self) -> Option<&Elicitor> {
-        self.parts.as_ref()?.elicitor.as_ref()
+        self.parts()?.elicitor.as_ref()
     }
 
     /// Sets how the client's model is asked ([`RequestContext::sample`]): a server sets it
@@ -238,7 +242,7 @@ impl RequestContext {
 
     /// How the client's model can be asked, when the client can sample.
     pub(crate) fn sampler(&self) -> Option<&Sampler> {
-        self.parts.as_ref()?.sampler.as_ref()
+        self.parts()?.sampler.as_ref()
     }
 
     /// Sets how the call's deferred task starts ([`RequestContext::start_task`]).
@@ -274,10 +278,7 @@ impl RequestContext {
     /// }
     /// ```
     pub async fn start_task(&self) {
-        let start = self
-            .parts
-            .as_ref()
-            .and_then(|parts| parts.task_start.clone());
+        let start = self.parts().and_then(|parts| parts.task_start.clone());
         if let Some(start) = start {
             start().await;
         }
@@ -292,7 +293,7 @@ impl RequestContext {
 
     /// How the client's roots can be listed, when the client declared `roots`.
     pub(crate) fn roots_lister(&self) -> Option<&RootsLister> {
-        self.parts.as_ref()?.roots.as_ref()
+        self.parts()?.roots.as_ref()
     }
 
     /// Sets the round that puts this call's questions to a client of the stateless revision:
@@ -304,7 +305,7 @@ impl RequestContext {
 
     /// The round of the call, for a client of the stateless revision.
     pub(crate) fn inputs(&self) -> Option<&Inputs> {
-        self.parts.as_ref()?.inputs.as_ref()
+        self.parts()?.inputs.as_ref()
     }
 
     /// Sets the calling client's self-reported name (`clientInfo.name`). Informational only:
@@ -340,7 +341,7 @@ impl RequestContext {
 
     /// The request's `_meta` object (empty when the client sent none).
     pub fn meta(&self) -> &Map<String, Value> {
-        self.parts.as_ref().map_or(&NO_META, |parts| &parts.meta)
+        self.parts().map_or(&NO_META, |parts| &parts.meta)
     }
 
     /// The cancellation token of this request.
@@ -359,7 +360,7 @@ impl RequestContext {
     /// The calling client's self-reported name (`clientInfo.name`), when it sent one: for logs
     /// and messages, not for decisions (any client can claim any name).
     pub fn client(&self) -> Option<&str> {
-        self.parts.as_ref()?.client.as_deref()
+        self.parts()?.client.as_deref()
     }
 
     /// Who is calling, as guards group calls (see [`RequestContext::with_caller`]): the
@@ -368,7 +369,7 @@ impl RequestContext {
     /// [`RateKey::Caller`](crate::guard::RateKey::Caller)). `None` when the transport gives no
     /// session (a stateless request).
     pub fn caller(&self) -> Option<&str> {
-        self.parts.as_ref()?.caller.as_deref()
+        self.parts()?.caller.as_deref()
     }
 
     /// The authenticated caller: the one set with [`RequestContext::with_principal`], else the
@@ -379,7 +380,7 @@ impl RequestContext {
     /// without an auth layer). The scope checks of the guards read it, and the rate limits key
     /// on its subject.
     pub fn principal(&self) -> Option<&Principal> {
-        let parts = self.parts.as_ref()?;
+        let parts = self.parts()?;
         if let Some(principal) = &parts.principal {
             return Some(principal);
         }
@@ -395,7 +396,7 @@ impl RequestContext {
     /// request extensions are in `http_parts()?.extensions`.
     #[cfg(feature = "http")]
     pub fn http_parts(&self) -> Option<&http::request::Parts> {
-        self.parts.as_ref()?.http.as_deref()
+        self.parts()?.http.as_deref()
     }
 
     /// The HTTP request's headers, when the call came over Streamable HTTP.
@@ -420,11 +421,7 @@ impl RequestContext {
 
     /// Reports progress; does nothing when the client asked for no progress.
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        if let Some(report) = self
-            .parts
-            .as_ref()
-            .and_then(|parts| parts.progress.as_ref())
-        {
+        if let Some(report) = self.parts().and_then(|parts| parts.progress.as_ref()) {
             report(progress, total, message.map(str::to_owned));
         }
     }
@@ -456,7 +453,7 @@ impl RequestContext {
     /// [`RequestContext::log`] with the name of the logger (the component) in the message's
     /// `logger` field.
     pub fn log_as(&self, logger: Option<&str>, level: LogLevel, data: impl Into<Value>) {
-        if let Some(sink) = self.parts.as_ref().and_then(|parts| parts.log.as_ref()) {
+        if let Some(sink) = self.parts().and_then(|parts| parts.log.as_ref()) {
             sink(level, logger.map(str::to_owned), data.into());
         }
     }
@@ -469,7 +466,7 @@ impl fmt::Debug for RequestContext {
             .field("cancelled", &self.is_cancelled())
             .field(
                 "progress",
-                &self.parts.as_ref().is_some_and(|p| p.progress.is_some()),
+                &self.parts().is_some_and(|p| p.progress.is_some()),
             )
             .field("client", &self.client())
             .field("caller", &self.caller())
@@ -500,12 +497,7 @@ mod context_tests {
         let sink = Arc::clone(&reports);
         let token = CancellationToken::new();
         let context = RequestContext::new()
-            .with_meta(
-                serde_json::json!({"traceId": "t-1"})
-                    .as_object()
-                    .unwrap()
-                    .clone(),
-            )
+            .with_meta(Map::from_iter([("traceId".to_owned(), Value::from("t-1"))]))
             .with_client("inspector")
             .with_cancellation(token.clone())
             .with_progress(Arc::new(move |progress, total, message| {

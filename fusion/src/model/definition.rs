@@ -132,6 +132,7 @@ impl Annotations {
 
 /// One action of a tool.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(test, derive(Default))]
 pub struct ActionDefinition {
     /// The action's name, the discriminator value (`list_invoices`). For a single-function
     /// tool, the tool's own name.
@@ -203,19 +204,7 @@ impl ActionDefinition {
     pub(crate) fn named(name: &str) -> ActionDefinition {
         ActionDefinition {
             name: name.to_owned(),
-            description: String::new(),
-            title: None,
-            input_schema: serde_json::Map::new(),
-            annotations: Annotations::default(),
-            errors: Vec::new(),
-            secret_fields: Vec::new(),
-            output_schema: None,
-            scopes: Vec::new(),
-            task: false,
-            task_required: false,
-            task_deferred: false,
-            strict_json: false,
-            result: ResultFit::default(),
+            ..ActionDefinition::default()
         }
     }
 }

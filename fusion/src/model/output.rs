@@ -260,9 +260,7 @@ impl<T: Serialize + JsonSchema + 'static, E: ToolErrors> StructuredOutput for Re
     type Success = T;
 
     fn into_structured_response(self) -> ToolResponse {
-        self.map_or_else(ToolResponse::error, |warned| {
-            with_warnings(structured(warned.value), warned.warnings)
-        })
+        self.map_or_else(ToolResponse::error, Warned::into_structured_response)
     }
 }
 
@@ -361,27 +359,21 @@ mod tests {
 
     #[test]
     fn success_values_render_by_what_they_are() {
-        let ok = |r: ToolResponse| r.payload().map(str::to_owned);
+        let ok = |r: ToolResponse| r.payload().unwrap().to_owned();
+        assert_eq!(ok(String::from("plain").into_tool_response()), "plain");
+        assert_eq!(ok("text".into_tool_response()), "text");
+        assert_eq!(ok(().into_tool_response()), "OK");
+        assert_eq!(ok(vec![1, 2].into_tool_response()), "[1,2]");
         assert_eq!(
-            ok(String::from("plain").into_tool_response()).unwrap(),
-            "plain"
-        );
-        assert_eq!(ok("text".into_tool_response()).unwrap(), "text");
-        assert_eq!(ok(().into_tool_response()).unwrap(), "OK");
-        assert_eq!(ok(vec![1, 2].into_tool_response()).unwrap(), "[1,2]");
-        assert_eq!(
-            ok(Json(Invoice { id: "inv_1" }).into_tool_response()).unwrap(),
+            ok(Json(Invoice { id: "inv_1" }).into_tool_response()),
             r#"{"id":"inv_1"}"#
         );
         let aliased: Alias<Invoice> = Ok(Invoice { id: "inv_1" });
-        assert_eq!(
-            ok(aliased.into_tool_response()).unwrap(),
-            r#"{"id":"inv_1"}"#
-        );
+        assert_eq!(ok(aliased.into_tool_response()), r#"{"id":"inv_1"}"#);
         let text: anyhow::Result<String> = Ok("verbatim".into());
-        assert_eq!(ok(text.into_tool_response()).unwrap(), "verbatim");
+        assert_eq!(ok(text.into_tool_response()), "verbatim");
         let unit: Alias<()> = Ok(());
-        assert_eq!(ok(unit.into_tool_response()).unwrap(), "OK");
+        assert_eq!(ok(unit.into_tool_response()), "OK");
         let own = ToolResponse::error(ToolError::not_found("x"));
         assert_eq!(own.clone().into_tool_response(), own);
     }

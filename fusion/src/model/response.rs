@@ -353,16 +353,10 @@ impl From<ToolResponse> for CallToolResult {
             _ => None,
         };
         let decoded = response.decoded.map(|paths| Value::from(paths.into_vec()));
-        if flags.is_some() || decoded.is_some() {
-            let mut meta = Map::with_capacity(2);
-            if let Some(flags) = flags {
-                meta.insert(FLAGS_META_KEY.to_owned(), flags);
-            }
-            if let Some(decoded) = decoded {
-                meta.insert(DECODED_META_KEY.to_owned(), decoded);
-            }
-            result.meta = Some(MetaObject(meta));
-        }
+        let mut meta = Map::new();
+        meta.extend(flags.map(|flags| (FLAGS_META_KEY.to_owned(), flags)));
+        meta.extend(decoded.map(|decoded| (DECODED_META_KEY.to_owned(), decoded)));
+        result.meta = (!meta.is_empty()).then_some(MetaObject(meta));
         result
     }
 }
@@ -374,6 +368,11 @@ mod tests {
     use super::ToolResponse;
     use crate::envelope::code::ErrorCode;
     use crate::envelope::error::ToolError;
+
+    /// The text of `block`, which must be a text block.
+    fn text(block: &ContentBlock) -> &str {
+        &block.as_text().unwrap().text
+    }
 
     #[test]
     fn content_blocks_follow_the_payload_on_a_success_only() {
@@ -388,24 +387,12 @@ mod tests {
             .map(|block| (block.as_text().is_some(), block.as_image().is_some()))
             .collect();
         assert_eq!(kinds, [(true, false), (false, true), (true, false)]);
-        assert!(
-            result.content[2]
-                .as_text()
-                .unwrap()
-                .text
-                .contains("DEPRECATED")
-        );
+        assert!(text(&result.content[2]).contains("DEPRECATED"));
 
         let error = ToolResponse::error(ToolError::new(ErrorCode::NotFound, "No chart."))
             .with_content(image);
         let result = CallToolResult::from(error);
         assert_eq!(result.content.len(), 1);
-        assert!(
-            result.content[0]
-                .as_text()
-                .unwrap()
-                .text
-                .contains("NOT_FOUND")
-        );
+        assert!(text(&result.content[0]).contains("NOT_FOUND"));
     }
 }

@@ -40,6 +40,13 @@ impl MemoryTaskStore {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+
+    /// `f` applied to the task `id` if it is working and has not expired; `None` otherwise.
+    fn with_working<R>(&self, id: &str, f: impl FnOnce(&mut Entry) -> R) -> Option<R> {
+        let mut tasks = self.lock();
+        let entry = tasks.get_mut(id)?;
+        (!entry.record.state.is_settled() && entry.expires > Instant::now()).then(|| f(entry))
+    }
 }
 
 impl Default for MemoryTaskStore {
@@ -86,24 +93,15 @@ impl TaskStore for MemoryTaskStore {
     }
 
     fn settle(&self, record: TaskRecord) -> BoxFuture<'_, Result<bool, StoreError>> {
-        let mut tasks = self.lock();
-        let settled = match tasks.get_mut(&record.id) {
-            Some(entry) if !entry.record.state.is_settled() && entry.expires > Instant::now() => {
-                entry.expires = expiry(record.ttl_ms);
-                entry.record = record;
-                true
-            }
-            _ => false,
-        };
-        Box::pin(std::future::ready(Ok(settled)))
+        let settled = self.with_working(&record.id.clone(), |entry| {
+            entry.expires = expiry(record.ttl_ms);
+            entry.record = record;
+        });
+        Box::pin(std::future::ready(Ok(settled.is_some())))
     }
 
     fn request_cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
-        if let Some(entry) = self.lock().get_mut(id)
-            && !entry.record.state.is_settled()
-        {
-            entry.record.cancel_requested = true;
-        }
+        self.with_working(id, |entry| entry.record.cancel_requested = true);
         Box::pin(std::future::ready(Ok(())))
     }
 
@@ -112,14 +110,8 @@ impl TaskStore for MemoryTaskStore {
         id: &'a str,
         requests: BTreeMap<String, Value>,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        let asked = match self.lock().get_mut(id) {
-            Some(entry) if !entry.record.state.is_settled() && entry.expires > Instant::now() => {
-                entry.record.input_requests.extend(requests);
-                true
-            }
-            _ => false,
-        };
-        Box::pin(std::future::ready(Ok(asked)))
+        let asked = self.with_working(id, |entry| entry.record.input_requests.extend(requests));
+        Box::pin(std::future::ready(Ok(asked.is_some())))
     }
 
     fn respond<'a>(
@@ -127,16 +119,14 @@ impl TaskStore for MemoryTaskStore {
         id: &'a str,
         responses: BTreeMap<String, Value>,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        if let Some(entry) = self.lock().get_mut(id)
-            && !entry.record.state.is_settled()
-        {
+        self.with_working(id, |entry| {
             let record = &mut entry.record;
             for (key, response) in responses {
                 if record.input_requests.remove(&key).is_some() {
                     record.input_responses.insert(key, response);
                 }
             }
-        }
+        });
         Box::pin(std::future::ready(Ok(())))
     }
 }
@@ -161,6 +151,11 @@ mod tests {
         }
     }
 
+    /// The record of the task `id`, which `store` must hold.
+    async fn stored(store: &MemoryTaskStore, id: &str) -> TaskRecord {
+        store.get(id).await.unwrap().unwrap()
+    }
+
     #[tokio::test]
     async fn questions_are_answered_by_key_until_the_task_settles() {
         let store = MemoryTaskStore::default();
@@ -176,10 +171,10 @@ mod tests {
             ("nope".to_owned(), Value::from(false)),
         ]);
         store.respond("a", answers).await.unwrap();
-        let stored = store.get("a").await.unwrap().unwrap();
-        assert_eq!(stored.input_requests.keys().collect::<Vec<_>>(), ["q1"]);
+        let task = stored(&store, "a").await;
+        assert_eq!(task.input_requests.keys().collect::<Vec<_>>(), ["q1"]);
         assert_eq!(
-            stored.input_responses,
+            task.input_responses,
             BTreeMap::from([("q0".to_owned(), Value::from(true))])
         );
         // An answer to a question answered already changes nothing.
@@ -187,24 +182,13 @@ mod tests {
             .respond("a", BTreeMap::from([("q0".to_owned(), Value::from(false))]))
             .await
             .unwrap();
-        assert_eq!(
-            store.get("a").await.unwrap().unwrap().input_responses["q0"],
-            true
-        );
+        assert_eq!(stored(&store, "a").await.input_responses["q0"], true);
 
         let mut done = record("a", 60_000);
         done.state = TaskState::Cancelled;
         assert!(store.settle(done).await.unwrap());
         assert!(!store.ask("a", BTreeMap::new()).await.unwrap(), "settled");
-        assert!(
-            store
-                .get("a")
-                .await
-                .unwrap()
-                .unwrap()
-                .input_requests
-                .is_empty()
-        );
+        assert!(stored(&store, "a").await.input_requests.is_empty());
         assert!(!store.ask("missing", BTreeMap::new()).await.unwrap());
     }
 
@@ -213,7 +197,7 @@ mod tests {
         let store = MemoryTaskStore::default();
         store.create(record("a", 60_000)).await.unwrap();
         store.request_cancel("a").await.unwrap();
-        assert!(store.get("a").await.unwrap().unwrap().cancel_requested);
+        assert!(stored(&store, "a").await.cancel_requested);
 
         let mut done = record("a", 60_000);
         done.state = TaskState::Cancelled;
@@ -225,10 +209,7 @@ mod tests {
             !store.settle(done).await.unwrap(),
             "a settled task stays settled"
         );
-        assert_eq!(
-            store.get("a").await.unwrap().unwrap().state,
-            TaskState::Cancelled
-        );
+        assert_eq!(stored(&store, "a").await.state, TaskState::Cancelled);
 
         assert!(store.get("missing").await.unwrap().is_none());
         assert!(!store.settle(record("missing", 1)).await.unwrap());

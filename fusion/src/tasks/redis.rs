@@ -80,12 +80,6 @@ return redis.call('HGETALL', KEYS[1])
 pub struct RedisTaskStore {
     link: Link,
     prefix: String,
-    create: Script,
-    settle: Script,
-    cancel: Script,
-    get: Script,
-    ask: Script,
-    respond: Script,
 }
 
 impl RedisTaskStore {
@@ -98,12 +92,6 @@ impl RedisTaskStore {
         Ok(RedisTaskStore {
             link: Link::new(url)?,
             prefix: "fusion:task".to_owned(),
-            create: Script::new(CREATE),
-            settle: Script::new(SETTLE),
-            cancel: Script::new(CANCEL),
-            get: Script::new(GET),
-            ask: Script::new(ASK),
-            respond: Script::new(RESPOND),
         })
     }
 
@@ -124,17 +112,17 @@ impl RedisTaskStore {
         format!("{}:{id}", self.prefix)
     }
 
-    /// Runs `script` on the task `id` with `args`, within the timeout.
+    /// Runs `script` (one of the Lua sources above) on the task `id` with `args`, within the
+    /// timeout. Hashing the source for `EVALSHA` is cheap next to the round trip.
     async fn run<T: redis::FromRedisValue>(
         &self,
-        script: &Script,
+        script: &str,
         id: &str,
         args: &[String],
     ) -> Result<T, StoreError> {
+        let script = Script::new(script);
         let mut invocation = script.key(self.key(id));
-        for arg in args {
-            invocation.arg(arg);
-        }
+        invocation.arg(args);
         let timeout = self.link.timeout;
         match tokio::time::timeout(timeout, self.link.invoke(&invocation)).await {
             Ok(Ok(value)) => Ok(value),
@@ -154,15 +142,13 @@ impl TaskStore for RedisTaskStore {
     fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
             let args = [encode(&record)?, working_expiry_ms(&record).to_string()];
-            self.run::<i64>(&self.create, &record.id, &args)
-                .await
-                .map(drop)
+            self.run::<i64>(CREATE, &record.id, &args).await.map(drop)
         })
     }
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         Box::pin(async move {
-            let fields: Vec<(String, String)> = self.run(&self.get, id, &[]).await?;
+            let fields: Vec<(String, String)> = self.run(GET, id, &[]).await?;
             let Some((_, record)) = fields.iter().find(|(field, _)| field == "record") else {
                 return Ok(None);
             };
@@ -172,17 +158,15 @@ impl TaskStore for RedisTaskStore {
             let mut record: TaskRecord = serde_json::from_str(record).map_err(unreadable)?;
             for (field, value) in &fields {
                 let (kind, key) = field.split_at(field.len().min(2));
-                match kind {
-                    "q:" => record.input_requests.insert(
-                        key.to_owned(),
-                        serde_json::from_str(value).map_err(unreadable)?,
-                    ),
-                    "a:" => record.input_responses.insert(
-                        key.to_owned(),
-                        serde_json::from_str(value).map_err(unreadable)?,
-                    ),
-                    _ => None,
+                let map = match kind {
+                    "q:" => &mut record.input_requests,
+                    "a:" => &mut record.input_responses,
+                    _ => continue,
                 };
+                map.insert(
+                    key.to_owned(),
+                    serde_json::from_str(value).map_err(unreadable)?,
+                );
             }
             record.cancel_requested |= fields
                 .iter()
@@ -201,13 +185,13 @@ impl TaskStore for RedisTaskStore {
             };
             let ttl = record.ttl_ms.max(1).to_string();
             let args = [encode(&record)?, ttl, status.to_owned()];
-            let settled: i64 = self.run(&self.settle, &record.id, &args).await?;
+            let settled: i64 = self.run(SETTLE, &record.id, &args).await?;
             Ok(settled == 1)
         })
     }
 
     fn request_cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(async move { self.run::<i64>(&self.cancel, id, &[]).await.map(drop) })
+        Box::pin(async move { self.run::<i64>(CANCEL, id, &[]).await.map(drop) })
     }
 
     fn ask<'a>(
@@ -216,7 +200,7 @@ impl TaskStore for RedisTaskStore {
         requests: BTreeMap<String, Value>,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let asked: i64 = self.run(&self.ask, id, &pairs(requests)).await?;
+            let asked: i64 = self.run(ASK, id, &pairs(requests)).await?;
             Ok(asked == 1)
         })
     }
@@ -227,7 +211,7 @@ impl TaskStore for RedisTaskStore {
         responses: BTreeMap<String, Value>,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            self.run::<i64>(&self.respond, id, &pairs(responses))
+            self.run::<i64>(RESPOND, id, &pairs(responses))
                 .await
                 .map(drop)
         })

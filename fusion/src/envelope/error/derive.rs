@@ -34,12 +34,9 @@ retry_after_integer!(
 
 impl RetryAfterSecs for ::core::time::Duration {
     fn retry_after_secs(&self) -> u64 {
-        let whole = self.as_secs();
-        if self.subsec_nanos() > 0 {
-            whole.saturating_add(1)
-        } else {
-            whole
-        }
+        // Rounded up: one more second for any fraction.
+        self.as_secs()
+            .saturating_add(u64::from(self.subsec_nanos() > 0))
     }
 }
 

@@ -187,16 +187,13 @@ impl ToolError {
     }
 
     /// Appends several details in iteration order.
-    pub fn with_details<I, K, V>(mut self, details: I) -> ToolError
+    pub fn with_details<I, K, V>(self, details: I) -> ToolError
     where
         I: IntoIterator<Item = (K, V)>,
         K: Into<String>,
         V: fmt::Display,
     {
-        self.0
-            .details
-            .extend(details.into_iter().map(|(k, v)| (k.into(), v.to_string())));
-        self
+        (details.into_iter()).fold(self, |error, (key, value)| error.detail(key, value))
     }
 
     /// Sets the retry delay in whole seconds (`<retry_after>N seconds</retry_after>` and the

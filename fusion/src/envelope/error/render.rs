@@ -4,7 +4,6 @@
 //! `<details>` (one `  <detail key="…">` line each, in insertion order) and `<retry_after>`
 //! (`N seconds`, when at least one second), each only when set.
 
-use crate::envelope::code::Severity;
 use crate::envelope::xml::{push_attr, push_text};
 
 use super::ToolError;
@@ -38,11 +37,9 @@ impl ToolError {
         let e = &*self.0;
         out.push_str("<tool_error code=\"");
         push_attr(out, e.code.as_str());
-        out.push_str(match e.severity {
-            Severity::Warning => "\" severity=\"warning\">\n<message>",
-            Severity::Error => "\" severity=\"error\">\n<message>",
-            Severity::Critical => "\" severity=\"critical\">\n<message>",
-        });
+        out.push_str("\" severity=\"");
+        out.push_str(e.severity.as_str());
+        out.push_str("\">\n<message>");
         push_text(out, &e.message);
         out.push_str("</message>\n");
         if !e.recovery.is_empty() {
@@ -72,32 +69,17 @@ impl ToolError {
         }
         if e.retry_after > 0 {
             out.push_str("<retry_after>");
-            push_decimal(out, e.retry_after);
+            out.push_str(itoa::Buffer::new().format(e.retry_after));
             out.push_str(" seconds</retry_after>\n");
         }
         out.push_str("</tool_error>");
     }
 }
 
-/// Appends the decimal digits of `n` (without `fmt`, which costs more than the rest of an
-/// envelope).
-fn push_decimal(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[start..]).expect("ASCII digits"));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::envelope::code::Severity;
 
     #[test]
     fn every_section_in_order() {
@@ -132,9 +114,8 @@ mod tests {
     #[test]
     fn delays_are_written_in_decimal() {
         for n in [1u64, 9, 10, 30, 12345, u64::MAX] {
-            let mut out = String::new();
-            push_decimal(&mut out, n);
-            assert_eq!(out, n.to_string());
+            let xml = ToolError::new("X", "").retry_after(n).to_xml();
+            assert!(xml.contains(&format!("<retry_after>{n} seconds</retry_after>")));
         }
     }
 

@@ -191,11 +191,7 @@ impl ValidationError {
         mut self,
         deltas: Arc<Vec<ScopedDelta>>,
     ) -> ValidationError {
-        self.awareness = if deltas.is_empty() {
-            None
-        } else {
-            Some(deltas)
-        };
+        self.awareness = (!deltas.is_empty()).then_some(deltas);
         self
     }
 

@@ -52,13 +52,10 @@ impl<'a> Iterator for Parts<'a> {
             return Some(Part::Index(index));
         }
         let s = self.rest.strip_prefix('.').unwrap_or(self.rest);
-        let mut end = s.len();
-        for (i, b) in s.bytes().enumerate() {
-            if b == b'.' || (b == b'[' && bracket_index(&s[i..]).is_some()) {
-                end = i;
-                break;
-            }
-        }
+        // The key ends at the next `.`, or at the next `[` that opens an index.
+        let end = (s.match_indices(['.', '[']))
+            .find(|&(i, found)| found == "." || bracket_index(&s[i..]).is_some())
+            .map_or(s.len(), |(i, _)| i);
         self.rest = &s[end..];
         Some(Part::Key(&s[..end]))
     }
