@@ -102,21 +102,12 @@ struct Field {
 
 /// `items[3].qty` as a field, whatever the element: `items[].qty`.
 fn field_name(path: &str) -> String {
-    let mut name = String::with_capacity(path.len());
-    let mut in_index = false;
-    for c in path.chars() {
-        match c {
-            '[' => {
-                in_index = true;
-                name.push('[');
-            }
-            ']' => {
-                in_index = false;
-                name.push(']');
-            }
-            _ if in_index => {}
-            c => name.push(c),
-        }
+    let mut parts = path.split('[');
+    let mut name = parts.next().unwrap_or_default().to_owned();
+    for part in parts {
+        // What follows the index, from its `]` (nothing when it is not closed).
+        name.push('[');
+        name.push_str(part.find(']').map_or("", |end| &part[end..]));
     }
     name
 }
