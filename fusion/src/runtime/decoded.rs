@@ -9,6 +9,7 @@ use std::sync::{Mutex, PoisonError};
 
 use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
+use crate::envelope::join_last;
 use crate::model::response::ToolResponse;
 use crate::validation::DecodedField;
 
@@ -155,23 +156,17 @@ fn warning(fields: &[Field]) -> ToolError {
             format!(
                 "The arguments {} were sent as strings holding JSON; each was read as the value \
                  in its string.",
-                join(&quoted)
+                join_last(&quoted, " and ")
             ),
-            format!("Send {}, not as strings, in later calls.", join(&advice)),
+            format!(
+                "Send {}, not as strings, in later calls.",
+                join_last(&advice, " and ")
+            ),
         ),
     };
     ToolError::new(ErrorCode::ValidationError, message)
         .suggest(recovery)
         .warning()
-}
-
-/// `a`, `a and b`, `a, b and c`.
-fn join(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
 }
 
 #[cfg(test)]

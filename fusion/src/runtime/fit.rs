@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
+use crate::envelope::join_last;
 use crate::model::definition::{ActionDefinition, ToolDefinition};
 use crate::model::response::ToolResponse;
 use crate::model::result_fit::ResultLimit;
@@ -205,14 +206,10 @@ fn narrow(fitting: &Fitting<'_>) -> Option<String> {
                 .collect()
         })
         .unwrap_or_default();
-    match fields.as_slice() {
-        [] => None,
-        [one] => Some(format!(
-            "Narrow the query with {one} so the result is smaller."
-        )),
-        [rest @ .., last] => Some(format!(
-            "Narrow the query with {} or {last} so the result is smaller.",
-            rest.join(", ")
-        )),
-    }
+    (!fields.is_empty()).then(|| {
+        format!(
+            "Narrow the query with {} so the result is smaller.",
+            join_last(&fields, " or ")
+        )
+    })
 }
