@@ -234,4 +234,3 @@ pub(super) fn texts(result: &CallToolResult) -> impl Iterator<Item = &str> {
         .filter_map(ContentBlock::as_text)
         .map(|text| text.text.as_str())
 }
-
