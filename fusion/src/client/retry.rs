@@ -140,6 +140,7 @@ impl<'a> RetryEvent<'a> {
 }
 
 type Hook = Arc<dyn Fn(&RetryEvent<'_>) + Send + Sync>;
+
 /// Where jitter comes from: a seedable generator, or a function (for tests).
 type Draw = Box<dyn FnMut() -> f64 + Send>;
 
@@ -355,7 +356,7 @@ impl RetryPolicy {
     }
 }
 
-/// Draws from `rng`.
+/// The draws of the generator `rng`, as a [`Draw`].
 fn rng(mut rng: fastrand::Rng) -> Draw {
     Box::new(move || rng.f64())
 }
