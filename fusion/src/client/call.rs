@@ -291,11 +291,9 @@ impl Client {
         I: IntoIterator<Item = (N, Value)>,
         N: AsRef<str>,
     {
-        let calls: Vec<(N, Value)> = calls.into_iter().collect();
+        let calls = calls.into_iter();
         futures::future::join_all(
-            calls
-                .into_iter()
-                .map(|(name, arguments)| async move { self.call(name.as_ref(), arguments).await }),
+            calls.map(|(name, arguments)| async move { self.call(name.as_ref(), arguments).await }),
         )
         .await
     }

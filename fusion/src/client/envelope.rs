@@ -26,18 +26,12 @@ pub enum Envelope {
 impl Envelope {
     /// The code: the tool error's, or `VALIDATION_ERROR`.
     pub fn code(&self) -> ErrorCode {
-        match self {
-            Envelope::ToolError(e) => e.code().clone(),
-            Envelope::Validation(_) => ErrorCode::ValidationError,
-        }
+        self.flags().code
     }
 
     /// The severity: the tool error's, or `error` for a validation envelope.
     pub fn severity(&self) -> Severity {
-        match self {
-            Envelope::ToolError(e) => e.severity_level(),
-            Envelope::Validation(_) => Severity::Error,
-        }
+        self.flags().severity
     }
 
     /// The flags derived from the envelope alone: code and severity as read,

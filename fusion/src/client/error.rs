@@ -156,16 +156,19 @@ impl fmt::Display for ToolFailure {
 /// to keep a question open across a restart while the user answers. The state is good for as
 /// long as the server says (fusion: 10 minutes by default, one use).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(from = "Stored", into = "Stored")]
+#[serde(from = "Stored")]
 pub struct InputRequired {
     /// The `tools/call` as last sent (tool, arguments; the state and answers of that round).
+    #[serde(rename = "call")]
     pub(super) params: CallToolRequestParams,
+    #[serde(skip)]
     pub(super) requests: InputRequests,
+    #[serde(rename = "inputRequired")]
     pub(super) result: InputRequiredResult,
 }
 
-/// What [`InputRequired`] serializes as: the questions are the result's.
-#[derive(Clone, Serialize, Deserialize)]
+/// What [`InputRequired`] reads back from: the questions are the result's.
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Stored {
     call: CallToolRequestParams,
@@ -175,15 +178,6 @@ struct Stored {
 impl From<Stored> for InputRequired {
     fn from(stored: Stored) -> InputRequired {
         InputRequired::new(stored.call, stored.input_required)
-    }
-}
-
-impl From<InputRequired> for Stored {
-    fn from(input: InputRequired) -> Stored {
-        Stored {
-            call: input.params,
-            input_required: input.result,
-        }
     }
 }
 

@@ -140,13 +140,9 @@ impl<'a> RetryEvent<'a> {
 }
 
 type Hook = Arc<dyn Fn(&RetryEvent<'_>) + Send + Sync>;
-type Draw = Box<dyn FnMut() -> f64 + Send>;
 
 /// Where jitter comes from: a seedable generator, or a function (for tests).
-enum JitterSource {
-    Rng(fastrand::Rng),
-    Draw(Draw),
-}
+type Draw = Box<dyn FnMut() -> f64 + Send>;
 
 /// The client's retry policy, decided from [`Flags`] only, never from the
 /// message or `explanation`:
@@ -192,7 +188,7 @@ pub struct RetryPolicy {
     max_total_delay: Duration,
     jitter: f64,
     retry_critical: bool,
-    source: Arc<Mutex<JitterSource>>,
+    source: Arc<Mutex<Draw>>,
     hook: Option<Hook>,
 }
 
@@ -214,7 +210,7 @@ impl RetryPolicy {
             max_total_delay: Duration::from_secs(30),
             jitter: 0.5,
             retry_critical: false,
-            source: Arc::new(Mutex::new(JitterSource::Rng(fastrand::Rng::new()))),
+            source: Arc::new(Mutex::new(rng(fastrand::Rng::new()))),
             hook: None,
         }
     }
@@ -262,16 +258,14 @@ impl RetryPolicy {
 
     /// Draws jitter from a generator seeded with `seed`: the same seed gives the same waits.
     pub fn jitter_seed(mut self, seed: u64) -> RetryPolicy {
-        self.source = Arc::new(Mutex::new(JitterSource::Rng(fastrand::Rng::with_seed(
-            seed,
-        ))));
+        self.source = Arc::new(Mutex::new(rng(fastrand::Rng::with_seed(seed))));
         self
     }
 
     /// Draws jitter from `draw`, which returns values in `[0, 1)` (others are clamped): 0
     /// keeps the full backoff, values near 1 take off the whole jitter fraction.
     pub fn jitter_with(mut self, draw: impl FnMut() -> f64 + Send + 'static) -> RetryPolicy {
-        self.source = Arc::new(Mutex::new(JitterSource::Draw(Box::new(draw))));
+        self.source = Arc::new(Mutex::new(Box::new(draw)));
         self
     }
 
@@ -354,18 +348,17 @@ impl RetryPolicy {
         if self.jitter == 0.0 {
             return delay;
         }
-        let draw = {
-            let mut source = self.source.lock().unwrap_or_else(PoisonError::into_inner);
-            match &mut *source {
-                JitterSource::Rng(rng) => rng.f64(),
-                JitterSource::Draw(draw) => draw(),
-            }
-        };
+        let draw = (self.source.lock().unwrap_or_else(PoisonError::into_inner))();
         // `mul_f64` panics when the product rounds past `Duration::MAX` (a `max_delay` of
         // `Duration::MAX` for "no cap"); the factor is at most 1, so the delay itself bounds it.
         Duration::try_from_secs_f64(delay.as_secs_f64() * (1.0 - self.jitter * unit(draw)))
             .map_or(delay, |jittered| jittered.min(delay))
     }
+}
+
+/// The draws of the generator `rng`, as a [`Draw`].
+fn rng(mut rng: fastrand::Rng) -> Draw {
+    Box::new(move || rng.f64())
 }
 
 /// `x` clamped to 0..=1, NaN read as 0.

@@ -8,13 +8,14 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CancelTaskParams, CancelTaskRequest,
     CancelledNotificationParam, ClientCapabilities, ClientRequest, CreateTaskResult, DetailedTask,
-    ErrorData, GetTaskParams, GetTaskRequest, RequestId, RequestMetaObject, ServerResult,
-    TASKS_EXTENSION_ID, Task, TaskPayload, UpdateTaskParams, UpdateTaskRequest,
+    ErrorData, GetTaskParams, GetTaskRequest, RequestMetaObject, ServerResult, TASKS_EXTENSION_ID,
+    Task, TaskPayload, UpdateTaskParams, UpdateTaskRequest,
 };
-use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
+use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde_json::{Map, Value};
 
 use super::call::{CallOutput, Client, classify};
@@ -92,10 +93,15 @@ impl Client {
         created: CreateTaskResult,
     ) -> Result<CallOutput, CallError> {
         let mut task = created.task;
-        let mut cancel = CancelTask {
-            client: Some(self.clone()),
-            task_id: task.task_id.clone(),
-        };
+        let client = self.clone();
+        let request = CancelTaskRequest::new(CancelTaskParams::new(task.task_id.clone()));
+        // `tasks/cancel` for a task still followed when this future is dropped.
+        let cancel = SendOnDrop::new(async move {
+            // Best effort: the caller is gone, there is no one to tell of a failure.
+            let _ = client
+                .request(ClientRequest::CancelTaskRequest(request))
+                .await;
+        });
         self.observe(&task);
         let mut answered = HashSet::new();
         let settled = loop {
@@ -130,7 +136,7 @@ impl Client {
                 _ => {}
             }
         };
-        cancel.client = None;
+        cancel.disarm();
         match settled {
             TaskPayload::Completed { result } => {
                 let result = serde_json::from_value(Value::Object(result))
@@ -180,12 +186,15 @@ impl Client {
             options = options.with_meta(meta.clone());
         }
         let handle = peer.send_request_with_option(request, options).await?;
-        let mut abandoned = Abandoned {
-            peer: Some(peer.clone()),
-            id: handle.id.clone(),
-        };
+        let (peer, id) = (peer.clone(), handle.id.clone());
+        let abandoned = SendOnDrop::new(async move {
+            let reason = Some("the caller stopped waiting".to_owned());
+            let _ = peer
+                .notify_cancelled(CancelledNotificationParam::new(Some(id), reason))
+                .await;
+        });
         let response = handle.await_response().await;
-        abandoned.peer = None;
+        abandoned.disarm();
         response
     }
 }
@@ -206,49 +215,26 @@ fn no_answers() -> CallError {
     })
 }
 
-/// Sends `tasks/cancel` for a task still followed when dropped.
-struct CancelTask {
-    client: Option<Client>,
-    task_id: String,
-}
+/// A message that goes out when dropped before [`SendOnDrop::disarm`]: `tasks/cancel` for a
+/// task still followed, `notifications/cancelled` for a request whose answer is no longer
+/// awaited.
+struct SendOnDrop(Option<BoxFuture<'static, ()>>);
 
-impl Drop for CancelTask {
-    fn drop(&mut self) {
-        let (Some(client), Ok(runtime)) =
-            (self.client.take(), tokio::runtime::Handle::try_current())
-        else {
-            return;
-        };
-        let request =
-            CancelTaskRequest::new(CancelTaskParams::new(std::mem::take(&mut self.task_id)));
-        runtime.spawn(async move {
-            // Best effort: the caller is gone, there is no one to tell of a failure.
-            let _ = client
-                .request(ClientRequest::CancelTaskRequest(request))
-                .await;
-        });
+impl SendOnDrop {
+    fn new(send: impl Future<Output = ()> + Send + 'static) -> SendOnDrop {
+        SendOnDrop(Some(Box::pin(send)))
+    }
+
+    fn disarm(mut self) {
+        self.0 = None;
     }
 }
 
-/// Sends `notifications/cancelled` for a request whose answer is no longer awaited.
-struct Abandoned {
-    peer: Option<Peer<RoleClient>>,
-    id: RequestId,
-}
-
-impl Drop for Abandoned {
+impl Drop for SendOnDrop {
     fn drop(&mut self) {
-        let (Some(peer), Ok(runtime)) = (self.peer.take(), tokio::runtime::Handle::try_current())
-        else {
-            return;
-        };
-        let cancelled = CancelledNotificationParam::new(
-            Some(self.id.clone()),
-            Some("the caller stopped waiting".to_owned()),
-        );
-        runtime.spawn(async move {
-            let _ = peer.notify_cancelled(cancelled).await;
-        });
+        if let (Some(send), Ok(runtime)) = (self.0.take(), tokio::runtime::Handle::try_current()) {
+            runtime.spawn(send);
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
+use crate::envelope::join_last;
 use crate::model::context::RequestContext;
 
 /// The `<details>` key naming the scopes a call lacks, space-separated (as OAuth's `scope`
@@ -75,10 +76,10 @@ pub(super) fn check<'a>(
 
 /// "the scope `a`", "the scopes `a` and `b`", "the scopes `a`, `b` and `c`".
 fn scopes_phrase(scopes: &[&str]) -> String {
-    let quoted: Vec<String> = scopes.iter().map(|s| format!("`{s}`")).collect();
-    match quoted.as_slice() {
-        [one] => format!("the scope {one}"),
-        [rest @ .., last] => format!("the scopes {} and {last}", rest.join(", ")),
+    let quoted = join_last(scopes.iter().map(|s| format!("`{s}`")), " and ");
+    match scopes {
+        [_] => format!("the scope {quoted}"),
+        [_, ..] => format!("the scopes {quoted}"),
         [] => "no scope".to_owned(),
     }
 }

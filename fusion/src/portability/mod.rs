@@ -185,14 +185,7 @@ pub fn refusing(tool: &rmcp::model::Tool, providers: &[Provider]) -> Vec<Provide
 
 /// `Anthropic`, `Anthropic and Gemini`, `Anthropic, OpenAI and Gemini`.
 pub(crate) fn names(providers: &[Provider]) -> String {
-    match providers {
-        [] => String::new(),
-        [one] => one.name().to_owned(),
-        [init @ .., last] => {
-            let init: Vec<&str> = init.iter().map(|p| p.name()).collect();
-            format!("{} and {last}", init.join(", "))
-        }
-    }
+    crate::envelope::join_last(providers.iter().map(|p| p.name()), " and ")
 }
 
 /// `Err` with the [`report`] of every rule a provider of `providers` finds broken in `tools`.

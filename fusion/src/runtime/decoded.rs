@@ -9,6 +9,7 @@ use std::sync::{Mutex, PoisonError};
 
 use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
+use crate::envelope::join_last;
 use crate::model::response::ToolResponse;
 use crate::validation::DecodedField;
 
@@ -102,21 +103,12 @@ struct Field {
 
 /// `items[3].qty` as a field, whatever the element: `items[].qty`.
 fn field_name(path: &str) -> String {
-    let mut name = String::with_capacity(path.len());
-    let mut in_index = false;
-    for c in path.chars() {
-        match c {
-            '[' => {
-                in_index = true;
-                name.push('[');
-            }
-            ']' => {
-                in_index = false;
-                name.push(']');
-            }
-            _ if in_index => {}
-            c => name.push(c),
-        }
+    let mut parts = path.split('[');
+    let mut name = parts.next().unwrap_or_default().to_owned();
+    for part in parts {
+        // What follows the index, from its `]` (nothing when it is not closed).
+        name.push('[');
+        name.push_str(part.find(']').map_or("", |end| &part[end..]));
     }
     name
 }
@@ -164,23 +156,17 @@ fn warning(fields: &[Field]) -> ToolError {
             format!(
                 "The arguments {} were sent as strings holding JSON; each was read as the value \
                  in its string.",
-                join(&quoted)
+                join_last(&quoted, " and ")
             ),
-            format!("Send {}, not as strings, in later calls.", join(&advice)),
+            format!(
+                "Send {}, not as strings, in later calls.",
+                join_last(&advice, " and ")
+            ),
         ),
     };
     ToolError::new(ErrorCode::ValidationError, message)
         .suggest(recovery)
         .warning()
-}
-
-/// `a`, `a and b`, `a, b and c`.
-fn join(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
 }
 
 #[cfg(test)]

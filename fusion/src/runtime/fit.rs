@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
+use crate::envelope::join_last;
 use crate::model::definition::{ActionDefinition, ToolDefinition};
 use crate::model::response::ToolResponse;
 use crate::model::result_fit::ResultLimit;
@@ -52,28 +53,23 @@ pub(crate) fn fit(response: ToolResponse, fitting: &Fitting<'_>) -> ToolResponse
         }
         return response.replaced_by(too_large(size, fitting));
     };
-    let all = std::mem::take(items);
+    let mut all = std::mem::take(items);
     let total = all.len();
+    let size_of =
+        |value: &Value| serde_json::to_string(value).map_or(usize::MAX, |text| text.len());
     // The payload with an empty list, then each item and the comma before it.
-    let base = serde_json::to_string(&value).map_or(usize::MAX, |text| text.len());
-    let mut used = base;
-    let mut kept = 0;
-    for (index, item) in all.iter().enumerate() {
-        let item_size = serde_json::to_string(item).map_or(usize::MAX, |text| text.len());
-        let next = used
-            .saturating_add(item_size)
-            .saturating_add(usize::from(index > 0));
-        if next > max {
-            break;
-        }
-        used = next;
-        kept += 1;
-    }
+    let mut used = size_of(&value);
+    let kept = (all.iter().enumerate())
+        .take_while(|(index, item)| {
+            let comma = usize::from(*index > 0);
+            used = used.saturating_add(size_of(item)).saturating_add(comma);
+            used <= max
+        })
+        .count();
     if kept == 0 || kept == total {
         // Nothing fits, or the list is not what makes the result large: no page helps.
         return response.replaced_by(too_large(size, fitting));
     }
-    let mut all = all;
     all.truncate(kept);
     if let Some(items) = list_at(&mut value, path) {
         *items = all;
@@ -210,14 +206,10 @@ fn narrow(fitting: &Fitting<'_>) -> Option<String> {
                 .collect()
         })
         .unwrap_or_default();
-    match fields.as_slice() {
-        [] => None,
-        [one] => Some(format!(
-            "Narrow the query with {one} so the result is smaller."
-        )),
-        [rest @ .., last] => Some(format!(
-            "Narrow the query with {} or {last} so the result is smaller.",
-            rest.join(", ")
-        )),
-    }
+    (!fields.is_empty()).then(|| {
+        format!(
+            "Narrow the query with {} so the result is smaller.",
+            join_last(&fields, " or ")
+        )
+    })
 }

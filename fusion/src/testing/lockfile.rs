@@ -1,7 +1,6 @@
 //! The lockfile check for `cargo test`: [`assert_lockfile`] fails on contract drift with the
 //! classified report, and rewrites the file when `FUSION_LOCK=overwrite` is set.
 
-use std::fmt;
 use std::path::Path;
 
 use crate::contract::{Contract, ContractBaseline, Lockfile, LockfileError, diff};
@@ -22,17 +21,20 @@ pub enum LockStatus {
 }
 
 /// Why [`check_lockfile`] failed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LockCheckError {
     /// No lockfile at the path.
+    #[error("no lockfile at {path}; run the tests with {LOCK_ENV}=overwrite to create it")]
     Missing {
         /// The path checked.
         path: String,
     },
     /// The lockfile could not be read or verified.
+    #[error("{0}; {hint}", hint = hint())]
     Invalid(LockfileError),
     /// The contract differs from the lockfile.
+    #[error("the contract differs from {path}:\n{report}{hint}", hint = hint())]
     Drift {
         /// The path checked.
         path: String,
@@ -40,6 +42,7 @@ pub enum LockCheckError {
         report: String,
     },
     /// Writing the lockfile failed (overwrite mode).
+    #[error("cannot write lockfile {path}: {message}")]
     Write {
         /// The path written.
         path: String,
@@ -48,30 +51,12 @@ pub enum LockCheckError {
     },
 }
 
-impl fmt::Display for LockCheckError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let hint = format!(
-            "if the change is intended, rerun with {LOCK_ENV}=overwrite and review the lockfile diff"
-        );
-        match self {
-            LockCheckError::Missing { path } => {
-                write!(
-                    f,
-                    "no lockfile at {path}; run the tests with {LOCK_ENV}=overwrite to create it"
-                )
-            }
-            LockCheckError::Invalid(err) => write!(f, "{err}; {hint}"),
-            LockCheckError::Drift { path, report } => {
-                write!(f, "the contract differs from {path}:\n{report}{hint}")
-            }
-            LockCheckError::Write { path, message } => {
-                write!(f, "cannot write lockfile {path}: {message}")
-            }
-        }
-    }
+/// What a failed check tells to do when the change is intended.
+fn hint() -> String {
+    format!(
+        "if the change is intended, rerun with {LOCK_ENV}=overwrite and review the lockfile diff"
+    )
 }
-
-impl std::error::Error for LockCheckError {}
 
 /// Checks the lockfile at `path` against `contract`; with `overwrite`, rewrites it (creating
 /// directories as needed) instead of failing. The function behind [`assert_lockfile`], for

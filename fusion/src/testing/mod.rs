@@ -29,6 +29,7 @@ mod lockfile;
 mod outcome;
 mod portable;
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -95,21 +96,17 @@ impl Tester {
             }
             Err(Refusal::Settings(message)) => panic!("fusion::testing: {message}"),
         }
-        let Some((new, earlier)) = self.registry.tools().split_last() else {
-            unreachable!("a tool was just registered");
-        };
-        let mut claimed: Vec<String> = (earlier.iter())
-            .flat_map(|registered| Tester::names_of(&registered.definition))
-            .collect();
-        for name in Tester::names_of(&new.definition) {
-            if claimed.contains(&name) {
-                panic!(
-                    "fusion::testing: the name `{name}` of tool `{}` is already taken by a \
-                     registered tool; a server would refuse both",
-                    new.definition.name
-                );
-            }
-            claimed.push(name);
+        // Every earlier tool's names were checked: a name seen twice is the new tool's.
+        let mut claimed = HashSet::new();
+        if let Some((name, route)) = self
+            .routes()
+            .find(|(name, _)| !claimed.insert(name.clone()))
+        {
+            panic!(
+                "fusion::testing: the name `{name}` of tool `{}` is already taken by a \
+                 registered tool; a server would refuse both",
+                self.registry.tools()[route.tool].definition.name
+            );
         }
         self
     }
@@ -216,22 +213,18 @@ impl Tester {
 
     /// Every name [`Tester::call`] accepts, in registration and declaration order.
     pub fn names(&self) -> Vec<String> {
-        (self.registry.tools().iter())
-            .flat_map(|registered| Tester::names_of(&registered.definition))
-            .collect()
+        self.routes().map(|(name, _)| name).collect()
     }
 
-    /// The names one tool answers to: `tool`, and `tool.action` and `tool_action` per action
-    /// (a single-action tool: `tool` and `tool.action`).
-    fn names_of(def: &ToolDefinition) -> Vec<String> {
-        Tester::routes_of(0, def)
-            .into_iter()
-            .map(|(name, _)| name)
-            .collect()
+    /// Each name of [`Tester::names`], and where a call by it goes.
+    fn routes(&self) -> impl Iterator<Item = (String, Route)> + '_ {
+        (self.registry.tools().iter().enumerate())
+            .flat_map(|(tool, registered)| Tester::routes_of(tool, &registered.definition))
     }
 
-    /// Each name of [`Tester::names_of`] of tool `tool` (its index), and where a call by it
-    /// goes.
+    /// The names tool `tool` (its index) answers to, and where a call by each goes: `tool`,
+    /// and `tool.action` and `tool_action` per action (a single-action tool: `tool` and
+    /// `tool.action`).
     fn routes_of(tool: usize, def: &ToolDefinition) -> Vec<(String, Route)> {
         let route = |action, exposition| Route {
             tool,
@@ -262,12 +255,10 @@ impl Tester {
     /// tool.
     #[track_caller]
     fn route(&self, name: &str) -> Route {
-        let tools = self.registry.tools();
-        let mut routes = (tools.iter().enumerate())
-            .flat_map(|(tool, registered)| Tester::routes_of(tool, &registered.definition));
-        if let Some((_, route)) = routes.find(|(n, _)| n == name) {
+        if let Some((_, route)) = self.routes().find(|(n, _)| n == name) {
             return route;
         }
+        let tools = self.registry.tools();
         if let Some((tool_name, action)) = name.split_once('.')
             && let Some(tool) = tools.iter().position(|r| r.definition.name == tool_name)
         {

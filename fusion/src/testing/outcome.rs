@@ -48,10 +48,7 @@ impl Outcome {
     /// response.
     #[track_caller]
     pub fn response(&self) -> &ToolResponse {
-        match &self.response {
-            Some(response) => response,
-            None => panic!("{CANCELLED}"),
-        }
+        self.response.as_ref().expect(CANCELLED)
     }
 
     /// The response, by value.
@@ -60,10 +57,7 @@ impl Outcome {
     /// When the call was cancelled, as [`Outcome::response`].
     #[track_caller]
     pub fn into_response(self) -> ToolResponse {
-        match self.response {
-            Some(response) => response,
-            None => panic!("{CANCELLED}"),
-        }
+        self.response.expect(CANCELLED)
     }
 
     /// A stable text of the result, for snapshot tests: every text block verbatim (a blank line
@@ -257,19 +251,8 @@ impl Outcome {
                 self.kind()
             ));
         };
-        let mut expected: Vec<String> = expected
-            .into_iter()
-            .map(|s| s.as_ref().to_owned())
-            .collect();
-        expected.sort();
-        expected.dedup();
-        let mut actual: Vec<String> = validation
-            .problems()
-            .iter()
-            .map(|p| p.path().to_owned())
-            .collect();
-        actual.sort();
-        actual.dedup();
+        let expected = sorted_set(expected);
+        let actual = sorted_set(validation.problems().iter().map(|p| p.path()));
         if actual != expected {
             self.fail(format_args!(
                 "expected validation problems on fields {expected:?}, got {actual:?}"
@@ -385,6 +368,14 @@ fn display(value: &Value) -> String {
         Value::Null => "(unset)".to_owned(),
         other => other.to_string(),
     }
+}
+
+/// `items` as owned strings, sorted, each once.
+fn sorted_set(items: impl IntoIterator<Item = impl AsRef<str>>) -> Vec<String> {
+    let mut items: Vec<String> = (items.into_iter()).map(|s| s.as_ref().to_owned()).collect();
+    items.sort();
+    items.dedup();
+    items
 }
 
 fn option(value: Option<&str>) -> String {

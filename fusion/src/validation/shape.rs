@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::envelope::join_last;
 use crate::schema::{BRANCHES, EVERY, Walk, local_pointer};
 
 use super::path::{FieldPath, Segment};
@@ -208,7 +209,7 @@ impl Shape {
                     let required: Vec<String> = (branch.get("required")?.as_array()?.iter())
                         .map(|name| Some(format!("'{}'", name.as_str()?)))
                         .collect::<Option<_>>()?;
-                    let required = join_last(required.iter().map(String::as_str), " and ");
+                    let required = join_last(&required, " and ");
                     (!required.is_empty() && branch.get("type")? == "object")
                         .then(|| format!("an object with {required}"))
                 })
@@ -321,19 +322,6 @@ pub(crate) fn type_phrase(json_type: &str) -> &'static str {
 /// `a`, `a or b`, `a, b or c`.
 pub(crate) fn join_or<'s>(phrases: impl IntoIterator<Item = &'s str>) -> String {
     join_last(phrases, " or ")
-}
-
-/// The phrases separated by commas, the last two by `last`.
-fn join_last<'s>(phrases: impl IntoIterator<Item = &'s str>, last: &str) -> String {
-    let phrases: Vec<&str> = phrases.into_iter().collect();
-    let mut out = String::new();
-    for (n, phrase) in phrases.iter().enumerate() {
-        if n > 0 {
-            out.push_str(if n + 1 == phrases.len() { last } else { ", " });
-        }
-        out.push_str(phrase);
-    }
-    out
 }
 
 #[cfg(test)]

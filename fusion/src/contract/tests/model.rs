@@ -1,6 +1,14 @@
 //! The contract model: fields, types, enums and constraints read from input schemas.
 
+use std::collections::BTreeMap;
+
 use super::*;
+
+/// The fields read from `schema`, the input schema of the one action of a tool.
+fn fields_of(schema: Value) -> BTreeMap<String, FieldContract> {
+    let contract = Contract::from_definitions([&tool("t", vec![action("a", schema)])]);
+    contract.tools["t"].actions["a"].fields.clone()
+}
 
 #[test]
 fn model_reads_fields_types_enums_and_constraints() {
@@ -33,28 +41,20 @@ fn model_reads_fields_types_enums_and_constraints() {
 
 #[test]
 fn model_walks_nested_objects_and_arrays_and_survives_recursion() {
-    let def = tool(
-        "t",
-        vec![action(
-            "a",
-            json!({
-                "type": "object",
-                "properties": {
-                    "address": {"$ref": "#/$defs/Address"},
-                    "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
-                    "tree": {"$ref": "#/$defs/Node"},
-                },
-                "required": ["address"],
-                "$defs": {
-                    "Address": {"type": "object", "properties": {"zip": {"type": "string", "minLength": 5}}, "required": ["zip"]},
-                    "Item": {"type": "object", "properties": {"sku": {"type": "string"}}},
-                    "Node": {"type": "object", "properties": {"child": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]}}},
-                },
-            }),
-        )],
-    );
-    let contract = Contract::from_definitions([&def]);
-    let fields = &contract.tools["t"].actions["a"].fields;
+    let fields = fields_of(json!({
+        "type": "object",
+        "properties": {
+            "address": {"$ref": "#/$defs/Address"},
+            "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+            "tree": {"$ref": "#/$defs/Node"},
+        },
+        "required": ["address"],
+        "$defs": {
+            "Address": {"type": "object", "properties": {"zip": {"type": "string", "minLength": 5}}, "required": ["zip"]},
+            "Item": {"type": "object", "properties": {"sku": {"type": "string"}}},
+            "Node": {"type": "object", "properties": {"child": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]}}},
+        },
+    }));
     let paths: Vec<&str> = fields.keys().map(String::as_str).collect();
     assert_eq!(
         paths,
@@ -75,25 +75,17 @@ fn model_walks_nested_objects_and_arrays_and_survives_recursion() {
 /// (`Page<{T}>`), and `~1` / `~0` stand for `/` and `~`. Both used to leave the field unread.
 #[test]
 fn model_follows_escaped_references() {
-    let def = tool(
-        "t",
-        vec![action(
-            "a",
-            json!({
-                "type": "object",
-                "properties": {
-                    "page": {"$ref": "#/$defs/Page%3CItem%3E"},
-                    "path": {"$ref": "#/$defs/a~1b"},
-                },
-                "$defs": {
-                    "Page<Item>": {"type": "object", "properties": {"next": {"type": "string"}}},
-                    "a/b": {"type": "string", "enum": ["x"]},
-                },
-            }),
-        )],
-    );
-    let contract = Contract::from_definitions([&def]);
-    let fields = &contract.tools["t"].actions["a"].fields;
+    let fields = fields_of(json!({
+        "type": "object",
+        "properties": {
+            "page": {"$ref": "#/$defs/Page%3CItem%3E"},
+            "path": {"$ref": "#/$defs/a~1b"},
+        },
+        "$defs": {
+            "Page<Item>": {"type": "object", "properties": {"next": {"type": "string"}}},
+            "a/b": {"type": "string", "enum": ["x"]},
+        },
+    }));
     assert_eq!(fields["page"].types, ["object"]);
     assert_eq!(fields["page.next"].types, ["string"]);
     assert_eq!(fields["path"].types, ["string"]);
@@ -113,8 +105,7 @@ fn model_survives_a_type_listing_itself_among_its_alternatives() {
             {"$ref": "#/$defs/Json"},
         ]}},
     });
-    let contract = Contract::from_definitions([&tool("t", vec![action("a", schema)])]);
-    let j = &contract.tools["t"].actions["a"].fields["j"];
+    let j = &fields_of(schema)["j"];
     assert_eq!(j.types, ["array", "null", "number"]);
     assert!(!j.required);
 }
