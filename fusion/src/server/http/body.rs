@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::middleware::Next;
 use axum::response::Response;
 use bytes::{Bytes, BytesMut};
 use http::{Method, StatusCode, header};
@@ -20,6 +19,7 @@ use http_body_util::BodyExt;
 use rmcp::model::ErrorData;
 
 use super::answer::error_response;
+use super::next::Next;
 use crate::server::malformed;
 
 /// A request the body layer has read, split into its parts and its bytes (collecting a
@@ -43,13 +43,13 @@ pub(super) struct BodyLimits {
     pub(super) timeout: Duration,
 }
 
-/// The body layer's function (`axum::middleware::from_fn_with_state`): a POST goes on with its
+/// The body layer's function (see [`Next`]): a POST goes on with its
 /// body read whole, or is answered 413, 408 or 400; other methods carry no body and go on as
 /// they are.
 pub(super) async fn read_body(
     State(limits): State<BodyLimits>,
     request: Request,
-    next: Next,
+    next: impl Next,
 ) -> Response {
     if request.method() != Method::POST {
         return next.run(request).await;
