@@ -8,6 +8,8 @@
 //! JSON-RPC error: 413 (with the request's id when it appears before the limit) and 408 close
 //! the connection, a failed read is a 400. rmcp then reads the buffered body at once.
 
+use std::pin::pin;
+use std::task::Poll;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -17,6 +19,7 @@ use bytes::{Bytes, BytesMut};
 use http::{Method, StatusCode, header};
 use http_body_util::BodyExt;
 use rmcp::model::ErrorData;
+use tokio::time::error::Elapsed;
 
 use super::answer::error_response;
 use super::next::Next;
@@ -64,13 +67,13 @@ pub(super) async fn read_body(
         // Refused without reading the body, but for its beginning, where the request's id
         // usually is.
         let prefix = limit.min(ID_PREFIX_BYTES);
-        let prefix = match tokio::time::timeout(limits.timeout, read_limited(body, prefix)).await {
+        let prefix = match within(limits.timeout, read_limited(body, prefix)).await {
             Ok(Ok(bytes) | Err(Read::TooLarge(bytes))) => bytes,
             Err(_) | Ok(Err(Read::Failed(_))) => Bytes::new(),
         };
         return too_large(&prefix, Some(length), limit);
     }
-    let bytes = match tokio::time::timeout(limits.timeout, read_limited(body, limit)).await {
+    let bytes = match within(limits.timeout, read_limited(body, limit)).await {
         Err(_elapsed) => return timed_out(limits.timeout),
         Ok(Err(Read::TooLarge(prefix))) => return too_large(&prefix, None, limit),
         Ok(Err(Read::Failed(error))) => {
@@ -83,6 +86,16 @@ pub(super) async fn read_body(
     };
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
+}
+
+/// `read` within `timeout`. A body that has arrived whole with its headers (the usual case) is
+/// read at the first poll, without setting a timer.
+async fn within<T>(timeout: Duration, read: impl Future<Output = T>) -> Result<T, Elapsed> {
+    let mut read = pin!(read);
+    if let Poll::Ready(done) = futures::poll!(read.as_mut()) {
+        return Ok(done);
+    }
+    tokio::time::timeout(timeout, read).await
 }
 
 /// How reading a body failed.
