@@ -109,11 +109,20 @@ enum Read {
 /// Reads `body` whole, stopping as soon as it exceeds `limit` bytes.
 async fn read_limited(mut body: Body, limit: usize) -> Result<Bytes, Read> {
     let mut read = BytesMut::new();
+    // The first chunk as it came, while it is the only one: most bodies arrive in one, kept
+    // without a copy (and a copy of it, the status layer's, is then a reference count).
+    let mut first: Option<Bytes> = None;
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(Read::Failed)?;
         let Ok(data) = frame.into_data() else {
             continue;
         };
+        if let Some(first) = first.take() {
+            read.extend_from_slice(&first);
+        } else if read.is_empty() && data.len() <= limit {
+            first = Some(data);
+            continue;
+        }
         if data.len() > limit - read.len() {
             let room = limit - read.len();
             read.extend_from_slice(&data[..room]);
@@ -121,7 +130,7 @@ async fn read_limited(mut body: Body, limit: usize) -> Result<Bytes, Read> {
         }
         read.extend_from_slice(&data);
     }
-    Ok(read.freeze())
+    Ok(first.unwrap_or_else(|| read.freeze()))
 }
 
 /// HTTP 413 for a body over the limit, closing the connection: the rest of the body is never
