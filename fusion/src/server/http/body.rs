@@ -8,18 +8,21 @@
 //! JSON-RPC error: 413 (with the request's id when it appears before the limit) and 408 close
 //! the connection, a failed read is a 400. rmcp then reads the buffered body at once.
 
+use std::pin::pin;
+use std::task::Poll;
 use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::middleware::Next;
 use axum::response::Response;
 use bytes::{Bytes, BytesMut};
 use http::{Method, StatusCode, header};
 use http_body_util::BodyExt;
 use rmcp::model::ErrorData;
+use tokio::time::error::Elapsed;
 
 use super::answer::error_response;
+use super::next::Next;
 use crate::server::malformed;
 
 /// A request the body layer has read, split into its parts and its bytes (collecting a
@@ -43,13 +46,13 @@ pub(super) struct BodyLimits {
     pub(super) timeout: Duration,
 }
 
-/// The body layer's function (`axum::middleware::from_fn_with_state`): a POST goes on with its
+/// The body layer's function (see [`Next`]): a POST goes on with its
 /// body read whole, or is answered 413, 408 or 400; other methods carry no body and go on as
 /// they are.
 pub(super) async fn read_body(
     State(limits): State<BodyLimits>,
     request: Request,
-    next: Next,
+    next: impl Next,
 ) -> Response {
     if request.method() != Method::POST {
         return next.run(request).await;
@@ -64,13 +67,13 @@ pub(super) async fn read_body(
         // Refused without reading the body, but for its beginning, where the request's id
         // usually is.
         let prefix = limit.min(ID_PREFIX_BYTES);
-        let prefix = match tokio::time::timeout(limits.timeout, read_limited(body, prefix)).await {
+        let prefix = match within(limits.timeout, read_limited(body, prefix)).await {
             Ok(Ok(bytes) | Err(Read::TooLarge(bytes))) => bytes,
             Err(_) | Ok(Err(Read::Failed(_))) => Bytes::new(),
         };
         return too_large(&prefix, Some(length), limit);
     }
-    let bytes = match tokio::time::timeout(limits.timeout, read_limited(body, limit)).await {
+    let bytes = match within(limits.timeout, read_limited(body, limit)).await {
         Err(_elapsed) => return timed_out(limits.timeout),
         Ok(Err(Read::TooLarge(prefix))) => return too_large(&prefix, None, limit),
         Ok(Err(Read::Failed(error))) => {
@@ -85,6 +88,16 @@ pub(super) async fn read_body(
         .await
 }
 
+/// `read` within `timeout`. A body that has arrived whole with its headers (the usual case) is
+/// read at the first poll, without setting a timer.
+async fn within<T>(timeout: Duration, read: impl Future<Output = T>) -> Result<T, Elapsed> {
+    let mut read = pin!(read);
+    if let Poll::Ready(done) = futures::poll!(read.as_mut()) {
+        return Ok(done);
+    }
+    tokio::time::timeout(timeout, read).await
+}
+
 /// How reading a body failed.
 enum Read {
     /// Over the limit; the bytes read so far (at most the limit), to find the request's id.
@@ -96,11 +109,20 @@ enum Read {
 /// Reads `body` whole, stopping as soon as it exceeds `limit` bytes.
 async fn read_limited(mut body: Body, limit: usize) -> Result<Bytes, Read> {
     let mut read = BytesMut::new();
+    // The first chunk as it came, while it is the only one: most bodies arrive in one, kept
+    // without a copy (and a copy of it, the status layer's, is then a reference count).
+    let mut first: Option<Bytes> = None;
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(Read::Failed)?;
         let Ok(data) = frame.into_data() else {
             continue;
         };
+        if let Some(first) = first.take() {
+            read.extend_from_slice(&first);
+        } else if read.is_empty() && data.len() <= limit {
+            first = Some(data);
+            continue;
+        }
         if data.len() > limit - read.len() {
             let room = limit - read.len();
             read.extend_from_slice(&data[..room]);
@@ -108,7 +130,7 @@ async fn read_limited(mut body: Body, limit: usize) -> Result<Bytes, Read> {
         }
         read.extend_from_slice(&data);
     }
-    Ok(read.freeze())
+    Ok(first.unwrap_or_else(|| read.freeze()))
 }
 
 /// HTTP 413 for a body over the limit, closing the connection: the rest of the body is never

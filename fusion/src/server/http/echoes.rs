@@ -16,11 +16,12 @@ use std::borrow::Cow;
 
 use axum::body::Body;
 use axum::extract::Request;
-use axum::middleware::Next;
 use axum::response::Response;
 use http::{StatusCode, header};
 use http_body_util::BodyExt;
 use serde_json::Value;
+
+use super::next::Next;
 
 /// The most bytes of a quoted value kept.
 pub(super) const MAX_QUOTED: usize = 64;
@@ -28,8 +29,8 @@ pub(super) const MAX_QUOTED: usize = 64;
 /// The most bytes of a refusal's message kept.
 pub(super) const MAX_MESSAGE: usize = 1024;
 
-/// The echo layer's function (`axum::middleware::from_fn`), right around rmcp's service.
-pub(super) async fn bounded_echoes(request: Request, next: Next) -> Response {
+/// The echo layer's function (see [`Next`]), right around rmcp's service.
+pub(super) async fn bounded_echoes(request: Request, next: impl Next) -> Response {
     let response = next.run(request).await;
     if response.status() != StatusCode::BAD_REQUEST {
         return response;

@@ -31,12 +31,14 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use axum::Router;
-use axum::middleware::{from_fn, from_fn_with_state};
-use axum::response::IntoResponse;
+use axum::extract::{Request, State};
+use axum::response::{IntoResponse, Response};
+use futures::future::BoxFuture;
 use rmcp::transport::StreamableHttpService;
-use tower::ServiceBuilder;
+use tower::Service;
 
 use super::body::{self, BodyLimits};
 use super::echoes;
@@ -55,24 +57,76 @@ pub(super) fn route(
     step_up: Option<StepUp>,
     path: Option<&str>,
 ) -> Router {
-    let mcp = Arc::new(mcp);
-    let service = ServiceBuilder::new()
-        .layer(from_fn_with_state(gate.clone(), gate::known_sessions))
-        .layer(from_fn_with_state(limits, body::read_body))
-        .layer(from_fn(removed::removed_initialize))
-        .layer(from_fn_with_state(gate, gate::session_caps))
-        .layer(from_fn(statuses::rmcp_statuses))
-        .option_layer(step_up.map(|state| from_fn_with_state(state, step_up::insufficient_scope)))
-        .layer(from_fn(echoes::bounded_echoes))
-        // rmcp's service behind an `Arc`: each layer in front clones the service it wraps for
-        // every request, and cloning rmcp's copies its whole configuration (allowed hosts and
-        // origins).
-        .service(tower::service_fn(move |request| {
-            let mcp = Arc::clone(&mcp);
-            async move { Ok::<_, Infallible>(mcp.handle(request).await.into_response()) }
-        }));
+    let front = Front(Arc::new(Layers {
+        mcp,
+        gate,
+        limits,
+        step_up,
+    }));
     match path {
-        Some(path) => Router::new().route_service(path, service),
-        None => Router::new().fallback_service(service),
+        Some(path) => Router::new().route_service(path, front),
+        None => Router::new().fallback_service(front),
+    }
+}
+
+/// The layers' states and rmcp's service, shared by every request (cloning the front clones
+/// an `Arc`: rmcp's service copies its whole configuration when cloned).
+struct Layers {
+    mcp: StreamableHttpService<Server, CappedSessions>,
+    gate: Gate,
+    limits: BodyLimits,
+    step_up: Option<StepUp>,
+}
+
+/// The front as one tower service: each request runs the layers' functions in the order of
+/// the module's docs, nested in one future.
+#[derive(Clone)]
+struct Front(Arc<Layers>);
+
+impl Service<Request> for Front {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // rmcp's service is always ready (its `poll_ready` says so), and so is every layer.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let layers = Arc::clone(&self.0);
+        Box::pin(async move { Ok(layers.serve(request).await) })
+    }
+}
+
+impl Layers {
+    /// `request` through every layer, then rmcp's service.
+    async fn serve(&self, request: Request) -> Response {
+        let gate = || State(self.gate.clone());
+        gate::known_sessions(gate(), request, |request| {
+            body::read_body(State(self.limits), request, |request| {
+                removed::removed_initialize(request, |request| {
+                    gate::session_caps(gate(), request, |request| {
+                        statuses::rmcp_statuses(request, |request| self.step_up(request))
+                    })
+                })
+            })
+        })
+        .await
+    }
+
+    /// The step-up layer when the server has it, then the echo layer and rmcp's service.
+    async fn step_up(&self, request: Request) -> Response {
+        let rest = |request| echoes::bounded_echoes(request, |request| self.rmcp(request));
+        match &self.step_up {
+            Some(state) => step_up::insufficient_scope(State(state.clone()), request, rest).await,
+            None => rest(request).await,
+        }
+    }
+
+    /// rmcp's service, its future boxed: it is large (6 KB), and every layer's future holds
+    /// the one after it, so unboxed it would be copied once per layer.
+    async fn rmcp(&self, request: Request) -> Response {
+        Box::pin(self.mcp.handle(request)).await.into_response()
     }
 }

@@ -17,13 +17,13 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::middleware::Next;
 use axum::response::Response;
 use http::{HeaderValue, Method, StatusCode, header};
 use rmcp::model::ErrorData;
 
 use super::answer::error_response;
 use super::body;
+use super::next::Next;
 use super::sessions::{AtCap, CappedSessions, Opening};
 use crate::auth::Principal;
 use crate::server::malformed;
@@ -56,7 +56,7 @@ fn session_id(request: &Request) -> Option<&str> {
 pub(super) async fn known_sessions(
     State(gate): State<Gate>,
     request: Request,
-    next: Next,
+    next: impl Next,
 ) -> Response {
     if let Some(id) = session_id(&request)
         && ((!gate.stateless && !gate.sessions.is_open(id))
@@ -77,7 +77,7 @@ pub(super) async fn known_sessions(
 pub(super) async fn session_caps(
     State(gate): State<Gate>,
     request: Request,
-    next: Next,
+    next: impl Next,
 ) -> Response {
     if gate.stateless || request.method() != Method::POST || session_id(&request).is_some() {
         return next.run(request).await;

@@ -10,6 +10,7 @@ mod config;
 mod echoes;
 mod front;
 mod gate;
+mod next;
 mod removed;
 
 /// The deployment guide: replicas behind a load balancer (sessions and stickiness, shared rate

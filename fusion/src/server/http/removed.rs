@@ -17,7 +17,6 @@
 
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
-use axum::middleware::Next;
 use axum::response::Response;
 use http::{Method, StatusCode};
 use http_body_util::BodyExt;
@@ -28,6 +27,7 @@ use serde_json::{Map, Value};
 
 use super::answer::error_response;
 use super::body;
+use super::next::Next;
 use crate::server::malformed;
 use crate::server::stateless::{instead_of, removed_error};
 use crate::validation::sent_value;
@@ -50,8 +50,8 @@ struct Params {
     _rest: IgnoredAny,
 }
 
-/// The layer's function (`axum::middleware::from_fn`), after the body layer.
-pub(super) async fn removed_initialize(request: Request, next: Next) -> Response {
+/// The layer's function (see [`Next`]), after the body layer.
+pub(super) async fn removed_initialize(request: Request, next: impl Next) -> Response {
     if request.method() != Method::POST || !may_be_removed(&request) {
         return next.run(request).await;
     }

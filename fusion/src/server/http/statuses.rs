@@ -11,18 +11,18 @@
 
 use axum::body::Body;
 use axum::extract::Request;
-use axum::middleware::Next;
 use axum::response::Response;
 use http::{Method, StatusCode, header};
 use rmcp::model::{ClientJsonRpcMessage, ErrorData};
 
 use super::answer::json_response;
 use super::body;
+use super::next::Next;
 use crate::server::malformed::{self, Answer};
 
-/// The status layer's function (`axum::middleware::from_fn`). A POST's body is expected read
+/// The status layer's function (see [`Next`]). A POST's body is expected read
 /// whole already (the body layer does), so keeping a copy costs nothing.
-pub(super) async fn rmcp_statuses(request: Request, next: Next) -> Response {
+pub(super) async fn rmcp_statuses(request: Request, next: impl Next) -> Response {
     if request.method() == Method::DELETE {
         let mut response = next.run(request).await;
         if response.status() == StatusCode::ACCEPTED {

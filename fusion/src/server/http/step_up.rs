@@ -12,13 +12,13 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::middleware::Next;
 use axum::response::Response;
 use http::{HeaderValue, Method, StatusCode, header};
 use rmcp::service::{RequestContext as RmcpContext, RoleServer};
 use serde_json::{Map, Value};
 
 use super::body;
+use super::next::Next;
 use crate::auth::{Principal, is_scope_token, quoted};
 use crate::server::{Server, malformed};
 
@@ -120,7 +120,7 @@ struct Challenged;
 pub(super) async fn insufficient_scope(
     State(step_up): State<StepUp>,
     request: Request,
-    next: Next,
+    next: impl Next,
 ) -> Response {
     if request.method() != Method::POST || request.extensions().get::<Principal>().is_none() {
         return next.run(request).await;
