@@ -79,73 +79,12 @@ impl rmcp::ServerHandler for Server {
 
     async fn call_tool(
         &self,
-        mut request: CallToolRequestParams,
-        mut context: RmcpContext<RoleServer>,
+        request: CallToolRequestParams,
+        context: RmcpContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        #[cfg(feature = "http")]
-        if Server::challenged(&context) {
-            return Ok(CallToolResult::error(vec![rmcp::model::ContentBlock::text(
-                "The access token lacks a scope this call requires.",
-            )])
-            .into());
-        }
-        let inner = &self.inner;
-        let view = self.view_of(&context);
-        let catalog = view.as_ref().map_or(&inner.catalog, |v| &v.catalog);
-        let Some(entry) = catalog.get(&request.name) else {
-            return self.unknown_tool(&request.name, catalog);
-        };
-        // Resolved once: every step below takes this value.
-        let arguments = request.arguments.take().unwrap_or_default();
-        let shown = view.as_ref().map(|view| view.allowed(entry.route.tool));
-        let resolved = inner.registry.resolve(&entry.route, arguments, shown);
-        // A hidden action is answered as one the tool does not have, before anything else
-        // reads the arguments.
-        if view.is_some()
-            && let Err(error) = resolved.action
-        {
-            return Ok(self.refusal(error, resolved.exposition));
-        }
-        if self.is_task_call(&resolved, &context)? {
-            return self.start_task(resolved, &request, context).await;
-        }
-        let (mut ctx, reports) = request_context(&mut context, self.session(), self.log_level());
-        if let Some(principal) = self.local_caller() {
-            ctx = ctx.with_principal(principal.clone());
-        }
-        let round = match inner
-            .rounds
-            .round_for(&request, &context, ctx.principal(), &resolved.arguments)
-            .await
-        {
-            Ok(round) => round,
-            Err(Stopped::Protocol(error)) => return Err(error),
-            Err(Stopped::Envelope(error)) => return Ok(self.refusal(error, resolved.exposition)),
-        };
-        if let Some(inputs) = round.inputs() {
-            ctx = ctx.with_inputs(inputs);
-        }
-        let call = inner.registry.call(resolved, ctx);
-        let response = tokio::select! {
-            biased;
-            // Dropping `call` here drops the action's future: the client cancelled
-            // (`notifications/cancelled`) or the connection is shutting down. rmcp has already
-            // forgotten the request and drops whatever this returns (MCP: a cancelled request
-            // gets no response). It logs an `Err` at WARN ("response error") before dropping
-            // it, and an `Ok` at DEBUG only: a normal cancellation is no warning, so answer a
-            // result that is never sent.
-            () = context.ct.cancelled() => {
-                tracing::debug!(target: "fusion::server", tool = %request.name, "call cancelled");
-                return Ok(cancelled());
-            }
-            // The action asked questions this call carries no answer to (or one the client
-            // cannot be asked): its future is dropped, and the client gets the questions and
-            // the state to send them back with (or the error).
-            () = round.asked() => return round.input_required(&inner.rounds).await,
-            response = forward_progress(call, reports, &context.peer) => response,
-        };
-        round.give_back(&inner.rounds).await;
-        Ok(CallToolResult::from(response).into())
+        // Boxed: rmcp holds this future inline in the task it spawns per request, and copied
+        // fusion's larger one there whole.
+        Box::pin(self.call(request, context)).await
     }
 
     async fn initialize(
@@ -263,6 +202,79 @@ impl rmcp::ServerHandler for Server {
 }
 
 impl Server {
+    /// `tools/call`: the call resolved once, then run directly, as a task, or as a round of
+    /// the stateless revision's questions.
+    async fn call(
+        &self,
+        mut request: CallToolRequestParams,
+        mut context: RmcpContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        #[cfg(feature = "http")]
+        if Server::challenged(&context) {
+            return Ok(CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+                "The access token lacks a scope this call requires.",
+            )])
+            .into());
+        }
+        let inner = &self.inner;
+        let view = self.view_of(&context);
+        let catalog = view.as_ref().map_or(&inner.catalog, |v| &v.catalog);
+        let Some(entry) = catalog.get(&request.name) else {
+            return self.unknown_tool(&request.name, catalog);
+        };
+        // Resolved once: every step below takes this value.
+        let arguments = request.arguments.take().unwrap_or_default();
+        let shown = view.as_ref().map(|view| view.allowed(entry.route.tool));
+        let resolved = inner.registry.resolve(&entry.route, arguments, shown);
+        // A hidden action is answered as one the tool does not have, before anything else
+        // reads the arguments.
+        if view.is_some()
+            && let Err(error) = resolved.action
+        {
+            return Ok(self.refusal(error, resolved.exposition));
+        }
+        if self.is_task_call(&resolved, &context)? {
+            return self.start_task(resolved, &request, context).await;
+        }
+        let (mut ctx, reports) = request_context(&mut context, self.session(), self.log_level());
+        if let Some(principal) = self.local_caller() {
+            ctx = ctx.with_principal(principal.clone());
+        }
+        let round = match inner
+            .rounds
+            .round_for(&request, &context, ctx.principal(), &resolved.arguments)
+            .await
+        {
+            Ok(round) => round,
+            Err(Stopped::Protocol(error)) => return Err(error),
+            Err(Stopped::Envelope(error)) => return Ok(self.refusal(error, resolved.exposition)),
+        };
+        if let Some(inputs) = round.inputs() {
+            ctx = ctx.with_inputs(inputs);
+        }
+        let call = inner.registry.call(resolved, ctx);
+        let response = tokio::select! {
+            biased;
+            // Dropping `call` here drops the action's future: the client cancelled
+            // (`notifications/cancelled`) or the connection is shutting down. rmcp has already
+            // forgotten the request and drops whatever this returns (MCP: a cancelled request
+            // gets no response). It logs an `Err` at WARN ("response error") before dropping
+            // it, and an `Ok` at DEBUG only: a normal cancellation is no warning, so answer a
+            // result that is never sent.
+            () = context.ct.cancelled() => {
+                tracing::debug!(target: "fusion::server", tool = %request.name, "call cancelled");
+                return Ok(cancelled());
+            }
+            // The action asked questions this call carries no answer to (or one the client
+            // cannot be asked): its future is dropped, and the client gets the questions and
+            // the state to send them back with (or the error).
+            () = round.asked() => return round.input_required(&inner.rounds).await,
+            response = forward_progress(call, reports, &context.peer) => response,
+        };
+        round.give_back(&inner.rounds).await;
+        Ok(CallToolResult::from(response).into())
+    }
+
     /// The transport session this value serves, once the client has shaken hands
     /// (`initialize`). `None` for a value serving a request of the stateless lifecycle (MCP
     /// 2026-07-28, or a Streamable HTTP server without sessions): each such request gets a
@@ -326,32 +338,30 @@ fn request_context(
     context: &mut RmcpContext<RoleServer>,
     session: Option<&Arc<str>>,
     log_level: Option<LogLevel>,
-) -> (RequestContext, mpsc::UnboundedReceiver<Report>) {
+) -> (RequestContext, Option<mpsc::UnboundedReceiver<Report>>) {
     let mut ctx = base_context(context, session);
+    let threshold = stateless::log_threshold(context, log_level);
+    let token = context.meta.get_progress_token();
+    // Nothing the action sends can reach the client: no queue to forward (most calls).
+    if threshold.is_none() && token.is_none() {
+        return (with_client_requests(ctx, &context.peer), None);
+    }
     // Progress reports and log messages share one queue, so the client gets them in the order
     // the action sent them, all before the result.
     let (tx, rx) = mpsc::unbounded_channel();
-    let log_tx = tx.clone();
-    let threshold = stateless::log_threshold(context, log_level);
-    let log: LogSink = Arc::new(move |level, logger, data| {
-        if threshold.is_none_or(|least| level < least) {
-            return;
-        }
-        // The receiver lives as long as the call; a message after that is moot.
-        let _ = log_tx.send(Report::Log(level, logger, data));
-    });
-    ctx = ctx.with_log(log);
-    if let Some(elicitor) = elicitor::for_peer(&context.peer) {
-        ctx = ctx.with_elicitor(elicitor);
+    if let Some(least) = threshold {
+        let log_tx = tx.clone();
+        let log: LogSink = Arc::new(move |level, logger, data| {
+            // The receiver lives as long as the call; a message after that is moot.
+            if level >= least {
+                let _ = log_tx.send(Report::Log(level, logger, data));
+            }
+        });
+        ctx = ctx.with_log(log);
     }
-    if let Some(sampler) = elicitor::sampler_for_peer(&context.peer) {
-        ctx = ctx.with_sampler(sampler);
-    }
-    if let Some(lister) = elicitor::roots_for_peer(&context.peer) {
-        ctx = ctx.with_roots_lister(lister);
-    }
-    let Some(token) = context.meta.get_progress_token() else {
-        return (ctx, rx);
+    ctx = with_client_requests(ctx, &context.peer);
+    let Some(token) = token else {
+        return (ctx, Some(rx));
     };
     let reporter: ProgressReporter = Arc::new(move |progress, total, message| {
         let mut param = ProgressNotificationParam::new(token.clone(), progress);
@@ -359,7 +369,22 @@ fn request_context(
         param.message = message;
         let _ = tx.send(Report::Progress(param));
     });
-    (ctx.with_progress(reporter), rx)
+    (ctx.with_progress(reporter), Some(rx))
+}
+
+/// `ctx` able to ask the client what it declared it answers (elicitation, sampling, roots)
+/// with server-to-client requests.
+fn with_client_requests(mut ctx: RequestContext, peer: &Peer<RoleServer>) -> RequestContext {
+    if let Some(elicitor) = elicitor::for_peer(peer) {
+        ctx = ctx.with_elicitor(elicitor);
+    }
+    if let Some(sampler) = elicitor::sampler_for_peer(peer) {
+        ctx = ctx.with_sampler(sampler);
+    }
+    if let Some(lister) = elicitor::roots_for_peer(peer) {
+        ctx = ctx.with_roots_lister(lister);
+    }
+    ctx
 }
 
 /// The part of a request context that says who asks and with what `_meta`: no progress, log
@@ -407,12 +432,15 @@ pub(super) fn cancelled() -> CallToolResponse {
 /// (`notifications/progress`, `notifications/message`), in order, all of them before the result.
 async fn forward_progress<F>(
     call: F,
-    mut reports: mpsc::UnboundedReceiver<Report>,
+    reports: Option<mpsc::UnboundedReceiver<Report>>,
     peer: &Peer<RoleServer>,
 ) -> ToolResponse
 where
     F: Future<Output = ToolResponse>,
 {
+    let Some(mut reports) = reports else {
+        return call.await;
+    };
     let mut call = pin!(call);
     loop {
         tokio::select! {
