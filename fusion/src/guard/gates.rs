@@ -122,10 +122,8 @@ impl Gates {
             .collect();
     }
 
-    /// The timeout a call of `action` runs under: the action's, else the tool's. A synchronous
-    /// handler needs to know it before it starts, to leave the task the timeout runs on (see
-    /// [`PreparedCall::sync`](crate::PreparedCall::sync)).
-    pub(crate) fn timeout(&self, action: &str) -> Option<Duration> {
+    /// The timeout a call of `action` runs under: the action's, else the tool's.
+    fn timeout(&self, action: &str) -> Option<Duration> {
         let gate = self.actions.get(action);
         gate.and_then(|g| g.timeout).or(self.tool.timeout)
     }
@@ -157,6 +155,7 @@ impl Gates {
             return Ok(Pass {
                 exposition,
                 slots: Slots::default(),
+                timeout: None,
             });
         }
         // An action's limit is named as the client called the action; the tool's limit,
@@ -195,6 +194,7 @@ impl Gates {
         Ok(Pass {
             exposition,
             slots: Slots::new(permits),
+            timeout: self.timeout(action),
         })
     }
 
@@ -222,10 +222,13 @@ impl Gates {
         H: FnOnce(RequestContext, Slots) -> F + Send + 'static,
         F: Future<Output = ToolResponse> + Send + 'static,
     {
-        let Pass { exposition, slots } = pass;
+        let Pass {
+            exposition,
+            slots,
+            timeout,
+        } = pass;
         let called = || self.called(action, exposition);
         let gate = self.actions.get(action);
-        let timeout = self.timeout(action);
         let retry_safe = self.retry_safe.contains(action);
         let stack = match gate {
             Some(_) => self.stacks.get(action),
@@ -265,10 +268,21 @@ impl Gates {
 }
 
 /// A call the guards admitted ([`Gates::admit`]): the exposition it was called in (its
-/// timeout names the action so), and the concurrency slots it holds until its handler is gone.
+/// timeout names the action so), the concurrency slots it holds until its handler is gone, and
+/// the timeout it runs under.
 pub(crate) struct Pass {
     exposition: Exposition,
     slots: Slots,
+    timeout: Option<Duration>,
+}
+
+impl Pass {
+    /// The timeout the call runs under: the action's, else the tool's. A synchronous handler
+    /// needs to know it before it starts, to leave the task the timeout runs on (see
+    /// [`PreparedCall::sync`](crate::PreparedCall::sync)).
+    pub(crate) fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
 }
 
 /// `duration` in whole seconds, rounded up, never 0: the unit of `<retry_after>` and of the

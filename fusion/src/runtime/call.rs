@@ -214,7 +214,7 @@ impl Registry {
             match (&state.tool.gates, pass) {
                 (Some(gates), Some(pass)) => {
                     let action = state.action_name();
-                    let timeout = gates.timeout(action);
+                    let timeout = pass.timeout();
                     let run = move |context, slots| prepared.run(context, slots, timeout);
                     // Boxed: the guards' state (permits, timer, layers) is large, and an
                     // unguarded call's future should not carry it.
