@@ -2,6 +2,7 @@
 //! scripts, so replicas agree on who settled a task first.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use redis::Script;
@@ -12,16 +13,22 @@ use crate::guard::redis::Link;
 use crate::model::context::BoxFuture;
 
 /// KEYS[1]: the task. ARGV: the record (JSON), its TTL in ms. A new task, working.
-const CREATE: &str = r"
+static CREATE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
 redis.call('HSET', KEYS[1], 'status', 'working', 'record', ARGV[1], 'cancel', '0')
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
-";
+",
+    )
+});
 
 /// KEYS[1]: the task. ARGV: the settled record (JSON), its TTL in ms, its status. 1 when the
 /// task was working and now has settled, 0 when it is gone or had settled already. Its
 /// questions and answers (`q:` and `a:` fields) go.
-const SETTLE: &str = r"
+static SETTLE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
 if redis.call('HGET', KEYS[1], 'status') ~= 'working' then return 0 end
 for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
   local kind = string.sub(field, 1, 2)
@@ -30,21 +37,29 @@ end
 redis.call('HSET', KEYS[1], 'status', ARGV[3], 'record', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
-";
+",
+    )
+});
 
 /// KEYS[1]: the task. ARGV: key, request (JSON), key, request, … Each question a field
 /// `q:{key}` of a working task; 1 when asked, 0 when the task is gone or has settled.
-const ASK: &str = r"
+static ASK: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
 if redis.call('HGET', KEYS[1], 'status') ~= 'working' then return 0 end
 for i = 1, #ARGV, 2 do
   redis.call('HSET', KEYS[1], 'q:' .. ARGV[i], ARGV[i + 1])
 end
 return 1
-";
+",
+    )
+});
 
 /// KEYS[1]: the task. ARGV: key, response (JSON), … Each response to an outstanding question
 /// `q:{key}` of a working task replaces it as `a:{key}`; any other is ignored.
-const RESPOND: &str = r"
+static RESPOND: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
 if redis.call('HGET', KEYS[1], 'status') ~= 'working' then return 0 end
 local moved = 0
 for i = 1, #ARGV, 2 do
@@ -54,20 +69,30 @@ for i = 1, #ARGV, 2 do
   end
 end
 return moved
-";
+",
+    )
+});
 
 /// KEYS[1]: the task. Marks a working task's cancellation request.
-const CANCEL: &str = r"
+static CANCEL: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
 if redis.call('HGET', KEYS[1], 'status') == 'working' then
   redis.call('HSET', KEYS[1], 'cancel', '1')
 end
 return 1
-";
+",
+    )
+});
 
 /// KEYS[1]: the task. Every field: the record, the cancellation flag, questions, answers.
-const GET: &str = r"
+static GET: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
 return redis.call('HGETALL', KEYS[1])
-";
+",
+    )
+});
 
 /// Tasks kept in Redis, shared by server replicas: a task started on one replica is polled,
 /// fetched and cancelled on any. Each task is a hash `{prefix}:{id}` that expires with the
@@ -112,15 +137,14 @@ impl RedisTaskStore {
         format!("{}:{id}", self.prefix)
     }
 
-    /// Runs `script` (one of the Lua sources above) on the task `id` with `args`, within the
-    /// timeout. Hashing the source for `EVALSHA` is cheap next to the round trip.
+    /// Runs `script` (one of the scripts above, each hashed once for `EVALSHA`) on the task
+    /// `id` with `args`, within the timeout.
     async fn run<T: redis::FromRedisValue>(
         &self,
-        script: &str,
+        script: &Script,
         id: &str,
         args: &[String],
     ) -> Result<T, StoreError> {
-        let script = Script::new(script);
         let mut invocation = script.key(self.key(id));
         invocation.arg(args);
         let timeout = self.link.timeout;
@@ -142,13 +166,13 @@ impl TaskStore for RedisTaskStore {
     fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
             let args = [encode(&record)?, working_expiry_ms(&record).to_string()];
-            self.run::<i64>(CREATE, &record.id, &args).await.map(drop)
+            self.run::<i64>(&CREATE, &record.id, &args).await.map(drop)
         })
     }
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         Box::pin(async move {
-            let fields: Vec<(String, String)> = self.run(GET, id, &[]).await?;
+            let fields: Vec<(String, String)> = self.run(&GET, id, &[]).await?;
             let Some((_, record)) = fields.iter().find(|(field, _)| field == "record") else {
                 return Ok(None);
             };
@@ -185,13 +209,13 @@ impl TaskStore for RedisTaskStore {
             };
             let ttl = record.ttl_ms.max(1).to_string();
             let args = [encode(&record)?, ttl, status.to_owned()];
-            let settled: i64 = self.run(SETTLE, &record.id, &args).await?;
+            let settled: i64 = self.run(&SETTLE, &record.id, &args).await?;
             Ok(settled == 1)
         })
     }
 
     fn request_cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(async move { self.run::<i64>(CANCEL, id, &[]).await.map(drop) })
+        Box::pin(async move { self.run::<i64>(&CANCEL, id, &[]).await.map(drop) })
     }
 
     fn ask<'a>(
@@ -200,7 +224,7 @@ impl TaskStore for RedisTaskStore {
         requests: BTreeMap<String, Value>,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let asked: i64 = self.run(ASK, id, &pairs(requests)).await?;
+            let asked: i64 = self.run(&ASK, id, &pairs(requests)).await?;
             Ok(asked == 1)
         })
     }
@@ -211,7 +235,7 @@ impl TaskStore for RedisTaskStore {
         responses: BTreeMap<String, Value>,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            self.run::<i64>(RESPOND, id, &pairs(responses))
+            self.run::<i64>(&RESPOND, id, &pairs(responses))
                 .await
                 .map(drop)
         })
