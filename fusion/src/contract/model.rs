@@ -253,7 +253,7 @@ impl ActionContract {
             annotations: action.annotations.into(),
             errors: sorted_once(errors),
             scopes: sorted_once(action.scopes.iter().cloned()),
-            task: action.task || action.task_required,
+            task: action.may_run_as_task(),
             task_required: action.task_required,
             strict_json: action.strict_json,
             max_result_bytes: action.result.max_result.map(|limit| limit.max_bytes()),

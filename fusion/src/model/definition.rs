@@ -198,6 +198,15 @@ pub struct ActionDefinition {
     pub result: ResultFit,
 }
 
+impl ActionDefinition {
+    /// Whether the action may run as a task: declared so, or run only as one
+    /// ([`ActionDefinition::task_required`] implies [`ActionDefinition::task`], even in a
+    /// definition written by hand that sets only the former).
+    pub(crate) fn may_run_as_task(&self) -> bool {
+        self.task || self.task_required
+    }
+}
+
 #[cfg(test)]
 impl ActionDefinition {
     /// An action named `name` that declares nothing else, for tests.

@@ -306,7 +306,7 @@ fn errors_meta(actions: &[ActionDefinition]) -> MetaObject {
         meta.insert(SCOPES_META_KEY.to_owned(), Value::Object(scopes));
     }
     let tasks: Vec<Value> = (actions.iter())
-        .filter(|action| action.task || action.task_required)
+        .filter(|action| action.may_run_as_task())
         .map(|action| Value::from(action.name.as_str()))
         .collect();
     if !tasks.is_empty() {

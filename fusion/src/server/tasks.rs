@@ -31,6 +31,7 @@ use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
 use crate::envelope::store::without_credentials;
 use crate::model::context::{CancellationToken, RequestContext};
+use crate::model::definition::ActionDefinition;
 use crate::model::response::ToolResponse;
 use crate::runtime::call::{Admitted, noting_panics};
 use crate::runtime::registry::Resolved;
@@ -84,7 +85,7 @@ impl Server {
     /// Whether a registered action may run as a task.
     pub(super) fn runs_tasks(&self) -> bool {
         (self.inner.registry.tools().iter())
-            .any(|tool| (tool.definition.actions.iter()).any(|a| a.task || a.task_required))
+            .any(|tool| (tool.definition.actions.iter()).any(ActionDefinition::may_run_as_task))
     }
 
     /// Whether this call becomes a task: its action may run as one and the request declares
@@ -101,7 +102,7 @@ impl Server {
         resolved: &Resolved,
         context: &Ctx,
     ) -> Result<bool, ErrorData> {
-        let Some(action) = (resolved.declaration()).filter(|a| a.task || a.task_required) else {
+        let Some(action) = (resolved.declaration()).filter(|a| a.may_run_as_task()) else {
             return Ok(false);
         };
         if declares_tasks(context) {
