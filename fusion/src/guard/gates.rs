@@ -144,19 +144,16 @@ impl Gates {
     /// queue when full). A refusal is the envelope to answer; the call never runs. Dropping
     /// the returned future (client cancellation) frees the call's queue place. Messages name
     /// the action as `exposition` does (`billing_charge` for a call through a flat tool name).
+    /// `None` when nothing guards the action: the call runs as it would without guards.
     pub(crate) async fn admit(
         &self,
         action: &str,
         exposition: Exposition,
         context: &RequestContext,
-    ) -> Result<Pass, ToolError> {
+    ) -> Result<Option<Pass>, ToolError> {
         let gate = self.actions.get(action);
         if self.tool.is_empty() && gate.is_none_or(Gate::is_empty) {
-            return Ok(Pass {
-                exposition,
-                slots: Slots::default(),
-                timeout: None,
-            });
+            return Ok(None);
         }
         // An action's limit is named as the client called the action; the tool's limit,
         // shared by its actions, by the tool's name.
@@ -191,11 +188,11 @@ impl Gates {
                 permits.push(concurrency.acquire(&name_of(g), context).await?);
             }
         }
-        Ok(Pass {
+        Ok(Some(Pass {
             exposition,
             slots: Slots::new(permits),
             timeout: self.timeout(action),
-        })
+        }))
     }
 
     /// `action` named as the client called it in `exposition`.
@@ -261,7 +258,8 @@ impl Gates {
         F: Future<Output = ToolResponse> + Send + 'static,
     {
         match self.admit(action, exposition, &context).await {
-            Ok(pass) => self.proceed(action, pass, context, handler).await,
+            Ok(Some(pass)) => self.proceed(action, pass, context, handler).await,
+            Ok(None) => handler(context, Slots::default()).await,
             Err(error) => ToolResponse::error(error),
         }
     }

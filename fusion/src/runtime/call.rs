@@ -65,6 +65,7 @@ use crate::validation::DecodedField;
 pub(crate) struct Admitted {
     state: CallState,
     prepared: PreparedCall,
+    /// The guards' pass; `None` when nothing guards the action.
     pass: Option<Pass>,
     context: RequestContext,
 }
@@ -190,12 +191,10 @@ impl Registry {
         }
         let pass = match &state.tool.gates {
             None => None,
-            Some(gates) => Some(
-                (gates
-                    .admit(state.action_name(), state.exposition, &context)
-                    .await)
-                    .map_err(ToolResponse::error)?,
-            ),
+            Some(gates) => (gates
+                .admit(state.action_name(), state.exposition, &context)
+                .await)
+                .map_err(ToolResponse::error)?,
         };
         Ok((prepared, pass, context))
     }
