@@ -26,12 +26,18 @@ pub enum Envelope {
 impl Envelope {
     /// The code: the tool error's, or `VALIDATION_ERROR`.
     pub fn code(&self) -> ErrorCode {
-        self.flags().code
+        match self {
+            Envelope::ToolError(e) => e.code().clone(),
+            Envelope::Validation(_) => ErrorCode::ValidationError,
+        }
     }
 
     /// The severity: the tool error's, or `error` for a validation envelope.
     pub fn severity(&self) -> Severity {
-        self.flags().severity
+        match self {
+            Envelope::ToolError(e) => e.severity_level(),
+            Envelope::Validation(_) => Severity::Error,
+        }
     }
 
     /// The flags derived from the envelope alone: code and severity as read,
