@@ -29,14 +29,14 @@ impl Client {
     /// refusal is the caller's.
     pub(super) async fn call_tool_fitted(
         &self,
-        params: CallToolRequestParams,
+        params: &CallToolRequestParams,
     ) -> Result<CallToolResponse, CallError> {
         match self.call_tool_once(params.clone()).await {
             Err(CallError::Protocol(ServiceError::McpError(error)))
                 if error.code == ErrorCode::HEADER_MISMATCH =>
             {
                 self.relist_tools().await?;
-                self.call_tool_once(params).await
+                self.call_tool_once(params.clone()).await
             }
             outcome => outcome,
         }

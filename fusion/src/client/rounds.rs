@@ -74,7 +74,7 @@ impl Client {
     /// first round, never from here.
     async fn exchange(&self, mut params: CallToolRequestParams) -> Result<CallOutput, CallError> {
         for round in 0.. {
-            let asked = match self.call_tool_fitted(params.clone()).await? {
+            let asked = match self.call_tool_fitted(&params).await? {
                 CallToolResponse::Complete(result) => return classify(result, None),
                 CallToolResponse::Task(created) => return self.follow_task(created).await,
                 CallToolResponse::InputRequired(asked) => asked,
