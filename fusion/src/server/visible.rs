@@ -131,14 +131,14 @@ impl Server {
 
     /// What the caller of an rmcp request sees; `None`: everything.
     pub(super) fn view_of(&self, context: &RmcpContext<RoleServer>) -> Option<Arc<View>> {
+        self.view_for(self.caller_of(context))
+    }
+
+    /// What `caller` sees; `None`: everything.
+    pub(super) fn view_for(&self, caller: Option<&Principal>) -> Option<Arc<View>> {
         let inner = &self.inner;
         let (exposition, schemas) = (inner.exposition, inner.input_schemas);
-        (inner.visible).view(
-            &inner.registry,
-            exposition,
-            schemas,
-            self.caller_of(context),
-        )
+        (inner.visible).view(&inner.registry, exposition, schemas, caller)
     }
 
     /// The principal the call path will see for an rmcp request (see

@@ -23,7 +23,7 @@
 //!    a `tools/call` request lacking a scope goes on to rmcp marked, and the 403
 //!    `insufficient_scope` challenge replaces rmcp's response when rmcp accepted the call; the
 //!    last check, so that every other refusal answers first;
-//! 6. [`echoes::bounded_echoes`]: rmcp's refusals of a request's headers (400) with the header
+//! 7. [`echoes::bounded_echoes`]: rmcp's refusals of a request's headers (400) with the header
 //!    values they quote cut to a bounded length;
 //!
 //! and then rmcp's service, which checks `Host` and `Origin`, `Accept` and `Content-Type`,

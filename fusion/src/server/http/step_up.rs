@@ -89,8 +89,7 @@ impl Server {
         caller: &Principal,
     ) -> Option<Vec<String>> {
         let inner = &self.inner;
-        let (exposition, schemas) = (inner.exposition, inner.input_schemas);
-        let view = (inner.visible).view(&inner.registry, exposition, schemas, Some(caller));
+        let view = self.view_for(Some(caller));
         let catalog = view.as_ref().map_or(&inner.catalog, |v| &v.catalog);
         let route = &catalog.get(name)?.route;
         // Resolved as the call path resolves it; a call naming no action it may see is the
