@@ -69,7 +69,12 @@ impl RequestContext {
         key: Option<&str>,
         request: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, Unsampled> {
-        let params = serde_json::to_value(&request);
+        // Written as JSON only for the input request of the 2026-07-28 revision; a 2025 client
+        // is sent the request itself.
+        let params = match self.inputs() {
+            Some(_) => serde_json::to_value(&request),
+            None => Ok(serde_json::Value::Null),
+        };
         let direct = self.sampler().map(|sampler| move || sampler(request));
         let failed = "the sampling request failed";
         let asked = self
