@@ -8,7 +8,6 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::future::BoxFuture;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CancelTaskParams, CancelTaskRequest,
     CancelledNotificationParam, ClientCapabilities, ClientRequest, CreateTaskResult, DetailedTask,
@@ -218,11 +217,11 @@ fn no_answers() -> CallError {
 /// A message that goes out when dropped before [`SendOnDrop::disarm`]: `tasks/cancel` for a
 /// task still followed, `notifications/cancelled` for a request whose answer is no longer
 /// awaited.
-struct SendOnDrop(Option<BoxFuture<'static, ()>>);
+struct SendOnDrop<F: Future<Output = ()> + Send + 'static>(Option<F>);
 
-impl SendOnDrop {
-    fn new(send: impl Future<Output = ()> + Send + 'static) -> SendOnDrop {
-        SendOnDrop(Some(Box::pin(send)))
+impl<F: Future<Output = ()> + Send + 'static> SendOnDrop<F> {
+    fn new(send: F) -> SendOnDrop<F> {
+        SendOnDrop(Some(send))
     }
 
     fn disarm(mut self) {
@@ -230,7 +229,7 @@ impl SendOnDrop {
     }
 }
 
-impl Drop for SendOnDrop {
+impl<F: Future<Output = ()> + Send + 'static> Drop for SendOnDrop<F> {
     fn drop(&mut self) {
         if let (Some(send), Ok(runtime)) = (self.0.take(), tokio::runtime::Handle::try_current()) {
             runtime.spawn(send);
