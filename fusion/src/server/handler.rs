@@ -236,13 +236,22 @@ impl Server {
         if self.is_task_call(&resolved, &context)? {
             return self.start_task(resolved, &request, context).await;
         }
-        let (mut ctx, reports) = request_context(&mut context, self.session(), self.log_level());
+        let stateless = stateless::is_stateless_request(&context);
+        let log_level = self.log_level();
+        let (mut ctx, reports) =
+            request_context(&mut context, self.session(), stateless, log_level);
         if let Some(principal) = self.local_caller() {
             ctx = ctx.with_principal(principal.clone());
         }
         let round = match inner
             .rounds
-            .round_for(&request, &context, ctx.principal(), &resolved.arguments)
+            .round_for(
+                stateless,
+                &request,
+                &context,
+                ctx.principal(),
+                &resolved.arguments,
+            )
             .await
         {
             Ok(round) => round,
@@ -337,10 +346,11 @@ impl Server {
 fn request_context(
     context: &mut RmcpContext<RoleServer>,
     session: Option<&Arc<str>>,
+    stateless: bool,
     log_level: Option<LogLevel>,
 ) -> (RequestContext, Option<mpsc::UnboundedReceiver<Report>>) {
     let mut ctx = base_context(context, session);
-    let threshold = stateless::log_threshold(context, log_level);
+    let threshold = stateless::log_threshold(context, stateless, log_level);
     let token = context.meta.get_progress_token();
     // Nothing the action sends can reach the client: no queue to forward (most calls).
     if threshold.is_none() && token.is_none() {

@@ -183,20 +183,22 @@ impl Rounds {
         Rounds::new(Some(self.key.clone()), self.ttl, shared)
     }
 
-    /// The round of a call from a client of the stateless revision (which forbids
-    /// server-to-client requests), with what its state is bound to: the `caller`, the tool and
-    /// the arguments. `None` for any other client, which is asked directly or not at all.
+    /// The round of a call from a client of the stateless revision (`stateless`: the request
+    /// is one of the 2026-07-28 lifecycle, which forbids server-to-client requests), with what
+    /// its state is bound to: the `caller`, the tool and the arguments. `None` for any other
+    /// client, which is asked directly or not at all.
     ///
     /// # Errors
     /// As [`Rounds::open`].
     pub(super) async fn round_for(
         &self,
+        stateless: bool,
         request: &CallToolRequestParams,
         context: &RmcpContext<RoleServer>,
         caller: Option<&Principal>,
         arguments: &Map<String, Value>,
     ) -> Result<CallRound, Stopped> {
-        if !super::stateless::is_stateless_request(context) {
+        if !stateless {
             return Ok(CallRound(None));
         }
         // Issuer and subject: `sub` is unique per issuer only (RFC 7519 section 4.1.2).

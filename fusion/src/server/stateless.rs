@@ -73,7 +73,8 @@ pub(super) fn instead_of(method: &str) -> Option<&'static str> {
     Some(instead)
 }
 
-/// The least severe level of the log messages the client gets for this request; `None` sends
+/// The least severe level of the log messages the client gets for this request (`stateless`:
+/// whether it is one of the 2026-07-28 lifecycle, [`is_stateless_request`]); `None` sends
 /// none. A 2026-07-28 request gets messages only when its `_meta` sets
 /// `io.modelcontextprotocol/logLevel`, at that level and above (SEP-2575); a value that is not
 /// an MCP level (`"loud"`, `3`) counts as not set. A request of a 2025 session gets those at
@@ -81,9 +82,10 @@ pub(super) fn instead_of(method: &str) -> Option<&'static str> {
 /// sets one.
 pub(super) fn log_threshold(
     context: &RmcpContext<RoleServer>,
+    stateless: bool,
     session: Option<LogLevel>,
 ) -> Option<LogLevel> {
-    if !is_stateless_request(context) {
+    if !stateless {
         return Some(session.unwrap_or(LogLevel::Debug));
     }
     let level = context.meta.get(LOG_LEVEL_KEY).and_then(Value::as_str);

@@ -26,7 +26,7 @@ use super::elicitor;
 use super::handler::{base_context, cancelled};
 use super::rounds::{self, Stopped};
 use super::task_input::{self, BEFORE, DIRECT, Questions, TASK};
-use super::{Inner, Server};
+use super::{Inner, Server, stateless};
 use crate::envelope::code::ErrorCode;
 use crate::envelope::error::ToolError;
 use crate::envelope::store::without_credentials;
@@ -140,7 +140,13 @@ impl Server {
         // The call's round on the stateless revision: a deferred task's questions before its
         // start, and those of a call the store has no room for, are asked as a direct call's.
         let round = match (inner.rounds)
-            .round_for(request, &context, ctx.principal(), &resolved.arguments)
+            .round_for(
+                stateless::is_stateless_request(&context),
+                request,
+                &context,
+                ctx.principal(),
+                &resolved.arguments,
+            )
             .await
         {
             Ok(round) => round,
